@@ -1,0 +1,1 @@
+"""Inter-annotator agreement: the statistics library, weekly snapshots, their jobs and dashboards."""

@@ -1,0 +1,1 @@
+"""Projects, criteria, items and outputs, assignment, judgments, gold answers, import and rater pages."""

@@ -1,0 +1,79 @@
+"""Admin for every annotation model, with the filters and searches leads need."""
+from django.contrib import admin
+
+from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output, Project
+
+
+class CriterionInline(admin.TabularInline):
+    model = Criterion
+    extra = 0
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    raw_id_fields = ["user"]
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["name", "task_type", "status", "raters_per_item", "double_annotation_share", "gold_rate",
+                    "created_at"]
+    list_filter = ["task_type", "status"]
+    search_fields = ["name"]
+    inlines = [CriterionInline, MembershipInline]
+
+
+@admin.register(Criterion)
+class CriterionAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "scale_min", "scale_max"]
+    list_filter = ["project"]
+    search_fields = ["name", "project__name"]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "project", "role", "external_name", "is_paused"]
+    list_filter = ["role", "is_paused", "project"]
+    search_fields = ["user__username", "external_name", "project__name"]
+    raw_id_fields = ["user", "project"]
+
+
+class OutputInline(admin.TabularInline):
+    model = Output
+    extra = 0
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "project", "subgroup", "n_target", "n_judged", "created_at"]
+    list_filter = ["project", "subgroup", ("gold", admin.EmptyFieldListFilter)]
+    search_fields = ["external_id", "input"]
+    raw_id_fields = ["project"]
+    inlines = [OutputInline]
+
+
+@admin.register(Output)
+class OutputAdmin(admin.ModelAdmin):
+    list_display = ["system", "item", "position"]
+    list_filter = ["system"]
+    search_fields = ["system", "item__external_id", "text"]
+    raw_id_fields = ["item"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["id", "item", "rater", "status", "served_at", "expires_at"]
+    list_filter = ["status", "project"]
+    search_fields = ["rater__username", "item__external_id"]
+    raw_id_fields = ["project", "item", "rater"]
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = ["id", "item", "output", "criterion", "rater", "value", "label", "source", "is_current",
+                    "submitted_at"]
+    list_filter = ["source", "is_current", "project", "criterion__name"]
+    search_fields = ["rater__username", "item__external_id", "output__system"]
+    raw_id_fields = ["project", "item", "output", "criterion", "rater", "assignment"]
+    date_hierarchy = "submitted_at"

@@ -1,0 +1,266 @@
+"""REST API of the annotation app: one APIView per operation, thin over services and selectors."""
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from annotation.models import Membership, Project, TaskType
+from annotation.pagination import StandardPagination
+from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
+from annotation.selectors import (
+    item_list_for_project,
+    judgment_list_for_project,
+    project_get_for_user,
+    project_list_for_user,
+    project_role,
+    rater_names_for_project,
+)
+from annotation.services import (
+    detect_format,
+    item_import,
+    judgment_import,
+    membership_set,
+    project_create,
+    user_create,
+)
+
+
+def lead_project(request, pk) -> Project:
+    """The project, if the requester leads it (403 for its raters, 404 for outsiders)."""
+    project = project_get_for_user(request.user, pk)
+    if project_role(request.user, project) != Membership.Role.LEAD:
+        raise PermissionDenied("Only the project's leads may do this.")
+    return project
+
+
+def paginated(request, view, queryset, serializer_class, **context):
+    paginator = StandardPagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True, context=context).data)
+
+
+class TokenObtainApi(ObtainAuthToken):
+    """Exchange a username and password for an API token."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+
+class UserCreateApi(APIView):
+    permission_classes = [IsAdminUser]
+
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(write_only=True)
+        is_staff = serializers.BooleanField(default=False)
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        username = serializers.CharField()
+        is_staff = serializers.BooleanField()
+
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = user_create(**data.validated_data)
+        return Response(self.OutputSerializer(user).data, status=status.HTTP_201_CREATED)
+
+
+class CriterionSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    scale_min = serializers.FloatField(required=False, allow_null=True)
+    scale_max = serializers.FloatField(required=False, allow_null=True)
+    labels = serializers.ListField(child=serializers.CharField(), required=False)
+    help_text = serializers.CharField(required=False, allow_blank=True)
+
+
+class ProjectOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    task_type = serializers.CharField()
+    status = serializers.CharField()
+    instructions = serializers.CharField()
+    criteria = CriterionSerializer(many=True, source="criteria.all")
+    raters_per_item = serializers.IntegerField()
+    double_annotation_share = serializers.FloatField()
+    gold_rate = serializers.FloatField()
+    lease_seconds = serializers.IntegerField()
+    show_reference = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class ProjectListCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        task_type = serializers.ChoiceField(choices=TaskType.values)
+        criteria = CriterionSerializer(many=True)
+        instructions = serializers.CharField(required=False, allow_blank=True, default="")
+        raters_per_item = serializers.IntegerField(min_value=1, max_value=100, default=1)
+        double_annotation_share = serializers.FloatField(min_value=0, max_value=1, default=0)
+        gold_rate = serializers.FloatField(min_value=0, max_value=0.99, default=0)
+        lease_seconds = serializers.IntegerField(min_value=30, max_value=7 * 24 * 3600, default=900)
+        show_reference = serializers.BooleanField(default=False)
+
+    @extend_schema(responses=ProjectOutputSerializer(many=True))
+    def get(self, request):
+        return paginated(request, self, project_list_for_user(request.user), ProjectOutputSerializer)
+
+    @extend_schema(request=InputSerializer, responses={201: ProjectOutputSerializer})
+    def post(self, request):
+        if not (request.user.is_staff or request.user.has_perm("annotation.add_project")):
+            raise PermissionDenied("Only staff and users allowed to add projects may create one.")
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = project_create(created_by=request.user, **data.validated_data)
+        return Response(ProjectOutputSerializer(project).data, status=status.HTTP_201_CREATED)
+
+
+class ProjectDetailApi(APIView):
+    @extend_schema(responses=ProjectOutputSerializer)
+    def get(self, request, pk):
+        return Response(ProjectOutputSerializer(project_get_for_user(request.user, pk)).data)
+
+
+class MemberListAddApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150)
+        role = serializers.ChoiceField(choices=Membership.Role.values, default=Membership.Role.RATER)
+
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField(source="user.username")
+        role = serializers.CharField()
+        external_name = serializers.CharField()
+        is_paused = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        members = Membership.objects.filter(project=project).select_related("user").order_by("id")
+        return paginated(request, self, members, self.OutputSerializer)
+
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        membership = membership_set(project=project, **data.validated_data)
+        return Response(self.OutputSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+
+class ItemListApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        class ItemOutputSerializer(serializers.Serializer):
+            position = serializers.IntegerField()
+            system = serializers.CharField()
+            text = serializers.CharField()
+
+        id = serializers.IntegerField()
+        external_id = serializers.CharField()
+        input = serializers.CharField()
+        references = serializers.ListField(child=serializers.CharField())
+        subgroup = serializers.CharField()
+        meta = serializers.JSONField()
+        gold = serializers.JSONField()
+        outputs = ItemOutputSerializer(many=True, source="outputs.all")
+        n_target = serializers.IntegerField()
+        n_judged = serializers.IntegerField()
+
+    @extend_schema(
+        parameters=[OpenApiParameter("subgroup", str), OpenApiParameter("gold", bool),
+                    OpenApiParameter("search", str, description="part of the external id")],
+        responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        gold = request.query_params.get("gold")
+        items = item_list_for_project(project, subgroup=request.query_params.get("subgroup"),
+                                      gold=None if gold is None else gold.lower() in ("1", "true", "yes"),
+                                      search=request.query_params.get("search"))
+        return paginated(request, self, items, self.OutputSerializer)
+
+
+IMPORT_SCHEMA = dict(
+    request={"application/x-ndjson": {"type": "string", "format": "binary"},
+             "text/csv": {"type": "string", "format": "binary"},
+             "multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}},
+    responses={201: inline_serializer("ImportResult", {"imported": serializers.IntegerField()}),
+               400: inline_serializer("ImportErrors", {
+                   "detail": serializers.CharField(), "n_errors": serializers.IntegerField(),
+                   "errors": serializers.ListField(child=inline_serializer(
+                       "ImportLineError", {"line": serializers.IntegerField(), "error": serializers.CharField()}))})},
+)
+
+
+def import_upload(request):
+    """(seekable binary file, format) from a raw body or a multipart ``file`` field."""
+    if isinstance(request.data, dict) or hasattr(request.data, "getlist"):
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise serializers.ValidationError({"file": "send the file as the body (application/x-ndjson or "
+                                                       "text/csv) or as a multipart field named 'file'"})
+        return spool(upload), detect_format(upload.name, upload.content_type)
+    return request.data, detect_format(None, request.content_type)
+
+
+class ItemImportApi(APIView):
+    parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
+
+    @extend_schema(**IMPORT_SCHEMA)
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        stream, fmt = import_upload(request)
+        with stream:
+            imported = item_import(project=project, stream=stream, fmt=fmt)
+        return Response({"imported": imported}, status=status.HTTP_201_CREATED)
+
+
+class JudgmentImportApi(APIView):
+    parser_classes = [JSONLinesParser, JSONLParser, MultiPartParser, FormParser]
+
+    @extend_schema(**IMPORT_SCHEMA)
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        stream, fmt = import_upload(request)
+        if fmt != "jsonl":
+            raise serializers.ValidationError({"file": "judgments are imported as JSON lines"})
+        with stream:
+            imported = judgment_import(project=project, stream=stream)
+        return Response({"imported": imported}, status=status.HTTP_201_CREATED)
+
+
+class JudgmentListApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        item = serializers.CharField(source="item.external_id")
+        rater = serializers.SerializerMethodField()
+        system = serializers.CharField(source="output.system")
+        criterion = serializers.CharField(source="criterion.name")
+        value = serializers.FloatField()
+        label = serializers.CharField()
+        shown_order = serializers.JSONField()
+        source = serializers.CharField()
+        is_current = serializers.BooleanField()
+        served_at = serializers.DateTimeField()
+        submitted_at = serializers.DateTimeField()
+        duration_ms = serializers.IntegerField(allow_null=True)
+
+        def get_rater(self, judgment) -> str:
+            return self.context["rater_names"].get(judgment.rater_id, judgment.rater.username)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("rater", str), OpenApiParameter("criterion", str),
+                    OpenApiParameter("include_revised", bool)],
+        responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        params = request.query_params
+        judgments = judgment_list_for_project(
+            project, rater=params.get("rater"), criterion=params.get("criterion"),
+            include_revised=params.get("include_revised", "").lower() in ("1", "true", "yes"))
+        return paginated(request, self, judgments, self.OutputSerializer,
+                         rater_names=rater_names_for_project(project))

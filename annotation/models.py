@@ -1,0 +1,226 @@
+"""Projects and everything raters judge: criteria, members, items, outputs, assignments, judgments."""
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import F, Q
+
+
+class TaskType(models.TextChoices):
+    LIKERT = "likert", "Likert scale"
+    RANKME = "rankme", "RankME (relative magnitude estimation)"
+    PAIRWISE = "pairwise", "Pairwise A/B (win / tie / lose)"
+
+
+class Project(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        LIVE = "live"
+        PAUSED = "paused"
+        CLOSED = "closed"
+
+    name = models.CharField(max_length=200)
+    task_type = models.CharField(max_length=16, choices=TaskType.choices)
+    instructions = models.TextField(blank=True)
+    raters_per_item = models.PositiveSmallIntegerField(default=1)
+    double_annotation_share = models.FloatField(
+        default=0.0, help_text="Share of items judged by raters_per_item raters; the rest get one rater.")
+    gold_rate = models.FloatField(default=0.0, help_text="Share of screens that show a gold item.")
+    lease_seconds = models.PositiveIntegerField(default=900)
+    show_reference = models.BooleanField(default=False)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.LIVE)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(raters_per_item__gte=1), name="project_raters_per_item_positive"),
+            models.CheckConstraint(condition=Q(double_annotation_share__gte=0, double_annotation_share__lte=1),
+                                   name="project_double_share_in_unit_interval"),
+            models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lt=1), name="project_gold_rate_below_one"),
+            models.CheckConstraint(condition=Q(task_type__in=TaskType.values), name="project_task_type_known"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Criterion(models.Model):
+    """One question asked per output (likert, rankme) or per pair (pairwise), with its scale."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="criteria")
+    name = models.CharField(max_length=100)
+    position = models.PositiveSmallIntegerField(default=0)
+    scale_min = models.FloatField(null=True, blank=True)
+    scale_max = models.FloatField(null=True, blank=True)
+    labels = models.JSONField(default=list, blank=True, help_text="One label per scale point, lowest first.")
+    help_text = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["project_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="criterion_name_unique_in_project"),
+            models.CheckConstraint(
+                condition=Q(scale_min__isnull=True) | Q(scale_max__isnull=True) | Q(scale_min__lt=F("scale_max")),
+                name="criterion_scale_min_below_max"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        LEAD = "lead"
+        RATER = "rater"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=8, choices=Role.choices)
+    external_name = models.CharField(
+        max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
+    is_paused = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user_in_project"),
+            models.UniqueConstraint(fields=["project", "external_name"], condition=~Q(external_name=""),
+                                    name="membership_unique_external_name_in_project"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} ({self.role}) in {self.project_id}"
+
+
+class Item(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=255)
+    input = models.TextField()
+    references = models.JSONField(default=list, blank=True)
+    subgroup = models.CharField(max_length=100, blank=True, default="")
+    meta = models.JSONField(default=dict, blank=True)
+    gold = models.JSONField(null=True, blank=True, help_text="Expected answers, normalised by the task type.")
+    n_target = models.PositiveSmallIntegerField(
+        default=1, help_text="Raters wanted for this item (raters_per_item for the double-annotated share, else 1).")
+    n_judged = models.PositiveIntegerField(default=0, help_text="Distinct raters with a judgment on this item.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "external_id"], name="item_external_id_unique_in_project"),
+            models.CheckConstraint(condition=~Q(external_id=""), name="item_external_id_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "subgroup"], name="item_project_subgroup"),
+            models.Index(fields=["project", "n_judged"], name="item_project_open",
+                         condition=Q(gold__isnull=True)),
+        ]
+
+    @property
+    def is_gold(self) -> bool:
+        return self.gold is not None
+
+    def __str__(self):
+        return self.external_id
+
+
+class Output(models.Model):
+    """A system's generated text for an item; ``position`` is its order in the imported line."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outputs")
+    position = models.PositiveSmallIntegerField()
+    system = models.CharField(max_length=200)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["item_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "position"], name="output_position_unique_in_item"),
+            models.UniqueConstraint(fields=["item", "system"], name="output_system_unique_in_item"),
+        ]
+        indexes = [models.Index(fields=["system"], name="output_system")]
+
+    def __str__(self):
+        return f"{self.system}@{self.item_id}"
+
+
+class Assignment(models.Model):
+    """A lease of one item to one rater; ``shown_order`` lists output positions as displayed."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        DONE = "done"
+        EXPIRED = "expired"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    shown_order = models.JSONField(default=list)
+    served_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "rater"], condition=~Q(status="expired"),
+                                    name="assignment_one_live_per_item_and_rater"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "rater", "status"], name="assignment_rater_status"),
+            models.Index(fields=["item", "status"], name="assignment_item_status"),
+        ]
+
+    def __str__(self):
+        return f"assignment {self.pk}: item {self.item_id} to {self.rater_id}"
+
+
+class Judgment(models.Model):
+    """One value given by one rater to one output on one criterion; rows are never updated but for
+    ``is_current``, which a revision clears on the row it replaces.
+
+    For ``pairwise`` the row belongs to the item's first output (position 0) and ``value`` codes its
+    outcome: 0 it loses, 1 tie, 2 it wins; ``label`` keeps the winner's system name or "tie".
+    """
+
+    class Source(models.TextChoices):
+        RATER = "rater"
+        IMPORT = "import"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judgments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="judgments")
+    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="judgments")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="judgments")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments")
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="judgments")
+    value = models.FloatField()
+    label = models.CharField(max_length=200, blank=True, default="")
+    shown_order = models.JSONField(default=list, blank=True, help_text="Systems in the order the rater saw them.")
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.RATER)
+    client_token = models.CharField(max_length=64, blank=True, default="")
+    served_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    is_current = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["output", "criterion", "rater"], condition=Q(is_current=True),
+                                    name="judgment_one_current_per_output_criterion_rater"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "submitted_at"], name="judgment_project_time"),
+            models.Index(fields=["project", "rater"], name="judgment_project_rater"),
+            models.Index(fields=["assignment", "client_token"], name="judgment_assignment_token"),
+        ]
+
+    def clean(self):
+        if self.output_id and self.item_id and self.output.item_id != self.item_id:
+            raise ValidationError({"output": "The output belongs to another item."})
+
+    def __str__(self):
+        return f"judgment {self.pk}"

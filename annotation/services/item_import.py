@@ -1,0 +1,246 @@
+"""Item import (DESIGN.md §5, "Item import line"): stream a JSONL or CSV file, check every line,
+then store all items with their outputs in bulk, or nothing."""
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Item, Output, Project
+from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+
+from .bulk_insert import insert_rows, reserve_ids, uses_copy
+from .import_records import BadRecord, ImportRejected, ImportReport, records
+
+# 2,000 items with two ~1 kB outputs each are ~6 MB of rows in flight: memory stays flat whatever the file size.
+BATCH_SIZE = 2000
+ITEM_FIELDS = ("external_id", "input", "references", "reference", "outputs", "subgroup", "meta", "gold")
+MAX_EXTERNAL_ID = 255
+MAX_SUBGROUP = 100
+MAX_SYSTEM = 200
+
+
+@dataclass(frozen=True)
+class ParsedItem:
+    external_id: str
+    input: str
+    references: list[str]
+    subgroup: str
+    meta: dict
+    gold: dict | None
+    outputs: list[tuple[str, str]]
+
+
+class ItemRules:
+    """What a line must satisfy in one project: its task type and criteria."""
+
+    def __init__(self, project: Project):
+        self.task_type = REGISTRY[project.task_type]
+        self.criteria = {c.name: CriterionScale(c.name, c.scale_min, c.scale_max) for c in project.criteria.all()}
+
+    def parse(self, record: dict) -> ParsedItem:
+        unknown = sorted(set(record) - set(ITEM_FIELDS))
+        if unknown:
+            raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; fields are {', '.join(ITEM_FIELDS)}")
+        external_id = _required_text(record, "external_id", MAX_EXTERNAL_ID)
+        text = _required_text(record, "input", None)
+        outputs = _outputs(record.get("outputs"))
+        self.task_type.check_output_count(len(outputs))
+        systems = [system for system, _ in outputs]
+        subgroup = record.get("subgroup") or ""
+        if not isinstance(subgroup, str) or len(subgroup) > MAX_SUBGROUP:
+            raise TaskTypeError(f"subgroup must be a string of at most {MAX_SUBGROUP} characters")
+        meta = record.get("meta") or {}
+        if not isinstance(meta, dict):
+            raise TaskTypeError("meta must be a JSON object")
+        gold = record.get("gold")
+        if gold is not None:
+            gold = self.task_type.normalise_gold(gold, self.criteria, systems)
+        return ParsedItem(external_id, text, _references(record), subgroup, meta, gold, outputs)
+
+
+def _required_text(record: dict, name: str, max_length: int | None) -> str:
+    value = record.get(name)
+    if value is None or value == "":
+        raise TaskTypeError(f"{name} is missing")
+    if isinstance(value, int) and not isinstance(value, bool) and name == "external_id":
+        value = str(value)
+    if not isinstance(value, str):
+        raise TaskTypeError(f"{name} must be a string, got {type(value).__name__}")
+    if max_length and len(value) > max_length:
+        raise TaskTypeError(f"{name} is longer than {max_length} characters")
+    return value
+
+
+def _references(record: dict) -> list[str]:
+    if "reference" in record and "references" in record:
+        raise TaskTypeError("give either reference or references, not both")
+    if "reference" in record:
+        refs = [] if record["reference"] in (None, "") else [record["reference"]]
+    else:
+        refs = record.get("references") or []
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise TaskTypeError("references must be a list of strings")
+    return refs
+
+
+def _outputs(value) -> list[tuple[str, str]]:
+    if value is None:
+        raise TaskTypeError("outputs is missing")
+    if not isinstance(value, list):
+        raise TaskTypeError("outputs must be a list of {system, text} objects")
+    outputs, seen = [], set()
+    for k, output in enumerate(value, start=1):
+        if not isinstance(output, dict) or set(output) - {"system", "text"}:
+            raise TaskTypeError(f"outputs[{k}] must be an object with system and text only")
+        system, text = output.get("system"), output.get("text")
+        if not isinstance(system, str) or not system.strip() or len(system) > MAX_SYSTEM:
+            raise TaskTypeError(f"outputs[{k}].system must be a non-empty name of at most {MAX_SYSTEM} characters")
+        if not isinstance(text, str):
+            raise TaskTypeError(f"outputs[{k}].text must be a string")
+        if system in seen:
+            raise TaskTypeError(f"outputs[{k}].system {system!r} appears twice in this item")
+        seen.add(system)
+        outputs.append((system, text))
+    return outputs
+
+
+def csv_row_to_record(row: dict) -> dict:
+    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references as JSON) → a line."""
+    record, outputs = {}, {}
+    for column, cell in row.items():
+        prefix, _, index = column.rpartition("_")
+        if prefix in ("output", "system") and index.isdigit():
+            outputs.setdefault(int(index), {})["text" if prefix == "output" else "system"] = cell
+        elif column in ("meta", "gold", "references"):
+            if cell.strip():
+                try:
+                    record[column] = json.loads(cell)
+                except json.JSONDecodeError as exc:
+                    raise TaskTypeError(f"column {column} holds bad JSON: {exc.msg}") from exc
+        else:
+            record[column] = cell
+    if "references" in record and not isinstance(record["references"], list):
+        raise TaskTypeError("column references must hold a JSON list of strings")
+    for index, output in sorted(outputs.items()):
+        if not output.get("text") and not output.get("system"):
+            continue  # a shorter row leaves the trailing output columns empty
+        if "text" not in output or "system" not in output:
+            raise TaskTypeError(f"output_{index} and system_{index} go together; one of them is missing")
+        record.setdefault("outputs", []).append(output)
+    return record
+
+
+def _parsed(stream, fmt: str, rules: ItemRules) -> Iterator[tuple[int, ParsedItem | str]]:
+    for line, record in records(stream, fmt):
+        if isinstance(record, BadRecord):
+            yield line, str(record)
+            continue
+        try:
+            yield line, rules.parse(csv_row_to_record(record) if fmt == "csv" else record)
+        except TaskTypeError as exc:
+            yield line, str(exc)
+
+
+def _check(project: Project, stream, fmt: str, rules: ItemRules) -> int:
+    report, first_line = ImportReport(), {}
+    pending: list[tuple[int, str]] = []
+
+    def check_against_database():
+        existing = set(Item.objects.filter(project=project, external_id__in=[e for _, e in pending])
+                       .values_list("external_id", flat=True))
+        for line, external_id in pending:
+            if external_id in existing:
+                report.add(line, f"duplicate external_id {external_id!r}: the project already has this item")
+        pending.clear()
+
+    for line, parsed in _parsed(stream, fmt, rules):
+        if isinstance(parsed, str):
+            report.add(line, parsed)
+            continue
+        if parsed.external_id in first_line:
+            report.add(line, f"duplicate external_id {parsed.external_id!r} (first on line "
+                             f"{first_line[parsed.external_id]})")
+            continue
+        first_line[parsed.external_id] = line
+        pending.append((line, parsed.external_id))
+        if len(pending) >= BATCH_SIZE:
+            check_against_database()
+    check_against_database()
+    if not first_line and not report.n_errors:
+        report.add(1, "the file holds no items")
+    if report.n_errors:
+        raise ImportRejected(report)
+    return len(first_line)
+
+
+class _TargetPlanner:
+    """Which items get ``raters_per_item`` raters: an exact share spread evenly along import order
+    (the k-th non-gold item is double-annotated when ⌊(k+1)·s⌋ > ⌊k·s⌋), so every stretch of the
+    file, and hence every subgroup, gets its share."""
+
+    def __init__(self, project: Project):
+        self.share = Fraction(project.double_annotation_share).limit_denominator(10_000)
+        self.raters = project.raters_per_item
+        self.k = Item.objects.filter(project=project, gold__isnull=True).count()
+
+    def target(self, item: ParsedItem) -> int:
+        if item.gold is not None:
+            return 0  # gold items are served to every rater at the gold rate, outside the targets
+        doubled = int((self.k + 1) * self.share) > int(self.k * self.share)
+        self.k += 1
+        return self.raters if doubled else 1
+
+
+def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -> None:
+    now = timezone.now()
+    item_fields = ["project", "external_id", "input", "references", "subgroup", "meta", "gold",
+                   "n_target", "n_judged", "created_at"]
+    item_rows = [(project.id, p.external_id, p.input, p.references, p.subgroup, p.meta, p.gold,
+                  planner.target(p), 0, now) for p in batch]
+    if uses_copy():
+        ids = reserve_ids(Item, len(batch))
+        insert_rows(Item, ["id", *item_fields], [(i, *row) for i, row in zip(ids, item_rows, strict=True)])
+    else:
+        insert_rows(Item, item_fields, item_rows)
+        ids = dict(Item.objects.filter(project=project, external_id__in=[p.external_id for p in batch])
+                   .values_list("external_id", "id"))
+        ids = [ids[p.external_id] for p in batch]
+    insert_rows(Output, ["item", "position", "system", "text"],
+                [(item_id, position, system, text)
+                 for item_id, p in zip(ids, batch, strict=True)
+                 for position, (system, text) in enumerate(p.outputs)])
+
+
+def item_import(*, project: Project, stream, fmt: str = "jsonl",
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """Import every item of a seekable binary ``stream`` or none; returns the number imported.
+
+    Raises ImportRejected listing every bad line. Holds a lock on the project row while it runs, so
+    concurrent imports into one project queue instead of racing on external ids.
+    """
+    rules = ItemRules(project)
+    with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        total = _check(project, stream, fmt, rules)
+        stream.seek(0)
+        planner, batch, done = _TargetPlanner(project), [], 0
+        try:
+            for _, parsed in _parsed(stream, fmt, rules):
+                batch.append(parsed)
+                if len(batch) >= BATCH_SIZE:
+                    _write(project, batch, planner)
+                    done += len(batch)
+                    batch = []
+                    if progress:
+                        progress(done, total)
+            _write(project, batch, planner)
+        except IntegrityError as exc:
+            report = ImportReport()
+            report.add(0, f"the database refused the items ({exc.__class__.__name__}); nothing was imported")
+            raise ImportRejected(report) from exc
+        if progress:
+            progress(total, total)
+    return total

@@ -1,0 +1,194 @@
+"""Judgment import (DESIGN.md §5, "Judgment import line"): load a study run elsewhere, all lines
+or none. Raters named in the file become pseudonymous project members that cannot log in."""
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
+from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+
+from .bulk_insert import insert_rows
+from .import_records import BadRecord, ImportRejected, ImportReport, records
+
+# 5,000 judgment rows are ~1 MB in flight.
+BATCH_SIZE = 5000
+JUDGMENT_FIELDS = ("item", "rater", "criterion", "system", "value", "submitted_at", "shown_order", "duration_ms")
+MAX_RATER_NAME = 100
+
+
+@dataclass(frozen=True)
+class ParsedJudgment:
+    item_id: int
+    output_id: int
+    criterion_id: int
+    rater: str
+    value: float
+    label: str
+    submitted_at: object
+    shown_order: list[str]
+    duration_ms: int | None
+
+
+class _ProjectIndex:
+    """Items, outputs and criteria of one project, looked up by the names an import line uses."""
+
+    def __init__(self, project: Project):
+        self.task_type = REGISTRY[project.task_type]
+        self.criteria = {c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max))
+                         for c in Criterion.objects.filter(project=project)}
+        self.items: dict[str, tuple[int, list[str], dict[str, int]]] = {}
+        rows = (Output.objects.filter(item__project=project)
+                .order_by("item_id", "position").values_list("item__external_id", "item_id", "system", "id"))
+        for external_id, item_id, system, output_id in rows.iterator(chunk_size=10_000):
+            entry = self.items.setdefault(external_id, (item_id, [], {}))
+            entry[1].append(system)
+            entry[2][system] = output_id
+
+    def parse(self, record: dict) -> ParsedJudgment:
+        unknown = sorted(set(record) - set(JUDGMENT_FIELDS))
+        if unknown:
+            raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; "
+                                f"fields are {', '.join(JUDGMENT_FIELDS)}")
+        for name in ("item", "rater", "criterion", "value"):
+            if record.get(name) in (None, ""):
+                raise TaskTypeError(f"{name} is missing")
+        item_key = str(record["item"])
+        if item_key not in self.items:
+            raise TaskTypeError(f"item {item_key!r} is not in this project")
+        rater = record["rater"]
+        if not isinstance(rater, str | int) or isinstance(rater, bool) or len(str(rater)) > MAX_RATER_NAME:
+            raise TaskTypeError(f"rater must be a name of at most {MAX_RATER_NAME} characters")
+        criterion = self.criteria.get(record["criterion"])
+        if criterion is None:
+            raise TaskTypeError(f"criterion {record['criterion']!r} is not one of "
+                                f"{', '.join(map(repr, self.criteria))}")
+        item_id, systems, output_ids = self.items[item_key]
+        system, value, label = self.task_type.code_value(record["value"], criterion[1], systems,
+                                                         record.get("system"))
+        return ParsedJudgment(item_id, output_ids[system], criterion[0], str(rater), value, label,
+                              _submitted_at(record.get("submitted_at")),
+                              _shown_order(record.get("shown_order"), systems),
+                              _duration(record.get("duration_ms")))
+
+
+def _submitted_at(value):
+    if value in (None, ""):
+        return None
+    moment = parse_datetime(value) if isinstance(value, str) else None
+    if moment is None:
+        raise TaskTypeError(f"submitted_at must be an ISO 8601 date-time, got {value!r}")
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment, timezone.UTC)
+
+
+def _shown_order(value, systems: list[str]) -> list[str]:
+    if value in (None, []):
+        return []
+    if not isinstance(value, list) or sorted(map(str, value)) != sorted(systems):
+        raise TaskTypeError(f"shown_order must list this item's systems ({', '.join(systems)}) in display order")
+    return value
+
+
+def _duration(value) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TaskTypeError("duration_ms must be a non-negative whole number")
+    return value
+
+
+def _parsed(stream, index: _ProjectIndex):
+    for line, record in records(stream, "jsonl"):
+        if isinstance(record, BadRecord):
+            yield line, str(record)
+            continue
+        try:
+            yield line, index.parse(record)
+        except TaskTypeError as exc:
+            yield line, str(exc)
+
+
+def _check(project: Project, stream, index: _ProjectIndex) -> tuple[int, set[str]]:
+    """(number of judgments, rater names) of a file without a bad line; raises ImportRejected."""
+    report, first_line = ImportReport(), {}
+    names_by_user = dict(Membership.objects.filter(project=project).exclude(external_name="")
+                         .values_list("user_id", "external_name"))
+    stored = {(output_id, criterion_id, names_by_user[rater_id])
+              for output_id, criterion_id, rater_id in Judgment.objects.filter(
+                  project=project, is_current=True, rater_id__in=names_by_user).values_list(
+                  "output_id", "criterion_id", "rater_id").iterator(chunk_size=10_000)}
+    for line, parsed in _parsed(stream, index):
+        if isinstance(parsed, str):
+            report.add(line, parsed)
+            continue
+        key = (parsed.output_id, parsed.criterion_id, parsed.rater)
+        if key in first_line:
+            report.add(line, f"rater {parsed.rater!r} judged this output on this criterion already "
+                             f"(line {first_line[key]})")
+        elif key in stored:
+            report.add(line, f"rater {parsed.rater!r} already has a stored judgment for this output and criterion")
+        else:
+            first_line[key] = line
+    if not first_line and not report.n_errors:
+        report.add(1, "the file holds no judgments")
+    if report.n_errors:
+        raise ImportRejected(report)
+    return len(first_line), {rater for _, _, rater in first_line}
+
+
+def _pseudonymous_raters(project: Project, names: set[str]) -> dict[str, int]:
+    """User ids of the imported raters, creating inactive accounts with unusable passwords."""
+    known = dict(Membership.objects.filter(project=project, external_name__in=names)
+                 .values_list("external_name", "user_id"))
+    User = get_user_model()
+    for name in sorted(names - set(known)):
+        user = User(username=f"imported-{project.id}-{name}"[:150], is_active=False)
+        user.set_unusable_password()
+        user.save()
+        Membership.objects.create(project=project, user=user, role=Membership.Role.RATER, external_name=name)
+        known[name] = user.id
+    return known
+
+
+def _refresh_item_counts(item_ids: set[int]) -> None:
+    raters = (Judgment.objects.filter(item_id=OuterRef("pk"), is_current=True)
+              .order_by().values("item_id").annotate(n=Count("rater_id", distinct=True)).values("n"))
+    ids = sorted(item_ids)
+    for start in range(0, len(ids), BATCH_SIZE):
+        Item.objects.filter(id__in=ids[start:start + BATCH_SIZE]).update(n_judged=Coalesce(Subquery(raters), 0))
+
+
+def judgment_import(*, project: Project, stream, progress: Callable[[int, int], None] | None = None) -> int:
+    """Import every judgment line of a seekable binary JSONL ``stream`` or none; returns the count.
+
+    Imported judgments count toward each item's raters-per-item target (``Item.n_judged``).
+    """
+    index = _ProjectIndex(project)
+    with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        total, names = _check(project, stream, index)
+        raters = _pseudonymous_raters(project, names)
+        stream.seek(0)
+        now, batch, done, touched = timezone.now(), [], 0, set()
+        fields = ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order", "source",
+                  "client_token", "submitted_at", "duration_ms", "is_current"]
+        for _, p in _parsed(stream, index):
+            batch.append((project.id, p.item_id, p.output_id, p.criterion_id, raters[p.rater], p.value, p.label,
+                          p.shown_order, Judgment.Source.IMPORT, "", p.submitted_at or now, p.duration_ms, True))
+            touched.add(p.item_id)
+            if len(batch) >= BATCH_SIZE:
+                insert_rows(Judgment, fields, batch)
+                done += len(batch)
+                batch = []
+                if progress:
+                    progress(done, total)
+        insert_rows(Judgment, fields, batch)
+        _refresh_item_counts(touched)
+        if progress:
+            progress(total, total)
+    return total

@@ -1,0 +1,82 @@
+"""What every task type provides: criteria, output-count and gold validation, and value coding."""
+import math
+from dataclasses import dataclass
+
+
+class TaskTypeError(ValueError):
+    """A value does not fit the task type; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class CriterionScale:
+    """The part of a criterion the task type needs (model instances and import rows both give it)."""
+
+    name: str
+    scale_min: float | None
+    scale_max: float | None
+
+
+def number(value, what: str) -> float:
+    """A finite real number (bools and numeric strings are refused: they hide typing mistakes)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TaskTypeError(f"{what} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise TaskTypeError(f"{what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def in_scale(value: float, criterion: CriterionScale, what: str) -> float:
+    if not criterion.scale_min <= value <= criterion.scale_max:
+        raise TaskTypeError(f"{what} {value:g} is off the scale {criterion.scale_min:g}–{criterion.scale_max:g}")
+    return value
+
+
+class TaskType:
+    slug: str
+    label: str
+    template_name: str
+    level_of_measurement: str
+    min_outputs: int
+    max_outputs: int | None = None
+
+    def normalise_scale(self, scale_min, scale_max, labels) -> tuple[float | None, float | None, list]:
+        """Checked (scale_min, scale_max, labels) for a new criterion; raises TaskTypeError."""
+        raise NotImplementedError
+
+    def check_output_count(self, n: int) -> None:
+        if n < self.min_outputs or (self.max_outputs is not None and n > self.max_outputs):
+            if self.max_outputs == self.min_outputs:
+                wanted = f"exactly {self.min_outputs}"
+            elif self.max_outputs is None:
+                wanted = f"at least {self.min_outputs}"
+            else:
+                wanted = f"{self.min_outputs} to {self.max_outputs}"
+            raise TaskTypeError(f"outputs: a {self.slug} item needs {wanted} outputs, got {n}")
+
+    def normalise_gold(self, gold, criteria: dict[str, CriterionScale], systems: list[str]) -> dict:
+        """Gold answers in the task type's canonical form; raises TaskTypeError naming the field."""
+        raise NotImplementedError
+
+    def code_value(self, value, criterion: CriterionScale, systems: list[str], system: str | None
+                   ) -> tuple[str, float, str]:
+        """(system judged, numeric value, label) for one judged value of an imported or submitted line.
+
+        ``systems`` are the item's systems in imported order; ``system`` names the output judged.
+        """
+        raise NotImplementedError
+
+
+def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:
+    if not isinstance(gold, dict) or not gold:
+        raise TaskTypeError("gold must be an object keyed by criterion name")
+    unknown = sorted(set(gold) - set(criteria))
+    if unknown:
+        raise TaskTypeError(f"gold: unknown criterion {', '.join(map(repr, unknown))}; "
+                            f"criteria are {', '.join(map(repr, criteria))}")
+    return gold
+
+
+def check_system(system, systems: list[str], what: str) -> str:
+    if system not in systems:
+        raise TaskTypeError(f"{what}: {system!r} is not a system of this item ({', '.join(map(repr, systems))})")
+    return system

@@ -1,0 +1,21 @@
+from django.urls import path
+
+from . import apis, views
+
+api_urlpatterns = [
+    path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
+    path("users/", apis.UserCreateApi.as_view(), name="api-users"),
+    path("projects/", apis.ProjectListCreateApi.as_view(), name="api-projects"),
+    path("projects/<int:pk>/", apis.ProjectDetailApi.as_view(), name="api-project"),
+    path("projects/<int:pk>/members/", apis.MemberListAddApi.as_view(), name="api-members"),
+    path("projects/<int:pk>/items/", apis.ItemListApi.as_view(), name="api-items"),
+    path("projects/<int:pk>/items/import/", apis.ItemImportApi.as_view(), name="api-items-import"),
+    path("projects/<int:pk>/judgments/", apis.JudgmentListApi.as_view(), name="api-judgments"),
+    path("projects/<int:pk>/judgments/import/", apis.JudgmentImportApi.as_view(), name="api-judgments-import"),
+]
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("projects/<int:pk>/", views.project_detail, name="project-detail"),
+    path("projects/<int:pk>/items/import/", views.item_import_upload, name="item-import"),
+]

@@ -1,0 +1,10 @@
+"""The Celery application; jobs live in each app's ``jobs.py``."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+
+app = Celery("concord")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(related_name="jobs")
