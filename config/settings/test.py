@@ -1,9 +1,12 @@
 """Test settings: fast hashing and in-memory cache; PostgreSQL from DATABASE_URL (local server by default)."""
+import os
+
 from config.env import env
 
-from .base import *  # noqa: F403
+# Set before base reads it; a real DJANGO_SECRET_KEY from the environment wins.
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production-0123456789abcdefghijklmnop")
 
-SECRET_KEY = "test-only-secret-key-not-for-production-0123456789abcdefghijklmnop"
+from .base import *  # noqa: E402, F403
 DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/concord")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
