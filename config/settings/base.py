@@ -127,7 +127,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StandardPagination",
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"auth": env("CONCORD_AUTH_THROTTLE_RATE", default="300/min")},
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "annotation.api_schema.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer",
                                  "rest_framework.renderers.BrowsableAPIRenderer"],
 }
@@ -142,8 +142,8 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: a broker is configured by REDIS_URL (or CELERY_BROKER_URL). Without one, jobs run eagerly
 # in-process; this is a configuration choice, never a fallback when a configured broker is down.
-CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
-CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL or None)
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="") or REDIS_URL
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="") or REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -1,0 +1,17 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings.production
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY config ./config
+COPY annotation ./annotation
+COPY evaluation ./evaluation
+COPY agreement ./agreement
+RUN pip install --no-cache-dir .
+COPY . .
+RUN DJANGO_SECRET_KEY=collectstatic-only DJANGO_ALLOWED_HOSTS=localhost DATABASE_URL=sqlite:////tmp/x.db \
+    python manage.py collectstatic --noinput
+RUN useradd --create-home concord && mkdir -p /data/media && chown concord /data/media
+USER concord
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "4", "--access-logfile", "-"]

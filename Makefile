@@ -1,0 +1,32 @@
+# The two set-up commands of the README: `make run` (demo) and `make test` (whole suite).
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+# The demo: SQLite file, eager Celery, Django's development server; no services needed.
+run: $(VENV)/.installed-run
+	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL DJANGO_DEBUG=true \
+	    DJANGO_SECRET_KEY=demo-only-insecure-key-do-not-deploy-6b1f0e9c2d4a7f3e8b5c1a9d0e7f2b4c \
+	    $(BIN)/python manage.py demo $(if $(ADDRPORT),--addrport $(ADDRPORT))
+
+# The whole suite against PostgreSQL, Redis and a real Celery worker (started when not running).
+test: $(VENV)/.installed-test
+	scripts/run_tests.sh
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports

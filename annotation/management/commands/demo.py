@@ -1,0 +1,28 @@
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from annotation.services.demo import demo_setup
+
+
+class Command(BaseCommand):
+    help = "Create the database, a lead, demo raters and one demo project per task type; then serve the site."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--addrport", default="127.0.0.1:8000")
+        parser.add_argument("--no-serve", action="store_true", help="set up only, do not start the server")
+        parser.add_argument("--lead-password", default="concord-demo-lead")
+        parser.add_argument("--rater-password", default="concord-demo-rater")
+
+    def handle(self, *args, addrport, no_serve, lead_password, rater_password, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        projects = demo_setup(lead_username="lead", lead_password=lead_password, rater_password=rater_password)
+        host, _, port = addrport.rpartition(":")
+        self.stdout.write(self.style.SUCCESS("Concord demo is ready."))
+        self.stdout.write(f"  URL:     http://{host or '127.0.0.1'}:{port}/")
+        self.stdout.write(f"  Lead:    lead / {lead_password}   (staff; admin at /admin/, API docs at /api/docs/)")
+        self.stdout.write(f"  Raters:  rater1, rater2, rater3 / {rater_password}")
+        self.stdout.write(f"  Projects: {', '.join(p.name for p in projects)}")
+        self.stdout.write(f"  Database: {settings.DATABASES['default']['NAME']}")
+        if not no_serve:
+            call_command("runserver", addrport, use_reloader=False)

@@ -1,0 +1,11 @@
+from annotation.services import detect_format, item_import
+
+from ._import_command import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Import items (JSONL, or CSV by the .csv suffix) into a project: every line or none."
+    noun = "items"
+
+    def run_import(self, project, stream, name, progress):
+        return item_import(project=project, stream=stream, fmt=detect_format(name, None), progress=progress)

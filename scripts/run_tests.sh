@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the whole test suite the way CI does: PostgreSQL and Redis on loopback (started, or installed
+# from Debian's packages, when missing), Debian's Chromium for browser tests, then pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/concord}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/15}"
+export DJANGO_SETTINGS_MODULE=config.settings.test
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
+apt_install() {
+  echo "installing $* from Debian's packages" >&2
+  as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+command -v pg_ctlcluster >/dev/null || apt_install postgresql
+if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+  echo "starting PostgreSQL" >&2
+  as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -n1)" main start
+  for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+
+command -v redis-server >/dev/null || apt_install redis-server
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "starting Redis" >&2
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done
+fi
+
+[ -x /usr/bin/chromium ] || apt_install chromium
+
+# The Celery worker of the integration tests is started by their fixture (tests/integration/conftest.py)
+# against the test database, so it sees exactly what the tests write.
+exec .venv/bin/python -m pytest "$@"
