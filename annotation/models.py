@@ -80,6 +80,9 @@ class Membership(models.Model):
     external_name = models.CharField(
         max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
     is_paused = models.BooleanField(default=False)
+    left_balance = models.JSONField(
+        default=dict, blank=True,
+        help_text="Pairwise: per system, times shown left minus times shown right to this rater.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -104,6 +107,9 @@ class Item(models.Model):
     n_target = models.PositiveSmallIntegerField(
         default=1, help_text="Raters wanted for this item (raters_per_item for the double-annotated share, else 1).")
     n_judged = models.PositiveIntegerField(default=0, help_text="Distinct raters with a judgment on this item.")
+    n_leased = models.PositiveIntegerField(
+        default=0, db_default=0,
+        help_text="Assignments still active (leased, not yet judged); the assignment services keep it exact.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -116,6 +122,13 @@ class Item(models.Model):
             models.Index(fields=["project", "subgroup"], name="item_project_subgroup"),
             models.Index(fields=["project", "n_judged"], name="item_project_open",
                          condition=Q(gold__isnull=True)),
+            # The two queues of assignment_next_for_rater: items started by someone and not yet full,
+            # then untouched items, each walked in id order.
+            models.Index(fields=["project", "id"], name="item_started_open",
+                         condition=Q(gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
+                         & (Q(n_judged__gt=0) | Q(n_leased__gt=0))),
+            models.Index(fields=["project", "id"], name="item_untouched",
+                         condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0)),
         ]
 
     @property
@@ -153,6 +166,7 @@ class Assignment(models.Model):
         ACTIVE = "active"
         DONE = "done"
         EXPIRED = "expired"
+        SKIPPED = "skipped"  # the rater flagged the item and moved on; it is not served to them again
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignments")
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
@@ -171,6 +185,8 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["project", "rater", "status"], name="assignment_rater_status"),
             models.Index(fields=["item", "status"], name="assignment_item_status"),
+            models.Index(fields=["project", "expires_at"], name="assignment_active_expiry",
+                         condition=Q(status="active")),
         ]
 
     def __str__(self):
@@ -224,3 +240,31 @@ class Judgment(models.Model):
 
     def __str__(self):
         return f"judgment {self.pk}"
+
+
+class ItemFlag(models.Model):
+    """A rater's report that an item cannot be judged as it is; it is not a judgment."""
+
+    class Reason(models.TextChoices):
+        BROKEN = "broken", "Broken or unreadable"
+        OFFENSIVE = "offensive", "Offensive content"
+        CANNOT_JUDGE = "cannot_judge", "I cannot judge this"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="flags")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="flags")
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="flags")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="item_flags")
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    comment = models.TextField(blank=True, max_length=2000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(reason__in=["broken", "offensive", "cannot_judge"]),
+                                   name="itemflag_reason_known"),
+        ]
+        indexes = [models.Index(fields=["project", "created_at"], name="itemflag_project_time")]
+
+    def __str__(self):
+        return f"{self.reason} flag on item {self.item_id}"
