@@ -84,7 +84,13 @@ def jsonl_records(binary) -> Iterator[tuple[int, dict | BadRecord]]:
 def csv_records(binary) -> Iterator[tuple[int, dict | BadRecord]]:
     """Rows as dicts keyed by the header; the line number is where the row starts (header = line 1)."""
     text = io.TextIOWrapper(binary, encoding="utf-8-sig", errors="strict", newline="")
-    reader = csv.reader(text)
+    try:
+        yield from _csv_rows(csv.reader(text))
+    finally:
+        text.detach()  # the caller owns the binary stream and reads it again
+
+
+def _csv_rows(reader) -> Iterator[tuple[int, dict | BadRecord]]:
     try:
         header = next(reader)
     except StopIteration:

@@ -98,6 +98,9 @@ def _outputs(value) -> list[tuple[str, str]]:
         system, text = output.get("system"), output.get("text")
         if not isinstance(system, str) or not system.strip() or len(system) > MAX_SYSTEM:
             raise TaskTypeError(f"outputs[{k}].system must be a non-empty name of at most {MAX_SYSTEM} characters")
+        if text is None or isinstance(text, bool | int | float):
+            # Published files hold the odd bare JSON scalar (PandaLM has a response `true`): keep its JSON text.
+            text = "" if text is None else json.dumps(text)
         if not isinstance(text, str):
             raise TaskTypeError(f"outputs[{k}].text must be a string")
         if system in seen:
