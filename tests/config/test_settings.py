@@ -1,0 +1,67 @@
+"""Settings come from the environment: each case imports the settings in a fresh interpreter."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLEAN = {k: v for k, v in os.environ.items()
+         if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "CELERY_", "CONCORD_"))}
+
+
+def settings_with(env: dict, module: str = "config.settings.base", names=("DEBUG",)):
+    code = (f"import json, importlib; s = importlib.import_module({module!r}); "
+            f"print(json.dumps({{n: str(getattr(s, n)) for n in {list(names)!r}}}))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**CLEAN, **env},
+                            capture_output=True, text=True, timeout=60)
+    return result.returncode, json.loads(result.stdout) if result.returncode == 0 else result.stderr
+
+
+def test_the_embedded_default_is_sqlite_and_eager_celery():
+    code, values = settings_with({"DJANGO_DEBUG": "true"},
+                                 names=("DATABASES", "CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_URL"))
+    assert code == 0, values
+    assert "sqlite3" in values["DATABASES"] and values["CELERY_TASK_ALWAYS_EAGER"] == "True"
+
+
+def test_database_and_redis_urls_switch_to_postgresql_and_a_real_broker():
+    code, values = settings_with({"DJANGO_SECRET_KEY": "k" * 60, "DATABASE_URL": "postgres://u:p@db:5432/concord",
+                                  "REDIS_URL": "redis://cache:6379/2"},
+                                 names=("DATABASES", "CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_URL", "CACHES"))
+    assert code == 0, values
+    assert "django.db.backends.postgresql" in values["DATABASES"] and "'HOST': 'db'" in values["DATABASES"]
+    assert values["CELERY_TASK_ALWAYS_EAGER"] == "False"
+    assert values["CELERY_BROKER_URL"] == "redis://cache:6379/2" and "RedisCache" in values["CACHES"]
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("false", "False"), ("0", "False"), ("true", "True")])
+def test_debug_is_a_real_boolean(raw, expected):
+    code, values = settings_with({"DJANGO_DEBUG": raw, "DJANGO_SECRET_KEY": "k" * 60})
+    assert code == 0 and values["DEBUG"] == expected
+
+
+def test_a_missing_secret_key_is_refused_unless_debugging():
+    code, err = settings_with({"DJANGO_DEBUG": "false"})
+    assert code != 0 and "DJANGO_SECRET_KEY must be set" in err
+
+
+@pytest.mark.parametrize("missing", ["DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL"])
+def test_production_requires_its_secrets_without_defaults(missing):
+    env = {"DJANGO_SECRET_KEY": "k" * 60, "DJANGO_ALLOWED_HOSTS": "concord.example.org",
+           "DATABASE_URL": "postgres://u:p@db:5432/concord"}
+    del env[missing]
+    code, err = settings_with(env, module="config.settings.production")
+    assert code != 0 and missing in err
+
+
+def test_production_settings_pass_the_deploy_check():
+    env = {**CLEAN, "DJANGO_SETTINGS_MODULE": "config.settings.production",
+           "DJANGO_SECRET_KEY": "p9#x2!vQ7m@L4z$K1r&T8w^B3n*Y6c(J0e)H5s_F-aD=gU+iO{kP}lM[oN]qR;tS:uV,yW.xZ/" * 1,
+           "DJANGO_ALLOWED_HOSTS": "concord.example.org", "DATABASE_URL": "postgres://u:p@127.0.0.1:5432/x"}
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
