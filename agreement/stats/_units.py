@@ -1,0 +1,95 @@
+"""Streaming passes over units: for each block of units, the ratings of the units that count.
+
+Memory stays proportional to one block (about ``_BLOCK_ELEMENTS`` matrix entries), whatever the
+number of units; nothing loops over single units or records in Python.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Entries of the (n_raters, n_units) matrix handled per block; sized so a block's temporaries stay
+# around a megabyte.
+_BLOCK_ELEMENTS = 1 << 17
+# Up to this many raters a block is gathered row by row (contiguous, fast); beyond it with one
+# np.nonzero call, which avoids a Python loop over thousands of sparse rows.
+_ROW_LOOP_MAX_RATERS = 64
+
+
+@dataclass(frozen=True)
+class UnitBlock:
+    """Ratings of units ``start..stop-1`` whose units have at least ``min_ratings`` ratings.
+
+    ``m[j]`` is the number of ratings of block unit ``j`` (0 when it has fewer than
+    ``min_ratings``); ``unit[i]`` and ``values[i]`` are the block-local unit and value of each kept
+    rating, in rater-major order; ``rater_used[r]`` tells whether rater ``r`` has a kept rating.
+    """
+
+    start: int
+    stop: int
+    m: np.ndarray
+    unit: np.ndarray
+    values: np.ndarray
+    rater_used: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return self.stop - self.start
+
+    def pair_weights(self) -> np.ndarray:
+        """1 / (m_u - 1) for units with at least two ratings, 0 elsewhere (Krippendorff's weights)."""
+        weights = np.zeros(self.width)
+        np.divide(1.0, self.m - 1.0, out=weights, where=self.m >= 2)
+        return weights
+
+
+def iter_unit_blocks(data: np.ndarray, *, min_ratings: int = 2, row_width: int = 1):
+    """Yield :class:`UnitBlock` s covering all units of ``data`` (n_raters, n_units), NaN = missing.
+
+    ``row_width`` is the number of per-unit columns the caller will build for a block (e.g. the
+    number of categories), so that block temporaries stay bounded too.
+    """
+    n_raters, n_units = data.shape
+    width = max(256, _BLOCK_ELEMENTS // max(n_raters, row_width, 1))
+    for start in range(0, n_units, width):
+        stop = min(n_units, start + width)
+        block = data[:, start:stop]
+        present = ~np.isnan(block)
+        m = present.sum(axis=0, dtype=np.int32)
+        keep = m >= min_ratings
+        if not keep.all():
+            present &= keep
+            m[~keep] = 0
+        used = np.zeros(n_raters, dtype=bool)
+        if n_raters <= _ROW_LOOP_MAX_RATERS:
+            units, values = [], []
+            for r in range(n_raters):
+                j = np.flatnonzero(present[r])
+                if j.size:
+                    used[r] = True
+                    units.append(j)
+                    values.append(block[r].take(j))
+            unit = np.concatenate(units) if units else np.empty(0, dtype=np.intp)
+            vals = np.concatenate(values) if values else np.empty(0)
+        else:
+            rows, unit = np.nonzero(present)
+            vals = block[rows, unit]
+            used[rows] = True
+        yield UnitBlock(start, stop, m, unit, vals, used)
+
+
+def gather_ratings(data: np.ndarray, *, min_ratings: int = 2):
+    """All kept ratings at once: global unit index, value, per-unit counts and raters used.
+
+    Returns ``(unit, values, m, rater_used)`` with ``m`` of length n_units (0 for units with fewer
+    than ``min_ratings`` ratings). Memory is proportional to the number of kept ratings.
+    """
+    n_raters, n_units = data.shape
+    units, values, ms = [], [], []
+    used = np.zeros(n_raters, dtype=bool)
+    for block in iter_unit_blocks(data, min_ratings=min_ratings):
+        units.append(block.unit + block.start)
+        values.append(block.values)
+        ms.append(block.m)
+        used |= block.rater_used
+    return np.concatenate(units), np.concatenate(values), np.concatenate(ms), used
