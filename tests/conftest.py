@@ -1,4 +1,5 @@
 """Fixtures shared by every test: API clients, a lead with a project, raters, the datasets folder."""
+import os
 from pathlib import Path
 
 import pytest
@@ -7,12 +8,14 @@ from rest_framework.test import APIClient
 from annotation.models import Membership
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
-DATASETS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+DATASETS = Path(os.environ.get("CONCORD_DATASETS")
+                or Path(__file__).resolve().parent.parent.parent / "shared" / "datasets")
 
 
 @pytest.fixture
 def datasets() -> Path:
-    """The shared real-data folder (``../shared/datasets`` beside the checkout); skips when absent."""
+    """The shared real-data folder (``$CONCORD_DATASETS``, else ``../shared/datasets`` beside the
+    checkout); skips when absent."""
     if not DATASETS.is_dir():
         pytest.skip(f"{DATASETS} is absent")
     return DATASETS
