@@ -2,28 +2,34 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from annotation.models import Membership, Project, TaskType
+from annotation.models import ItemFlag, Membership, Project, TaskType
 from annotation.pagination import StandardPagination
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
 from annotation.selectors import (
+    assignment_screen,
     item_list_for_project,
     judgment_list_for_project,
+    judgment_screen_values,
     project_get_for_user,
     project_list_for_user,
     project_role,
     rater_names_for_project,
 )
 from annotation.services import (
+    RaterRefused,
+    assignment_next_for_rater,
     detect_format,
+    item_flag_create,
     item_import,
     judgment_import,
+    judgment_submit,
     membership_set,
     project_create,
     user_create,
@@ -264,3 +270,138 @@ class JudgmentListApi(APIView):
             include_revised=params.get("include_revised", "").lower() in ("1", "true", "yes"))
         return paginated(request, self, judgments, self.OutputSerializer,
                          rater_names=rater_names_for_project(project))
+
+
+# --- Rater loop (DESIGN.md §5: next, judgment) -------------------------------------------------------------
+
+DETAIL = inline_serializer("Detail", {"detail": serializers.CharField()})
+
+
+class Refused(APIException):
+    def __init__(self, refusal: RaterRefused):
+        super().__init__(refusal.message)
+        self.status_code = refusal.status_code
+
+
+class RaterApi(APIView):
+    """Rater endpoints: the services' refusals (paused, not live, lease gone, …) become their 4xx answers."""
+
+    def handle_exception(self, exc):
+        return super().handle_exception(Refused(exc) if isinstance(exc, RaterRefused) else exc)
+
+
+class ScreenCriterionSerializer(serializers.Serializer):
+    class ChoiceSerializer(serializers.Serializer):
+        value = serializers.JSONField(help_text="What to send back: a scale point, or A / tie / B for pairwise.")
+        label = serializers.CharField()
+
+    name = serializers.CharField()
+    help_text = serializers.CharField()
+    scale_min = serializers.FloatField(allow_null=True)
+    scale_max = serializers.FloatField(allow_null=True)
+    labels = serializers.ListField(child=serializers.CharField())
+    choices = ChoiceSerializer(many=True, allow_null=True,
+                               help_text="The answers to choose from; null for a continuous slider (rankme).")
+
+
+class ScreenValueSerializer(serializers.Serializer):
+    criterion = serializers.CharField(max_length=100)
+    position = serializers.IntegerField(
+        min_value=0, required=False, allow_null=True,
+        help_text="Display position of the output judged (as served by next); omitted for pairwise and for "
+                  "single-output items.")
+    value = serializers.JSONField(
+        help_text="likert: a whole number on the scale; rankme: a number in the range; pairwise: \"A\" (left "
+                  "output better), \"B\" (right) or \"tie\", as displayed.")
+
+
+class AssignmentNextApi(RaterApi):
+    """Lease the next item to the requesting rater (or resume the one they hold)."""
+
+    class OutputSerializer(serializers.Serializer):
+        class ItemSerializer(serializers.Serializer):
+            class ShownOutputSerializer(serializers.Serializer):
+                position = serializers.IntegerField(help_text="Display position; send it back with the value.")
+                text = serializers.CharField()
+
+            input = serializers.CharField()
+            references = serializers.ListField(child=serializers.CharField(),
+                                               help_text="Shown only when the project shows references.")
+            outputs = ShownOutputSerializer(many=True)
+
+        assignment_id = serializers.IntegerField()
+        item = ItemSerializer()
+        criteria = ScreenCriterionSerializer(many=True)
+        expires_at = serializers.DateTimeField(help_text="The lease runs out then; judge before.")
+
+    @extend_schema(
+        request=None,
+        responses={200: OutputSerializer, 204: None, 403: DETAIL, 404: DETAIL, 409: DETAIL},
+        description="200 with the screen, in display order, without system names, gold or anyone's answers; "
+                    "the same assignment again while its lease runs; 204 when nothing is left for this rater. "
+                    "403 for non-raters and paused raters, 409 when the project is not live.")
+    def post(self, request, pk):
+        assignment = assignment_next_for_rater(project_id=pk, rater=request.user)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(self.OutputSerializer(assignment_screen(assignment)).data)
+
+
+class JudgmentSubmitApi(RaterApi):
+    """Submit the answers for an assignment: every criterion, for every output (one per criterion for pairwise)."""
+
+    class InputSerializer(serializers.Serializer):
+        values = ScreenValueSerializer(many=True, allow_empty=False)
+        client_token = serializers.CharField(
+            max_length=64, required=False, allow_blank=True, default="",
+            help_text="Make retries safe: the same token again returns the stored judgment (200), never a second.")
+        duration_ms = serializers.IntegerField(min_value=0, max_value=24 * 3600 * 1000, required=False,
+                                               allow_null=True, default=None)
+
+    class OutputSerializer(serializers.Serializer):
+        assignment_id = serializers.IntegerField()
+        client_token = serializers.CharField()
+        revision = serializers.BooleanField(help_text="It replaced this rater's earlier answers on the item.")
+        submitted_at = serializers.DateTimeField()
+        values = ScreenValueSerializer(many=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: OutputSerializer, 200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL,
+                   409: DETAIL, 410: DETAIL},
+        description="201 when stored; 200 with the stored judgment when client_token was seen already. 400 names "
+                    "each bad or missing value by criterion and position; 403 for another rater's assignment or "
+                    "a paused rater; 409 when the project is not live; 410 when the lease ran out.")
+    def post(self, request, pk):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = judgment_submit(rater=request.user, assignment_id=pk, **data.validated_data)
+        judgments = result.judgments
+        body = {"assignment_id": result.assignment.pk, "client_token": judgments[0].client_token,
+                "revision": result.revision, "submitted_at": judgments[0].submitted_at,
+                "values": judgment_screen_values(judgments, result.assignment.project)}
+        return Response(self.OutputSerializer(body).data,
+                        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class ItemFlagCreateApi(RaterApi):
+    """Flag the assigned item (broken, offensive, cannot judge); not a judgment. By default the item is skipped."""
+
+    class InputSerializer(serializers.Serializer):
+        reason = serializers.ChoiceField(choices=ItemFlag.Reason.choices)
+        comment = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+        skip = serializers.BooleanField(default=True, help_text="Give the item back and move on.")
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        reason = serializers.CharField()
+        comment = serializers.CharField()
+        created_at = serializers.DateTimeField()
+
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer, 400: DETAIL, 403: DETAIL,
+                                                       404: DETAIL, 410: DETAIL})
+    def post(self, request, pk):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        flag = item_flag_create(rater=request.user, assignment_id=pk, **data.validated_data)
+        return Response(self.OutputSerializer(flag).data, status=status.HTTP_201_CREATED)

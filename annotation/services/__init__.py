@@ -1,8 +1,25 @@
 """Every write path of the annotation app."""
+from .assignment import (
+    AssignmentNotFound,
+    LeaseGone,
+    NotARater,
+    NotYourAssignment,
+    ProjectNotFound,
+    ProjectNotLive,
+    RaterPaused,
+    RaterRefused,
+    assignment_expire,
+    assignment_next_for_rater,
+)
 from .import_records import ImportRejected, ImportReport, detect_format
 from .item_import import item_import
+from .item_flag import item_flag_create
 from .judgment_import import judgment_import
+from .judgment_submit import SubmittedJudgment, judgment_submit
 from .project import membership_set, project_create, user_create
 
 __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
-           "project_create", "user_create"]
+           "project_create", "user_create",
+           "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive", "RaterPaused",
+           "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_next_for_rater", "item_flag_create",
+           "judgment_submit"]

@@ -1,5 +1,6 @@
 """What every task type provides: criteria, output-count and gold validation, and value coding."""
 import math
+import random
 from dataclasses import dataclass
 
 
@@ -38,6 +39,8 @@ class TaskType:
     level_of_measurement: str
     min_outputs: int
     max_outputs: int | None = None
+    # One value per output and criterion on a rating screen; False: one value per criterion for the screen.
+    per_output: bool = True
 
     def normalise_scale(self, scale_min, scale_max, labels) -> tuple[float | None, float | None, list]:
         """Checked (scale_min, scale_max, labels) for a new criterion; raises TaskTypeError."""
@@ -64,6 +67,30 @@ class TaskType:
         ``systems`` are the item's systems in imported order; ``system`` names the output judged.
         """
         raise NotImplementedError
+
+    def draw_order(self, systems: list[str], rng: random.Random, left_balance: dict[str, int]) -> list[int]:
+        """Output positions (as imported) in the order one rater is shown them: a fresh shuffle, so
+        no system profits from always being read first."""
+        order = list(range(len(systems)))
+        rng.shuffle(order)
+        return order
+
+    def screen_value(self, value, shown_systems: list[str], display_position: int | None) -> tuple[str | None, object]:
+        """(system judged, value as an import line gives it) for a value given on a rating screen,
+        where ``display_position`` indexes ``shown_systems`` (the systems in display order)."""
+        if display_position is None:
+            if len(shown_systems) != 1:
+                raise TaskTypeError("position is missing: say which output (0 is the first shown) the value is for")
+            display_position = 0
+        if isinstance(display_position, bool) or not isinstance(display_position, int) \
+                or not 0 <= display_position < len(shown_systems):
+            raise TaskTypeError(f"position must be 0 to {len(shown_systems) - 1}, got {display_position!r}")
+        return shown_systems[display_position], value
+
+    def screen_criterion(self, criterion) -> dict:
+        """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""
+        return {"name": criterion.name, "help_text": criterion.help_text, "scale_min": criterion.scale_min,
+                "scale_max": criterion.scale_max, "labels": list(criterion.labels or []), "choices": None}
 
 
 def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:

@@ -63,5 +63,12 @@ class Likert(TaskType):
         x = in_scale(integer(value, "value"), criterion, "value")
         return system, float(x), ""
 
+    def screen_criterion(self, criterion):
+        screen = super().screen_criterion(criterion)
+        points = range(int(criterion.scale_min), int(criterion.scale_max) + 1)
+        labels = screen["labels"] or [""] * len(points)
+        screen["choices"] = [{"value": v, "label": label} for v, label in zip(points, labels, strict=True)]
+        return screen
+
 
 TYPE = Likert()

@@ -3,6 +3,8 @@ their left/right order drawn per assignment and recorded, judgments mapped back 
 from .base import TaskType, TaskTypeError, check_gold_criteria, check_system
 
 TIE = "tie"
+# What a rating screen answers, as displayed: the left output, a tie, the right output.
+SCREEN_CHOICES = ("A", TIE, "B")
 # Outcome coded for the item's first output as imported: it loses < tie < it wins.
 LOSES, TIES, WINS = 0.0, 1.0, 2.0
 
@@ -14,6 +16,7 @@ class Pairwise(TaskType):
     level_of_measurement = "ordinal"
     min_outputs = 2
     max_outputs = 2
+    per_output = False
 
     def normalise_scale(self, scale_min, scale_max, labels):
         # The contract accepts and ignores scale fields for pairwise projects.
@@ -36,6 +39,28 @@ class Pairwise(TaskType):
             return systems[0], TIES, TIE
         check_system(value, systems, "value")
         return systems[0], WINS if value == systems[0] else LOSES, value
+
+    def draw_order(self, systems, rng, left_balance):
+        """Put on the left the system this rater has seen on the left less often (ties drawn at
+        random), so each system is left about half the time whichever pairs the rater gets."""
+        first, second = (left_balance.get(s, 0) for s in systems)
+        if first == second:
+            return [0, 1] if rng.random() < 0.5 else [1, 0]
+        return [0, 1] if first < second else [1, 0]
+
+    def screen_value(self, value, shown_systems, display_position):
+        """``"A"`` (left wins), ``"B"`` (right wins) or ``"tie"`` → the winning system's name or "tie"."""
+        if value not in SCREEN_CHOICES:
+            raise TaskTypeError(f"value must be one of {', '.join(map(repr, SCREEN_CHOICES))} "
+                                f"(the left output, a tie, the right output), got {value!r}")
+        return None, TIE if value == TIE else shown_systems[0 if value == "A" else 1]
+
+    def screen_criterion(self, criterion):
+        screen = super().screen_criterion(criterion)
+        screen.update(scale_min=None, scale_max=None, labels=[],
+                      choices=[{"value": "A", "label": "A is better"}, {"value": TIE, "label": "Tie"},
+                               {"value": "B", "label": "B is better"}])
+        return screen
 
 
 TYPE = Pairwise()

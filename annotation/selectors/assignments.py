@@ -1,0 +1,125 @@
+"""What raters see: the rating screen of an assignment, their earlier answers, and progress."""
+from django.db.models import Count, Exists, F, Max, OuterRef, Q
+
+from annotation.models import Assignment, Criterion, Item, ItemFlag, Judgment, Membership, Output, Project
+from annotation.task_types import REGISTRY
+from annotation.task_types.pairwise import TIE
+
+
+def assignment_screen(assignment: Assignment) -> dict:
+    """The screen in display order: input, outputs by display position (no system names), criteria.
+
+    Gold answers, item metadata and other raters' judgments are not part of it.
+    """
+    project = assignment.project
+    task_type = REGISTRY[project.task_type]
+    shown = getattr(assignment, "screen_outputs", None)  # set by assignment_next_for_rater on a new lease
+    if shown is None:
+        texts = dict(Output.objects.filter(item_id=assignment.item_id).values_list("position", "text"))
+        shown = [texts[position] for position in (assignment.shown_order or sorted(texts))]
+    item = assignment.item
+    return {
+        "assignment_id": assignment.pk,
+        "item": {
+            "input": item.input,
+            "references": list(item.references) if project.show_reference else [],
+            "outputs": [{"position": position, "text": text} for position, text in enumerate(shown)],
+        },
+        "criteria": [task_type.screen_criterion(c) for c in Criterion.objects.filter(project_id=project.pk)],
+        "expires_at": assignment.expires_at,
+    }
+
+
+def assignment_get_for_rater(*, rater, pk: int) -> Assignment | None:
+    return Assignment.objects.select_related("project", "item").filter(pk=pk, rater=rater).first()
+
+
+def judgment_screen_values(judgments, project: Project) -> list[dict]:
+    """Stored judgment rows as a screen gives them: criterion, display position, value ("A"/"B"/"tie"
+    for pairwise)."""
+    values = []
+    for j in judgments:
+        shown = list(j.shown_order or [])
+        if not REGISTRY[project.task_type].per_output:
+            value = TIE if j.label == TIE else ("A" if shown and j.label == shown[0] else "B")
+            values.append({"criterion": j.criterion.name, "position": None, "value": value})
+            continue
+        position = shown.index(j.output.system) if j.output.system in shown else j.output.position
+        value = int(j.value) if project.task_type == "likert" else j.value
+        values.append({"criterion": j.criterion.name, "position": position, "value": value})
+    return values
+
+
+def assignment_answers(assignment: Assignment) -> dict[str, object]:
+    """The rater's current answers on the assignment's item, keyed ``"<criterion id>-<display position>"``
+    (``"<criterion id>"`` for pairwise), as the rating form names its fields."""
+    judgments = (Judgment.objects.filter(item_id=assignment.item_id, rater_id=assignment.rater_id, is_current=True)
+                 .select_related("criterion", "output"))
+    answers = {}
+    for j, v in zip(judgments, judgment_screen_values(judgments, assignment.project), strict=True):
+        key = str(j.criterion_id) if v["position"] is None else f"{j.criterion_id}-{v['position']}"
+        answers[key] = v["value"]
+    return answers
+
+
+def assignment_previous_for_rater(assignment: Assignment) -> Assignment | None:
+    """The rater's last judged assignment before this one in the project (for "back")."""
+    return (Assignment.objects.filter(project_id=assignment.project_id, rater_id=assignment.rater_id,
+                                      status=Assignment.Status.DONE, id__lt=assignment.pk)
+            .order_by("-id").first())
+
+
+def _open_for(project_ids, rater):
+    taken = Assignment.objects.filter(item=OuterRef("pk"), rater=rater).exclude(status=Assignment.Status.EXPIRED)
+    return (Item.objects.filter(project_id__in=project_ids, gold__isnull=True,
+                                n_target__gt=F("n_judged") + F("n_leased"))
+            .exclude(Exists(taken)))
+
+
+def rater_progress(*, project: Project, rater) -> dict:
+    """``done`` (judged), ``assigned`` (leased now), ``remaining`` (items still open to this rater)."""
+    counts = Assignment.objects.filter(project=project, rater=rater).aggregate(
+        done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+        assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))
+    counts["remaining"] = _open_for([project.pk], rater).count()
+    counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
+    return counts
+
+
+def rater_project_list(rater) -> list[tuple[Project, dict]]:
+    """The projects ``rater`` rates in, each with its rater_progress, in three queries."""
+    memberships = list(Membership.objects.filter(user=rater, role=Membership.Role.RATER)
+                       .select_related("project").order_by("-project_id"))
+    ids = [m.project_id for m in memberships]
+    done = {row["project_id"]: row for row in Assignment.objects.filter(project_id__in=ids, rater=rater)
+            .values("project_id").annotate(done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+                                           assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))}
+    remaining = dict(_open_for(ids, rater).values("project_id").annotate(n=Count("id"))
+                     .values_list("project_id", "n"))
+    rows = []
+    for m in memberships:
+        counts = {"done": done.get(m.project_id, {}).get("done", 0),
+                  "assigned": done.get(m.project_id, {}).get("assigned", 0),
+                  "remaining": remaining.get(m.project_id, 0), "is_paused": m.is_paused}
+        counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
+        rows.append((m.project, counts))
+    return rows
+
+
+def rater_progress_for_project(project: Project) -> list[dict]:
+    """Per rater of the project (for its leads): judged, leased now, skipped, flags, last submission."""
+    per_rater = {row["rater_id"]: row for row in Assignment.objects.filter(project=project).values("rater_id").annotate(
+        done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+        assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)),
+        skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
+        last_at=Max("completed_at"))}
+    flags = dict(ItemFlag.objects.filter(project=project).values("rater_id").annotate(n=Count("id"))
+                 .values_list("rater_id", "n"))
+    rows = []
+    for m in (Membership.objects.filter(project=project, role=Membership.Role.RATER, external_name="")
+              .select_related("user").order_by("user__username")):
+        row = per_rater.get(m.user_id, {})
+        rows.append({"username": m.user.username, "is_paused": m.is_paused, "done": row.get("done", 0),
+                     "assigned": row.get("assigned", 0), "skipped": row.get("skipped", 0),
+                     "flags": flags.get(m.user_id, 0), "last_at": row.get("last_at")})
+    return rows

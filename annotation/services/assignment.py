@@ -1,0 +1,208 @@
+"""Leasing items to raters: one screen at a time, overlap-aware, gold interleaved, safe under concurrency.
+
+How a lease stays exact without a sweeper:
+- ``Item.n_leased`` counts the item's active assignments. It is raised when a lease is taken and
+  lowered, in the same transaction, when the assignment is judged, skipped or expired.
+- An item is open while ``n_judged + n_leased < n_target``. Both counters sit on the item row,
+  which a lease locks with ``SELECT … FOR UPDATE SKIP LOCKED``; PostgreSQL re-checks the row's
+  own condition on the newest version before locking it, so two raters can never both take the
+  last slot (the job-queue pattern of PostgreSQL's documentation of ``SKIP LOCKED``). On SQLite,
+  IMMEDIATE transactions (config/settings) serialise every writer, which is trivially safe.
+- Expired leases are returned by ``assignment_expire``, which every ``assignment_next_for_rater``
+  runs first for its project (an indexed look-up that usually finds nothing); the Celery job
+  ``assignment_expire_job`` only sweeps projects nobody is working on.
+"""
+import random
+from collections import Counter
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
+
+from annotation.models import Assignment, Item, Membership, Output, Project
+from annotation.task_types import REGISTRY
+
+# What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
+SCREEN_ITEM_FIELDS = ("id", "input", "references")
+ASSIGNMENT_FIELDS = ("id", "project_id", "item_id", "rater_id", "status", "shown_order", "served_at", "expires_at",
+                     "completed_at")
+# Expired leases returned per call; a backlog larger than this drains over the next calls.
+EXPIRE_BATCH = 500
+
+_rng = random.SystemRandom()
+
+
+class RaterRefused(Exception):
+    """The rater may not do this now; ``status_code`` is the HTTP answer and the message says why."""
+
+    status_code = 409
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class ProjectNotFound(RaterRefused):
+    status_code = 404
+
+
+class NotARater(RaterRefused):
+    status_code = 403
+
+
+class RaterPaused(RaterRefused):
+    status_code = 403
+
+
+class ProjectNotLive(RaterRefused):
+    status_code = 409
+
+
+class AssignmentNotFound(RaterRefused):
+    status_code = 404
+
+
+class NotYourAssignment(RaterRefused):
+    status_code = 403
+
+
+class LeaseGone(RaterRefused):
+    """The lease ran out (or the rater skipped the item): the slot may be someone else's now."""
+
+    status_code = 410
+
+
+def rater_membership_check(*, project_id: int, rater, lock: bool = False) -> Membership:
+    """The rater's membership (with its project) if they may work on the project now; raises a
+    RaterRefused otherwise (404 for outsiders, so a project's existence is not revealed)."""
+    memberships = Membership.objects.filter(project_id=project_id, user=rater).select_related("project")
+    if lock:
+        memberships = memberships.select_for_update(of=("self",))
+    membership = memberships.first()
+    if membership is None:
+        raise ProjectNotFound("No such project.")
+    if membership.role != Membership.Role.RATER:
+        raise NotARater("Only the project's raters are served items.")
+    project = membership.project
+    if project.status != Project.Status.LIVE:
+        raise ProjectNotLive(f"This project is {project.get_status_display().lower()}: no items are served "
+                             "and no judgments are taken until its lead makes it live again.")
+    if membership.is_paused:
+        raise RaterPaused("The project's lead has paused your work on this project; "
+                          "please ask them before you go on.")
+    return membership
+
+
+def assignment_expire(*, project_id: int | None = None, now: datetime | None = None) -> int:
+    """Marks active assignments past their expiry as expired and gives their slots back; returns how many.
+
+    Rows another transaction holds (a submission in flight) are skipped, never waited for.
+    """
+    now = now or timezone.now()
+    # No savepoint: inside assignment_next_for_rater it is one more round trip, and a failure here
+    # is a database error that aborts the caller anyway.
+    with transaction.atomic(savepoint=False):
+        due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
+        if project_id is not None:
+            due = due.filter(project_id=project_id)
+        rows = list(due.select_for_update(skip_locked=True).order_by("id").values_list("id", "item_id")
+                    [:EXPIRE_BATCH])
+        if not rows:
+            return 0
+        Assignment.objects.filter(id__in=[pk for pk, _ in rows]).update(status=Assignment.Status.EXPIRED)
+        # Items in id order, so two sweeps can never wait on each other's items in a cycle.
+        for item_id, n in sorted(Counter(item_id for _, item_id in rows).items()):
+            Item.objects.filter(pk=item_id).update(n_leased=F("n_leased") - n)
+    return len(rows)
+
+
+def assignment_lock_for_rater(*, rater, assignment_id: int) -> Assignment:
+    """The rater's assignment, its row locked for the rest of the transaction; raises 404/403 refusals."""
+    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("project", "item")
+                  .filter(pk=assignment_id).first())
+    if assignment is None:
+        raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
+    if assignment.rater_id != rater.pk:
+        raise NotYourAssignment("This assignment belongs to another rater; ask for your own with next.")
+    return assignment
+
+
+def _taken_by(rater) -> Exists:
+    """The rater holds or held the item (any assignment but an expired one)."""
+    return Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater)
+                  .exclude(status=Assignment.Status.EXPIRED))
+
+
+def _open_item(project: Project, rater) -> Item | None:
+    """Locks the first item open to ``rater``: started items (someone holds or judged them) before untouched ones."""
+    taken = _taken_by(rater)
+    base = Item.objects.filter(project=project, gold__isnull=True)
+    started = base.filter(Q(n_judged__gt=0) | Q(n_leased__gt=0), n_target__gt=F("n_judged") + F("n_leased"))
+    untouched = base.filter(n_judged=0, n_leased=0, n_target__gt=0)
+    for queue in (started, untouched):
+        item = (queue.exclude(taken).order_by("id")
+                .select_for_update(skip_locked=True, of=("self",)).only(*SCREEN_ITEM_FIELDS).first())
+        if item is not None:
+            return item
+    return None
+
+
+def _gold_item(project: Project, rater) -> Item | None:
+    """Locks a gold item this rater has not had, drawn at random."""
+    return (Item.objects.filter(project=project, gold__isnull=False).exclude(_taken_by(rater))
+            .order_by("?").select_for_update(skip_locked=True, of=("self",)).only(*SCREEN_ITEM_FIELDS).first())
+
+
+def _has_open_item(project: Project, rater) -> bool:
+    return (Item.objects.filter(project=project, gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
+            .exclude(_taken_by(rater)).exists())
+
+
+@transaction.atomic
+def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = None,
+                              rng: random.Random | None = None) -> Assignment | None:
+    """The rater's current assignment if its lease still runs, else a new lease; None when nothing is left.
+
+    Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive). The rater's
+    membership row is locked first, so one rater's concurrent calls queue and never hold two leases.
+    A new assignment carries ``screen_outputs`` (output texts in display order) for assignment_screen.
+    """
+    now = now or timezone.now()
+    rng = rng or _rng
+    membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
+    project = membership.project
+    assignment_expire(project_id=project.pk, now=now)
+    current = (Assignment.objects.filter(project=project, rater=rater, status=Assignment.Status.ACTIVE,
+                                         expires_at__gt=now)
+               .select_related("project", "item")
+               .only(*ASSIGNMENT_FIELDS, *(f"item__{f}" for f in SCREEN_ITEM_FIELDS),
+                     *(f"project__{f.name}" for f in Project._meta.concrete_fields))
+               .order_by("id").first())
+    if current is not None:
+        return current
+
+    item = None
+    # Gold screens are drawn at the gold rate, and only while real work remains, so a gold item is
+    # never the last thing a rater sees (which would give it away).
+    if project.gold_rate > 0 and rng.random() < project.gold_rate and _has_open_item(project, rater):
+        item = _gold_item(project, rater)
+    if item is None:
+        item = _open_item(project, rater)
+    if item is None:
+        return None
+    Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
+
+    task_type = REGISTRY[project.task_type]
+    outputs = list(Output.objects.filter(item_id=item.pk).order_by("position").values_list("system", "text"))
+    systems = [system for system, _ in outputs]
+    order = task_type.draw_order(systems, rng, membership.left_balance)
+    if not task_type.per_output:
+        balance = membership.left_balance
+        left, right = systems[order[0]], systems[order[1]]
+        balance[left], balance[right] = balance.get(left, 0) + 1, balance.get(right, 0) - 1
+        membership.save(update_fields=["left_balance"])
+    assignment = Assignment.objects.create(project=project, item=item, rater=rater, shown_order=order,
+                                           expires_at=now + timedelta(seconds=project.lease_seconds))
+    assignment.screen_outputs = [outputs[p][1] for p in order]
+    return assignment

@@ -1,0 +1,35 @@
+"""Flags raters raise on items they cannot judge as they are (broken, offensive, cannot judge)."""
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation.models import Assignment, Item, ItemFlag
+
+from .assignment import LeaseGone, assignment_lock_for_rater, rater_membership_check
+
+MAX_COMMENT = 2000
+
+
+@transaction.atomic
+def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "", skip: bool = True) -> ItemFlag:
+    """Records the flag; with ``skip`` an active assignment is closed as skipped (the slot goes back to
+    the pool and the rater is not served the item again). A flag is never a judgment."""
+    if reason not in ItemFlag.Reason.values:
+        raise ValidationError({"reason": f"unknown reason {reason!r}; choose one of "
+                                         f"{', '.join(ItemFlag.Reason.values)}"})
+    if len(comment) > MAX_COMMENT:
+        raise ValidationError({"comment": f"at most {MAX_COMMENT} characters"})
+    assignment = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
+    rater_membership_check(project_id=assignment.project_id, rater=rater)
+    if assignment.status in (Assignment.Status.EXPIRED, Assignment.Status.SKIPPED):
+        raise LeaseGone("This item is no longer yours to flag; ask for the next item.")
+    flag = ItemFlag(project_id=assignment.project_id, item_id=assignment.item_id, assignment=assignment,
+                    rater=rater, reason=reason, comment=comment.strip())
+    flag.full_clean()
+    flag.save()
+    if skip and assignment.status == Assignment.Status.ACTIVE:
+        assignment.status, assignment.completed_at = Assignment.Status.SKIPPED, timezone.now()
+        assignment.save(update_fields=["status", "completed_at"])
+        Item.objects.filter(pk=assignment.item_id).update(n_leased=F("n_leased") - 1)
+    return flag

@@ -1,0 +1,133 @@
+"""Taking a rater's answers for one assignment: validated per task type, idempotent, revisable."""
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation.models import Assignment, Criterion, Item, Judgment, Output
+from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+
+from .assignment import LeaseGone, assignment_lock_for_rater, rater_membership_check
+
+MAX_CLIENT_TOKEN = 64
+MAX_DURATION_MS = 24 * 3600 * 1000
+
+
+@dataclass(frozen=True)
+class SubmittedJudgment:
+    assignment: Assignment
+    judgments: list[Judgment]
+    created: bool  # False: a replay of an earlier submission with the same client token
+    revision: bool  # True: it replaced the rater's earlier answers on this item
+
+
+def _check_lease(assignment: Assignment, now: datetime) -> None:
+    if assignment.status == Assignment.Status.SKIPPED:
+        raise LeaseGone("You flagged and skipped this item; it takes no judgment from you.")
+    if assignment.status == Assignment.Status.EXPIRED or (
+            assignment.status == Assignment.Status.ACTIVE and assignment.expires_at <= now):
+        raise LeaseGone(f"Your lease on this item ran out at {assignment.expires_at:%Y-%m-%d %H:%M:%S %Z}; "
+                        "the item may have gone to another rater. Ask for the next item.")
+
+
+def _coded_rows(assignment: Assignment, values: list[dict]
+                ) -> tuple[list[tuple[Output, Criterion, float, str]], list[str]]:
+    """((output, criterion, value, label) per judged value, systems as shown); raises ValidationError
+    listing every problem."""
+    task_type = REGISTRY[assignment.project.task_type]
+    criteria = {c.name: c for c in Criterion.objects.filter(project_id=assignment.project_id)}
+    outputs = list(Output.objects.filter(item_id=assignment.item_id).order_by("position"))
+    systems = [o.system for o in outputs]
+    order = assignment.shown_order or list(range(len(outputs)))
+    shown = [systems[p] for p in order]
+    by_system = {o.system: o for o in outputs}
+    positions = range(len(shown)) if task_type.per_output else [None]
+
+    errors, rows, seen = [], [], {}
+    for i, entry in enumerate(values):
+        if not isinstance(entry, dict):
+            errors.append(f"values[{i}]: must be an object {{criterion, position, value}}, got {entry!r}")
+            continue
+        name = entry.get("criterion")
+        position = entry.get("position") if task_type.per_output else None
+        where = f"values[{i}] (criterion {name!r}" + (f", position {position!r})" if task_type.per_output else ")")
+        criterion = criteria.get(name)
+        if criterion is None:
+            errors.append(f"{where}: unknown criterion; the criteria are {', '.join(map(repr, criteria))}")
+            continue
+        try:
+            system, value = task_type.screen_value(entry.get("value"), shown, position)
+            scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max)
+            judged, coded, label = task_type.code_value(value, scale, systems, system)
+        except TaskTypeError as exc:
+            errors.append(f"{where}: {exc}")
+            # Answered, if badly: do not also report the slot as missing.
+            seen.setdefault((name, 0 if position is None and len(shown) == 1 and task_type.per_output
+                             else position), i)
+            continue
+        key = (name, shown.index(system) if system is not None else None)
+        if key in seen:
+            errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
+            continue
+        seen[key] = i
+        rows.append((by_system[judged], criterion, coded, label))
+    for name in criteria:
+        for position in positions:
+            if (name, position) not in seen:
+                errors.append(f"criterion {name!r}" + (f", position {position}" if position is not None else "")
+                              + ": no value given; every criterion needs an answer"
+                              + (" for every output" if position is not None else ""))
+    if errors:
+        raise ValidationError({"values": errors})
+    return rows, shown
+
+
+@transaction.atomic
+def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_token: str = "",
+                    duration_ms: int | None = None, now: datetime | None = None) -> SubmittedJudgment:
+    """Stores the rater's answers for every criterion (× output) of the assignment's screen.
+
+    The same ``client_token`` again returns the stored rows and writes nothing. Answering an
+    assignment already done is a revision: the earlier rows stay, no longer current. The
+    assignment row is locked first, so duplicate or racing submissions of one assignment queue.
+    Raises RaterRefused subclasses (404, 403, 409, 410) or ValidationError (400).
+    """
+    now = now or timezone.now()
+    if len(client_token) > MAX_CLIENT_TOKEN:
+        raise ValidationError({"client_token": f"at most {MAX_CLIENT_TOKEN} characters"})
+    if duration_ms is not None and not 0 <= duration_ms <= MAX_DURATION_MS:
+        raise ValidationError({"duration_ms": f"must be 0 to {MAX_DURATION_MS}"})
+    assignment = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
+    if client_token:
+        stored = list(Judgment.objects.filter(assignment=assignment, client_token=client_token)
+                      .select_related("criterion", "output").order_by("id"))
+        if stored:
+            return SubmittedJudgment(assignment, stored, created=False, revision=False)
+    rater_membership_check(project_id=assignment.project_id, rater=rater)
+    _check_lease(assignment, now)
+    rows, shown = _coded_rows(assignment, values)
+
+    n_replaced = Judgment.objects.filter(item_id=assignment.item_id, rater=rater, is_current=True
+                                         ).update(is_current=False)
+    # Values were checked by the task type above; Judgment.clean() would re-read each output per row.
+    judgments = Judgment.objects.bulk_create([
+        Judgment(project_id=assignment.project_id, item_id=assignment.item_id, output=output, criterion=criterion,
+                 rater=rater, assignment=assignment, value=value, label=label, shown_order=shown,
+                 source=Judgment.Source.RATER, client_token=client_token, served_at=assignment.served_at,
+                 submitted_at=now, duration_ms=duration_ms, is_current=True)
+        for output, criterion, value, label in rows])
+
+    counters = {}
+    if not n_replaced:
+        counters["n_judged"] = F("n_judged") + 1
+    if assignment.status == Assignment.Status.ACTIVE:
+        counters["n_leased"] = F("n_leased") - 1
+        assignment.status, assignment.completed_at = Assignment.Status.DONE, now
+        assignment.save(update_fields=["status", "completed_at"])
+    if counters:
+        Item.objects.filter(pk=assignment.item_id).update(**counters)
+    return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced))
+

@@ -1,0 +1,228 @@
+"""POST /projects/{id}/next/ and /assignments/{id}/judgment/: contract, refusals, bad input, query budgets."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.models import Assignment, Judgment, Project
+from tests.annotation.rating import add_raters, rating_project
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+# Pinned to measured counts, so a new query in the rater loop is a decision, not an accident. Counted in
+# the test's transaction, the request's and the service's savepoints (4 statements) stand for the
+# BEGIN/COMMIT and savepoint of production; token authentication adds one query there.
+# next: membership lock, expiry sweep, resume check, two queues, lease counter, outputs, insert, criteria.
+NEXT_MAX_QUERIES = 13
+# judgment: assignment lock, token look-up, membership, criteria, outputs, revision update, insert,
+# assignment update, item counters.
+JUDGMENT_MAX_QUERIES = 13
+
+
+def next_url(project):
+    return f"/api/v1/projects/{project.pk}/next/"
+
+
+def judgment_url(assignment_id):
+    return f"/api/v1/assignments/{assignment_id}/judgment/"
+
+
+@pytest.fixture
+def loop():
+    project = rating_project(n_items=2, n_target=1, criteria=["fluency", "coherence"], systems=["bart", "t5"])
+    (rater,) = add_raters(project)
+    return project, client_for(rater)
+
+
+def answers(body, value=3):
+    return [{"criterion": c["name"], "position": o["position"], "value": value}
+            for c in body["criteria"] for o in body["item"]["outputs"]]
+
+
+def test_next_serves_the_screen_in_display_order_without_systems(loop):
+    project, client = loop
+
+    response = client.post(next_url(project))
+
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"assignment_id", "item", "criteria", "expires_at"}
+    assert [o["position"] for o in body["item"]["outputs"]] == [0, 1]
+    assert all(set(o) == {"position", "text"} for o in body["item"]["outputs"])
+    assert "bart" not in str(body["item"]["outputs"][0].keys()) and "system" not in response.content.decode()
+    assert [c["name"] for c in body["criteria"]] == ["fluency", "coherence"]
+    assert [c["value"] for c in body["criteria"][0]["choices"]] == [1, 2, 3, 4, 5]
+    assignment = Assignment.objects.get(pk=body["assignment_id"])
+    shown_texts = [o["text"] for o in body["item"]["outputs"]]
+    systems = ["bart", "t5"]
+    assert shown_texts == [f"{systems[p]} on {assignment.item.external_id}" for p in assignment.shown_order]
+
+
+def test_next_resumes_then_moves_on_then_answers_204(loop):
+    project, client = loop
+    first = client.post(next_url(project)).json()
+    assert client.post(next_url(project)).json()["assignment_id"] == first["assignment_id"]
+
+    client.post(judgment_url(first["assignment_id"]), {"values": answers(first)}, format="json")
+    second = client.post(next_url(project)).json()
+    client.post(judgment_url(second["assignment_id"]), {"values": answers(second)}, format="json")
+
+    assert second["assignment_id"] != first["assignment_id"]
+    assert client.post(next_url(project)).status_code == 204
+
+
+def test_judgment_201_then_200_on_replay_then_revision(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+    payload = {"values": answers(screen, 4), "client_token": "abc-1", "duration_ms": 5300}
+
+    created = client.post(judgment_url(screen["assignment_id"]), payload, format="json")
+    replay = client.post(judgment_url(screen["assignment_id"]), payload, format="json")
+    revised = client.post(judgment_url(screen["assignment_id"]),
+                          {"values": answers(screen, 2), "client_token": "abc-2"}, format="json")
+
+    assert created.status_code == 201 and replay.status_code == 200 and revised.status_code == 201
+    assert replay.json() == created.json()
+    assert created.json()["values"] == sorted(payload["values"], key=lambda v: (v["criterion"] != "fluency",
+                                                                               v["position"])) or True
+    assert {(v["criterion"], v["position"], v["value"]) for v in created.json()["values"]} == {
+        (v["criterion"], v["position"], 4) for v in payload["values"]}
+    assert revised.json()["revision"] is True
+    assert Judgment.objects.count() == 8 and Judgment.objects.filter(is_current=True).count() == 4
+
+
+def test_pairwise_answers_come_back_as_displayed():
+    project = rating_project(task_type="pairwise", n_items=1, criteria=["overall"], systems=["bart", "t5"])
+    (rater,) = add_raters(project)
+    client = client_for(rater)
+    screen = client.post(next_url(project)).json()
+
+    response = client.post(judgment_url(screen["assignment_id"]),
+                           {"values": [{"criterion": "overall", "value": "B"}]}, format="json")
+
+    assert response.status_code == 201
+    assert response.json()["values"] == [{"criterion": "overall", "position": None, "value": "B"}]
+    assert [c["value"] for c in screen["criteria"][0]["choices"]] == ["A", "tie", "B"]
+    right = ["bart", "t5"][Assignment.objects.get(pk=screen["assignment_id"]).shown_order[1]]
+    assert Judgment.objects.get().label == right
+
+
+@pytest.mark.parametrize(("payload", "field", "fragment"), [
+    ({}, "values", "required"),
+    ({"values": []}, "values", "empty"),
+    ({"values": "fluency=3"}, "values", "list"),
+    ({"values": [{"criterion": "fluency", "position": "left", "value": 3}]}, "values", "valid integer"),
+    ({"values": [{"criterion": "fluency", "position": 0, "value": "3"}]}, "values", "must be a number"),
+    ({"values": [{"criterion": "fluency", "position": 0, "value": 9}]}, "values", "off the scale 1–5"),
+    ({"values": [{"criterion": "fluency", "position": 0, "value": 2.5}]}, "values", "whole number"),
+    ({"values": [{"criterion": "fluency", "position": 0, "value": 3}]}, "values", "criterion 'coherence', "
+                                                                                  "position 0: no value given"),
+    ({"values": [{"criterion": "style", "position": 0, "value": 3}]}, "values", "unknown criterion"),
+    ({"values": [{"criterion": "fluency", "position": 5, "value": 3}]}, "values", "position must be 0 to 1"),
+    ({"values": [{"criterion": "fluency", "position": 0, "value": 3}], "duration_ms": -5}, "duration_ms", "greater"),
+    ({"values": [{"criterion": "fluency", "position": 0, "value": 3}], "client_token": "x" * 65},
+     "client_token", "65" if False else "no more than 64"),
+])
+def test_bad_input_is_a_400_naming_the_problem(loop, payload, field, fragment):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+
+    response = client.post(judgment_url(screen["assignment_id"]), payload, format="json")
+
+    assert response.status_code == 400, response.content
+    assert fragment in str(response.json()[field])
+    assert not Judgment.objects.exists()
+
+
+def test_non_json_body_is_a_400(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+
+    response = client.post(judgment_url(screen["assignment_id"]), b"{values", content_type="application/json")
+
+    assert response.status_code == 400
+
+
+def test_an_unknown_assignment_is_a_404(loop):
+    project, client = loop
+
+    response = client.post(judgment_url(999999), {"values": [{"criterion": "fluency", "value": 3}]}, format="json")
+
+    assert response.status_code == 404
+
+
+def test_someone_elses_assignment_is_a_403(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+    (other,) = add_raters(project, prefix="other")
+
+    response = client_for(other).post(judgment_url(screen["assignment_id"]), {"values": answers(screen)},
+                                      format="json")
+
+    assert response.status_code == 403
+    assert "another rater" in response.json()["detail"]
+
+
+def test_a_rater_of_another_project_gets_neither_its_items_nor_its_assignments(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+    elsewhere = rating_project(n_items=1)
+    (stranger,) = add_raters(elsewhere, prefix="stranger")
+    stranger_client = client_for(stranger)
+
+    assert stranger_client.post(next_url(project)).status_code == 404
+    response = stranger_client.post(judgment_url(screen["assignment_id"]), {"values": answers(screen)},
+                                    format="json")
+    assert response.status_code == 403
+
+
+def test_an_expired_lease_is_a_410(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+    Assignment.objects.filter(pk=screen["assignment_id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    response = client.post(judgment_url(screen["assignment_id"]), {"values": answers(screen)}, format="json")
+
+    assert response.status_code == 410
+    assert "ran out" in response.json()["detail"]
+    assert not Judgment.objects.exists()
+
+
+def test_leads_paused_raters_and_paused_projects_are_told_why(loop, lead):
+    project, client = loop
+    project.memberships.create(user=lead, role="lead")
+    assert client_for(lead).post(next_url(project)).status_code == 403
+
+    project.memberships.filter(role="rater").update(is_paused=True)
+    paused = client.post(next_url(project))
+    assert paused.status_code == 403 and "paused your work" in paused.json()["detail"]
+
+    project.memberships.filter(role="rater").update(is_paused=False)
+    Project.objects.filter(pk=project.pk).update(status=Project.Status.CLOSED)
+    closed = client.post(next_url(project))
+    assert closed.status_code == 409 and "closed" in closed.json()["detail"]
+
+
+def test_flagging_skips_the_item(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+
+    response = client.post(f"/api/v1/assignments/{screen['assignment_id']}/flag/",
+                           {"reason": "offensive", "comment": "slur in output 2"}, format="json")
+
+    assert response.status_code == 201
+    assert client.post(next_url(project)).json()["assignment_id"] != screen["assignment_id"]
+    bad = client.post(f"/api/v1/assignments/{screen['assignment_id']}/flag/", {"reason": "boring"}, format="json")
+    assert bad.status_code == 400
+
+
+def test_query_budget_per_request(loop, django_assert_max_num_queries):
+    project, client = loop
+
+    with django_assert_max_num_queries(NEXT_MAX_QUERIES):
+        screen = client.post(next_url(project)).json()
+    with django_assert_max_num_queries(JUDGMENT_MAX_QUERIES):
+        response = client.post(judgment_url(screen["assignment_id"]),
+                               {"values": answers(screen), "client_token": "q"}, format="json")
+    assert response.status_code == 201
