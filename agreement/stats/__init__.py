@@ -4,14 +4,101 @@ Reliability data are float arrays of shape (n_raters, n_units) with NaN for "not
 Import everything from here; submodules are implementation details.
 """
 
+from .bootstrap import bootstrap_alpha, bootstrap_ci
+from .coincidence import coincidence_matrix, confusion_matrix
+from .correlation import rater_correlation
 from .errors import InsufficientDataError
+from .gwet import gwet_ac1, gwet_ac2
+from .icc import icc
+from .interpretation import (
+    KRIPPENDORFF_CAVEAT,
+    LANDIS_KOCH_CAVEAT,
+    krippendorff_guideline,
+    landis_koch,
+)
+from .kappa import (
+    brennan_prediger_kappa,
+    cohen_kappa,
+    cohen_kappa_from_table,
+    fleiss_kappa,
+    pairwise_cohen_kappa,
+)
 from .krippendorff import krippendorff_alpha, krippendorff_alpha_leave_one_out
-from .results import AgreementResult, LeaveOneOutResult
+from .percent import percent_agreement, specific_agreement, unanimous_agreement
+from .prevalence import bias_index, pabak, prevalence_index
+from .reliability_data import (
+    as_float_values,
+    category_counts,
+    encode_labels,
+    rating_slot_matrix,
+    reliability_matrix,
+    unit_category_counts,
+)
+from .results import (
+    AgreementResult,
+    BootstrapResult,
+    CategoryCounts,
+    FleissKappaResult,
+    IccResult,
+    Interpretation,
+    LeaveOneOutResult,
+    PairResult,
+    ReliabilityData,
+    SampleSizeResult,
+    ValueMatrix,
+)
+from .study_design import units_for_ci_width
 
 __all__ = [
-    "AgreementResult",
-    "InsufficientDataError",
-    "LeaveOneOutResult",
+    # coefficients
+    "percent_agreement",
+    "unanimous_agreement",
+    "specific_agreement",
+    "cohen_kappa",
+    "cohen_kappa_from_table",
+    "pairwise_cohen_kappa",
+    "fleiss_kappa",
+    "brennan_prediger_kappa",
     "krippendorff_alpha",
     "krippendorff_alpha_leave_one_out",
+    "gwet_ac1",
+    "gwet_ac2",
+    "icc",
+    "rater_correlation",
+    # the kappa paradox
+    "prevalence_index",
+    "bias_index",
+    "pabak",
+    # matrices
+    "coincidence_matrix",
+    "confusion_matrix",
+    # intervals and study design
+    "bootstrap_ci",
+    "bootstrap_alpha",
+    "units_for_ci_width",
+    # interpretation
+    "landis_koch",
+    "krippendorff_guideline",
+    "LANDIS_KOCH_CAVEAT",
+    "KRIPPENDORFF_CAVEAT",
+    # data preparation
+    "reliability_matrix",
+    "rating_slot_matrix",
+    "category_counts",
+    "unit_category_counts",
+    "encode_labels",
+    "as_float_values",
+    # results and errors
+    "AgreementResult",
+    "FleissKappaResult",
+    "IccResult",
+    "BootstrapResult",
+    "LeaveOneOutResult",
+    "PairResult",
+    "SampleSizeResult",
+    "ValueMatrix",
+    "ReliabilityData",
+    "CategoryCounts",
+    "Interpretation",
+    "InsufficientDataError",
 ]

@@ -1,0 +1,257 @@
+"""Bootstrap confidence intervals by resampling units, with a seeded numpy Generator."""
+
+import numpy as np
+
+from . import krippendorff as _kripp
+from ._units import gather_ratings
+from ._validation import (
+    as_generator,
+    as_reliability_data,
+    check_choice,
+    check_confidence_level,
+)
+from .errors import InsufficientDataError
+from .results import BootstrapResult
+
+
+def bootstrap_ci(statistic, reliability_data, *, rng, n_resamples=1000, confidence_level=0.95, name=None):
+    r"""Percentile bootstrap interval of any statistic, resampling units (columns) with replacement.
+
+    Parameters
+    ----------
+    statistic : callable
+        ``statistic(matrix)`` -> float or a result with ``.value``, on an (n_raters, n_units)
+        matrix. For two-rater statistics stack the raters:
+        ``lambda d: cohen_kappa(d[0], d[1], weights="linear")``.
+    reliability_data : array_like, shape (n_raters, n_units)
+        ``np.nan`` = not rated.
+    rng : numpy.random.Generator or int
+        Source of randomness (an int seeds a new Generator); the global state is never used.
+    n_resamples : int
+        Replicates, e.g. 1000.
+    confidence_level : float
+
+    Returns
+    -------
+    BootstrapResult
+        The statistic on the data, the replicates' standard deviation, the percentile interval
+        and ``n_failed``: replicates on which the statistic was undefined (left out).
+
+    Raises
+    ------
+    InsufficientDataError
+        The statistic is undefined on the data, or on more than half of the replicates.
+    ValueError
+        Bad ``rng``, ``n_resamples`` or ``confidence_level``.
+
+    Notes
+    -----
+    Replicate :math:`b` draws :math:`n` units with replacement, :math:`\hat\theta^*_b =
+    \theta(X_{\cdot, J_b})`; the interval is :math:`[\hat\theta^*_{(\alpha/2)},
+    \hat\theta^*_{(1-\alpha/2)}]` [1]_. Resampling units keeps each unit's ratings together, as
+    the unit is the sampling unit of a reliability study [2]_.
+
+    References
+    ----------
+    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+       Hall, ch. 13. https://doi.org/10.1201/9780429246593
+    .. [2] Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
+       reliability measure for coding data. Communication Methods and Measures, 1(1), 77-89.
+       https://doi.org/10.1080/19312450709336664
+
+    Examples
+    --------
+    Shrout & Fleiss (1979) Table 2 (ICC(2,1) = .29 published), with a seeded bootstrap:
+
+    >>> import numpy as np
+    >>> from agreement.stats import bootstrap_ci, icc
+    >>> judges = [[9, 6, 8, 7, 10, 6], [2, 1, 4, 1, 5, 2], [5, 3, 6, 2, 6, 4], [8, 2, 8, 6, 9, 7]]
+    >>> res = bootstrap_ci(lambda d: icc(d, model="ICC(2,1)"), judges,
+    ...                    rng=np.random.default_rng(7), n_resamples=200)
+    >>> round(res.value, 2), res.n_resamples
+    (0.29, 200)
+    """
+    data = as_reliability_data(reliability_data)
+    level = check_confidence_level(confidence_level)
+    gen = as_generator(rng)
+    n_resamples = _check_resamples(n_resamples)
+    original = _value_of(statistic(data))
+    n_units = data.shape[1]
+    replicates = np.empty(n_resamples)
+    failed = 0
+    for b in range(n_resamples):
+        idx = gen.integers(0, n_units, size=n_units)
+        try:
+            replicates[b] = _value_of(statistic(data[:, idx]))
+        except InsufficientDataError:
+            replicates[b] = np.nan
+            failed += 1
+    label = name or getattr(statistic, "__name__", "statistic")
+    return _summarise(label, original, replicates, failed, level)
+
+
+def bootstrap_alpha(
+    reliability_data, *, level_of_measurement="nominal", rng, n_resamples=1000, confidence_level=0.95
+):
+    r"""Percentile bootstrap interval of Krippendorff's alpha, resampling pairable units.
+
+    Parameters
+    ----------
+    reliability_data : array_like, shape (n_raters, n_units)
+        ``np.nan`` = not rated.
+    level_of_measurement : {"nominal", "ordinal", "interval", "ratio"}
+    rng : numpy.random.Generator or int
+    n_resamples : int
+    confidence_level : float
+
+    Returns
+    -------
+    BootstrapResult
+
+    Raises
+    ------
+    InsufficientDataError
+        Alpha undefined on the data or on more than half of the replicates.
+
+    Notes
+    -----
+    Units rated at least twice are resampled with replacement (units rated once carry no
+    pairable value). A replicate's alpha only needs the weighted sums
+    :math:`o^*_{ck} = \sum_u w_u\, n_{uc}(n_{uk} - [c=k])/(m_u - 1)` over the per-unit value
+    counts, with :math:`w_u` how often unit :math:`u` was drawn, or, at the interval level, the
+    weighted per-unit moments; so each replicate costs one pass over the units instead of a new
+    matrix [1]_. With many distinct values at the nominal, ordinal or ratio level the matrix is
+    resampled as in :func:`bootstrap_ci`. The draws are the same as :func:`bootstrap_ci`'s on
+    the pairable columns, so both give the same replicates.
+
+    References
+    ----------
+    .. [1] Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
+       reliability measure for coding data. Communication Methods and Measures, 1(1), 77-89.
+       https://doi.org/10.1080/19312450709336664
+    .. [2] Krippendorff, K. (2011). Computing Krippendorff's Alpha-Reliability.
+       https://repository.upenn.edu/asc_papers/43
+
+    Examples
+    --------
+    Krippendorff's example [2]_ (interval alpha 0.849), 1,000 seeded replicates:
+
+    >>> import numpy as np
+    >>> from agreement.stats import bootstrap_alpha
+    >>> nan = np.nan
+    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    >>> res = bootstrap_alpha(data, level_of_measurement="interval", rng=np.random.default_rng(1))
+    >>> round(res.value, 3), res.n_resamples, res.confidence_interval[1] <= 1.0
+    (0.849, 1000, True)
+    """
+    check_choice("level_of_measurement", level_of_measurement, _kripp.LEVELS)
+    data = as_reliability_data(reliability_data)
+    level = check_confidence_level(confidence_level)
+    gen = as_generator(rng)
+    n_resamples = _check_resamples(n_resamples)
+    original = _kripp.krippendorff_alpha(data, level_of_measurement=level_of_measurement).value
+    unit, values, m, _ = gather_ratings(data)
+    pairable = np.flatnonzero(m)
+    n_units = pairable.size
+    # renumber pairable units 0..n_units-1 (gather_ratings keeps only their ratings)
+    local = np.searchsorted(pairable, unit)
+    m = m[pairable].astype(np.float64)
+    distinct, codes = np.unique(values, return_inverse=True)
+    if level_of_measurement == "interval":
+        replicate = _interval_replicator(local, values, m)
+    elif distinct.size <= _kripp._DENSE_MAX_VALUES:
+        replicate = _dense_replicator(local, codes, distinct, m, level_of_measurement)
+    else:
+        columns = data[:, pairable]
+        return bootstrap_ci(
+            lambda d: _kripp.krippendorff_alpha(d, level_of_measurement=level_of_measurement),
+            columns,
+            rng=gen,
+            n_resamples=n_resamples,
+            confidence_level=level,
+            name="krippendorff_alpha",
+        )
+    replicates = np.empty(n_resamples)
+    failed = 0
+    for b in range(n_resamples):
+        drawn = np.bincount(gen.integers(0, n_units, size=n_units), minlength=n_units).astype(np.float64)
+        value = replicate(drawn)
+        replicates[b] = np.nan if value is None else value
+        failed += value is None
+    return _summarise("krippendorff_alpha", original, replicates, failed, level)
+
+
+def _dense_replicator(unit, codes, values, m, level):
+    """Alpha of a replicate from per-unit value counts weighted by how often each unit was drawn."""
+    n_codes = values.size
+    counts = np.bincount(unit * n_codes + codes, minlength=m.size * n_codes).reshape(m.size, n_codes)
+    counts = counts.astype(np.float64)
+    inv = 1.0 / (m - 1.0)
+    fixed_delta = None if level == "ordinal" else _kripp.difference_matrix(level, values, None)
+
+    def replicate(drawn):
+        weights = drawn * inv
+        o = counts.T @ (counts * weights[:, None])
+        o[np.diag_indices(n_codes)] -= weights @ counts
+        marginals = o.sum(axis=1)
+        delta = fixed_delta if fixed_delta is not None else _kripp.difference_matrix(level, values, marginals)
+        de = float(marginals @ delta @ marginals)
+        if de <= 0:
+            return None
+        n = float(marginals.sum())
+        return 1.0 - (n - 1.0) * float((o * delta).sum()) / de
+
+    return replicate
+
+
+def _interval_replicator(unit, values, m):
+    """Interval alpha of a replicate from weighted per-unit moments (see krippendorff_alpha Notes)."""
+    centred = values - values[0]
+    s1 = np.bincount(unit, weights=centred, minlength=m.size)
+    mean = s1 / m
+    dev = centred - mean[unit]
+    ss = np.bincount(unit, weights=dev * dev, minlength=m.size)
+    within_term = m * ss / (m - 1.0)
+    m_mean2 = m * mean * mean
+
+    def replicate(drawn):
+        n = float(drawn @ m)
+        total = float(drawn @ s1)
+        m2 = float(drawn @ ss) + float(drawn @ m_mean2) - total * total / n
+        if m2 <= 1e-12 * max(1.0, float(drawn @ m_mean2)):
+            return None
+        return 1.0 - (n - 1.0) * float(drawn @ within_term) / (n * m2)
+
+    return replicate
+
+
+def _value_of(result) -> float:
+    return float(getattr(result, "value", result))
+
+
+def _check_resamples(n_resamples) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2:
+        raise ValueError(f"n_resamples must be an integer of at least 2, e.g. 1000; got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def _summarise(name, original, replicates, failed, level) -> BootstrapResult:
+    valid = replicates[~np.isnan(replicates)]
+    if failed * 2 > replicates.size or valid.size < 2:
+        raise InsufficientDataError(
+            f"the statistic was undefined on {failed} of {replicates.size} bootstrap replicates "
+            "(too few units or a single category); there are too few units for a bootstrap interval"
+        )
+    low, high = np.quantile(valid, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return BootstrapResult(
+        statistic=name,
+        value=float(original),
+        standard_error=float(valid.std(ddof=1)),
+        confidence_interval=(float(low), float(high)),
+        confidence_level=level,
+        n_resamples=int(replicates.size),
+        n_failed=int(failed),
+    )
