@@ -3,6 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from agreement.urls import api_urlpatterns as agreement_api
+from annotation.job_apis import JobDetailApi
 from annotation.urls import api_urlpatterns as annotation_api
 
 urlpatterns = [
@@ -10,7 +12,10 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include(annotation_api)),
+    path("api/v1/", include(agreement_api)),
+    path("api/v1/jobs/<int:pk>/", JobDetailApi.as_view(), name="api-job"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("annotation.urls")),
+    path("", include("agreement.urls")),
 ]

@@ -23,3 +23,9 @@ def rater_names_for_project(project: Project) -> dict[int, str]:
     """Display name per rater id: the imported study's rater id, else the username."""
     return {user_id: external_name or username for user_id, external_name, username in
             Membership.objects.filter(project=project).values_list("user_id", "external_name", "user__username")}
+
+
+def rater_ids_named(project: Project, name: str) -> list[int]:
+    """Ids of the project's raters called ``name`` (a username, or a rater id of an imported study)."""
+    return list(Membership.objects.filter(project=project).filter(Q(user__username=name) | Q(external_name=name))
+                .values_list("user_id", flat=True))

@@ -1,0 +1,80 @@
+"""REST API of the agreement app: stored snapshots and on-demand recompute."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agreement.models import AgreementSnapshot
+from agreement.selectors.snapshots import snapshot_list
+from agreement.services import agreement_recompute_start
+from annotation.apis import lead_project, paginated
+from annotation.selectors import rater_names_for_project
+
+
+class AgreementListApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        week = serializers.DateField(required=False, help_text="Monday of the ISO week; default the latest.")
+        all_weeks = serializers.BooleanField(default=False)
+        window = serializers.ChoiceField(choices=AgreementSnapshot.Window.values, required=False)
+        scope = serializers.ChoiceField(choices=AgreementSnapshot.Scope.values, required=False)
+        criterion = serializers.CharField(required=False)
+        subgroup = serializers.CharField(required=False)
+        statistic = serializers.CharField(required=False)
+        pair = serializers.CharField(required=False, help_text="Two rater names joined by a comma.")
+
+        def validate_pair(self, value):
+            names = [v.strip() for v in value.split(",")]
+            if len(names) != 2 or not all(names):
+                raise serializers.ValidationError("give two rater names separated by a comma")
+            return tuple(names)
+
+    class OutputSerializer(serializers.Serializer):
+        week_start = serializers.DateField()
+        window = serializers.CharField()
+        scope = serializers.CharField()
+        criterion = serializers.CharField(source="criterion.name", allow_null=True, default=None)
+        subgroup = serializers.CharField()
+        rater_a = serializers.SerializerMethodField()
+        rater_b = serializers.SerializerMethodField()
+        statistic = serializers.CharField()
+        is_main = serializers.BooleanField()
+        value = serializers.FloatField(allow_null=True)
+        ci_low = serializers.FloatField(allow_null=True)
+        ci_high = serializers.FloatField(allow_null=True)
+        n_units = serializers.IntegerField()
+        n_raters = serializers.IntegerField()
+        n_pairable = serializers.IntegerField()
+        status = serializers.CharField()
+        reason = serializers.CharField()
+        unreliable = serializers.BooleanField()
+        computed_at = serializers.DateTimeField()
+
+        def _name(self, user_id) -> str | None:
+            return None if user_id is None else self.context["rater_names"].get(user_id, str(user_id))
+
+        def get_rater_a(self, snapshot) -> str | None:
+            return self._name(snapshot.rater_a_id)
+
+        def get_rater_b(self, snapshot) -> str | None:
+            return self._name(snapshot.rater_b_id)
+
+    @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        snapshots = snapshot_list(project, **filters.validated_data)
+        return paginated(request, self, snapshots, self.OutputSerializer,
+                         rater_names=rater_names_for_project(project))
+
+
+class AgreementRecomputeApi(APIView):
+    @extend_schema(request=None, responses={202: inline_serializer("RecomputeStarted", {
+        "job_id": serializers.IntegerField(), "state": serializers.CharField()})})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        job = agreement_recompute_start(project=project, user=request.user)
+        return Response({"job_id": job.id, "state": job.state}, status=status.HTTP_202_ACCEPTED)
+
+

@@ -1,0 +1,107 @@
+"""Stored agreement: one row per (project, window, week, scope, statistic), and the alerts they raise."""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotation.models import Criterion, Project
+
+# Scopes with fewer pairable units than this are computed and shown, but flagged as unreliable.
+MIN_RELIABLE_UNITS = 30
+
+
+class AgreementSnapshot(models.Model):
+    class Window(models.TextChoices):
+        WEEK = "week", "Judgments submitted that ISO week"
+        CUMULATIVE = "cumulative", "All judgments up to the end of that week"
+
+    class Scope(models.TextChoices):
+        OVERALL = "overall"
+        CRITERION = "criterion"
+        SUBGROUP = "subgroup"
+        SUBGROUP_CRITERION = "subgroup_criterion"
+        PAIR = "pair"
+        RATER = "rater"
+
+    class Status(models.TextChoices):
+        OK = "ok"
+        INSUFFICIENT_DATA = "insufficient_data"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="agreement_snapshots")
+    window = models.CharField(max_length=12, choices=Window.choices)
+    week_start = models.DateField(help_text="Monday of the ISO week.")
+    scope = models.CharField(max_length=20, choices=Scope.choices)
+    scope_key = models.CharField(max_length=200, help_text="Canonical scope id, unique per window, week, statistic.")
+    criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    subgroup = models.CharField(max_length=100, blank=True)
+    rater_a = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="+")
+    rater_b = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="+")
+    statistic = models.CharField(max_length=64)
+    is_main = models.BooleanField(default=False, help_text="The scope's main coefficient (the one with a bootstrap CI).")
+    value = models.FloatField(null=True, blank=True)
+    ci_low = models.FloatField(null=True, blank=True)
+    ci_high = models.FloatField(null=True, blank=True)
+    n_units = models.PositiveIntegerField(default=0)
+    n_raters = models.PositiveIntegerField(default=0)
+    n_pairable = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
+    reason = models.CharField(max_length=300, blank=True)
+    unreliable = models.BooleanField(default=False, help_text=f"Fewer than {MIN_RELIABLE_UNITS} units.")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["week_start", "scope", "scope_key", "statistic"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "window", "week_start", "scope_key", "statistic"],
+                                    name="snapshot_unique_per_scope_and_statistic"),
+            models.CheckConstraint(condition=Q(status="ok", value__isnull=False) | Q(status="insufficient_data",
+                                                                                   value__isnull=True),
+                                   name="snapshot_value_iff_ok"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "window", "week_start"], name="snapshot_project_week"),
+            models.Index(fields=["project", "scope", "statistic"], name="snapshot_project_scope"),
+        ]
+
+    def __str__(self):
+        return f"{self.statistic} {self.scope_key} {self.window} {self.week_start}: {self.value}"
+
+
+class AgreementSettings(models.Model):
+    """A project's alert rules for agreement."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="agreement_settings")
+    alert_below = models.FloatField(default=0.4, help_text="Alert when a label's main coefficient falls below this.")
+    alert_drop = models.FloatField(default=0.1, help_text="Alert when it falls by more than this from the week before "
+                                                          "and beyond the confidence interval.")
+    email_leads = models.BooleanField(default=True)
+
+    def __str__(self):
+        return f"agreement settings of {self.project_id}"
+
+
+class AgreementAlert(models.Model):
+    class Kind(models.TextChoices):
+        BELOW_THRESHOLD = "below_threshold"
+        DROP = "drop"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="agreement_alerts")
+    criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    week_start = models.DateField()
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    statistic = models.CharField(max_length=64)
+    value = models.FloatField()
+    previous_value = models.FloatField(null=True, blank=True)
+    message = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-week_start", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "criterion", "week_start", "kind", "statistic"],
+                                    name="alert_once_per_label_week_kind"),
+        ]
+
+    def __str__(self):
+        return self.message

@@ -1,0 +1,69 @@
+"""A project's current judgments as flat numpy arrays, read in bulk (no model instances)."""
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+from django.db.models import DateField
+from django.db.models.functions import TruncWeek
+
+from annotation.models import Criterion, Judgment, Project
+
+# Rows fetched per round trip; 20,000 rows of 7 small fields are ~2 MB of Python tuples.
+CHUNK_ROWS = 20_000
+
+
+@dataclass(frozen=True, eq=False)
+class JudgmentRecords:
+    """One entry per current judgment of a non-gold item; ``*_index`` arrays index the label lists.
+
+    ``unit`` is the judged output's id (pairwise judgments sit on the item's first output), so a
+    (criterion, unit) pair is one unit of Krippendorff's reliability data.
+    """
+
+    criteria: list[Criterion]
+    weeks: list[date]
+    subgroups: list[str]
+    criterion_index: np.ndarray
+    unit: np.ndarray
+    rater: np.ndarray
+    value: np.ndarray
+    week_index: np.ndarray
+    subgroup_index: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+def judgment_records_for_project(project: Project) -> JudgmentRecords:
+    criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
+    criterion_pos = {c.id: k for k, c in enumerate(criteria)}
+    rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
+            .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
+            .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup")
+            .order_by())
+    week_pos: dict[date, int] = {}
+    subgroup_pos: dict[str, int] = {}
+    columns: list[list] = [[], [], [], [], [], []]
+    for criterion_id, output_id, rater_id, value, week, subgroup in rows.iterator(chunk_size=CHUNK_ROWS):
+        columns[0].append(criterion_pos[criterion_id])
+        columns[1].append(output_id)
+        columns[2].append(rater_id)
+        columns[3].append(value)
+        columns[4].append(week_pos.setdefault(week, len(week_pos)))
+        columns[5].append(subgroup_pos.setdefault(subgroup, len(subgroup_pos)))
+    weeks = sorted(week_pos)
+    # renumber weeks in calendar order so that "cumulative to week k" is week_index <= k
+    remap = np.empty(len(weeks), dtype=np.int32)
+    for rank, w in enumerate(weeks):
+        remap[week_pos[w]] = rank
+    return JudgmentRecords(
+        criteria=criteria,
+        weeks=weeks,
+        subgroups=sorted(subgroup_pos, key=subgroup_pos.get),
+        criterion_index=np.asarray(columns[0], dtype=np.int32),
+        unit=np.asarray(columns[1], dtype=np.int64),
+        rater=np.asarray(columns[2], dtype=np.int64),
+        value=np.asarray(columns[3], dtype=np.float64),
+        week_index=remap[np.asarray(columns[4], dtype=np.int64)],
+        subgroup_index=np.asarray(columns[5], dtype=np.int32),
+    )

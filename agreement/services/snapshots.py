@@ -1,0 +1,225 @@
+"""Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
+statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
+last good snapshots in place."""
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
+from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
+from agreement.services.statistic_plans import PLANS, Plan, Statistic, categories_for
+from agreement.stats import (
+    InsufficientDataError,
+    krippendorff_alpha,
+    krippendorff_alpha_leave_one_out,
+    pairwise_cohen_kappa,
+    reliability_matrix,
+)
+from annotation.models import Project
+from annotation.services.bulk_insert import insert_rows
+
+Scope = AgreementSnapshot.Scope
+SNAPSHOT_FIELDS = ["project", "window", "week_start", "scope", "scope_key", "criterion", "subgroup", "rater_a",
+                   "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "n_units", "n_raters",
+                   "n_pairable", "status", "reason", "unreliable", "computed_at"]
+
+
+@dataclass(frozen=True)
+class ScopeId:
+    scope: str
+    key: str
+    criterion_id: int | None = None
+    subgroup: str = ""
+    rater_a: int | None = None
+    rater_b: int | None = None
+
+
+@dataclass(frozen=True)
+class Window:
+    name: str
+    week_start: object
+    rows: slice
+
+
+class _RowBuilder:
+    """Turns statistic results (or the reason there is none) into snapshot rows."""
+
+    def __init__(self, project_id: int):
+        self.project_id = project_id
+        self.now = timezone.now()
+        self.rows: list[tuple] = []
+
+    def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False, matrix=None,
+            n_units=None):
+        value = ci = None
+        n_raters = n_pairable = 0
+        status, reason = AgreementSnapshot.Status.OK, ""
+        if isinstance(outcome, InsufficientDataError):
+            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, str(outcome)[:300]
+        elif isinstance(outcome, float | int | np.floating):
+            value = float(outcome)
+        else:
+            value = float(outcome.value)
+            ci = getattr(outcome, "confidence_interval", None)
+            n_units = getattr(outcome, "n_units", n_units)
+            n_raters = getattr(outcome, "n_raters", 0) or 0
+            n_pairable = getattr(outcome, "n_pairable", 0) or 0
+        if matrix is not None:
+            rated = ~np.isnan(matrix)
+            pairable_units = rated.sum(axis=0) >= 2
+            n_units = int(pairable_units.sum()) if n_units is None else n_units
+            n_raters = n_raters or int(rated[:, pairable_units].any(axis=1).sum())
+            n_pairable = n_pairable or int(rated[:, pairable_units].sum())
+        n_units = int(n_units or 0)
+        if value is not None and not np.isfinite(value):
+            status, reason, value, ci = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)", None, None
+        self.rows.append((
+            self.project_id, window.name, window.week_start, scope.scope, scope.key, scope.criterion_id,
+            scope.subgroup, scope.rater_a, scope.rater_b, statistic, is_main, value,
+            None if ci is None else float(ci[0]), None if ci is None else float(ci[1]),
+            n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, self.now))
+
+
+def _run(statistic: Statistic, matrix: np.ndarray, categories):
+    try:
+        return statistic.compute(matrix, categories)
+    except InsufficientDataError as exc:
+        return exc
+
+
+def _windows(records: JudgmentRecords, week_sorted: np.ndarray) -> Iterator[Window]:
+    for k, week in enumerate(records.weeks):
+        lo, hi = np.searchsorted(week_sorted, k, "left"), np.searchsorted(week_sorted, k, "right")
+        yield Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi))
+        yield Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi))
+
+
+class _ProjectComputation:
+    def __init__(self, project: Project, records: JudgmentRecords, builder: _RowBuilder):
+        self.plan: Plan = PLANS[project.task_type]
+        self.task_type = project.task_type
+        self.records = records
+        self.builder = builder
+        order = np.argsort(records.week_index, kind="stable")
+        self.criterion = records.criterion_index[order]
+        self.unit = records.unit[order]
+        self.rater = records.rater[order]
+        self.value = records.value[order]
+        self.subgroup = records.subgroup_index[order]
+        self.week = records.week_index[order]
+        self.categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
+        self.n_criteria = len(records.criteria)
+
+    def run(self, progress: Callable[[int, int], None] | None) -> None:
+        windows = list(_windows(self.records, self.week))
+        for done, window in enumerate(windows, start=1):
+            self.window(window)
+            if progress:
+                progress(done, len(windows))
+
+    def matrix(self, mask: np.ndarray, pooled: bool) -> np.ndarray:
+        units = self.unit_w[mask] * self.n_criteria + self.criterion_w[mask] if pooled else self.unit_w[mask]
+        return reliability_matrix(units, self.rater_w[mask], self.value_w[mask]).matrix
+
+    def window(self, window: Window) -> None:
+        rows = window.rows
+        self.criterion_w, self.unit_w = self.criterion[rows], self.unit[rows]
+        self.rater_w, self.value_w, self.subgroup_w = self.rater[rows], self.value[rows], self.subgroup[rows]
+        everything = np.ones(len(self.unit_w), dtype=bool)
+        pooled_categories = self.categories[0] if self.n_criteria == 1 or self.task_type != "rankme" else None
+        if self.task_type == "likert" and self.n_criteria > 1:
+            pooled_categories = np.unique(np.concatenate(self.categories))
+        self.slice_scope(window, ScopeId(Scope.OVERALL, "overall"), everything, pooled_categories)
+        for c, criterion in enumerate(self.records.criteria):
+            in_criterion = self.criterion_w == c
+            if in_criterion.any():
+                self.criterion_scope(window, c, criterion.id, in_criterion)
+        for g, subgroup in enumerate(self.records.subgroups):
+            in_subgroup = self.subgroup_w == g
+            if not subgroup or not in_subgroup.any():
+                continue
+            self.slice_scope(window, ScopeId(Scope.SUBGROUP, f"subgroup={subgroup}", subgroup=subgroup), in_subgroup,
+                             pooled_categories)
+            for c, criterion in enumerate(self.records.criteria):
+                mask = in_subgroup & (self.criterion_w == c)
+                if mask.any():
+                    scope = ScopeId(Scope.SUBGROUP_CRITERION, f"subgroup={subgroup}|criterion={criterion.id}",
+                                    criterion_id=criterion.id, subgroup=subgroup)
+                    m = self.matrix(mask, pooled=False)
+                    self.builder.add(window, scope, self.plan.main.name, _run(self.plan.main, m, self.categories[c]),
+                                     is_main=True, matrix=m)
+
+    def slice_scope(self, window, scope: ScopeId, mask, categories) -> None:
+        m = self.matrix(mask, pooled=True)
+        for k, statistic in enumerate(self.plan.slice):
+            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), is_main=k == 0, matrix=m)
+
+    def criterion_scope(self, window, c: int, criterion_id: int, mask) -> None:
+        data = reliability_matrix(self.unit_w[mask], self.rater_w[mask], self.value_w[mask])
+        m, categories = data.matrix, self.categories[c]
+        scope = ScopeId(Scope.CRITERION, f"criterion={criterion_id}", criterion_id=criterion_id)
+        for k, statistic in enumerate(self.plan.label):
+            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), is_main=k == 0, matrix=m)
+        self.pair_scopes(window, criterion_id, data, categories)
+        self.rater_scopes(window, criterion_id, data)
+
+    def pair_scopes(self, window, criterion_id: int, data, categories) -> None:
+        raters, m = data.raters, data.matrix
+        if len(raters) < 2:
+            return
+        if self.plan.pair_weights is None:
+            rated = ~np.isnan(m)
+            for i in range(len(raters)):
+                for j in range(i + 1, len(raters)):
+                    shared = rated[i] & rated[j]
+                    if shared.any():
+                        pair = m[[i, j]][:, shared]
+                        self._pair_row(window, criterion_id, raters[i], raters[j], f"krippendorff_alpha_{self.plan.level}",
+                                       _run(Statistic("", lambda x, _: krippendorff_alpha(
+                                           x, level_of_measurement=self.plan.level)), pair, None), int(shared.sum()))
+            return
+        for weights in self.plan.pair_weights:
+            name = "cohen_kappa" if weights is None else f"cohen_kappa_{weights}"
+            for pair in pairwise_cohen_kappa(m, weights=weights, categories=categories, confidence_level=0.95):
+                if pair.n_units == 0:
+                    continue
+                outcome = pair.result if pair.result is not None else InsufficientDataError(pair.reason)
+                self._pair_row(window, criterion_id, raters[pair.rater_a], raters[pair.rater_b], name, outcome,
+                               pair.n_units)
+
+    def _pair_row(self, window, criterion_id, a, b, name, outcome, n_units) -> None:
+        a, b = sorted((int(a), int(b)))
+        scope = ScopeId(Scope.PAIR, f"criterion={criterion_id}|pair={a}-{b}", criterion_id=criterion_id,
+                        rater_a=a, rater_b=b)
+        self.builder.add(window, scope, name, outcome, n_units=n_units)
+
+    def rater_scopes(self, window, criterion_id: int, data) -> None:
+        if len(data.raters) < 3:
+            return  # without a rater, fewer than two remain: nothing to compare
+        try:
+            loo = krippendorff_alpha_leave_one_out(data.matrix, level_of_measurement=self.plan.level)
+        except InsufficientDataError:
+            return
+        rated = ~np.isnan(data.matrix)
+        for r, rater in enumerate(data.raters):
+            scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={int(rater)}", criterion_id=criterion_id,
+                            rater_a=int(rater))
+            change = loo.change[r]
+            outcome = InsufficientDataError(loo.reasons[r] or "too little data") if change is None else float(change)
+            self.builder.add(window, scope, "alpha_change_without_rater", outcome, n_units=int(rated[r].sum()))
+
+
+def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
+    project = Project.objects.get(pk=project_id)
+    records = judgment_records_for_project(project)
+    builder = _RowBuilder(project.id)
+    if len(records):
+        _ProjectComputation(project, records, builder).run(progress)
+    with transaction.atomic():
+        AgreementSnapshot.objects.filter(project=project).delete()
+        insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
+    return {"snapshots": len(builder.rows), "judgments": len(records), "weeks": len(records.weeks)}

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import apis, views
+
+api_urlpatterns = [
+    path("projects/<int:pk>/agreement/", apis.AgreementListApi.as_view(), name="api-agreement"),
+    path("projects/<int:pk>/agreement/recompute/", apis.AgreementRecomputeApi.as_view(),
+         name="api-agreement-recompute"),
+]
+
+urlpatterns = [
+    path("projects/<int:pk>/agreement/", views.dashboard, name="agreement-dashboard"),
+]

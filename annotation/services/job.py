@@ -1,0 +1,66 @@
+"""Background jobs users start and watch: create, enqueue after commit, run with progress, finish."""
+import logging
+from collections.abc import Callable
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Job, Project
+
+logger = logging.getLogger(__name__)
+
+
+def job_start(*, kind: str, task, project: Project | None = None, created_by=None, params: dict | None = None
+              ) -> Job:
+    """Records a pending job and sends ``task.delay(job.id)`` once the transaction commits.
+
+    A broker that is configured but down makes the send fail loudly: the job is marked failed with the
+    reason and the error propagates (no silent in-process fallback).
+    """
+    job = Job.objects.create(kind=kind, project=project, created_by=created_by, params=params or {})
+
+    def send():
+        try:
+            result = task.delay(job.id)
+        except Exception as exc:
+            Job.objects.filter(pk=job.pk).update(state=Job.State.FAILURE, error=f"could not queue the job: {exc}",
+                                                 finished_at=timezone.now())
+            raise
+        if result is not None and getattr(result, "id", None):
+            Job.objects.filter(pk=job.pk, celery_id="").update(celery_id=result.id)
+
+    transaction.on_commit(send)
+    return job
+
+
+class JobProgress:
+    """Progress reporter handed to a service; writes at most every 2% to spare the database."""
+
+    def __init__(self, job_id: int):
+        self.job_id = job_id
+        self.last = 0.0
+
+    def __call__(self, done: float, total: float, message: str = "") -> None:
+        share = min(1.0, done / total) if total else 1.0
+        if share - self.last >= 0.02 or share == 1.0:
+            self.last = share
+            Job.objects.filter(pk=self.job_id).update(progress=share, message=message[:500])
+
+
+def job_run(job_id: int, work: Callable[[Job, JobProgress], dict]) -> dict:
+    """Runs ``work(job, progress)`` for a job and records success (with its result dict) or failure.
+
+    Exceptions are recorded and re-raised so Celery sees them too.
+    """
+    job = Job.objects.get(pk=job_id)
+    Job.objects.filter(pk=job_id).update(state=Job.State.RUNNING, started_at=timezone.now(), error="")
+    try:
+        result = work(job, JobProgress(job_id)) or {}
+    except Exception as exc:
+        logger.exception("job %s (%s) failed", job_id, job.kind)
+        Job.objects.filter(pk=job_id).update(state=Job.State.FAILURE, error=f"{type(exc).__name__}: {exc}",
+                                             finished_at=timezone.now())
+        raise
+    Job.objects.filter(pk=job_id).update(state=Job.State.SUCCESS, progress=1.0, result=result,
+                                         finished_at=timezone.now())
+    return result
