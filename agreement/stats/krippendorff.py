@@ -279,6 +279,8 @@ def _alpha_parts(data: np.ndarray, level: str) -> _AlphaParts:
     unit, values, m, used = gather_ratings(data)
     _check_pairable(m)
     distinct, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+    if distinct.size == 1:
+        raise _single_value_error(float(distinct[0]))
     if distinct.size <= _DENSE_MAX_VALUES:
         return _dense_parts(data, level, distinct, lambda v: np.searchsorted(distinct, v))
     n_units, n_raters = int(np.count_nonzero(m)), int(used.sum())
