@@ -1,0 +1,86 @@
+"""Bootstrap intervals: seeded, reproducible, and the fast alpha path equals plain resampling."""
+
+import numpy as np
+import pytest
+
+from agreement.stats import (
+    InsufficientDataError,
+    bootstrap_alpha,
+    bootstrap_ci,
+    cohen_kappa,
+    gwet_ac1,
+    icc,
+    krippendorff_alpha,
+)
+from tests.agreement.stats.published_data import KRIPPENDORFF_2011, SHROUT_FLEISS
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_fast_alpha_bootstrap_equals_resampling_the_matrix(level):
+    rng = np.random.default_rng(11)
+    data = rng.integers(1, 6, (3, 80)).astype(float)
+    data[rng.random(data.shape) < 0.2] = np.nan
+    pairable = (~np.isnan(data)).sum(axis=0) >= 2
+    fast = bootstrap_alpha(data, level_of_measurement=level, rng=np.random.default_rng(5), n_resamples=200)
+    slow = bootstrap_ci(
+        lambda d: krippendorff_alpha(d, level_of_measurement=level),
+        data[:, pairable],
+        rng=np.random.default_rng(5),
+        n_resamples=200,
+    )
+    assert fast.value == pytest.approx(slow.value, abs=1e-12)
+    assert fast.confidence_interval == pytest.approx(slow.confidence_interval, abs=1e-9)
+    assert fast.standard_error == pytest.approx(slow.standard_error, abs=1e-9)
+
+
+def test_many_valued_alpha_bootstrap_falls_back_to_resampling():
+    rng = np.random.default_rng(1)
+    data = rng.uniform(0, 100, (3, 50)).round(2)
+    res = bootstrap_alpha(data, level_of_measurement="ordinal", rng=1, n_resamples=50)
+    assert res.n_resamples == 50 and res.confidence_interval[0] <= res.confidence_interval[1]
+
+
+def test_same_seed_same_interval_and_no_global_state():
+    np.random.seed(0)
+    first = bootstrap_alpha(KRIPPENDORFF_2011, rng=np.random.default_rng(3), n_resamples=300)
+    np.random.seed(99)  # the global state must not matter
+    second = bootstrap_alpha(KRIPPENDORFF_2011, rng=np.random.default_rng(3), n_resamples=300)
+    assert first == second
+    assert first.confidence_interval[0] < first.value < first.confidence_interval[1] <= 1.0
+
+
+def test_kappa_ac1_icc_through_the_generic_bootstrap():
+    a = np.repeat([1, 1, 0, 0], [90, 15, 25, 70])
+    b = np.repeat([1, 0, 1, 0], [90, 15, 25, 70])
+    res = bootstrap_ci(lambda d: cohen_kappa(d[0], d[1]), [a, b], rng=4, n_resamples=300, name="cohen_kappa")
+    analytic = cohen_kappa(a, b)
+    assert res.statistic == "cohen_kappa"
+    assert res.standard_error == pytest.approx(analytic.standard_error, rel=0.25)
+    assert bootstrap_ci(gwet_ac1, KRIPPENDORFF_2011, rng=4, n_resamples=100).statistic == "gwet_ac1"
+    assert bootstrap_ci(icc, SHROUT_FLEISS, rng=4, n_resamples=100).value == pytest.approx(0.2898, abs=1e-4)
+
+
+def _undefined_when_first_unit_is(bad_values):
+    def statistic(d):
+        if d[0, 0] in bad_values:
+            raise InsufficientDataError("undefined on this resample")
+        return float(d.mean())
+
+    return statistic
+
+
+def test_failed_replicates_are_counted():
+    res = bootstrap_ci(_undefined_when_first_unit_is({3}), [[0, 1, 2, 3]], rng=0, n_resamples=400)
+    assert 60 < res.n_failed < 140  # about a quarter of the resamples start with unit 3
+
+
+def test_mostly_failed_replicates_raise():
+    with pytest.raises(InsufficientDataError, match=r"undefined on \d+ of 400 bootstrap replicates"):
+        bootstrap_ci(_undefined_when_first_unit_is({1, 2, 3}), [[0, 1, 2, 3]], rng=0, n_resamples=400)
+
+
+def test_rng_is_required_and_checked():
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        bootstrap_alpha(KRIPPENDORFF_2011, rng=None)
+    with pytest.raises(ValueError, match="n_resamples must be an integer of at least 2"):
+        bootstrap_alpha(KRIPPENDORFF_2011, rng=1, n_resamples=1)
