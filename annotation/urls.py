@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, views
+from . import apis, views, views_rater
 
 api_urlpatterns = [
     path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
@@ -21,4 +21,9 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("projects/<int:pk>/", views.project_detail, name="project-detail"),
     path("projects/<int:pk>/items/import/", views.item_import_upload, name="item-import"),
+    path("projects/<int:pk>/instructions/", views_rater.rater_instructions, name="rater-instructions"),
+    path("projects/<int:pk>/rate/", views_rater.rate_next, name="rate-next"),
+    path("assignments/<int:pk>/", views_rater.rate_assignment, name="rate-assignment"),
+    path("assignments/<int:pk>/submit/", views_rater.rate_submit, name="rate-submit"),
+    path("assignments/<int:pk>/flag/", views_rater.rate_flag, name="rate-flag"),
 ]

@@ -8,7 +8,14 @@ from django.views.decorators.http import require_POST
 from annotation.forms import ImportForm
 from annotation.models import Membership
 from annotation.parsers import spool
-from annotation.selectors import project_get_for_user, project_list_for_user, project_role
+from annotation.selectors import (
+    project_get_for_user,
+    project_list_for_user,
+    project_role,
+    rater_progress,
+    rater_progress_for_project,
+    rater_project_list,
+)
 from annotation.selectors.progress import project_progress
 from annotation.services import ImportRejected, detect_format, item_import
 
@@ -16,7 +23,8 @@ from annotation.services import ImportRejected, detect_format, item_import
 @login_required
 def home(request):
     projects = project_list_for_user(request.user).order_by("-id")
-    return render(request, "annotation/home.html", {"projects": projects})
+    return render(request, "annotation/home.html", {"projects": projects,
+                                                    "rating": rater_project_list(request.user)})
 
 
 @login_required
@@ -26,6 +34,9 @@ def project_detail(request, pk):
     context = {"project": project, "role": role, "form": ImportForm()}
     if role == Membership.Role.LEAD:
         context["progress"] = project_progress(project)
+        context["raters"] = rater_progress_for_project(project)
+    elif role == Membership.Role.RATER:
+        context["my_progress"] = rater_progress(project=project, rater=request.user)
     return render(request, "annotation/project_detail.html", context)
 
 
@@ -48,4 +59,5 @@ def item_import_upload(request, pk):
             messages.success(request, f"Imported {n} items.")
             return redirect("project-detail", pk=project.pk)
     context["progress"] = project_progress(project)
+    context["raters"] = rater_progress_for_project(project)
     return render(request, "annotation/project_detail.html", context, status=400)

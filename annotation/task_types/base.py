@@ -87,9 +87,19 @@ class TaskType:
             raise TaskTypeError(f"position must be 0 to {len(shown_systems) - 1}, got {display_position!r}")
         return shown_systems[display_position], value
 
+    def form_value(self, raw: str):
+        """A rating form's string as the value the API would carry: a number when it reads as one."""
+        raw = raw.strip()
+        for kind in (int, float):
+            try:
+                return kind(raw)
+            except ValueError:
+                pass
+        return raw
+
     def screen_criterion(self, criterion) -> dict:
         """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""
-        return {"name": criterion.name, "help_text": criterion.help_text, "scale_min": criterion.scale_min,
+        return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text, "scale_min": criterion.scale_min,
                 "scale_max": criterion.scale_max, "labels": list(criterion.labels or []), "choices": None}
 
 

@@ -1,0 +1,55 @@
+"""Playwright driving Debian's Chromium against pytest-django's live server; screenshots go to artifacts/."""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make between
+# page actions are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not shutil.which(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def screenshot():
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def take(page, name: str):
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+    return take
+
+
+def log_in(page, base_url: str, username: str, password: str, next_path: str):
+    """Log in through the login form (set-up, not under test: filled directly, not typed)."""
+    page.goto(f"{base_url}/accounts/login/?next={next_path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    with page.expect_navigation():
+        page.press("#id_password", "Enter")

@@ -1,0 +1,183 @@
+"""The rater's pages: instructions first, judging screens per task type, back/revise, flags, refusals."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.models import Assignment, ItemFlag, Judgment, Project
+from tests.annotation.factories import ItemFactory
+from tests.annotation.rating import add_raters, rating_project
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(client, project):
+    (rater,) = add_raters(project)
+    client.force_login(rater)
+    return rater
+
+
+def start(client, project):
+    client.get(f"/projects/{project.pk}/instructions/")
+    return client.get(f"/projects/{project.pk}/rate/")
+
+
+def test_instructions_come_first_then_the_screen(client):
+    project = rating_project(instructions="Judge <b>fluency</b> only.\nIgnore content.")
+    logged_in(client, project)
+
+    first = client.get(f"/projects/{project.pk}/rate/")
+    instructions = client.get(first["Location"])
+    screen = client.get(f"/projects/{project.pk}/rate/")
+
+    assert first.status_code == 302 and first["Location"] == f"/projects/{project.pk}/instructions/"
+    assert b"Judge &lt;b&gt;fluency&lt;/b&gt; only." in instructions.content
+    assert screen.status_code == 200 and b'id="rate-form"' in screen.content
+    assert f'href="/projects/{project.pk}/instructions/"'.encode() in screen.content
+
+
+def test_item_text_is_escaped(client):
+    project = rating_project(n_items=0)
+    ItemFactory(project=project, input="<script>alert(1)</script>", systems=["s"])
+    project.outputs_text = None
+    logged_in(client, project)
+
+    screen = start(client, project)
+
+    assert b"<script>alert(1)</script>" not in screen.content
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in screen.content
+
+
+def test_a_likert_rater_submits_every_item_then_sees_the_finished_screen(client):
+    project = rating_project(n_items=2, criteria=["fluency", "coherence"])
+    rater = logged_in(client, project)
+    start(client, project)
+
+    for _ in range(2):
+        assignment = Assignment.objects.get(rater=rater, status="active")
+        c1, c2 = project.criteria.order_by("position")
+        response = client.post(f"/assignments/{assignment.pk}/submit/",
+                               {f"v-{c1.pk}-0": "4", f"v-{c2.pk}-0": "5", "client_token": f"t{assignment.pk}",
+                                "duration_ms": "3100"})
+        assert response.status_code == 302
+        client.get(response["Location"])
+
+    finished = client.get(f"/projects/{project.pk}/rate/")
+    assert b'data-testid="finished"' in finished.content
+    assert Judgment.objects.filter(rater=rater).count() == 4
+    assert set(Judgment.objects.values_list("duration_ms", flat=True)) == {3100}
+
+
+def test_an_incomplete_form_is_shown_again_with_the_reason(client):
+    project = rating_project(task_type="rankme", n_items=1, criteria=["quality"], systems=["a", "b"])
+    rater = logged_in(client, project)
+    start(client, project)
+    assignment = Assignment.objects.get(rater=rater)
+    criterion = project.criteria.get()
+
+    response = client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "70"})
+
+    assert response.status_code == 400
+    assert b"position 1: no value given" in response.content
+    assert b'value="70"' in response.content  # what the rater set is kept
+    assert not Judgment.objects.exists()
+
+
+def test_a_pairwise_choice_is_stored_for_the_system_shown(client):
+    project = rating_project(task_type="pairwise", n_items=1, criteria=["overall"], systems=["bart", "t5"])
+    rater = logged_in(client, project)
+    screen = start(client, project)
+    assert b"bart" not in screen.content.split(b'id="rate-form"')[1].split(b"</form>")[0].replace(b"bart on", b"")
+    assignment = Assignment.objects.get(rater=rater)
+    criterion = project.criteria.get()
+
+    client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}": "A"})
+
+    assert Judgment.objects.get().label == ["bart", "t5"][assignment.shown_order[0]]
+
+
+def test_back_shows_the_previous_answers_and_saves_a_revision(client):
+    project = rating_project(n_items=2)
+    rater = logged_in(client, project)
+    start(client, project)
+    first = Assignment.objects.get(rater=rater)
+    criterion = project.criteria.get()
+    client.post(f"/assignments/{first.pk}/submit/", {f"v-{criterion.pk}-0": "2"})
+    screen = client.get(f"/projects/{project.pk}/rate/")
+    assert f'href="/assignments/{first.pk}/"'.encode() in screen.content
+
+    back = client.get(f"/assignments/{first.pk}/")
+    client.post(f"/assignments/{first.pk}/submit/", {f"v-{criterion.pk}-0": "5"})
+
+    assert b"You are revising" in back.content
+    assert b'value="2"\n        checked' in back.content or b'value="2"\n        \n' not in back.content
+    current = Judgment.objects.get(rater=rater, item=first.item, is_current=True)
+    assert current.value == 5 and Judgment.objects.filter(item=first.item).count() == 2
+
+
+def test_flagging_skips_to_the_next_item(client):
+    project = rating_project(n_items=2)
+    rater = logged_in(client, project)
+    start(client, project)
+    first = Assignment.objects.get(rater=rater)
+
+    response = client.post(f"/assignments/{first.pk}/flag/", {"reason": "offensive", "comment": "insult"},
+                           follow=True)
+
+    assert b"flagged" in response.content
+    assert ItemFlag.objects.get().comment == "insult"
+    assert Assignment.objects.get(rater=rater, status="active").item_id != first.item_id
+
+
+def test_an_expired_lease_is_explained(client):
+    project = rating_project(n_items=1)
+    rater = logged_in(client, project)
+    start(client, project)
+    assignment = Assignment.objects.get(rater=rater)
+    Assignment.objects.filter(pk=assignment.pk).update(expires_at=timezone.now() - timedelta(seconds=5))
+
+    response = client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{project.criteria.get().pk}-0": "3"})
+
+    assert response.status_code == 410
+    assert b"Your time on this item ran out" in response.content
+
+
+def test_paused_raters_and_paused_projects_are_told_so(client):
+    project = rating_project(n_items=1)
+    rater = logged_in(client, project)
+    client.get(f"/projects/{project.pk}/instructions/")
+    project.memberships.filter(user=rater).update(is_paused=True)
+
+    paused = client.get(f"/projects/{project.pk}/rate/")
+    project.memberships.filter(user=rater).update(is_paused=False)
+    Project.objects.filter(pk=project.pk).update(status="paused")
+    not_live = client.get(f"/projects/{project.pk}/rate/")
+
+    assert paused.status_code == 403 and b"paused your work" in paused.content
+    assert not_live.status_code == 409 and b"This project is paused" in not_live.content
+
+
+def test_outsiders_get_404(client):
+    project = rating_project()
+    logged_in(client, rating_project())
+
+    assert client.get(f"/projects/{project.pk}/instructions/").status_code == 404
+    client.session  # noqa: B018
+    session = client.session
+    session[f"seen-instructions-{project.pk}"] = True
+    session.save()
+    assert client.get(f"/projects/{project.pk}/rate/").status_code == 404
+
+
+def test_home_and_project_pages_show_progress(client, lead):
+    project = rating_project(n_items=3)
+    project.memberships.create(user=lead, role="lead")
+    rater = logged_in(client, project)
+    start(client, project)
+
+    home = client.get("/")
+    client.force_login(lead)
+    lead_page = client.get(f"/projects/{project.pk}/")
+
+    assert b'data-testid="rating"' in home.content and b"<td>0</td><td>1</td><td>2</td>" in home.content
+    assert rater.username.encode() in lead_page.content and b'data-testid="raters"' in lead_page.content
