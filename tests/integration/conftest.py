@@ -1,0 +1,82 @@
+"""A real Celery worker process on a real Redis broker, pointed at the test database.
+
+The tests that use it need committed data (``transactional_db``), since the worker has its own
+database connection.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from config.celery_app import app as celery_app
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
+VISIBILITY_TIMEOUT = 4
+
+
+class Worker:
+    """Starts, kills and restarts one ``celery worker`` process."""
+
+    def __init__(self, database_url: str):
+        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url,
+                    "REDIS_URL": BROKER, "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT)}
+        self.proc = None
+        self.log = None
+
+    def start(self) -> None:
+        self.log = open(ROOT / "artifacts" / "celery-worker.log", "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO",
+             "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the Celery worker exited with {self.proc.returncode}; see artifacts/celery-worker.log")
+            replies = celery_app.control.ping(timeout=0.5)
+            if replies:
+                return
+        raise RuntimeError("the Celery worker did not answer a ping within 60 s")
+
+    def kill(self) -> None:
+        """SIGKILL, as an out-of-memory kill or a pulled plug would: no graceful shutdown."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        if self.log:
+            self.log.close()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    redis.Redis.from_url(BROKER).flushdb()
+    with django_db_blocker.unblock():
+        db = settings.DATABASES["default"]
+        credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+        url = (f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+               f"{connection.settings_dict['NAME']}")
+    previous = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
+    celery_app.conf.task_always_eager = False
+    celery_app.conf.broker_url = BROKER
+    celery_app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    worker = Worker(url)
+    worker.start()
+    yield worker
+    worker.stop()
+    celery_app.conf.task_always_eager, celery_app.conf.broker_url = previous
