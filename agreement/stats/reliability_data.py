@@ -184,8 +184,8 @@ def reliability_matrix(units, raters, values, *, duplicates="error") -> Reliabil
         dup = uniq[counts > 1]
         r, u = np.divmod(dup[0], n_units)
         raise ValueError(
-            f"{dup.size} (unit, rater) pairs are rated more than once, e.g. unit {unit_labels[u]!r} "
-            f"by rater {rater_labels[r]!r}; pass duplicates='last' or 'mean'"
+            f"{dup.size} (unit, rater) pairs are rated more than once, e.g. unit {unit_labels[u].item()!r} "
+            f"by rater {rater_labels[r].item()!r}; pass duplicates='last' or 'mean'"
         )
     elif duplicates == "last":
         # first occurrence in the reversed records = last occurrence in the records
