@@ -76,7 +76,8 @@ def chance_corrected(counts: np.ndarray, weights: np.ndarray, kind: str, confide
     n2 = int(multi.sum())
     if n2 == 0:
         raise InsufficientDataError("no unit is rated by at least two raters, so there is no agreement to measure")
-    weighted = table @ weights.T  # r*_ik = sum_l w_kl r_il
+    identity = np.array_equal(weights, np.eye(q))
+    weighted = table if identity else table @ weights.T  # r*_ik = sum_l w_kl r_il
     denom = np.where(multi, r_i * (r_i - 1.0), 1.0)
     pa_i = np.where(multi, (table * (weighted - 1.0)).sum(axis=1) / denom, 0.0)
     pa = float(pa_i.sum() / n2)

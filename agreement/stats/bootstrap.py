@@ -214,16 +214,15 @@ def _interval_replicator(unit, values, m):
     mean = s1 / m
     dev = centred - mean[unit]
     ss = np.bincount(unit, weights=dev * dev, minlength=m.size)
-    within_term = m * ss / (m - 1.0)
-    m_mean2 = m * mean * mean
+    # per-unit sums a replicate needs, weighted in one product: n, sum x, within SS, m mean^2, D_o
+    per_unit = np.column_stack([m, s1, ss, m * mean * mean, m * ss / (m - 1.0)])
 
     def replicate(drawn):
-        n = float(drawn @ m)
-        total = float(drawn @ s1)
-        m2 = float(drawn @ ss) + float(drawn @ m_mean2) - total * total / n
-        if m2 <= 1e-12 * max(1.0, float(drawn @ m_mean2)):
+        n, total, within, m_mean2, observed = drawn @ per_unit
+        m2 = within + m_mean2 - total * total / n
+        if m2 <= 1e-12 * max(1.0, m_mean2):
             return None
-        return 1.0 - (n - 1.0) * float(drawn @ within_term) / (n * m2)
+        return float(1.0 - (n - 1.0) * observed / (n * m2))
 
     return replicate
 

@@ -321,16 +321,8 @@ def fleiss_kappa(counts, *, categories=None, confidence_level=0.95):
     r_i = table.sum(axis=1)
     rated = r_i[r_i > 0]
     constant = rated.size > 0 and bool((rated == rated[0]).all()) and rated[0] >= 2
-    per_category, per_category_z = {}, {}
-    for k, label in enumerate(labels):
-        collapsed = np.column_stack([table[:, k], r_i - table[:, k]])
-        try:
-            kappa_k = chance_corrected(collapsed, np.eye(2), "fleiss", level).value
-        except InsufficientDataError:
-            per_category[label], per_category_z[label] = None, None
-            continue
-        per_category[label] = kappa_k
-        per_category_z[label] = None
+    per_category = dict(zip(labels, _per_category_kappas(table, r_i), strict=True))
+    per_category_z = dict.fromkeys(labels)
     if constant:
         n, r = rated.size, float(rated[0])
         p = table[r_i > 0].sum(axis=0) / (n * r)
@@ -421,6 +413,24 @@ def brennan_prediger_kappa(reliability_data, *, categories=None, confidence_leve
     counts, found, n_raters = counts_and_raters(reliability_data, as_categories(categories))
     res = chance_corrected(counts, np.eye(found.size), "brennan_prediger", level)
     return res.as_result("brennan_prediger_kappa", None, n_raters, level)
+
+
+def _per_category_kappas(table: np.ndarray, r_i: np.ndarray) -> list:
+    """Kappa of each category against all others, as Fleiss' kappa of the collapsed 2-column table.
+
+    Vectorised over categories; ``None`` where a category is used by nobody or by everybody.
+    """
+    rated = r_i > 0
+    multi = r_i >= 2
+    if not multi.any():
+        return [None] * table.shape[1]
+    c, r = table[multi], r_i[multi][:, None]
+    rest = r - c
+    # P_i of the collapsed table: pairs agreeing on "k" plus pairs agreeing on "not k"
+    pa = ((c * (c - 1.0) + rest * (rest - 1.0)) / (r * (r - 1.0))).mean(axis=0)
+    share = (table[rated] / r_i[rated][:, None]).mean(axis=0)
+    pe = share**2 + (1.0 - share) ** 2
+    return [None if 1.0 - e <= 1e-12 else float((a - e) / (1.0 - e)) for a, e in zip(pa, pe, strict=True)]
 
 
 def _check_cohen_weights(weights) -> None:

@@ -406,7 +406,8 @@ def _moments(unit: np.ndarray, values: np.ndarray, m: np.ndarray):
     mp = m[pairable].astype(np.float64)
     n = int(mp.sum())
     mean = float(s1.sum() / n)
-    between = float(mp @ (unit_mean[pairable] - mean) ** 2)
+    # elementwise products, not BLAS dot: a threaded ddot on short vectors stalls under load
+    between = float((mp * (unit_mean[pairable] - mean) ** 2).sum())
     m2 = float(ss.sum()) + between
     do_half = float((ss[pairable] * mp / (mp - 1.0)).sum())
     return n, mean, m2, do_half

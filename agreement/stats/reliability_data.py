@@ -369,12 +369,25 @@ def counts_and_raters(reliability_data, categories):
 def _count_by_category(unit, values, n_units, categories):
     cats = as_categories(categories)
     if cats is None:
-        cats, codes = np.unique(values, return_inverse=True)
+        cats, codes = _observed_codes(values)
     else:
         codes = check_in_categories(values, cats)
     key = unit.astype(np.int64) * cats.size + codes
     counts = np.bincount(key, minlength=n_units * cats.size).reshape(n_units, cats.size)
     return counts, cats
+
+
+def _observed_codes(values: np.ndarray):
+    """Sorted distinct values and each value's index; small integer codes avoid a full sort."""
+    if values.size:
+        low, high = float(values.min()), float(values.max())
+        if high - low < 4096:
+            shifted = (values - low).astype(np.intp)
+            if np.array_equal(shifted, values - low):
+                present = np.bincount(shifted, minlength=int(high - low) + 1) > 0
+                index = np.cumsum(present) - 1
+                return low + np.flatnonzero(present).astype(np.float64), index[shifted]
+    return np.unique(values, return_inverse=True)
 
 
 def _as_labels(labels, name: str) -> np.ndarray:
