@@ -46,9 +46,13 @@ def bootstrap_ci(statistic, reliability_data, *, rng, n_resamples=1000, confiden
 
     Notes
     -----
-    Replicate :math:`b` draws :math:`n` units with replacement, :math:`\hat\theta^*_b =
-    \theta(X_{\cdot, J_b})`; the interval is :math:`[\hat\theta^*_{(\alpha/2)},
-    \hat\theta^*_{(1-\alpha/2)}]` [1]_. Resampling units keeps each unit's ratings together, as
+    Replicate :math:`b` draws :math:`n` units :math:`J_b` with replacement [1]_:
+
+    .. math::
+
+        \hat\theta^*_b = \theta(X_{\cdot, J_b}), \qquad
+        \mathrm{CI} = \bigl[\hat\theta^*_{(\alpha/2)},\ \hat\theta^*_{(1-\alpha/2)}\bigr].
+ Resampling units keeps each unit's ratings together, as
     the unit is the sampling unit of a reliability study [2]_.
 
     References
@@ -117,8 +121,10 @@ def bootstrap_alpha(
     -----
     Units rated at least twice are resampled with replacement (units rated once carry no
     pairable value). A replicate's alpha only needs the weighted sums
-    :math:`o^*_{ck} = \sum_u w_u\, n_{uc}(n_{uk} - [c=k])/(m_u - 1)` over the per-unit value
-    counts, with :math:`w_u` how often unit :math:`u` was drawn, or, at the interval level, the
+
+    .. math:: o^*_{ck} = \sum_u w_u\, \frac{n_{uc}(n_{uk} - [c=k])}{m_u - 1}
+
+    over the per-unit value counts, with :math:`w_u` how often unit :math:`u` was drawn, or, at the interval level, the
     weighted per-unit moments; so each replicate costs one pass over the units instead of a new
     matrix [1]_. With many distinct values at the nominal, ordinal or ratio level the matrix is
     resampled as in :func:`bootstrap_ci`. The draws are the same as :func:`bootstrap_ci`'s on

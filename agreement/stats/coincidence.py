@@ -109,7 +109,9 @@ def confusion_matrix(rater_a, rater_b, *, categories=None):
 
     Notes
     -----
-    :math:`n_{ij} = \#\{u : a_u = c_i,\ b_u = c_j\}`, the table behind Cohen's kappa [1]_.
+    .. math:: n_{ij} = \#\{u : a_u = c_i,\ b_u = c_j\},
+
+    the table behind Cohen's kappa [1]_.
 
     References
     ----------

@@ -38,7 +38,11 @@ def rater_correlation(rater_a, rater_b, *, method="pearson", confidence_level=0.
 
     Notes
     -----
-    The interval back-transforms :math:`\tanh^{-1} r \pm z_{1-\alpha/2}\,s` with
+    The interval back-transforms
+
+    .. math:: \tanh\bigl(\tanh^{-1} r \pm z_{1-\alpha/2}\, s\bigr)
+
+    with
     :math:`s = 1/\sqrt{n-3}` (Pearson), :math:`\sqrt{(1 + r^2/2)/(n-3)}` (Spearman) and
     :math:`\sqrt{0.437/(n-4)}` (Kendall), as in [1]_.
 

@@ -74,7 +74,7 @@ def icc(reliability_data, *, model="ICC(2,1)", confidence_level=0.95):
 
     Examples
     --------
-    Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges; their Table 4 gives
+    Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges, for which the paper gives
     ICC(1,1) = .17, ICC(2,1) = .29, ICC(3,1) = .71, ICC(1,4) = .44, ICC(2,4) = .62,
     ICC(3,4) = .91.
 

@@ -144,7 +144,9 @@ def cohen_kappa_from_table(table, *, weights=None, confidence_level=0.95):
 
     Notes
     -----
-    The formulas of :func:`cohen_kappa` [1]_ [2]_, with :math:`p_{ij} = n_{ij} / n`.
+    The formulas of :func:`cohen_kappa` [1]_ [2]_, with
+
+    .. math:: p_{ij} = \frac{n_{ij}}{n}, \qquad \kappa = \frac{p_o - p_e}{1 - p_e}.
 
     References
     ----------
@@ -202,9 +204,16 @@ def pairwise_cohen_kappa(reliability_data, *, weights=None, categories=None, con
         One per pair ``(i, j)``, ``i < j``, with ``result`` or, when that pair has too little
         data, ``result=None`` and ``reason``.
 
+    Raises
+    ------
+    InsufficientDataError
+        Empty input or no rating at all (a pair with too little data gets a ``reason`` instead).
+
     Notes
     -----
-    Each pair's kappa is :func:`cohen_kappa` [1]_ on the units both raters rated.
+    Each pair's kappa is :func:`cohen_kappa` [1]_ on the units :math:`U_{ab}` both raters rated:
+
+    .. math:: \kappa_{ab} = \frac{p_o(U_{ab}) - p_e(U_{ab})}{1 - p_e(U_{ab})}
 
     References
     ----------

@@ -37,6 +37,11 @@ def as_float_values(values, *, name: str = "values") -> np.ndarray:
     ValueError
         A value that is neither missing nor a number.
 
+    Notes
+    -----
+    No formula: this is the ingestion rule that missing values (``None``, ``""``, NaN) are never
+    a category, applied before any statistic.
+
     Examples
     --------
     >>> from agreement.stats import as_float_values
@@ -83,6 +88,11 @@ def encode_labels(labels, order) -> np.ndarray:
     ------
     ValueError
         A label that is not in ``order`` (the message lists them).
+
+    Notes
+    -----
+    Ordered codes let ordinal statistics (ordinal alpha, weighted kappa, AC2) respect the
+    declared order, e.g. the three-way pairwise outcome it loses < tie < it wins.
 
     Examples
     --------
@@ -142,8 +152,9 @@ def reliability_matrix(units, raters, values, *, duplicates="error") -> Reliabil
     Notes
     -----
     The matrix is the "reliability data" of [1]_: one row per coder, one column per unit.
-    It is filled by one scatter, :math:`X_{r(i),\,u(i)} = v_i`, after ``np.unique`` codes units
-    and raters.
+    It is filled by one scatter after ``np.unique`` codes units and raters:
+
+    .. math:: X_{r(i),\,u(i)} = v_i \quad \text{for every record } i \text{ with a value.}
 
     References
     ----------
@@ -220,10 +231,16 @@ def rating_slot_matrix(units, values, *, n_slots=None) -> ReliabilityData:
     ReliabilityData
         ``raters`` are the slot numbers ``0 .. n_slots - 1``.
 
+    Raises
+    ------
+    ValueError
+        Records of different lengths, a non-numeric value, ``n_slots`` < 1.
+
     Notes
     -----
-    Slot of a record = its rank among its unit's records, :math:`k_i = \#\{i' < i : u(i') = u(i)\}`,
-    found with one stable sort (no loop per unit).
+    The slot of a record is its rank among its unit's records, found with one stable sort:
+
+    .. math:: k_i = \#\{i' < i : u(i') = u(i)\}
 
     References
     ----------
@@ -284,8 +301,9 @@ def category_counts(units, values, *, categories=None) -> CategoryCounts:
 
     Notes
     -----
-    :math:`n_{jk} = \sum_i [u(i) = j][v_i = c_k]`, one ``np.bincount`` over :math:`j K + k`,
-    the table :math:`n_{ij}` of Fleiss [1]_.
+    One ``np.bincount`` over :math:`j K + k` gives the table of Fleiss [1]_:
+
+    .. math:: n_{jk} = \sum_i [u(i) = j]\,[v_i = c_k]
 
     References
     ----------
@@ -334,8 +352,9 @@ def unit_category_counts(reliability_data, *, categories=None) -> CategoryCounts
 
     Notes
     -----
-    :math:`n_{jk} = \sum_r [x_{rj} = c_k]`, Fleiss' [1]_ :math:`n_{ij}`, built block by block
-    with ``np.bincount``.
+    Fleiss' [1]_ :math:`n_{ij}`, built block by block with ``np.bincount``:
+
+    .. math:: n_{jk} = \sum_r [x_{rj} = c_k]
 
     References
     ----------

@@ -19,7 +19,7 @@ PINGOUIN_NAMES = {
 
 @pytest.mark.parametrize(
     ("model", "published"),
-    # Shrout & Fleiss (1979), Table 4, for the data of Table 2
+    # Shrout & Fleiss (1979): the ICCs they report for the data of their Table 2
     [("ICC(1,1)", 0.17), ("ICC(2,1)", 0.29), ("ICC(3,1)", 0.71),
      ("ICC(1,k)", 0.44), ("ICC(2,k)", 0.62), ("ICC(3,k)", 0.91)],
 )
@@ -30,7 +30,7 @@ def test_shrout_fleiss_table_4(model, published):
 
 
 def test_shrout_fleiss_f_tests():
-    # Table 3: BMS 11.24, WMS 6.26, JMS 32.49, EMS 1.02 -> F = BMS/WMS = 1.79 and BMS/EMS = 11.03
+    # Shrout & Fleiss (1979) ANOVA: BMS 11.24, WMS 6.26, JMS 32.49, EMS 1.02 -> F = BMS/WMS, BMS/EMS
     assert icc(SHROUT_FLEISS, model="ICC(1,1)").test_statistic == pytest.approx(11.2417 / 6.2639, abs=1e-3)
     res = icc(SHROUT_FLEISS, model="ICC(3,1)")
     assert res.test_statistic == pytest.approx(11.2417 / 1.0194, abs=1e-2)
