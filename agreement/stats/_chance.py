@@ -63,7 +63,7 @@ def chance_corrected(counts: np.ndarray, weights: np.ndarray, kind: str, confide
     r"""Coefficient, p_a, p_e and Gwet's linearised standard error from per-unit counts.
 
     Units with no rating are dropped; p_a uses units with >= 2 ratings, the category shares
-    :math:`\pi_k` all rated units (Gwet 2014, eqs. 5.2-5.6 and 2.24-2.30).
+    :math:`\pi_k` all rated units (Gwet 2014, ch. 2 and 5).
     """
     r_i = counts.sum(axis=1)
     table = counts[r_i > 0]

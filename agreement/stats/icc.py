@@ -153,7 +153,7 @@ def _safe_ratio(num: float, den: float) -> float | None:
 
 
 def _f_interval(f, df1, df2, alpha, k, average):
-    """Exact F-based limits for models 1 and 3 (Shrout & Fleiss 1979, eqs. 7-8, 13-14)."""
+    """Exact F-based limits for models 1 and 3 (Shrout & Fleiss 1979)."""
     if f is None:
         return None
     f_low = f / stats.f.ppf(1 - alpha / 2, df1, df2)
@@ -164,7 +164,7 @@ def _f_interval(f, df1, df2, alpha, k, average):
 
 
 def _icc2_interval(icc21, bms, jms, ems, n, k, alpha, average):
-    """Satterthwaite limits for ICC(2,1) (Shrout & Fleiss 1979, eqs. 10-11); ICC(2,k) by Spearman-Brown."""
+    """Satterthwaite limits for ICC(2,1) (Shrout & Fleiss 1979); ICC(2,k) by Spearman-Brown."""
     if ems <= 0:
         return None
     fj = jms / ems

@@ -61,7 +61,7 @@ class AgreementResult:
 
 @dataclass(frozen=True, kw_only=True)
 class FleissKappaResult(AgreementResult):
-    """Fleiss' kappa plus the kappa of each category against all others (Fleiss 1971, eq. 13).
+    """Fleiss' kappa plus the kappa of each category against all others (Fleiss 1971).
 
     ``per_category`` maps each category label to its kappa, or to ``None`` when nobody used the
     category or everybody did (its kappa is then undefined); ``per_category_z`` holds the z of

@@ -96,7 +96,7 @@ ANXIETY = np.array(
     dtype=float,
 ).reshape(3, 20)
 
-# Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges (rows here are judges). Table 4:
+# Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges (rows here are judges). Reported ICCs:
 # ICC(1,1) .17, ICC(2,1) .29, ICC(3,1) .71, ICC(1,4) .44, ICC(2,4) .62, ICC(3,4) .91.
 SHROUT_FLEISS = np.array(
     [
