@@ -80,3 +80,8 @@ def codes(labels, name: str) -> tuple[np.ndarray, np.ndarray]:
     if labels.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {labels.shape}")
     return np.unique(labels, return_inverse=True)
+
+
+def plain(value):
+    """A numpy scalar as the Python object it holds (labels in object arrays are already plain)."""
+    return value.item() if isinstance(value, np.generic) else value

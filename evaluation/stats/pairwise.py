@@ -15,6 +15,7 @@ from ._resampling import (
     check_confidence,
     check_resampling,
     codes,
+    plain,
     percentile_interval,
 )
 from .errors import InsufficientDataError
@@ -144,7 +145,7 @@ def pairwise_counts(first, second, outcome) -> list[PairCounts]:
             if wins + ties + losses == 0:
                 continue
             p_value = stats.binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else 1.0
-            out.append(PairCounts(labels[p].item(), labels[q].item(), wins, ties, losses, float(p_value)))
+            out.append(PairCounts(plain(labels[p]), plain(labels[q]), wins, ties, losses, float(p_value)))
     return out
 
 
@@ -163,7 +164,7 @@ def win_rates(first, second, outcome) -> list[WinRate]:
     wins = np.bincount(i, weights=y == WINS, minlength=k) + np.bincount(j, weights=y == LOSES, minlength=k)
     losses = np.bincount(i, weights=y == LOSES, minlength=k) + np.bincount(j, weights=y == WINS, minlength=k)
     ties = np.bincount(i, weights=y == TIES, minlength=k) + np.bincount(j, weights=y == TIES, minlength=k)
-    return [WinRate(labels[s].item(), int(wins[s] + ties[s] + losses[s]), int(wins[s]), int(ties[s]), int(losses[s]))
+    return [WinRate(plain(labels[s]), int(wins[s] + ties[s] + losses[s]), int(wins[s]), int(ties[s]), int(losses[s]))
             for s in range(k)]
 
 
@@ -407,7 +408,7 @@ def bradley_terry(first, second, outcome, *, ties="half", units=None, confidence
         low, high = percentile_interval(np.vstack(samples), confidence)
 
     return BradleyTerryResult(
-        systems=tuple(x.item() for x in labels), strengths=tuple(float(v) for v in theta),
+        systems=tuple(plain(x) for x in labels), strengths=tuple(float(v) for v in theta),
         ci_low=tuple(float(v) for v in low), ci_high=tuple(float(v) for v in high), ties=ties,
         tie_parameter=nu, n_comparisons=len(y), log_likelihood=loglik, n_resamples=n_resamples,
         n_resamples_without_mle=failed)

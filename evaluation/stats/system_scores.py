@@ -12,6 +12,7 @@ from ._resampling import (
     check_confidence,
     check_resampling,
     codes,
+    plain,
     percentile_interval,
 )
 from .errors import InsufficientDataError
@@ -148,7 +149,7 @@ def system_scores(values, *, systems, units, confidence=0.95, n_resamples=1000, 
     for s in present:
         mine = system_codes == s
         out.append(SystemScore(
-            system=system_labels[s].item(), n=int(mine.sum()), n_units=int((counts[:, s] > 0).sum()),
+            system=plain(system_labels[s]), n=int(mine.sum()), n_units=int((counts[:, s] > 0).sum()),
             mean=float(x[mine].mean()), mean_ci=(float(mean_lo[s]), float(mean_hi[s])),
             median=float(np.median(x[mine])), median_ci=(float(med_lo[s]), float(med_hi[s]))))
     return out
@@ -197,7 +198,7 @@ def score_distribution(values, *, systems) -> dict:
     for s, label in enumerate(labels):
         mine = x[(system_codes == s) & ~np.isnan(x)]
         distinct, count = np.unique(mine, return_counts=True)
-        out[label.item()] = {float(v): int(c) for v, c in zip(distinct, count, strict=True)}
+        out[plain(label)] = {float(v): int(c) for v, c in zip(distinct, count, strict=True)}
     return out
 
 

@@ -1,0 +1,116 @@
+"""Automatic metric scores per output, automatic judges (raters marked "model") and their ratings,
+and saved metric calibrators."""
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotation.models import Criterion, Output, Project
+
+
+class MetricScore(models.Model):
+    """One automatic metric's score of one output: computed here, imported, or a calibrator's output."""
+
+    class Source(models.TextChoices):
+        COMPUTED = "computed"
+        IMPORTED = "imported"
+        CALIBRATED = "calibrated"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="metric_scores")
+    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="metric_scores")
+    name = models.CharField(max_length=200)
+    value = models.FloatField(null=True, help_text="Null where the metric is undefined for the output.")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["output", "name"], name="metricscore_one_per_output_and_name"),
+            models.CheckConstraint(condition=Q(source__in=["computed", "imported", "calibrated"]),
+                                   name="metricscore_source_known"),
+        ]
+        indexes = [models.Index(fields=["project", "name"], name="metricscore_project_name")]
+
+    def __str__(self):
+        return f"{self.name}={self.value} on output {self.output_id}"
+
+
+class Judge(models.Model):
+    """An automatic rater ("model"): an LLM prompted as a rater, or a metric with thresholds.
+
+    Its ratings live apart from human judgments so that agreement and results built on humans
+    never include them by accident.
+    """
+
+    class Kind(models.TextChoices):
+        LLM = "llm", "LLM prompted as a rater"
+        METRIC = "metric", "Metric with thresholds"
+        OTHER = "other", "Other automatic judge"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judges")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.LLM)
+    description = models.TextField(blank=True)
+    config = models.JSONField(default=dict, blank=True, help_text="How the judge was made (prompt, thresholds...).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project_id", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="judge_name_unique_in_project"),
+            models.CheckConstraint(condition=Q(kind__in=["llm", "metric", "other"]), name="judge_kind_known"),
+        ]
+
+    @property
+    def rater_type(self) -> str:
+        return "model"
+
+    def __str__(self):
+        return self.name
+
+
+class JudgeRating(models.Model):
+    """A judge's value for one output on one criterion, coded like a human judgment (pairwise: on the
+    item's first output, 0 it loses, 1 tie, 2 it wins)."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="ratings")
+    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="judge_ratings")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="judge_ratings")
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "output", "criterion"],
+                                    name="judgerating_one_per_output_and_criterion"),
+        ]
+
+    def __str__(self):
+        return f"{self.judge_id}: {self.value} on output {self.output_id}"
+
+
+class Calibrator(models.Model):
+    """A fitted combination of metrics that tracks one criterion; ``params`` holds the standardisation
+    and weights (``evaluation.stats.Calibrator.as_dict``), ``report`` the held-out evaluation."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="calibrators")
+    name = models.CharField(max_length=100)
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="calibrators")
+    params = models.JSONField()
+    report = models.JSONField(default=dict)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="calibrator_name_unique_in_project"),
+        ]
+
+    @property
+    def metric_name(self) -> str:
+        """Name of the MetricScore rows this calibrator writes when applied."""
+        return f"calibrated:{self.name}"
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,113 @@
+"""Human ratings as numpy columns for the statistics, with every exclusion decided in one place."""
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db.models import QuerySet
+
+from annotation.models import Criterion, Judgment, Output, Project
+
+
+def excluded_rater_ids(project: Project) -> list[int]:
+    """Raters whose judgments results leave out. TODO(#6): rater exclusion is not built yet; when it
+    is, return the excluded raters' ids here and every result, correlation and judge report follows."""
+    return []
+
+
+def included_judgments(project: Project) -> QuerySet[Judgment]:
+    """The judgments results are computed from: current ones, not on gold/control items, not from
+    excluded raters. The one place where exclusions are decided."""
+    judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
+    excluded = excluded_rater_ids(project)
+    if excluded:
+        judgments = judgments.exclude(rater_id__in=excluded)
+    return judgments
+
+
+def exclusion_counts(project: Project) -> dict:
+    """How many current judgments are left out, and why (shown beside every result)."""
+    current = Judgment.objects.filter(project=project, is_current=True)
+    excluded = excluded_rater_ids(project)
+    return {
+        "gold_items": current.filter(item__gold__isnull=False).count(),
+        "excluded_raters": current.filter(item__gold__isnull=True, rater_id__in=excluded).count() if excluded else 0,
+        "n_excluded_raters": len(excluded),
+    }
+
+
+@dataclass
+class RatingFrame:
+    """One row per included judgment (likert, rankme): item, system, rater and criterion as labels."""
+
+    item: np.ndarray
+    system: np.ndarray
+    rater: np.ndarray
+    criterion: np.ndarray
+    value: np.ndarray
+    criteria: list[str] = field(default_factory=list)
+
+    def where(self, mask: np.ndarray) -> "RatingFrame":
+        return RatingFrame(self.item[mask], self.system[mask], self.rater[mask], self.criterion[mask],
+                           self.value[mask], self.criteria)
+
+    def for_criterion(self, name: str) -> "RatingFrame":
+        return self.where(self.criterion == name)
+
+    def __len__(self):
+        return len(self.value)
+
+
+def _criteria(project: Project) -> list[str]:
+    return list(Criterion.objects.filter(project=project).order_by("position", "id").values_list("name", flat=True))
+
+
+def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFrame:
+    """Included judgments as columns; ``item`` holds external ids, ``rater`` user ids."""
+    judgments = included_judgments(project)
+    if criterion:
+        judgments = judgments.filter(criterion__name=criterion)
+    rows = list(judgments.values_list("item__external_id", "output__system", "rater_id", "criterion__name", "value")
+                .iterator(chunk_size=20_000))
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+    return RatingFrame(np.array(columns[0], dtype=object), np.array(columns[1], dtype=object),
+                       np.array(columns[2], dtype=np.int64), np.array(columns[3], dtype=object),
+                       np.array(columns[4], dtype=float), _criteria(project))
+
+
+@dataclass
+class PairwiseFrame:
+    """One row per included pairwise judgment: the item's first and second systems as imported and the
+    outcome coded for the first (0 it loses, 1 tie, 2 it wins)."""
+
+    item: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    rater: np.ndarray
+    criterion: np.ndarray
+    outcome: np.ndarray
+    criteria: list[str] = field(default_factory=list)
+
+    def for_criterion(self, name: str) -> "PairwiseFrame":
+        m = self.criterion == name
+        return PairwiseFrame(self.item[m], self.first[m], self.second[m], self.rater[m], self.criterion[m],
+                             self.outcome[m], self.criteria)
+
+    def __len__(self):
+        return len(self.outcome)
+
+
+def pairwise_frame(project: Project, *, criterion: str | None = None) -> PairwiseFrame:
+    judgments = included_judgments(project)
+    if criterion:
+        judgments = judgments.filter(criterion__name=criterion)
+    rows = list(judgments.values_list("item_id", "item__external_id", "output__system", "rater_id",
+                                      "criterion__name", "value").iterator(chunk_size=20_000))
+    second = dict(Output.objects.filter(item__project=project, position=1).values_list("item_id", "system")
+                  .iterator(chunk_size=20_000))
+    if not rows:
+        empty = np.array([], dtype=object)
+        return PairwiseFrame(empty, empty, empty, np.array([], dtype=np.int64), empty, np.array([]),
+                             _criteria(project))
+    item_ids, external, first, rater, crit, value = zip(*rows, strict=True)
+    return PairwiseFrame(np.array(external, dtype=object), np.array(first, dtype=object),
+                         np.array([second[i] for i in item_ids], dtype=object), np.array(rater, dtype=np.int64),
+                         np.array(crit, dtype=object), np.array(value, dtype=float), _criteria(project))

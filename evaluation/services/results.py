@@ -1,0 +1,148 @@
+"""System-level results of a project: per-system scores with intervals and significance (likert,
+rankme), win/tie/lose tables, sign tests and Bradley–Terry strengths (pairwise)."""
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from annotation.models import Project, TaskType
+from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame
+from evaluation.stats import (
+    InsufficientDataError,
+    bradley_terry,
+    compare_systems,
+    holm,
+    majority_outcomes,
+    mean_ranks,
+    pairwise_counts,
+    score_distribution,
+    system_scores,
+    win_rates,
+)
+
+from ._common import MAX_RESAMPLES, default_normalisation, generator, human_matrix, interval, normalised_values, num
+
+
+@dataclass(frozen=True)
+class ResultOptions:
+    """How results are computed; every field is echoed in the answer."""
+
+    confidence: float = 0.95
+    n_resamples: int = 1000
+    seed: int = 0
+    test: str = "bootstrap"
+    # Significance needs more resamples than intervals: with m pairs Holm multiplies the smallest
+    # p-value, at best 1 / (B + 1), by m, so B must be well above m / alpha.
+    test_resamples: int = 10_000
+    alpha: float = 0.05
+    normalisation: str | None = None
+    ties: str = "half"
+    aggregate: str = "none"
+
+    def checked(self, project: Project) -> "ResultOptions":
+        if not 0 <= self.n_resamples <= MAX_RESAMPLES:
+            raise ValueError(f"n_resamples must be from 0 to {MAX_RESAMPLES}")
+        if not 0 <= self.test_resamples <= 10 * MAX_RESAMPLES:
+            raise ValueError(f"test_resamples must be from 0 to {10 * MAX_RESAMPLES}")
+        if self.aggregate not in ("none", "majority"):
+            raise ValueError("aggregate must be 'none' (every judgment) or 'majority' (one vote per item)")
+        normalisation = self.normalisation or default_normalisation(project)
+        return replace(self, normalisation=normalisation)
+
+
+def results_compute(*, project: Project, options: ResultOptions | None = None) -> dict:
+    """Results of every criterion of the project, from the included judgments only (see
+    ``evaluation.selectors.included_judgments``). Raises ValueError for bad options."""
+    options = (options or ResultOptions()).checked(project)
+    body = {"project": project.id, "task_type": project.task_type, "options": asdict(options),
+            "excluded": exclusion_counts(project)}
+    if project.task_type == TaskType.PAIRWISE:
+        frame = pairwise_frame(project)
+        body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
+    else:
+        frame = rating_frame(project)
+        body["criteria"] = [_rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria]
+    body["n_judgments"] = len(frame)
+    return body
+
+
+def _rating_criterion(frame, name: str, project: Project, options: ResultOptions) -> dict:
+    out = {"criterion": name, "normalisation": options.normalisation, "n_judgments": len(frame),
+           "n_items": len(set(frame.item.tolist())), "n_raters": len(set(frame.rater.tolist())),
+           "systems": [], "comparisons": [], "error": None}
+    if not len(frame):
+        out["error"] = "no judgments on this criterion yet"
+        return out
+    values = normalised_values(frame, options.normalisation)
+    rng = generator(options.seed)
+    scores = system_scores(values, systems=frame.system, units=frame.item, confidence=options.confidence,
+                           n_resamples=options.n_resamples, rng=rng)
+    distribution = score_distribution(frame.value, systems=frame.system) if project.task_type == "likert" else {}
+    ranks = {}
+    if project.task_type == TaskType.RANKME:
+        screens = np.array([f"{r}:{i}" for r, i in zip(frame.rater.tolist(), frame.item.tolist(), strict=True)])
+        ranks = {r.system: r for r in mean_ranks(frame.value, systems=frame.system, screens=screens,
+                                                 confidence=options.confidence, n_resamples=options.n_resamples,
+                                                 rng=rng)}
+    for s in sorted(scores, key=lambda s: -s.mean):
+        row = {"system": s.system, "n": s.n, "n_items": s.n_units, "mean": num(s.mean),
+               "mean_ci": interval(*s.mean_ci), "median": num(s.median), "median_ci": interval(*s.median_ci)}
+        if distribution:
+            row["distribution"] = {f"{v:g}": c for v, c in distribution[s.system].items()}
+        if s.system in ranks:
+            row["mean_rank"] = num(ranks[s.system].mean_rank)
+            row["mean_rank_ci"] = interval(*ranks[s.system].mean_rank_ci)
+        out["systems"].append(row)
+    _, systems, matrix = human_matrix(frame, values)
+    if options.test_resamples and len(systems) > 1:
+        comparisons = compare_systems(matrix, systems=systems, test=options.test, alpha=options.alpha,
+                                      n_resamples=options.test_resamples, rng=rng)
+        out["comparisons"] = [{"system_a": c.system_a, "system_b": c.system_b, "difference": num(c.difference),
+                               "n_items": c.n_units, "p_value": num(c.p_value), "p_holm": num(c.p_holm),
+                               "significant": c.significant} for c in comparisons]
+    return out
+
+
+def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
+    out = {"criterion": name, "aggregate": options.aggregate, "n_judgments": len(frame),
+           "n_items": len(set(frame.item.tolist())), "n_raters": len(set(frame.rater.tolist())),
+           "n_comparisons": 0, "n_without_majority": 0, "pairs": [], "systems": [], "bradley_terry": None,
+           "error": None}
+    if not len(frame):
+        out["error"] = "no judgments on this criterion yet"
+        return out
+    first, second, outcome, units = frame.first, frame.second, frame.outcome, frame.item
+    if options.aggregate == "majority":
+        units, votes = majority_outcomes(frame.outcome, units=frame.item)
+        index = {item: k for k, item in enumerate(frame.item.tolist())}
+        rows = np.array([index[u] for u in units.tolist()], dtype=int)
+        decided = ~np.isnan(votes)
+        out["n_without_majority"] = int((~decided).sum())
+        first, second, outcome, units = frame.first[rows][decided], frame.second[rows][decided], votes[decided], \
+            units[decided]
+    out["n_comparisons"] = len(outcome)
+    pairs = pairwise_counts(first, second, outcome)
+    adjusted = holm([p.sign_test_p for p in pairs]) if pairs else []
+    out["pairs"] = [{"system_a": p.system_a, "system_b": p.system_b, "n": p.n, "wins": p.wins, "ties": p.ties,
+                     "losses": p.losses, "win_rate": num(p.win_rate), "sign_test_p": num(p.sign_test_p),
+                     "p_holm": num(h), "significant": bool(h < options.alpha)}
+                    for p, h in zip(pairs, adjusted, strict=True)]
+    strengths = {}
+    try:
+        bt = bradley_terry(first, second, outcome, ties=options.ties, units=units, confidence=options.confidence,
+                           n_resamples=options.n_resamples, rng=generator(options.seed))
+    except InsufficientDataError as exc:
+        out["error"] = str(exc)
+    else:
+        strengths = {s: (v, lo, hi) for s, v, lo, hi in zip(bt.systems, bt.strengths, bt.ci_low, bt.ci_high,
+                                                            strict=True)}
+        out["bradley_terry"] = {"ties": bt.ties, "tie_parameter": num(bt.tie_parameter),
+                                "log_likelihood": num(bt.log_likelihood), "n_resamples": bt.n_resamples,
+                                "n_resamples_without_mle": bt.n_resamples_without_mle,
+                                "scale": "natural log-strength, mean zero"}
+    rows = []
+    for w in win_rates(first, second, outcome):
+        v, lo, hi = strengths.get(w.system, (None, None, None))
+        rows.append({"system": w.system, "n": w.n, "wins": w.wins, "ties": w.ties, "losses": w.losses,
+                     "win_rate": num(w.win_rate), "strength": num(v), "strength_ci": interval(lo, hi)})
+    out["systems"] = sorted(rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"]))
+    return out
