@@ -10,4 +10,5 @@ api_urlpatterns = [
 
 urlpatterns = [
     path("projects/<int:pk>/agreement/", views.dashboard, name="agreement-dashboard"),
+    path("projects/<int:pk>/agreement/recompute/", views.recompute, name="agreement-recompute"),
 ]

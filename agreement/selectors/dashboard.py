@@ -37,16 +37,34 @@ def dashboard_for_project(project: Project) -> dict:
             labels[s.criterion.name][s.statistic] = s
         elif s.scope == Scope.SUBGROUP_CRITERION:
             subgroups[s.subgroup][s.criterion.name] = s
-        elif s.scope == Scope.PAIR and s.statistic in ("cohen_kappa", f"krippendorff_alpha_interval"):
-            pairs[s.criterion.name][(names.get(s.rater_a_id, str(s.rater_a_id)),
-                                     names.get(s.rater_b_id, str(s.rater_b_id)))] = s
+        elif s.scope == Scope.PAIR:
+            pairs[(s.criterion.name, s.statistic)][(names.get(s.rater_a_id, str(s.rater_a_id)),
+                                                    names.get(s.rater_b_id, str(s.rater_b_id)))] = s
         elif s.scope == Scope.RATER:
             raters[names.get(s.rater_a_id, str(s.rater_a_id))][s.criterion.name] = s
-    heatmaps = {}
-    for criterion, cells in pairs.items():
-        people = sorted({p for pair in cells for p in pair})
-        heatmaps[criterion] = {"raters": people, "cells": [
-            {"a": a, "b": b, "value": s.value, "n_units": s.n_units, "status": s.status} for (a, b), s in cells.items()]}
+    label_columns = list(dict.fromkeys(name for stats in labels.values() for name in stats))
     alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
-            "subgroups": dict(subgroups), "heatmaps": heatmaps, "raters": dict(raters), "alerts": alerts}
+            "label_columns": label_columns, "subgroups": dict(subgroups), "heatmaps": _heatmaps(pairs),
+            "raters": dict(sorted(raters.items())), "alerts": alerts}
+
+
+def _heatmaps(pairs: dict) -> dict:
+    """One symmetric rater × rater table per label (the first pair statistic of each label)."""
+    heatmaps = {}
+    for (criterion, statistic), cells in sorted(pairs.items()):
+        if criterion in heatmaps:
+            continue
+        people = sorted({p for pair in cells for p in pair})
+        lookup = {**cells, **{(b, a): s for (a, b), s in cells.items()}}
+        rows = []
+        for a in people:
+            row = []
+            for b in people:
+                s = lookup.get((a, b))
+                row.append(None if s is None else {
+                    "value": s.value, "n_units": s.n_units,
+                    "title": f"{a} × {b}: n = {s.n_units} shared units" + (f"; {s.reason}" if s.reason else "")})
+            rows.append({"rater": a, "cells": row})
+        heatmaps[criterion] = {"statistic": statistic, "raters": people, "rows": rows}
+    return heatmaps

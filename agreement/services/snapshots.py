@@ -15,9 +15,9 @@ from agreement.stats import (
     InsufficientDataError,
     krippendorff_alpha,
     krippendorff_alpha_leave_one_out,
-    pairwise_cohen_kappa,
     reliability_matrix,
 )
+from agreement.stats.pair_tables import cohen_kappa_all_pairs
 from annotation.models import Project
 from annotation.services.bulk_insert import insert_rows
 
@@ -35,6 +35,14 @@ class ScopeId:
     subgroup: str = ""
     rater_a: int | None = None
     rater_b: int | None = None
+
+
+@dataclass(frozen=True)
+class _PairOutcome:
+    value: float
+    confidence_interval: tuple[float, float]
+    n_units: int
+    n_raters: int = 2
 
 
 @dataclass(frozen=True)
@@ -183,12 +191,15 @@ class _ProjectComputation:
             return
         for weights in self.plan.pair_weights:
             name = "cohen_kappa" if weights is None else f"cohen_kappa_{weights}"
-            for pair in pairwise_cohen_kappa(m, weights=weights, categories=categories, confidence_level=0.95):
-                if pair.n_units == 0:
-                    continue
-                outcome = pair.result if pair.result is not None else InsufficientDataError(pair.reason)
-                self._pair_row(window, criterion_id, raters[pair.rater_a], raters[pair.rater_b], name, outcome,
-                               pair.n_units)
+            kappas = cohen_kappa_all_pairs(m, weights=weights, categories=categories)
+            for p in range(len(kappas.value)):
+                if np.isnan(kappas.value[p]):
+                    outcome = InsufficientDataError("both raters used a single, common category: kappa is undefined")
+                else:
+                    outcome = _PairOutcome(float(kappas.value[p]), (kappas.ci_low[p], kappas.ci_high[p]),
+                                           int(kappas.n_units[p]))
+                self._pair_row(window, criterion_id, raters[kappas.rater_a[p]], raters[kappas.rater_b[p]], name,
+                               outcome, int(kappas.n_units[p]))
 
     def _pair_row(self, window, criterion_id, a, b, name, outcome, n_units) -> None:
         a, b = sorted((int(a), int(b)))

@@ -58,7 +58,9 @@ PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m))
 class Plan:
     """``label`` statistics run on every criterion scope (the first is the main one, bootstrapped);
     ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa weightings
-    per rater pair (None when pairs get interval alpha instead)."""
+    per rater pair (None when pairs get interval alpha instead): quadratic for Likert scales, where
+    near misses are partial agreement; unweighted for the 3-way pairwise outcome, as published
+    pairwise studies report it."""
 
     level: str
     label: tuple[Statistic, ...]
@@ -72,7 +74,7 @@ class Plan:
 
 PLANS = {
     "likert": Plan("ordinal", (_alpha("ordinal"), _alpha("nominal"), FLEISS, AC1, AC2, PERCENT),
-                   (_alpha("ordinal"), PERCENT), (None, "quadratic")),
+                   (_alpha("ordinal"), PERCENT), ("quadratic",)),
     "rankme": Plan("interval", (_alpha("interval"), _alpha_rater_z(), _icc_one_way()),
                    (_alpha("interval"),), None),
     "pairwise": Plan("ordinal", (_alpha("ordinal"), _alpha("nominal"), FLEISS, PERCENT),

@@ -48,3 +48,15 @@ def insert_rows(model: type[models.Model], field_names: Sequence[str], rows: Seq
     else:
         attnames = [f.attname for f in fields]
         model.objects.bulk_create([model(**dict(zip(attnames, row, strict=True))) for row in rows])
+
+
+def refresh_planner_statistics(*models_: type[models.Model]) -> None:
+    """ANALYZE tables after a bulk load, so PostgreSQL plans the next reads on real row counts.
+
+    Autovacuum would get there later; until it does, a freshly imported project is planned as if
+    empty (reading 150,000 judgments took 41 s through nested loops instead of 0.7 s).
+    """
+    if uses_copy():
+        with connection.cursor() as cursor:
+            for model in models_:
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")

@@ -11,7 +11,7 @@ from django.utils import timezone
 from annotation.models import Item, Output, Project
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
-from .bulk_insert import insert_rows, reserve_ids, uses_copy
+from .bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids, uses_copy
 from .import_records import BadRecord, ImportRejected, ImportReport, records
 
 # 2,000 items with two ~1 kB outputs each are ~6 MB of rows in flight: memory stays flat whatever the file size.
@@ -244,6 +244,7 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
             report = ImportReport()
             report.add(0, f"the database refused the items ({exc.__class__.__name__}); nothing was imported")
             raise ImportRejected(report) from exc
+        refresh_planner_statistics(Item, Output)
         if progress:
             progress(total, total)
     return total

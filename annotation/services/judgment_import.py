@@ -13,7 +13,7 @@ from django.utils.dateparse import parse_datetime
 from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
-from .bulk_insert import insert_rows
+from .bulk_insert import insert_rows, refresh_planner_statistics
 from .import_records import BadRecord, ImportRejected, ImportReport, records
 
 # 5,000 judgment rows are ~1 MB in flight.
@@ -189,6 +189,7 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
                     progress(done, total)
         insert_rows(Judgment, fields, batch)
         _refresh_item_counts(touched)
+        refresh_planner_statistics(Judgment)
         if progress:
             progress(total, total)
     return total

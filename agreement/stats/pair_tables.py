@@ -1,0 +1,149 @@
+"""Cohen's kappa for every rater pair at once: all contingency tables from one sparse product.
+
+A loop over pairs costs a contingency table and a kappa per pair (~100 µs each); a dashboard with
+50 raters, 5 labels and 52 weekly windows has 300,000 pairs. Here the tables of all pairs come from
+:math:`X X^\\top` with :math:`X` the sparse one-hot (rater × category, unit) matrix, and kappa with
+its standard error is evaluated on the stack of tables with array operations.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse, stats
+
+from ._validation import as_categories, as_reliability_data, check_confidence_level
+from ._weights import agreement_weights
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PairKappas:
+    """Arrays over the pairs ``(rater_a[p], rater_b[p])`` (row indices, ``rater_a < rater_b``) that
+    share at least one unit. ``value``, ``standard_error``, ``ci_low``, ``ci_high`` are NaN where
+    kappa is undefined (both raters used a single, common category)."""
+
+    rater_a: np.ndarray
+    rater_b: np.ndarray
+    n_units: np.ndarray
+    value: np.ndarray
+    observed_agreement: np.ndarray
+    expected_agreement: np.ndarray
+    standard_error: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    confidence_level: float
+
+
+def pairwise_contingency_tables(reliability_data, *, categories=None):
+    r"""Contingency tables of every rater pair on the units both rated.
+
+    Parameters
+    ----------
+    reliability_data : array_like, shape (n_raters, n_units)
+        ``np.nan`` = not rated.
+    categories : sequence of float, optional
+        Declared ordered categories; default those observed.
+
+    Returns
+    -------
+    rater_a, rater_b : ndarray of int, shape (n_pairs,)
+        Row indices of the pairs sharing at least one unit, ``rater_a < rater_b``.
+    tables : ndarray, shape (n_pairs, K, K)
+        ``tables[p, k, l]``: units rater_a put in category k and rater_b in category l.
+    categories : ndarray, shape (K,)
+
+    Notes
+    -----
+    With :math:`X` the one-hot matrix of shape :math:`(RK, N)`,
+    :math:`(XX^\top)_{(i,k),(j,l)} = \#\{u : x_{iu} = c_k,\ x_{ju} = c_l\}`; its cost is the sum over
+    units of the squared number of ratings, not :math:`R^2 N`.
+
+    Examples
+    --------
+    >>> a, b, t, c = pairwise_contingency_tables([[1, 1, 2], [1, 2, 2]])
+    >>> t[0].tolist()
+    [[1, 1], [0, 1]]
+    """
+    data = as_reliability_data(reliability_data)
+    n_raters = data.shape[0]
+    rated = ~np.isnan(data)
+    cats = as_categories(categories)
+    if cats is None:
+        cats = np.unique(data[rated])
+    rows, cols = np.nonzero(rated)
+    codes = np.searchsorted(cats, data[rows, cols])
+    if codes.size and (codes.max() >= len(cats) or not np.array_equal(cats[codes], data[rows, cols])):
+        raise ValueError("ratings outside the declared categories")
+    k = len(cats)
+    onehot = sparse.csr_matrix((np.ones(len(rows)), (rows * k + codes, cols)), shape=(n_raters * k, data.shape[1]))
+    joint = (onehot @ onehot.T).toarray().reshape(n_raters, k, n_raters, k).transpose(0, 2, 1, 3)
+    a, b = np.triu_indices(n_raters, 1)
+    tables = joint[a, b]
+    shared = tables.sum(axis=(1, 2)) > 0
+    return a[shared], b[shared], tables[shared], cats
+
+
+def cohen_kappa_all_pairs(reliability_data, *, weights=None, categories=None, confidence_level=0.95) -> PairKappas:
+    r"""Cohen's kappa, its large-sample standard error and confidence interval for every rater pair.
+
+    Parameters
+    ----------
+    reliability_data : array_like, shape (n_raters, n_units)
+        ``np.nan`` = not rated.
+    weights : {None, "linear", "quadratic"} or array, shape (K, K)
+        Agreement weights over the declared category positions, as in :func:`cohen_kappa`.
+    categories : sequence of float, optional
+        Declared ordered categories (they define the weights); default those observed.
+    confidence_level : float
+
+    Returns
+    -------
+    PairKappas
+
+    Notes
+    -----
+    Per pair, with :math:`p` the table of proportions over :math:`n` shared units,
+    :math:`p_o = \sum w_{kl} p_{kl}`, :math:`p_e = \sum w_{kl} p_{k\cdot} p_{\cdot l}` and
+    :math:`\kappa = (p_o - p_e)/(1 - p_e)` [1]_ [2]_; the standard error is the non-null
+    large-sample one of Fleiss, Cohen & Everitt [3]_, identical to :func:`cohen_kappa`'s.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+       Psychological Measurement 20(1), 37–46. https://doi.org/10.1177/001316446002000104
+    .. [2] Cohen, J. (1968). Weighted kappa. Psychological Bulletin 70(4), 213–220.
+       https://doi.org/10.1037/h0026256
+    .. [3] Fleiss, J. L., Cohen, J., Everitt, B. S. (1969). Large sample standard errors of kappa
+       and weighted kappa. Psychological Bulletin 72(5), 323–327. https://doi.org/10.1037/h0028106
+
+    Examples
+    --------
+    The 200-comment example (90 both yes, 25 / 15 split, 70 both no): kappa ≈ 0.60.
+
+    >>> import numpy as np
+    >>> a = np.repeat([1, 1, 0, 0], [90, 15, 25, 70]).astype(float)
+    >>> b = np.repeat([1, 0, 1, 0], [90, 15, 25, 70]).astype(float)
+    >>> round(float(cohen_kappa_all_pairs(np.vstack([a, b])).value[0]), 4)
+    0.5996
+    """
+    level = check_confidence_level(confidence_level)
+    a, b, tables, cats = pairwise_contingency_tables(reliability_data, categories=categories)
+    w = agreement_weights(weights, len(cats))
+    n = tables.sum(axis=(1, 2)).astype(np.float64)
+    p = tables / np.maximum(n, 1)[:, None, None]
+    row, col = p.sum(axis=2), p.sum(axis=1)
+    po = np.einsum("kl,pkl->p", w, p)
+    pe = np.einsum("pk,kl,pl->p", row, w, col)
+    defined = 1.0 - pe > 1e-12
+    safe = np.where(defined, 1.0 - pe, 1.0)
+    kappa = (po - pe) / safe
+    # w-bar_i. = sum_j w_ij p_.j and w-bar_.j = sum_i w_ij p_i., per pair (Fleiss, Cohen & Everitt)
+    spread = (col @ w.T)[:, :, None] + (row @ w)[:, None, :]
+    var1 = ((p * (w[None] - spread * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
+            - (kappa - pe * (1.0 - kappa)) ** 2) / safe**2
+    se = np.sqrt(np.maximum(var1, 0.0) / np.maximum(n, 1))
+    quantile = float(stats.norm.ppf(0.5 + level / 2.0))
+    nan = np.full(len(n), np.nan)
+    value = np.where(defined, kappa, nan)
+    se = np.where(defined, se, nan)
+    return PairKappas(rater_a=a, rater_b=b, n_units=n.astype(np.int64), value=value, observed_agreement=po,
+                      expected_agreement=pe, standard_error=se, ci_low=value - quantile * se,
+                      ci_high=np.minimum(1.0, value + quantile * se), confidence_level=level)

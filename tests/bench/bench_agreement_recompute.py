@@ -1,0 +1,163 @@
+"""Agreement recompute benchmark: 1,000,000 judgments (5 criteria × ~66,700 outputs × 3 raters, 50
+raters, 10 subgroups, 26 weeks) on PostgreSQL → every weekly and cumulative snapshot, with the time
+split into read / compute / write and the peak RSS of the process. The baseline in the same run is
+the `krippendorff` package computing only the label-level alphas of the same windows.
+
+    .venv/bin/python tests/bench/bench_agreement_recompute.py [--judgments 1000000]
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+
+
+def populate(n_judgments: int, n_criteria=5, n_raters=50, n_subgroups=10, n_weeks=26, seed=1):
+    """Writes users, a likert project, items, outputs and judgments with COPY; returns the project id."""
+    import numpy as np
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from annotation.models import Item, Judgment, Output
+    from annotation.services import project_create
+    from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
+
+    rng = np.random.default_rng(seed)
+    User = get_user_model()
+    lead = User.objects.create_user("bench-lead")
+    project = project_create(created_by=lead, name="bench", task_type="likert", criteria=[
+        {"name": f"criterion{c}", "scale_min": 1, "scale_max": 5} for c in range(n_criteria)])
+    criteria = list(project.criteria.values_list("id", flat=True))
+    raters = [User.objects.create_user(f"bench-rater-{k}").id for k in range(n_raters)]
+    n_outputs = n_judgments // (3 * n_criteria)
+    item_ids = reserve_ids(Item, n_outputs)
+    now = timezone.now()
+    insert_rows(Item, ["id", "project", "external_id", "input", "references", "subgroup", "meta", "n_target",
+                       "n_judged", "created_at"],
+                [(i, project.id, f"b{k}", "x", [], f"g{k % n_subgroups}", {}, 3, 3, now)
+                 for k, i in enumerate(item_ids)])
+    output_ids = reserve_ids(Output, n_outputs)
+    insert_rows(Output, ["id", "item", "position", "system", "text"],
+                [(o, i, 0, "sys", "y") for o, i in zip(output_ids, item_ids, strict=True)])
+    quality = rng.integers(1, 6, n_outputs)
+    week_of = rng.integers(0, n_weeks, n_outputs)
+    rows = []
+    fields = ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order", "source",
+              "client_token", "submitted_at", "duration_ms", "is_current"]
+    from datetime import timedelta
+
+    for k in range(n_outputs):
+        when = now - timedelta(weeks=int(week_of[k]))
+        for r in rng.choice(n_raters, 3, replace=False):
+            for c in criteria:
+                v = int(min(5, max(1, quality[k] + rng.choice((-1, 0, 0, 0, 1)))))
+                rows.append((project.id, item_ids[k], output_ids[k], c, raters[r], float(v), "", [], "import", "",
+                             when, None, True))
+        if len(rows) >= 100_000:
+            insert_rows(Judgment, fields, rows)
+            rows = []
+    insert_rows(Judgment, fields, rows)
+    refresh_planner_statistics(Item, Output, Judgment)  # as the import services do
+    return project.id
+
+
+def run(n_judgments: int) -> dict:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    import numpy as np
+
+    from agreement.models import AgreementSnapshot
+    from agreement.selectors.judgment_records import judgment_records_for_project
+    from agreement.services.snapshots import SNAPSHOT_FIELDS, _ProjectComputation, _RowBuilder
+    from annotation.models import Project
+    from annotation.services.bulk_insert import insert_rows
+    from django.db import transaction
+
+    t = time.perf_counter()
+    project_id = populate(n_judgments)
+    populate_s = time.perf_counter() - t
+    project = Project.objects.get(pk=project_id)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    t0 = time.perf_counter()
+    records = judgment_records_for_project(project)
+    t1 = time.perf_counter()
+    builder = _RowBuilder(project.id)
+    _ProjectComputation(project, records, builder).run(None)
+    t2 = time.perf_counter()
+    with transaction.atomic():
+        AgreementSnapshot.objects.filter(project=project).delete()
+        insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
+    t3 = time.perf_counter()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    # baseline: the krippendorff package on the label-level (criterion) matrices of the same windows
+    import krippendorff
+
+    from agreement.stats import reliability_matrix
+    order = np.argsort(records.week_index, kind="stable")
+    week = records.week_index[order]
+    crit, unit, rater, value = (records.criterion_index[order], records.unit[order], records.rater[order],
+                                records.value[order])
+    tb = time.perf_counter()
+    n_alphas = 0
+    for k in range(len(records.weeks)):
+        hi = np.searchsorted(week, k, "right")
+        lo = np.searchsorted(week, k, "left")
+        for rows in (slice(lo, hi), slice(0, hi)):
+            for c in range(len(records.criteria)):
+                mask = crit[rows] == c
+                m = reliability_matrix(unit[rows][mask], rater[rows][mask], value[rows][mask]).matrix
+                krippendorff.alpha(m, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
+                n_alphas += 1
+    baseline_s = time.perf_counter() - tb
+    return {"judgments": len(records), "weeks": len(records.weeks), "snapshots": len(builder.rows),
+            "populate_s": populate_s, "read_s": t1 - t0, "compute_s": t2 - t1, "write_s": t3 - t2,
+            "total_s": t3 - t0, "peak_rss_mb": peak, "rss_before_mb": rss_before,
+            "baseline_krippendorff_label_alphas": n_alphas, "baseline_s": baseline_s}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--judgments", type=int, default=1_000_000)
+    parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run:
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(run(args.judgments)))
+        return
+    db = f"concord_bench_{uuid.uuid4().hex[:8]}"
+    subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
+    try:
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base", "DJANGO_SECRET_KEY": "b" * 60,
+               "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db}
+        env.pop("REDIS_URL", None)
+        out = subprocess.run([sys.executable, __file__, "--run", "--judgments", str(args.judgments)], env=env,
+                             cwd=ROOT, capture_output=True, text=True)
+        if out.returncode:
+            sys.exit(out.stderr[-3000:])
+    finally:
+        subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"{r['judgments']:,} judgments over {r['weeks']} weeks → {r['snapshots']:,} snapshots")
+    print(f"  read {r['read_s']:.1f} s · compute {r['compute_s']:.1f} s · write {r['write_s']:.1f} s · "
+          f"total {r['total_s']:.1f} s   (bar: < 60 s)")
+    print(f"  peak RSS {r['peak_rss_mb']:.0f} MB (after populating: {r['rss_before_mb']:.0f} MB)   (bar: < 2048 MB)")
+    print(f"  baseline: the krippendorff package, label-level alphas only ({r['baseline_krippendorff_label_alphas']} "
+          f"windows × criteria): {r['baseline_s']:.1f} s")
+    print(f"  (populating the database took {r['populate_s']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
