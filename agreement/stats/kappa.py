@@ -460,7 +460,8 @@ def _kappa_from_table(table: np.ndarray, weights, level: float) -> AgreementResu
     se = float(np.sqrt(max(var1, 0.0) / n))
     se0 = float(np.sqrt(max(var0, 0.0) / n))
     quantile = float(stats.norm.ppf(0.5 + level / 2.0))
-    z = kappa / se0 if se0 > 0 else None
+    # a rater who uses a single category leaves no null variance (0 up to round-off): no test
+    z = kappa / se0 if var0 > 1e-14 else None
     return AgreementResult(
         statistic="cohen_kappa",
         variant="unweighted" if weights is None else (weights if isinstance(weights, str) else "custom"),
