@@ -7,7 +7,14 @@ from rest_framework.views import APIView
 
 from agreement.models import AgreementSnapshot
 from agreement.selectors.snapshots import snapshot_list
-from agreement.services import agreement_recompute_start
+from agreement.services import (
+    agreement_recompute_start,
+    agreement_settings_get,
+    agreement_settings_update,
+    schedule_get,
+    schedule_set,
+)
+from agreement.services.schedule import DAYS
 from annotation.apis import lead_project, paginated
 from annotation.selectors import rater_names_for_project
 
@@ -78,3 +85,48 @@ class AgreementRecomputeApi(APIView):
         return Response({"job_id": job.id, "state": job.state}, status=status.HTTP_202_ACCEPTED)
 
 
+
+
+class AgreementSettingsApi(APIView):
+    class ScheduleSerializer(serializers.Serializer):
+        enabled = serializers.BooleanField()
+        day_of_week = serializers.ChoiceField(choices=DAYS, default="mon")
+        hour = serializers.IntegerField(min_value=0, max_value=23, default=3, help_text="UTC")
+
+    class InputSerializer(serializers.Serializer):
+        alert_below = serializers.FloatField(min_value=-1, max_value=1, required=False)
+        alert_drop = serializers.FloatField(min_value=0, max_value=2, required=False)
+        email_leads = serializers.BooleanField(required=False)
+        schedule = serializers.DictField(required=False, help_text="{enabled, day_of_week, hour}")
+
+        def validate_schedule(self, value):
+            schedule = AgreementSettingsApi.ScheduleSerializer(data=value)
+            schedule.is_valid(raise_exception=True)
+            return schedule.validated_data
+
+    class OutputSerializer(serializers.Serializer):
+        alert_below = serializers.FloatField()
+        alert_drop = serializers.FloatField()
+        email_leads = serializers.BooleanField()
+        schedule = serializers.DictField()
+
+    def _out(self, project, rules):
+        return {"alert_below": rules.alert_below, "alert_drop": rules.alert_drop, "email_leads": rules.email_leads,
+                "schedule": schedule_get(project)}
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        return Response(self.OutputSerializer(self._out(project, agreement_settings_get(project))).data)
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def put(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        schedule = fields.pop("schedule", None)
+        rules = agreement_settings_update(project=project, **fields)
+        if schedule is not None:
+            schedule_set(project=project, **schedule)
+        return Response(self.OutputSerializer(self._out(project, rules)).data)

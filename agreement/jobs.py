@@ -9,8 +9,18 @@ from django.db import InterfaceError, OperationalError
              retry_backoff=True, soft_time_limit=1800, time_limit=2000)
 def agreement_recompute_job(self, job_id: int) -> dict:
     """Recompute one project's snapshots for a Job row (on demand from the API or dashboard)."""
-    from agreement.services.snapshots import snapshot_compute_for_project
+    from agreement.services import agreement_recompute_run
     from annotation.services.job import job_run
 
-    return job_run(job_id, lambda job, progress: snapshot_compute_for_project(project_id=job.project_id,
-                                                                             progress=progress))
+    return job_run(job_id, lambda job, progress: agreement_recompute_run(project_id=job.project_id,
+                                                                         progress=progress))
+
+
+@shared_task(acks_late=True)
+def agreement_scheduled_recompute_job(project_id: int) -> int:
+    """The weekly beat entry of one project (django-celery-beat): a tracked recompute job."""
+    from agreement.services import agreement_recompute_start
+    from annotation.models import Project
+
+    project = Project.objects.filter(pk=project_id).first()
+    return agreement_recompute_start(project=project, user=None).id if project else 0

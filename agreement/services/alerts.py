@@ -1,0 +1,66 @@
+"""Alerts on a label's weekly agreement: below the project's threshold, or a drop from the week
+before that exceeds the margin and leaves the previous week's confidence interval."""
+from django.conf import settings as django_settings
+from django.core.mail import send_mail
+
+from agreement.models import MIN_RELIABLE_UNITS, AgreementAlert, AgreementSettings, AgreementSnapshot
+from annotation.models import Membership, Project
+
+
+def agreement_settings_get(project: Project) -> AgreementSettings:
+    return AgreementSettings.objects.get_or_create(project=project)[0]
+
+
+def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
+    """Creates the alerts of the latest computed week (once each) and emails the leads about new ones."""
+    rules = agreement_settings_get(project)
+    weekly = list(AgreementSnapshot.objects.filter(
+        project=project, scope=AgreementSnapshot.Scope.CRITERION, window=AgreementSnapshot.Window.WEEK,
+        is_main=True, status=AgreementSnapshot.Status.OK).select_related("criterion").order_by("week_start"))
+    if not weekly:
+        return []
+    latest = weekly[-1].week_start
+    previous_by_label = {}
+    for s in weekly:
+        if s.week_start < latest:
+            previous_by_label[s.criterion_id] = s
+    created = []
+    for s in (s for s in weekly if s.week_start == latest and s.n_units >= MIN_RELIABLE_UNITS):
+        before = previous_by_label.get(s.criterion_id)
+        candidates = []
+        if s.value < rules.alert_below:
+            candidates.append((AgreementAlert.Kind.BELOW_THRESHOLD,
+                               f"{s.criterion.name}: {s.statistic} {s.value:.3f} is below {rules.alert_below:.2f} "
+                               f"(n = {s.n_units} units)"))
+        if (before is not None and before.n_units >= MIN_RELIABLE_UNITS and before.value - s.value > rules.alert_drop
+                and (before.ci_low is None or s.value < before.ci_low)):
+            candidates.append((AgreementAlert.Kind.DROP,
+                               f"{s.criterion.name}: {s.statistic} fell from {before.value:.3f} to {s.value:.3f} "
+                               f"(n = {s.n_units} units)"))
+        for kind, message in candidates:
+            alert, new = AgreementAlert.objects.get_or_create(
+                project=project, criterion=s.criterion, week_start=latest, kind=kind, statistic=s.statistic,
+                defaults={"value": s.value, "previous_value": before.value if before else None, "message": message})
+            if new:
+                created.append(alert)
+    if created and rules.email_leads:
+        _email_leads(project, created)
+    return created
+
+
+def _email_leads(project: Project, alerts: list[AgreementAlert]) -> None:
+    emails = [e for e in Membership.objects.filter(project=project, role=Membership.Role.LEAD)
+              .values_list("user__email", flat=True) if e]
+    if emails:
+        body = "\n".join(f"- {a.message}" for a in alerts)
+        send_mail(f"[Concord] Agreement alert in {project.name}", f"Week of {alerts[0].week_start}:\n{body}\n",
+                  django_settings.DEFAULT_FROM_EMAIL, emails)
+
+
+def agreement_settings_update(*, project: Project, **fields) -> AgreementSettings:
+    rules = agreement_settings_get(project)
+    for name, value in fields.items():
+        setattr(rules, name, value)
+    rules.full_clean()
+    rules.save()
+    return rules
