@@ -60,7 +60,7 @@ def pairwise_contingency_tables(reliability_data, *, categories=None):
     --------
     >>> a, b, t, c = pairwise_contingency_tables([[1, 1, 2], [1, 2, 2]])
     >>> t[0].tolist()
-    [[1, 1], [0, 1]]
+    [[1.0, 1.0], [0.0, 1.0]]
     """
     data = as_reliability_data(reliability_data)
     n_raters = data.shape[0]
