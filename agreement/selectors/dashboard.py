@@ -1,6 +1,8 @@
 """Everything the dashboard page shows, read from stored snapshots in a fixed number of queries."""
 from collections import defaultdict
 
+from django.contrib.auth import get_user_model
+
 from agreement.models import AgreementAlert, AgreementSnapshot
 from agreement.selectors.snapshots import latest_week
 from annotation.models import Project
@@ -28,6 +30,10 @@ def dashboard_for_project(project: Project) -> dict:
         main_statistic = s.statistic
     latest = list(AgreementSnapshot.objects.filter(project=project, week_start=week, window=Window.CUMULATIVE)
                   .select_related("criterion").order_by("scope", "scope_key", "statistic"))
+    # raters who left the project keep their judgments: name them by username
+    missing = {i for s in latest for i in (s.rater_a_id, s.rater_b_id) if i is not None} - set(names)
+    if missing:
+        names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
     labels = defaultdict(dict)
     subgroups = defaultdict(dict)
     pairs = defaultdict(dict)
@@ -42,7 +48,7 @@ def dashboard_for_project(project: Project) -> dict:
                                                     names.get(s.rater_b_id, str(s.rater_b_id)))] = s
         elif s.scope == Scope.RATER:
             raters[names.get(s.rater_a_id, str(s.rater_a_id))][s.criterion.name] = s
-    label_columns = list(dict.fromkeys(name for stats in labels.values() for name in stats))
+    label_columns = list(dict.fromkeys([main_statistic, *(name for stats in labels.values() for name in stats)]))
     alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
             "label_columns": label_columns, "subgroups": dict(subgroups), "heatmaps": _heatmaps(pairs),

@@ -1,0 +1,47 @@
+"""The agreement dashboard in Chromium: the trend chart is drawn from stored snapshots."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from agreement.services import snapshot_compute_for_project
+from annotation.models import Judgment
+from tests.annotation.browser.conftest import log_in
+from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
+    # Given three raters who judged 40 items over four weeks, and computed snapshots
+    project = ProjectFactory(name="dashboard study", criteria=["fluency", "coherence"])
+    lead = UserFactory(username="chart-lead")
+    MembershipFactory(project=project, user=lead, role="lead")
+    raters = [UserFactory(username=f"chart-rater-{k}") for k in range(3)]
+    now = timezone.now()
+    for i in range(40):
+        item = ItemFactory(project=project, external_id=f"c{i}", subgroup=("news", "sport")[i % 2])
+        for k, rater in enumerate(raters):
+            for criterion in project.criteria.all():
+                Judgment.objects.create(project=project, item=item, output=item.outputs.get(), criterion=criterion,
+                                        rater=rater, value=float(1 + (i + (k == 2 and i % 3 == 0)) % 5),
+                                        submitted_at=now - timedelta(weeks=i % 4))
+    snapshot_compute_for_project(project_id=project.id)
+
+    # When the lead opens the dashboard
+    log_in(page, live_server.url, "chart-lead", "pass-word-1234", f"/projects/{project.id}/agreement/")
+    page.wait_for_selector("#trend-chart[data-drawn=true]")
+
+    # Then the chart is drawn and the tables show labels, subgroups and pairs
+    drawn = page.evaluate("""() => {
+        const c = document.getElementById('trend-chart');
+        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let inked = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) inked++;
+        return inked;
+    }""")
+    assert drawn > 1000
+    body = page.inner_text("main")
+    for text in ("fluency", "coherence", "news", "sport", "chart-rater-2"):
+        assert text in body
+    screenshot(page, "agreement-dashboard")
