@@ -1,7 +1,7 @@
 """Admin for every annotation model, with the filters and searches leads need."""
 from django.contrib import admin
 
-from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output, Project
+from annotation.models import Assignment, Criterion, Item, ItemFlag, Job, Judgment, Membership, Output, Project
 
 
 class CriterionInline(admin.TabularInline):
@@ -77,3 +77,20 @@ class JudgmentAdmin(admin.ModelAdmin):
     search_fields = ["rater__username", "item__external_id", "output__system"]
     raw_id_fields = ["project", "item", "output", "criterion", "rater", "assignment"]
     date_hierarchy = "submitted_at"
+
+
+@admin.register(ItemFlag)
+class ItemFlagAdmin(admin.ModelAdmin):
+    list_display = ["item", "rater", "reason", "created_at"]
+    list_filter = ["reason", "project"]
+    search_fields = ["item__external_id", "rater__username", "comment"]
+    raw_id_fields = ["project", "item", "assignment", "rater"]
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "project", "state", "progress", "created_by", "created_at", "finished_at"]
+    list_filter = ["kind", "state"]
+    search_fields = ["celery_id", "error", "message"]
+    raw_id_fields = ["project", "created_by"]
+    readonly_fields = ["celery_id", "created_at", "started_at", "finished_at"]
