@@ -16,8 +16,8 @@ import random
 from collections import Counter
 from datetime import datetime, timedelta
 
-from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db import connection, transaction
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Membership, Output, Project
@@ -25,8 +25,8 @@ from annotation.task_types import REGISTRY
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
 SCREEN_ITEM_FIELDS = ("id", "input", "references")
-ASSIGNMENT_FIELDS = ("id", "project_id", "item_id", "rater_id", "status", "shown_order", "served_at", "expires_at",
-                     "completed_at")
+# A next call sweeps expired leases once in this many calls (and whenever it finds nothing open).
+SWEEP_ONE_IN = 8
 # Expired leases returned per call; a backlog larger than this drains over the next calls.
 EXPIRE_BATCH = 500
 
@@ -119,7 +119,7 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
 
 def assignment_lock_for_rater(*, rater, assignment_id: int) -> Assignment:
     """The rater's assignment, its row locked for the rest of the transaction; raises 404/403 refusals."""
-    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("project", "item")
+    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("project")
                   .filter(pk=assignment_id).first())
     if assignment is None:
         raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
@@ -134,17 +134,34 @@ def _taken_by(rater) -> Exists:
                   .exclude(status=Assignment.Status.EXPIRED))
 
 
-def _open_item(project: Project, rater) -> Item | None:
-    """Locks the first item open to ``rater``: started items (someone holds or judged them) before untouched ones."""
-    taken = _taken_by(rater)
-    base = Item.objects.filter(project=project, gold__isnull=True)
-    started = base.filter(Q(n_judged__gt=0) | Q(n_leased__gt=0), n_target__gt=F("n_judged") + F("n_leased"))
-    untouched = base.filter(n_judged=0, n_leased=0, n_target__gt=0)
-    for queue in (started, untouched):
-        item = (queue.exclude(taken).order_by("id")
-                .select_for_update(skip_locked=True, of=("self",)).only(*SCREEN_ITEM_FIELDS).first())
-        if item is not None:
-            return item
+# The two queues, in the order they are served: items someone started and that still want a rater,
+# then untouched items. Each condition is the predicate of a partial index of Item (item_started_open,
+# item_untouched), walked in id order.
+_QUEUES = (
+    "(i.n_judged > 0 OR i.n_leased > 0) AND i.n_target > (i.n_judged + i.n_leased)",
+    "i.n_judged = 0 AND i.n_leased = 0 AND i.n_target > 0",
+)
+
+
+def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
+    """Takes a slot on the first item open to the rater, started items first; one statement per queue.
+
+    The inner SELECT locks the row with SKIP LOCKED (rows other raters are taking are passed over,
+    never waited for) and PostgreSQL re-checks the queue condition on the row's newest version before
+    locking it; the UPDATE then raises ``n_leased`` on the row this transaction holds. Written in SQL
+    because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
+    """
+    lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    items, assignments = Item._meta.db_table, Assignment._meta.db_table
+    for queue in _QUEUES:
+        sql = (f'UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ('
+               f'SELECT i.id FROM {items} i WHERE i.project_id = %s AND i.gold IS NULL AND {queue} '
+               f'AND NOT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = i.id AND a.rater_id = %s '
+               f"AND a.status <> 'expired') ORDER BY i.id LIMIT 1{lock}) "
+               f'RETURNING id, input, "references"')
+        leased = list(Item.objects.raw(sql, [project_id, rater_id]))
+        if leased:
+            return leased[0]
     return None
 
 
@@ -172,14 +189,15 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     rng = rng or _rng
     membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
     project = membership.project
-    assignment_expire(project_id=project.pk, now=now)
+    # Expired leases are swept on one call in SWEEP_ONE_IN, and always before answering "nothing left":
+    # a slot held by a dead lease is never lost, and the common call saves a statement.
+    swept = _rng.random() < 1 / SWEEP_ONE_IN
+    if swept:
+        assignment_expire(project_id=project.pk, now=now)
     current = (Assignment.objects.filter(project=project, rater=rater, status=Assignment.Status.ACTIVE,
-                                         expires_at__gt=now)
-               .select_related("project", "item")
-               .only(*ASSIGNMENT_FIELDS, *(f"item__{f}" for f in SCREEN_ITEM_FIELDS),
-                     *(f"project__{f.name}" for f in Project._meta.concrete_fields))
-               .order_by("id").first())
+                                         expires_at__gt=now).select_related("item").order_by("id").first())
     if current is not None:
+        current.project = project
         return current
 
     item = None
@@ -187,11 +205,14 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     # never the last thing a rater sees (which would give it away).
     if project.gold_rate > 0 and rng.random() < project.gold_rate and _has_open_item(project, rater):
         item = _gold_item(project, rater)
-    if item is None:
-        item = _open_item(project, rater)
-    if item is None:
-        return None
-    Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
+    if item is not None:
+        Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
+    else:
+        item = _lease_open_item(project.pk, rater.pk)
+        if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
+            item = _lease_open_item(project.pk, rater.pk)
+        if item is None:
+            return None
 
     task_type = REGISTRY[project.task_type]
     outputs = list(Output.objects.filter(item_id=item.pk).order_by("position").values_list("system", "text"))

@@ -101,7 +101,10 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     if duration_ms is not None and not 0 <= duration_ms <= MAX_DURATION_MS:
         raise ValidationError({"duration_ms": f"must be 0 to {MAX_DURATION_MS}"})
     assignment = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
-    if client_token:
+    # An active assignment has no judgment yet (its first submission closes it), so the token
+    # look-up and the revision update below are only needed once it is done.
+    answered_before = assignment.status == Assignment.Status.DONE
+    if client_token and answered_before:
         stored = list(Judgment.objects.filter(assignment=assignment, client_token=client_token)
                       .select_related("criterion", "output").order_by("id"))
         if stored:
@@ -110,8 +113,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     _check_lease(assignment, now)
     rows, shown = _coded_rows(assignment, values)
 
-    n_replaced = Judgment.objects.filter(item_id=assignment.item_id, rater=rater, is_current=True
-                                         ).update(is_current=False)
+    n_replaced = answered_before and Judgment.objects.filter(
+        item_id=assignment.item_id, rater=rater, is_current=True).update(is_current=False)
     # Values were checked by the task type above; Judgment.clean() would re-read each output per row.
     judgments = Judgment.objects.bulk_create([
         Judgment(project_id=assignment.project_id, item_id=assignment.item_id, output=output, criterion=criterion,

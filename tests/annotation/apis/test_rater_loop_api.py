@@ -15,9 +15,9 @@ pytestmark = pytest.mark.django_db
 # BEGIN/COMMIT and savepoint of production; token authentication adds one query there.
 # next: membership lock, expiry sweep, resume check, two queues, lease counter, outputs, insert, criteria.
 NEXT_MAX_QUERIES = 13
-# judgment: assignment lock, token look-up, membership, criteria, outputs, revision update, insert,
-# assignment update, item counters.
-JUDGMENT_MAX_QUERIES = 13
+# judgment: assignment lock, membership, criteria, outputs, insert, assignment update, item counters (the
+# token look-up and the revision update only run on an assignment already done).
+JUDGMENT_MAX_QUERIES = 11
 
 
 def next_url(project):
@@ -226,3 +226,16 @@ def test_query_budget_per_request(loop, django_assert_max_num_queries):
         response = client.post(judgment_url(screen["assignment_id"]),
                                {"values": answers(screen), "client_token": "q"}, format="json")
     assert response.status_code == 201
+
+
+def test_query_budget_of_a_replay_and_a_revision(loop, django_assert_max_num_queries):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+    payload = {"values": answers(screen), "client_token": "q"}
+    client.post(judgment_url(screen["assignment_id"]), payload, format="json")
+
+    with django_assert_max_num_queries(6):  # savepoints, assignment lock, token look-up
+        assert client.post(judgment_url(screen["assignment_id"]), payload, format="json").status_code == 200
+    with django_assert_max_num_queries(JUDGMENT_MAX_QUERIES + 2):
+        payload["client_token"] = "r"
+        assert client.post(judgment_url(screen["assignment_id"]), payload, format="json").status_code == 201

@@ -1,0 +1,290 @@
+"""Rater-loop benchmark: ``POST next`` + ``POST judgment`` under gunicorn on PostgreSQL, with 1, 8 and 32
+concurrent raters and no pause (saturation), then 32 raters pausing 1 s between items. The load client
+runs on the same machine (two client processes of threads, token auth, a fresh connection per request
+as a sync gunicorn worker closes it anyway). Each phase runs for a fixed time on its own project.
+
+Reports per phase: judgments/s, p50/p95/p99 of one loop turn (next + judgment) and of single requests,
+server CPU per judgment (gunicorn workers + PostgreSQL backends, from /proc), errors, and checks the
+database afterwards: no item over its target, no duplicated or lost judgment.
+
+    .venv/bin/python tests/bench/bench_rater_loop.py            # needs PostgreSQL on 127.0.0.1:5432
+    .venv/bin/python tests/bench/bench_rater_loop.py --seconds 10 --workers 4
+"""
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PHASES = [(1, 0.0), (8, 0.0), (32, 0.0), (32, 1.0)]  # (raters, pause between items in seconds)
+
+
+def cpu_seconds(pids) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    return total / CLK_TCK
+
+
+def pids_named(name: str) -> list[int]:
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().split(" (", 1)[1].startswith(name + ")"):
+                pids.append(int(stat.parent.name))
+        except (FileNotFoundError, IndexError):
+            pass
+    return pids
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+        except (FileNotFoundError, IndexError, ValueError):
+            pass
+    return out
+
+
+def percentile(sorted_values, q):
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(round(q * (len(sorted_values) - 1))))]
+
+
+# --- load client (runs in child processes) ---------------------------------------------------------------
+
+def call(port, method, path, token, body=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    response = conn.getresponse()
+    raw = response.read()
+    conn.close()
+    return response.status, (json.loads(raw) if raw else None)
+
+
+def client_process(port, project_id, tokens, pause, deadline, queue):
+    turns, requests, errors, acknowledged = [], [], [], []
+
+    def rater(token):
+        if pause:  # raters start at random moments, as people do, rather than in one synchronised burst
+            time.sleep(random.uniform(0, pause))
+        while time.time() < deadline:
+            t0 = time.perf_counter()
+            status, screen = call(port, "POST", f"/api/v1/projects/{project_id}/next/", token)
+            t1 = time.perf_counter()
+            if status == 204:
+                return
+            if status != 200:
+                errors.append(f"next {status} {str(screen)[:100]}")
+                return
+            values = [{"criterion": c["name"], "position": o["position"], "value": 3}
+                      for c in screen["criteria"] for o in screen["item"]["outputs"]]
+            status, body = call(port, "POST", f"/api/v1/assignments/{screen['assignment_id']}/judgment/", token,
+                                {"values": values, "client_token": uuid.uuid4().hex, "duration_ms": 1000})
+            t2 = time.perf_counter()
+            if status != 201:
+                errors.append(f"judgment {status} {str(body)[:100]}")
+                return
+            turns.append(t2 - t0)
+            requests.extend((t1 - t0, t2 - t1))
+            acknowledged.append(screen["assignment_id"])
+            if pause:
+                time.sleep(pause)
+
+    threads = [threading.Thread(target=rater, args=(t,)) for t in tokens]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    queue.put({"turns": turns, "requests": requests, "errors": errors, "acknowledged": acknowledged})
+
+
+# --- set-up and checks (Django in this process, on the bench database) -------------------------------------
+
+def seed(n_projects: int, n_items: int, n_raters: int):
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from annotation.services import item_import, membership_set, project_create
+
+    call_command("migrate", verbosity=0)
+    User = get_user_model()
+    lead = User.objects.create_user("bench-lead")
+    raters = [User.objects.create_user(f"bench-rater-{i}") for i in range(n_raters)]
+    tokens = [Token.objects.create(user=u).key for u in raters]
+    projects = []
+    for p in range(n_projects):
+        project = project_create(created_by=lead, name=f"bench {p}", task_type="likert", raters_per_item=2,
+                                 double_annotation_share=1.0,
+                                 criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}])
+        lines = "".join(json.dumps({"external_id": f"doc{i}", "input": f"source text {i} " * 20,
+                                    "outputs": [{"system": "bart", "text": f"summary {i} " * 12}]}) + "\n"
+                        for i in range(n_items)).encode()
+        import io
+        item_import(project=project, stream=io.BytesIO(lines), fmt="jsonl")
+        for u in raters:
+            membership_set(project=project, username=u.username, role="rater")
+        projects.append(project.pk)
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # fresh tables: give the planner the statistics a live site has
+        cursor.execute("ANALYZE")
+    return projects, tokens
+
+
+def check(project_id: int, acknowledged: list[int]) -> dict:
+    from django.db.models import Count
+
+    from annotation.models import Assignment, Item, Judgment
+
+    per_item = (Judgment.objects.filter(project_id=project_id, is_current=True).values("item_id")
+                .annotate(n=Count("rater_id", distinct=True), rows=Count("id")))
+    over = sum(1 for row in per_item if row["n"] > 2)
+    doubled = sum(row["rows"] - row["n"] for row in per_item)
+    stored = Judgment.objects.filter(project_id=project_id).count()
+    leased_wrong = Item.objects.filter(project_id=project_id, n_leased__gt=0).count() - Assignment.objects.filter(
+        project_id=project_id, status="active").values("item_id").distinct().count()
+    return {"over_assigned": over, "doubled": doubled, "stored": stored, "acknowledged": len(acknowledged),
+            "lost": len(acknowledged) - stored, "lease_counter_mismatch": leased_wrong}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--items", type=int, default=6000, help="items per phase's project (2 raters each)")
+    parser.add_argument("--client-processes", type=int, default=2)
+    args = parser.parse_args()
+
+    import psycopg
+
+    name = "concord_bench_rater_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    db_url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.base",
+               DJANGO_SECRET_KEY="bench-" + uuid.uuid4().hex, DJANGO_DEBUG="false",
+               DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_LOG_LEVEL="WARNING")
+    env.pop("REDIS_URL", None)
+    env.pop("CELERY_BROKER_URL", None)
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG",
+                                           "DJANGO_ALLOWED_HOSTS", "DJANGO_LOG_LEVEL")})
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    sys.path.insert(0, str(ROOT))
+    server = None
+    try:
+        print(f"seeding {len(PHASES)} projects × {args.items} items on {name} ...", flush=True)
+        projects, tokens = seed(len(PHASES), args.items, max(r for r, _ in PHASES))
+        from django.db import connections
+
+        connections.close_all()
+        port = free_port()
+        server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b",
+                                   f"127.0.0.1:{port}", "-w", str(args.workers), "--log-level", "warning"],
+                                  cwd=ROOT, env=env)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        # Warm every worker up (imports, URLconf, first connection) before anything is timed.
+        for _ in range(8 * args.workers):
+            call(port, "GET", "/api/v1/projects/", tokens[0])
+        workers = children_of(server.pid)
+        print(f"gunicorn: {args.workers} sync workers; {args.client_processes} client processes; "
+              f"{args.seconds:g} s per phase; {os.cpu_count()} cores\n", flush=True)
+        print("| raters | pause | judgments/s | turn p50 / p95 / p99 (ms) | request p50 / p95 / p99 (ms) "
+              "| server CPU / judgment, ms (gunicorn + PostgreSQL) | errors | over-assigned / doubled / lost |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        results = []
+        for (n_raters, pause), project_id in zip(PHASES, projects, strict=True):
+            server_pids = [server.pid, *workers]
+            web0, pg0 = cpu_seconds(server_pids), cpu_seconds(pids_named("postgres"))
+            deadline = time.time() + args.seconds
+            queue = multiprocessing.Queue()
+            n_proc = min(args.client_processes, n_raters)
+            chunks = [tokens[:n_raters][i::n_proc] for i in range(n_proc)]
+            t0 = time.time()
+            procs = [multiprocessing.Process(target=client_process,
+                                             args=(port, project_id, chunk, pause, deadline, queue))
+                     for chunk in chunks]
+            for p in procs:
+                p.start()
+            parts = [queue.get(timeout=args.seconds + 120) for _ in procs]
+            for p in procs:
+                p.join()
+            elapsed = time.time() - t0
+            web, pg = cpu_seconds(server_pids) - web0, cpu_seconds(pids_named("postgres")) - pg0
+            cpu = web + pg
+            turns = sorted(x for part in parts for x in part["turns"])
+            requests = sorted(x for part in parts for x in part["requests"])
+            errors = [e for part in parts for e in part["errors"]]
+            acknowledged = [a for part in parts for a in part["acknowledged"]]
+            db = check(project_id, acknowledged)
+            rate = len(turns) / elapsed
+            ms = lambda values: " / ".join(f"{percentile(values, q) * 1000:.0f}" for q in (.5, .95, .99))  # noqa: E731
+            print(f"| {n_raters} | {pause:g} s | {rate:.1f} | {ms(turns)} | {ms(requests)} | "
+                  f"{cpu / max(1, len(turns)) * 1000:.1f} ({web / max(1, len(turns)) * 1000:.1f} + "
+                  f"{pg / max(1, len(turns)) * 1000:.1f}) | {len(errors)} | "
+                  f"{db['over_assigned']} / {db['doubled']} / {db['lost']} |", flush=True)
+            if errors:
+                print("   first errors:", errors[:3])
+            results.append({"raters": n_raters, "pause": pause, "rate": rate, "turns": len(turns),
+                            "p95_turn_ms": percentile(turns, .95) * 1000, "errors": len(errors), **db})
+        saturated = next(r for r in results if r["raters"] == 32 and r["pause"] == 0)
+        paced = next(r for r in results if r["raters"] == 32 and r["pause"] > 0)
+        clean = all(r["errors"] == r["over_assigned"] == r["doubled"] == r["lost"] == 0 for r in results)
+        print(f"\nbar 32 raters no pause >= 85 judgments/s: {saturated['rate']:.1f} "
+              f"({'met' if saturated['rate'] >= 85 else 'NOT met'})")
+        print(f"bar 32 raters pausing 1 s, p95 next+judgment < 50 ms: {paced['p95_turn_ms']:.0f} ms "
+              f"({'met' if paced['p95_turn_ms'] < 50 else 'NOT met'})")
+        print(f"no error, no over-assignment, nothing lost or doubled: {'yes' if clean else 'NO'}")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(10)
+        from django.db import connections
+
+        connections.close_all()
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+if __name__ == "__main__":
+    main()
