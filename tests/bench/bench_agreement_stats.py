@@ -4,15 +4,23 @@ Run: ``.venv/bin/python tests/bench/bench_agreement_stats.py`` (prints Markdown 
 by pytest (the file name does not start with ``test_``) and it asserts nothing about wall time.
 
 Time is the best of several runs after a warm-up; peak memory is measured in a separate run
-with ``tracemalloc`` (Python-level allocations during the call; the input matrix exists before).
+with ``tracemalloc`` (numpy's allocations during the call; the input matrix exists before).
+BLAS runs single-threaded for both libraries (see below).
 """
 
+import os
 import sys
 import time
 import tracemalloc
+from importlib import metadata
 from pathlib import Path
 
-import numpy as np
+# One BLAS thread for both libraries: on a shared 2-core machine a threaded BLAS call on a small
+# matrix can stall for milliseconds waiting for a busy core, which measures the neighbours, not the code.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -148,7 +156,7 @@ def other_timings(rng):
 
 def main():
     rng = np.random.default_rng(20240301)
-    print(f"numpy {np.__version__}, krippendorff {krippendorff.__version__ if hasattr(krippendorff, '__version__') else '?'}")
+    print(f"numpy {np.__version__}, krippendorff {metadata.version('krippendorff')}")
     compare_alpha("300,000 units x 3 raters, 5-point scale, 5% missing", likert_matrix(rng, 300_000, 3, 0.95))
     compare_alpha("50,000 units x 20 raters, sparse (each rater rates 15% of units)", likert_matrix(rng, 50_000, 20, 0.15))
     continuous(rng)
