@@ -34,9 +34,7 @@ def as_reliability_data(reliability_data, *, name: str = "reliability_data") -> 
             f"with shape {data.shape}"
         )
     if data.size == 0:
-        raise InsufficientDataError(
-            f"{name} is empty: shape {data.shape} has no rater or no unit"
-        )
+        raise InsufficientDataError(f"{name} is empty: shape {data.shape} has no rater or no unit")
     return np.ascontiguousarray(data)
 
 
@@ -107,8 +105,7 @@ def check_in_categories(values: np.ndarray, categories: np.ndarray, *, name: str
     if unknown.any():
         bad = np.unique(values[unknown])[:10].tolist()
         raise ValueError(
-            f"{name} contain values that are not among the declared categories "
-            f"{categories.tolist()}: {bad}"
+            f"{name} contain values that are not among the declared categories {categories.tolist()}: {bad}"
         )
     return pos_clipped
 

@@ -17,63 +17,63 @@ from .results import BootstrapResult
 def bootstrap_ci(statistic, reliability_data, *, rng, n_resamples=1000, confidence_level=0.95, name=None):
     r"""Percentile bootstrap interval of any statistic, resampling units (columns) with replacement.
 
-    Parameters
-    ----------
-    statistic : callable
-        ``statistic(matrix)`` -> float or a result with ``.value``, on an (n_raters, n_units)
-        matrix. For two-rater statistics stack the raters:
-        ``lambda d: cohen_kappa(d[0], d[1], weights="linear")``.
-    reliability_data : array_like, shape (n_raters, n_units)
-        ``np.nan`` = not rated.
-    rng : numpy.random.Generator or int
-        Source of randomness (an int seeds a new Generator); the global state is never used.
-    n_resamples : int
-        Replicates, e.g. 1000.
-    confidence_level : float
+       Parameters
+       ----------
+       statistic : callable
+           ``statistic(matrix)`` -> float or a result with ``.value``, on an (n_raters, n_units)
+           matrix. For two-rater statistics stack the raters:
+           ``lambda d: cohen_kappa(d[0], d[1], weights="linear")``.
+       reliability_data : array_like, shape (n_raters, n_units)
+           ``np.nan`` = not rated.
+       rng : numpy.random.Generator or int
+           Source of randomness (an int seeds a new Generator); the global state is never used.
+       n_resamples : int
+           Replicates, e.g. 1000.
+       confidence_level : float
 
-    Returns
-    -------
-    BootstrapResult
-        The statistic on the data, the replicates' standard deviation, the percentile interval
-        and ``n_failed``: replicates on which the statistic was undefined (left out).
+       Returns
+       -------
+       BootstrapResult
+           The statistic on the data, the replicates' standard deviation, the percentile interval
+           and ``n_failed``: replicates on which the statistic was undefined (left out).
 
-    Raises
-    ------
-    InsufficientDataError
-        The statistic is undefined on the data, or on more than half of the replicates.
-    ValueError
-        Bad ``rng``, ``n_resamples`` or ``confidence_level``.
+       Raises
+       ------
+       InsufficientDataError
+           The statistic is undefined on the data, or on more than half of the replicates.
+       ValueError
+           Bad ``rng``, ``n_resamples`` or ``confidence_level``.
 
-    Notes
-    -----
-    Replicate :math:`b` draws :math:`n` units :math:`J_b` with replacement [1]_:
+       Notes
+       -----
+       Replicate :math:`b` draws :math:`n` units :math:`J_b` with replacement [1]_:
 
-    .. math::
+       .. math::
 
-        \hat\theta^*_b = \theta(X_{\cdot, J_b}), \qquad
-        \mathrm{CI} = \bigl[\hat\theta^*_{(\alpha/2)},\ \hat\theta^*_{(1-\alpha/2)}\bigr].
- Resampling units keeps each unit's ratings together, as
-    the unit is the sampling unit of a reliability study [2]_.
+           \hat\theta^*_b = \theta(X_{\cdot, J_b}), \qquad
+           \mathrm{CI} = \bigl[\hat\theta^*_{(\alpha/2)},\ \hat\theta^*_{(1-\alpha/2)}\bigr].
+    Resampling units keeps each unit's ratings together, as
+       the unit is the sampling unit of a reliability study [2]_.
 
-    References
-    ----------
-    .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
-       Hall, ch. 13. https://doi.org/10.1201/9780429246593
-    .. [2] Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
-       reliability measure for coding data. Communication Methods and Measures, 1(1), 77-89.
-       https://doi.org/10.1080/19312450709336664
+       References
+       ----------
+       .. [1] Efron, B., & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+          Hall, ch. 13. https://doi.org/10.1201/9780429246593
+       .. [2] Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
+          reliability measure for coding data. Communication Methods and Measures, 1(1), 77-89.
+          https://doi.org/10.1080/19312450709336664
 
-    Examples
-    --------
-    Shrout & Fleiss (1979) Table 2 (ICC(2,1) = .29 published), with a seeded bootstrap:
+       Examples
+       --------
+       Shrout & Fleiss (1979) Table 2 (ICC(2,1) = .29 published), with a seeded bootstrap:
 
-    >>> import numpy as np
-    >>> from agreement.stats import bootstrap_ci, icc
-    >>> judges = [[9, 6, 8, 7, 10, 6], [2, 1, 4, 1, 5, 2], [5, 3, 6, 2, 6, 4], [8, 2, 8, 6, 9, 7]]
-    >>> res = bootstrap_ci(lambda d: icc(d, model="ICC(2,1)"), judges,
-    ...                    rng=np.random.default_rng(7), n_resamples=200)
-    >>> round(res.value, 2), res.n_resamples
-    (0.29, 200)
+       >>> import numpy as np
+       >>> from agreement.stats import bootstrap_ci, icc
+       >>> judges = [[9, 6, 8, 7, 10, 6], [2, 1, 4, 1, 5, 2], [5, 3, 6, 2, 6, 4], [8, 2, 8, 6, 9, 7]]
+       >>> res = bootstrap_ci(lambda d: icc(d, model="ICC(2,1)"), judges,
+       ...                    rng=np.random.default_rng(7), n_resamples=200)
+       >>> round(res.value, 2), res.n_resamples
+       (0.29, 200)
     """
     data = as_reliability_data(reliability_data)
     level = check_confidence_level(confidence_level)
@@ -124,10 +124,10 @@ def bootstrap_alpha(
 
     .. math:: o^*_{ck} = \sum_u w_u\, \frac{n_{uc}(n_{uk} - [c=k])}{m_u - 1}
 
-    over the per-unit value counts, with :math:`w_u` how often unit :math:`u` was drawn, or, at the interval level, the
-    weighted per-unit moments; so each replicate costs one pass over the units instead of a new
-    matrix [1]_. With many distinct values at the nominal, ordinal or ratio level the matrix is
-    resampled as in :func:`bootstrap_ci`. The draws are the same as :func:`bootstrap_ci`'s on
+    over the per-unit value counts, with :math:`w_u` how often unit :math:`u` was drawn, or, at
+    the interval level, the weighted per-unit moments; so each replicate costs one pass over the
+    units instead of a new matrix [1]_. With many distinct values at the nominal, ordinal or
+    ratio level the matrix is resampled as in :func:`bootstrap_ci`. The draws are the same as :func:`bootstrap_ci`'s on
     the pairable columns, so both give the same replicates.
 
     References

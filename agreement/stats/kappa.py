@@ -494,6 +494,8 @@ def kappa_variances(p: np.ndarray, w: np.ndarray):
     w_row = w @ col  # w-bar_i. = sum_j w_ij p_.j
     w_col = row @ w  # w-bar_.j = sum_i w_ij p_i.
     spread = w_row[:, None] + w_col[None, :]
-    var1 = ((p * (w - spread * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (1.0 - pe) ** 2
+    var1 = ((p * (w - spread * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (
+        1.0 - pe
+    ) ** 2
     var0 = ((np.outer(row, col) * (w - spread) ** 2).sum() - pe**2) / (1.0 - pe) ** 2
     return float(kappa), po, pe, float(var1), float(var0)

@@ -245,9 +245,7 @@ def _as_value_domain(value_domain) -> np.ndarray | None:
     try:
         domain = np.asarray(value_domain, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(
-            f"value_domain must be a list of numeric values; got {value_domain!r}"
-        ) from None
+        raise ValueError(f"value_domain must be a list of numeric values; got {value_domain!r}") from None
     if domain.ndim != 1 or domain.size == 0 or not np.isfinite(domain).all():
         raise ValueError(f"value_domain must be a non-empty 1-D list of finite numbers; got {value_domain!r}")
     return np.unique(domain)

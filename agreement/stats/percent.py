@@ -183,6 +183,4 @@ def specific_agreement(reliability_data, *, categories=None):
     c, r = counts[multi], r_i[multi]
     agreeing = (c * (c - 1.0) / (r - 1.0)[:, None]).sum(axis=0)
     used = c.sum(axis=0)
-    return {
-        float(cat): (float(agreeing[k] / used[k]) if used[k] > 0 else None) for k, cat in enumerate(cats)
-    }
+    return {float(cat): (float(agreeing[k] / used[k]) if used[k] > 0 else None) for k, cat in enumerate(cats)}

@@ -122,8 +122,9 @@ def units_for_ci_width(
         raters = int(n_raters)
         if raters < 2:
             raise ValueError(f"n_raters must be at least 2; got {n_raters!r}")
-        sigma = _simulated_sigma(kappa, p, raters, level_of_measurement, as_generator(rng),
-                                 int(n_simulations), int(pilot_units))
+        sigma = _simulated_sigma(
+            kappa, p, raters, level_of_measurement, as_generator(rng), int(n_simulations), int(pilot_units)
+        )
         method = "simulation"
     # a tiny relative slack keeps exact-integer cases (245.9 -> 246, not 247 by round-off)
     n_units = max(2, math.ceil((2.0 * z * sigma / width) ** 2 * (1 - 1e-12)))
@@ -166,7 +167,9 @@ def _prevalence(prevalence, n_categories) -> np.ndarray:
         return np.full(q, 1.0 / q)
     p = np.asarray(prevalence, dtype=np.float64)
     if p.ndim != 1 or p.size < 2 or (p < 0).any() or not np.isfinite(p).all() or (p > 0).sum() < 2:
-        raise ValueError(f"prevalence must list at least two non-negative category shares; got {prevalence!r}")
+        raise ValueError(
+            f"prevalence must list at least two non-negative category shares; got {prevalence!r}"
+        )
     return p / p.sum()
 
 

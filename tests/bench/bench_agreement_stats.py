@@ -74,11 +74,14 @@ def compare_alpha(title, data):
         f"{data.shape[0]} raters x {data.shape[1]:,} units, {present.sum():,} ratings "
         f"({present.sum(axis=0).mean():.2f} per unit)\n"
     )
-    print("| level | ours | `krippendorff` | speed-up | ours peak | `krippendorff` peak | memory ratio | max abs diff |")
+    print(
+        "| level | ours | `krippendorff` | speed-up | ours peak | `krippendorff` peak | memory ratio "
+        "| max abs diff |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for level in LEVELS:
-        ours = lambda: krippendorff_alpha(data, level_of_measurement=level)  # noqa: E731
-        theirs = lambda: krippendorff.alpha(data, level_of_measurement=level)  # noqa: E731
+        ours = lambda level=level: krippendorff_alpha(data, level_of_measurement=level)  # noqa: E731
+        theirs = lambda level=level: krippendorff.alpha(data, level_of_measurement=level)  # noqa: E731
         t_ours, t_theirs = best_time(ours, 7), best_time(theirs, 3)
         m_ours, m_theirs = peak_memory(ours), peak_memory(theirs)
         diff = abs(ours().value - theirs())
@@ -97,7 +100,7 @@ def continuous(rng):
     print("| level | ours | ours peak |")
     print("| --- | --- | --- |")
     for level in LEVELS:
-        fn = lambda: krippendorff_alpha(data, level_of_measurement=level)  # noqa: E731
+        fn = lambda level=level: krippendorff_alpha(data, level_of_measurement=level)  # noqa: E731
         print(f"| {level} | {best_time(fn, 3) * 1e3:.1f} ms | {peak_memory(fn) / 1e6:.1f} MB |")
     needed = data.shape[1] * n_values * n_values * 8
     print(
@@ -117,7 +120,11 @@ def other_timings(rng):
     cases = [
         ("Fleiss' kappa (counts given), 300,000 units x 5 categories", lambda: fleiss_kappa(counts), 5),
         ("per-unit category counts, 3 x 300,000 matrix", lambda: unit_category_counts(big), 5),
-        ("Cohen's kappa (quadratic, with SE), 2 raters x 300,000 units", lambda: cohen_kappa(a, b, weights="quadratic"), 5),
+        (
+            "Cohen's kappa (quadratic, with SE), 2 raters x 300,000 units",
+            lambda: cohen_kappa(a, b, weights="quadratic"),
+            5,
+        ),
         ("Gwet's AC1 (with SE), 3 raters x 300,000 units", lambda: gwet_ac1(big), 5),
         ("ICC(2,1) with CI, 3 raters x 300,000 units", lambda: icc(big, model="ICC(2,1)"), 5),
         (
@@ -127,7 +134,9 @@ def other_timings(rng):
         ),
         (
             "1,000 bootstrap replicates of interval alpha, 3 raters x 10,000 units",
-            lambda: bootstrap_alpha(mid, level_of_measurement="interval", rng=np.random.default_rng(0), n_resamples=1000),
+            lambda: bootstrap_alpha(
+                mid, level_of_measurement="interval", rng=np.random.default_rng(0), n_resamples=1000
+            ),
             1,
         ),
         (
@@ -158,7 +167,10 @@ def main():
     rng = np.random.default_rng(20240301)
     print(f"numpy {np.__version__}, krippendorff {metadata.version('krippendorff')}")
     compare_alpha("300,000 units x 3 raters, 5-point scale, 5% missing", likert_matrix(rng, 300_000, 3, 0.95))
-    compare_alpha("50,000 units x 20 raters, sparse (each rater rates 15% of units)", likert_matrix(rng, 50_000, 20, 0.15))
+    compare_alpha(
+        "50,000 units x 20 raters, sparse (each rater rates 15% of units)",
+        likert_matrix(rng, 50_000, 20, 0.15),
+    )
     continuous(rng)
     other_timings(rng)
 

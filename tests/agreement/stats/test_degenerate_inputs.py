@@ -22,8 +22,14 @@ from agreement.stats import (
 
 nan = np.nan
 MATRIX_STATISTICS = [
-    krippendorff_alpha, gwet_ac1, gwet_ac2, brennan_prediger_kappa, icc,
-    percent_agreement, unanimous_agreement, specific_agreement,
+    krippendorff_alpha,
+    gwet_ac1,
+    gwet_ac2,
+    brennan_prediger_kappa,
+    icc,
+    percent_agreement,
+    unanimous_agreement,
+    specific_agreement,
 ]
 
 
@@ -44,8 +50,17 @@ def test_all_missing(statistic):
         statistic(np.full((3, 4), nan))
 
 
-@pytest.mark.parametrize("statistic", [krippendorff_alpha, gwet_ac1, percent_agreement, unanimous_agreement,
-                                       specific_agreement, brennan_prediger_kappa])
+@pytest.mark.parametrize(
+    "statistic",
+    [
+        krippendorff_alpha,
+        gwet_ac1,
+        percent_agreement,
+        unanimous_agreement,
+        specific_agreement,
+        brennan_prediger_kappa,
+    ],
+)
 def test_no_unit_rated_twice(statistic):
     with pytest.raises(InsufficientDataError, match="no unit is rated by at least two raters"):
         statistic([[1, nan, 3], [nan, 2, nan]])
@@ -54,7 +69,9 @@ def test_no_unit_rated_twice(statistic):
 @pytest.mark.parametrize("statistic", MATRIX_STATISTICS)
 @pytest.mark.parametrize("bad", [[1, 2, 3], [[[1]]], "abc"])
 def test_wrong_shape(statistic, bad):
-    with pytest.raises(ValueError, match=r"must be a 2-D array of shape \(n_raters, n_units\)|must hold numbers"):
+    with pytest.raises(
+        ValueError, match=r"must be a 2-D array of shape \(n_raters, n_units\)|must hold numbers"
+    ):
         statistic(bad)
 
 
@@ -65,8 +82,11 @@ def test_alpha_single_value(level):
 
 
 def test_alpha_unknown_level_and_negative_ratio():
-    with pytest.raises(ValueError, match="unknown level_of_measurement 'likert'; valid choices are 'nominal', "
-                                         "'ordinal', 'interval', 'ratio'"):
+    with pytest.raises(
+        ValueError,
+        match="unknown level_of_measurement 'likert'; valid choices are 'nominal', "
+        "'ordinal', 'interval', 'ratio'",
+    ):
         krippendorff_alpha([[1, 2]], level_of_measurement="likert")
     with pytest.raises(ValueError, match="the ratio level needs non-negative values"):
         krippendorff_alpha([[-1, 2], [1, 2]], level_of_measurement="ratio")

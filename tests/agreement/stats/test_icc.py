@@ -12,16 +12,26 @@ from tests.agreement.stats.published_data import SHROUT_FLEISS
 
 # pingouin 0.7 names the models after McGraw & Wong: A = absolute agreement, C = consistency
 PINGOUIN_NAMES = {
-    "ICC(1,1)": "ICC(1,1)", "ICC(2,1)": "ICC(A,1)", "ICC(3,1)": "ICC(C,1)",
-    "ICC(1,k)": "ICC(1,k)", "ICC(2,k)": "ICC(A,k)", "ICC(3,k)": "ICC(C,k)",
+    "ICC(1,1)": "ICC(1,1)",
+    "ICC(2,1)": "ICC(A,1)",
+    "ICC(3,1)": "ICC(C,1)",
+    "ICC(1,k)": "ICC(1,k)",
+    "ICC(2,k)": "ICC(A,k)",
+    "ICC(3,k)": "ICC(C,k)",
 }
 
 
 @pytest.mark.parametrize(
     ("model", "published"),
     # Shrout & Fleiss (1979): the ICCs they report for the data of their Table 2
-    [("ICC(1,1)", 0.17), ("ICC(2,1)", 0.29), ("ICC(3,1)", 0.71),
-     ("ICC(1,k)", 0.44), ("ICC(2,k)", 0.62), ("ICC(3,k)", 0.91)],
+    [
+        ("ICC(1,1)", 0.17),
+        ("ICC(2,1)", 0.29),
+        ("ICC(3,1)", 0.71),
+        ("ICC(1,k)", 0.44),
+        ("ICC(2,k)", 0.62),
+        ("ICC(3,k)", 0.91),
+    ],
 )
 def test_shrout_fleiss_table_4(model, published):
     res = icc(SHROUT_FLEISS, model=model)
@@ -44,8 +54,12 @@ def _long(data):
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning", "ignore::UserWarning")
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 8), n=st.integers(4, 40),
-       model=st.sampled_from(list(PINGOUIN_NAMES)))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    k=st.integers(2, 8),
+    n=st.integers(4, 40),
+    model=st.sampled_from(list(PINGOUIN_NAMES)),
+)
 def test_matches_pingouin(seed, k, n, model):
     rng = np.random.default_rng(seed)
     data = rng.normal(0, 1, n) + rng.normal(0, 1, (k, 1)) * rng.uniform(0, 1) + rng.normal(0, 1, (k, n))

@@ -9,9 +9,19 @@ from agreement.stats import LANDIS_KOCH_CAVEAT, krippendorff_guideline, landis_k
     ("value", "label"),
     # Landis & Koch (1977), p. 165: <0 poor, 0-.20 slight, .21-.40 fair, .41-.60 moderate,
     # .61-.80 substantial, .81-1 almost perfect
-    [(-0.1, "poor"), (0.0, "slight"), (0.2, "slight"), (0.21, "fair"), (0.4, "fair"),
-     (0.41, "moderate"), (0.6, "moderate"), (0.61, "substantial"), (0.8, "substantial"),
-     (0.81, "almost perfect"), (1.0, "almost perfect")],
+    [
+        (-0.1, "poor"),
+        (0.0, "slight"),
+        (0.2, "slight"),
+        (0.21, "fair"),
+        (0.4, "fair"),
+        (0.41, "moderate"),
+        (0.6, "moderate"),
+        (0.61, "substantial"),
+        (0.8, "substantial"),
+        (0.81, "almost perfect"),
+        (1.0, "almost perfect"),
+    ],
 )
 def test_landis_koch_bands(value, label):
     res = landis_koch(value)
@@ -21,7 +31,11 @@ def test_landis_koch_bands(value, label):
 
 def test_krippendorff_thresholds():
     assert [krippendorff_guideline(v).label for v in (0.9, 0.8, 0.7, 0.667, 0.66)] == [
-        "reliable", "reliable", "tentative", "tentative", "unreliable"
+        "reliable",
+        "reliable",
+        "tentative",
+        "tentative",
+        "unreliable",
     ]
 
 

@@ -179,10 +179,18 @@ def test_fleiss_diagnoses_r_irr():
     assert res.p_value < 1e-60
     # kappam.fleiss(diagnoses, detail = TRUE)
     assert {k: round(v, 3) for k, v in res.per_category.items()} == {
-        1: 0.245, 2: 0.245, 3: 0.520, 4: 0.471, 5: 0.566
+        1: 0.245,
+        2: 0.245,
+        3: 0.520,
+        4: 0.471,
+        5: 0.566,
     }
     assert {k: round(v, 3) for k, v in res.per_category_z.items()} == {
-        1: 5.192, 2: 5.192, 3: 11.031, 4: 9.994, 5: 12.009
+        1: 5.192,
+        2: 5.192,
+        3: 11.031,
+        4: 9.994,
+        5: 12.009,
     }
 
 

@@ -133,7 +133,9 @@ def test_many_raters_take_the_nonzero_path(data):
     except ValueError:
         return
     if np.isfinite(expected):
-        assert krippendorff_alpha(data, level_of_measurement="ordinal").value == pytest.approx(expected, abs=1e-9)
+        assert krippendorff_alpha(data, level_of_measurement="ordinal").value == pytest.approx(
+            expected, abs=1e-9
+        )
 
 
 def test_many_blocks_equal_one_block(monkeypatch):
@@ -143,7 +145,9 @@ def test_many_blocks_equal_one_block(monkeypatch):
     whole = {lvl: krippendorff_alpha(data, level_of_measurement=lvl).value for lvl in LEVELS}
     monkeypatch.setattr("agreement.stats._units._BLOCK_ELEMENTS", 300)
     for lvl in LEVELS:
-        assert krippendorff_alpha(data, level_of_measurement=lvl).value == pytest.approx(whole[lvl], abs=1e-12)
+        assert krippendorff_alpha(data, level_of_measurement=lvl).value == pytest.approx(
+            whole[lvl], abs=1e-12
+        )
 
 
 def test_continuous_sliders_do_not_build_a_value_matrix():

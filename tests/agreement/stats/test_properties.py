@@ -32,7 +32,11 @@ STATISTICS = {
 
 
 @settings(max_examples=50, deadline=None)
-@given(data=reliability_matrices(max_raters=8), name=st.sampled_from(sorted(STATISTICS)), seed=st.integers(0, 999))
+@given(
+    data=reliability_matrices(max_raters=8),
+    name=st.sampled_from(sorted(STATISTICS)),
+    seed=st.integers(0, 999),
+)
 def test_invariant_to_rater_and_unit_order(data, name, seed):
     statistic = STATISTICS[name]
     rng = np.random.default_rng(seed)
@@ -47,8 +51,12 @@ def test_invariant_to_rater_and_unit_order(data, name, seed):
 
 
 @settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_raters=st.integers(2, 20), n_units=st.integers(2, 50),
-       name=st.sampled_from(sorted(STATISTICS)))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_raters=st.integers(2, 20),
+    n_units=st.integers(2, 50),
+    name=st.sampled_from(sorted(STATISTICS)),
+)
 def test_perfect_agreement_gives_one(seed, n_raters, n_units, name):
     rng = np.random.default_rng(seed)
     truth = rng.integers(1, 6, n_units).astype(float)

@@ -33,7 +33,10 @@ def test_skewed_prevalence_needs_more_units():
 def test_alpha_simulation_is_close_to_the_kappa_closed_form():
     kappa = units_for_ci_width(expected_value=0.6, ci_width=0.2).n_units
     alpha = units_for_ci_width(
-        expected_value=0.6, ci_width=0.2, statistic="krippendorff_alpha", rng=np.random.default_rng(0),
+        expected_value=0.6,
+        ci_width=0.2,
+        statistic="krippendorff_alpha",
+        rng=np.random.default_rng(0),
         n_simulations=150,
     )
     assert alpha.method == "simulation"
