@@ -127,8 +127,8 @@ def bootstrap_alpha(
     over the per-unit value counts, with :math:`w_u` how often unit :math:`u` was drawn, or, at
     the interval level, the weighted per-unit moments; so each replicate costs one pass over the
     units instead of a new matrix [1]_. With many distinct values at the nominal, ordinal or
-    ratio level the matrix is resampled as in :func:`bootstrap_ci`. The draws are the same as :func:`bootstrap_ci`'s on
-    the pairable columns, so both give the same replicates.
+    ratio level the matrix is resampled as in :func:`bootstrap_ci`. The draws are the same as
+    :func:`bootstrap_ci`'s on the pairable columns, so both give the same replicates.
 
     References
     ----------
