@@ -14,10 +14,10 @@ from agreement.services.statistic_plans import PLANS, Plan, Statistic, categorie
 from agreement.stats import (
     InsufficientDataError,
     krippendorff_alpha,
+    cohen_kappa_all_pairs,
     krippendorff_alpha_leave_one_out,
     reliability_matrix,
 )
-from agreement.stats.pair_tables import cohen_kappa_all_pairs
 from annotation.models import Project
 from annotation.services.bulk_insert import insert_rows
 
