@@ -1,0 +1,428 @@
+"""REST API of the evaluation app: results, metric scores, correlations, calibrators and judges; one
+APIView per operation, thin over services and selectors. Everything here is for project leads
+(raters get 403, outsiders 404)."""
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.apis import IMPORT_SCHEMA, import_upload, lead_project, paginated
+from annotation.pagination import StandardPagination
+from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
+from evaluation.metrics import REGISTRY
+from evaluation.models import Calibrator
+from evaluation.selectors import judge_list_for_project, metric_names_for_project, metric_score_list
+from evaluation.services import (
+    ResultOptions,
+    calibrator_apply,
+    calibrator_fit,
+    judge_agreement_report,
+    judge_from_metric,
+    judge_rating_import,
+    metric_correlations,
+    metric_score_import,
+    metrics_compute_start,
+    results_compute,
+)
+from evaluation.stats.correlation import LEVELS, METHODS
+from evaluation.stats.pairwise import TIE_MODELS
+from evaluation.stats.significance import TESTS
+from evaluation.stats.system_scores import NORMALISATIONS
+
+
+
+def interval_field(**kwargs):
+    """A fresh [low, high] field (DRF binds a field instance to one name, so each use needs its own)."""
+    return serializers.ListField(child=serializers.FloatField(allow_null=True), min_length=2, max_length=2,
+                                 help_text="[low, high] percentile bootstrap interval; nulls without resampling.",
+                                 **kwargs)
+
+
+DETAIL = inline_serializer("EvaluationDetail", {"detail": serializers.CharField()})
+
+
+class EvaluationApi(APIView):
+    """Turns a service's ValueError (bad option, unknown name) into a 400 naming the problem."""
+
+    def handle_exception(self, exc):
+        if isinstance(exc, ValueError) and not isinstance(exc, serializers.ValidationError):
+            exc = serializers.ValidationError({"detail": str(exc)})
+        return super().handle_exception(exc)
+
+
+def _list_param(request, name) -> list[str]:
+    return [v for value in request.query_params.getlist(name) for v in value.split(",") if v]
+
+
+# --- Results -----------------------------------------------------------------------------------------
+
+class ResultsApi(EvaluationApi):
+    """Per-system results of every criterion, from current judgments of included raters on non-gold items."""
+
+    class FilterSerializer(serializers.Serializer):
+        confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
+        n_resamples = serializers.IntegerField(min_value=0, max_value=10_000, default=1000,
+                                               help_text="Bootstrap samples for the intervals.")
+        test_resamples = serializers.IntegerField(min_value=0, max_value=100_000, default=10_000,
+                                                  help_text="Resamples of the significance test (0 skips it).")
+        seed = serializers.IntegerField(min_value=0, default=0, help_text="Fixes every random draw.")
+        test = serializers.ChoiceField(choices=TESTS, default="bootstrap",
+                                       help_text="Paired bootstrap or approximate randomisation over items.")
+        alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, default=0.05,
+                                       help_text="Family-wise error rate (Holm) for `significant`.")
+        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False,
+                                                help_text="Per-rater normalisation; default zscore for rankme, "
+                                                          "none otherwise.")
+        ties = serializers.ChoiceField(choices=TIE_MODELS, default="half",
+                                       help_text="Bradley–Terry ties: half-wins or Davidson's model.")
+        aggregate = serializers.ChoiceField(choices=["none", "majority"], default="none",
+                                            help_text="Pairwise: every judgment, or one majority vote per item.")
+
+    class OutputSerializer(serializers.Serializer):
+        class CriterionSerializer(serializers.Serializer):
+            class SystemSerializer(serializers.Serializer):
+                system = serializers.CharField()
+                n = serializers.IntegerField(help_text="Judgments (likert, rankme) or comparisons (pairwise).")
+                n_items = serializers.IntegerField(required=False)
+                mean = serializers.FloatField(required=False, allow_null=True,
+                                              help_text="After the criterion's normalisation.")
+                mean_ci = interval_field(required=False)
+                median = serializers.FloatField(required=False, allow_null=True)
+                median_ci = interval_field(required=False)
+                distribution = serializers.DictField(child=serializers.IntegerField(), required=False,
+                                                     help_text="likert: ratings per scale point (raw).")
+                mean_rank = serializers.FloatField(required=False, allow_null=True,
+                                                   help_text="rankme: mean rank on its screens (1 = best).")
+                mean_rank_ci = interval_field(required=False)
+                wins = serializers.IntegerField(required=False)
+                ties = serializers.IntegerField(required=False)
+                losses = serializers.IntegerField(required=False)
+                win_rate = serializers.FloatField(required=False, allow_null=True,
+                                                  help_text="pairwise: (wins + ties / 2) / n.")
+                strength = serializers.FloatField(required=False, allow_null=True,
+                                                  help_text="pairwise: Bradley–Terry log-strength, mean zero.")
+                strength_ci = interval_field(required=False)
+
+            class ComparisonSerializer(serializers.Serializer):
+                system_a = serializers.CharField()
+                system_b = serializers.CharField()
+                difference = serializers.FloatField(help_text="mean(a) − mean(b) over shared items.")
+                n_items = serializers.IntegerField()
+                p_value = serializers.FloatField()
+                p_holm = serializers.FloatField(help_text="Holm-adjusted across all pairs of the criterion.")
+                significant = serializers.BooleanField()
+
+            class PairSerializer(serializers.Serializer):
+                system_a = serializers.CharField()
+                system_b = serializers.CharField()
+                n = serializers.IntegerField()
+                wins = serializers.IntegerField(help_text="Wins of system_a over system_b.")
+                ties = serializers.IntegerField()
+                losses = serializers.IntegerField()
+                win_rate = serializers.FloatField(allow_null=True)
+                sign_test_p = serializers.FloatField(help_text="Two-sided exact sign test, ties dropped.")
+                p_holm = serializers.FloatField()
+                significant = serializers.BooleanField()
+
+            criterion = serializers.CharField()
+            n_judgments = serializers.IntegerField()
+            n_items = serializers.IntegerField()
+            n_raters = serializers.IntegerField()
+            normalisation = serializers.CharField(required=False)
+            aggregate = serializers.CharField(required=False)
+            n_comparisons = serializers.IntegerField(required=False)
+            n_without_majority = serializers.IntegerField(required=False)
+            systems = SystemSerializer(many=True)
+            comparisons = ComparisonSerializer(many=True, required=False)
+            pairs = PairSerializer(many=True, required=False)
+            bradley_terry = serializers.JSONField(required=False, allow_null=True)
+            error = serializers.CharField(allow_null=True)
+
+        project = serializers.IntegerField()
+        task_type = serializers.CharField()
+        options = serializers.JSONField()
+        excluded = serializers.JSONField(help_text="Judgments left out: on gold items, from excluded raters.")
+        n_judgments = serializers.IntegerField()
+        criteria = CriterionSerializer(many=True)
+
+    @extend_schema(parameters=[FilterSerializer], responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL,
+                                                             404: DETAIL})
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        body = results_compute(project=project, options=ResultOptions(**params.validated_data))
+        return Response(self.OutputSerializer(body).data)
+
+
+# --- Metric scores ------------------------------------------------------------------------------------
+
+class MetricListApi(EvaluationApi):
+    """The metrics scored in the project (computed, imported, calibrated), with how many outputs each."""
+
+    class OutputSerializer(serializers.Serializer):
+        name = serializers.CharField()
+        source = serializers.CharField()
+        n_outputs = serializers.IntegerField()
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        return paginated(request, self, metric_names_for_project(lead_project(request, pk)), self.OutputSerializer)
+
+
+class MetricScoreListApi(EvaluationApi):
+    class OutputSerializer(serializers.Serializer):
+        item = serializers.CharField(source="output.item.external_id")
+        system = serializers.CharField(source="output.system")
+        name = serializers.CharField()
+        value = serializers.FloatField(allow_null=True)
+        source = serializers.CharField()
+
+    @extend_schema(parameters=[OpenApiParameter("name", str), OpenApiParameter("system", str)],
+                   responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        scores = metric_score_list(project, name=request.query_params.get("name"),
+                                   system=request.query_params.get("system"))
+        return paginated(request, self, scores, self.OutputSerializer)
+
+
+class ImportApi(EvaluationApi):
+    """An all-or-nothing file import into a project: the body (JSONL or CSV) or a multipart ``file``."""
+
+    parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
+    formats = ("jsonl", "csv")
+
+    def run_import(self, project, stream, fmt) -> int:
+        raise NotImplementedError
+
+    @extend_schema(**IMPORT_SCHEMA)
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        stream, fmt = import_upload(request)
+        if fmt not in self.formats:
+            raise serializers.ValidationError({"file": f"this import takes {' or '.join(self.formats)}"})
+        with stream:
+            imported = self.run_import(project, stream, fmt)
+        return Response({"imported": imported}, status=status.HTTP_201_CREATED)
+
+
+class MetricImportApi(ImportApi):
+    """Import metric scores computed elsewhere: JSONL ``{item, system, metric, score}`` or
+    ``{item, system, scores: {...}}``, or CSV with ``item, system`` and one column per metric.
+    All lines or none: a bad line gives 400 with every bad line number."""
+
+    def run_import(self, project, stream, fmt):
+        return metric_score_import(project=project, stream=stream, fmt=fmt)
+
+
+class MetricComputeApi(EvaluationApi):
+    """Start the job that scores every output with automatic metrics; poll ``/api/v1/jobs/{job_id}/``."""
+
+    class InputSerializer(serializers.Serializer):
+        metrics = serializers.ListField(
+            child=serializers.ChoiceField(choices=list(REGISTRY)), required=False, allow_empty=False,
+            help_text="Default: every metric but the embedding cosine (slow on CPU; ask for it by name).")
+
+    @extend_schema(request=InputSerializer,
+                   responses={202: inline_serializer("MetricComputeStarted", {"job_id": serializers.IntegerField()})})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = metrics_compute_start(project=project, names=data.validated_data.get("metrics"),
+                                    created_by=request.user)
+        return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
+
+
+# --- Correlations -------------------------------------------------------------------------------------
+
+class CorrelationListApi(EvaluationApi):
+    """Metric–human correlations, one row per metric × criterion × level × method (paginated)."""
+
+    class FilterSerializer(serializers.Serializer):
+        confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
+        n_resamples = serializers.IntegerField(min_value=0, max_value=10_000, default=1000)
+        seed = serializers.IntegerField(min_value=0, default=0)
+        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False)
+
+    class OutputSerializer(serializers.Serializer):
+        metric = serializers.CharField()
+        criterion = serializers.CharField()
+        level = serializers.ChoiceField(choices=LEVELS)
+        method = serializers.ChoiceField(choices=METHODS, help_text="Kendall is tau-b.")
+        label = serializers.CharField(allow_null=True, help_text='E.g. "Kendall tau-b (system level)".')
+        value = serializers.FloatField(allow_null=True)
+        ci_low = serializers.FloatField(allow_null=True)
+        ci_high = serializers.FloatField(allow_null=True)
+        n = serializers.IntegerField(help_text="Systems, items or outputs, by level.")
+        error = serializers.CharField(allow_null=True)
+
+    @extend_schema(
+        parameters=[FilterSerializer,
+                    OpenApiParameter("criterion", str, description="Repeat or comma-separate; default all."),
+                    OpenApiParameter("metric", str, description="Repeat or comma-separate; default all scored."),
+                    OpenApiParameter("level", str, enum=list(LEVELS)),
+                    OpenApiParameter("method", str, enum=list(METHODS)),
+                    OpenApiParameter("exclude_system", str, description="Systems to leave out (e.g. Human).")],
+        responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        report = metric_correlations(
+            project=project, criteria=_list_param(request, "criterion") or None,
+            metrics=_list_param(request, "metric") or None, levels=_list_param(request, "level") or LEVELS,
+            methods=_list_param(request, "method") or METHODS,
+            exclude_systems=_list_param(request, "exclude_system"), **params.validated_data)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(report["rows"], request, view=self)
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+
+
+# --- Calibrators --------------------------------------------------------------------------------------
+
+class CalibratorOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    criterion = serializers.CharField(source="criterion.name")
+    metric_name = serializers.CharField(help_text="Scores written by apply.")
+    params = serializers.JSONField(help_text="features, means, scales, weights (standardised), intercept, alpha.")
+    report = serializers.JSONField(help_text="Held-out correlations, single metrics, best single, gain.")
+    created_at = serializers.DateTimeField()
+
+
+class CalibratorListCreateApi(EvaluationApi):
+    class InputSerializer(serializers.Serializer):
+        name = serializers.SlugField(max_length=100)
+        criterion = serializers.CharField(max_length=100)
+        metrics = serializers.ListField(child=serializers.CharField(max_length=200), allow_empty=False)
+        alpha = serializers.FloatField(min_value=0, default=1.0, help_text="Ridge penalty; 0 = least squares.")
+        held_out_share = serializers.FloatField(min_value=0.05, max_value=0.9, default=0.3)
+        k_folds = serializers.IntegerField(min_value=2, max_value=50, required=False, allow_null=True, default=None)
+        seed = serializers.IntegerField(min_value=0, default=0)
+        exclude_systems = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False)
+
+    @extend_schema(responses=CalibratorOutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        calibrators = Calibrator.objects.filter(project=project).select_related("criterion").order_by("-id")
+        return paginated(request, self, calibrators, CalibratorOutputSerializer)
+
+    @extend_schema(request=InputSerializer, responses={201: CalibratorOutputSerializer, 400: DETAIL})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        calibrator = calibrator_fit(project=project, created_by=request.user, **data.validated_data)
+        return Response(CalibratorOutputSerializer(calibrator).data, status=status.HTTP_201_CREATED)
+
+
+class CalibratorApplyApi(EvaluationApi):
+    """Score every output having the calibrator's metrics (new outputs too) as ``calibrated:<name>``."""
+
+    @extend_schema(request=None, responses={200: inline_serializer("CalibratorApplied",
+                                                                   {"scored": serializers.IntegerField()})})
+    def post(self, request, pk, calibrator_id):
+        project = lead_project(request, pk)
+        calibrator = Calibrator.objects.filter(project=project, pk=calibrator_id).first()
+        if calibrator is None:
+            raise NotFound("No such calibrator.")
+        return Response({"scored": calibrator_apply(calibrator=calibrator)})
+
+
+# --- Judges -------------------------------------------------------------------------------------------
+
+class JudgeListApi(EvaluationApi):
+    class OutputSerializer(serializers.Serializer):
+        name = serializers.CharField()
+        kind = serializers.CharField()
+        rater_type = serializers.CharField(help_text='Always "model".')
+        config = serializers.JSONField()
+        n_ratings = serializers.IntegerField()
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        return paginated(request, self, judge_list_for_project(lead_project(request, pk)), self.OutputSerializer)
+
+
+class JudgeImportApi(ImportApi):
+    """Import an automatic judge's ratings: JSONL ``{judge, item, system, criterion, value, kind?}``
+    (pairwise: value is the winner's name or "tie"). All lines or none."""
+
+    parser_classes = [JSONLinesParser, JSONLParser, MultiPartParser, FormParser]
+    formats = ("jsonl",)
+
+    def run_import(self, project, stream, fmt):
+        return judge_rating_import(project=project, stream=stream)
+
+
+class JudgeFromMetricApi(EvaluationApi):
+    """Make a judge from a metric and thresholds (likert: one fewer than scale points; pairwise: a margin)."""
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        metric = serializers.CharField(max_length=200)
+        criterion = serializers.CharField(max_length=100)
+        thresholds = serializers.ListField(child=serializers.FloatField(), allow_empty=False)
+
+    @extend_schema(request=InputSerializer, responses={201: JudgeListApi.OutputSerializer, 400: DETAIL})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        judge = judge_from_metric(project=project, **data.validated_data)
+        judge.n_ratings = judge.ratings.count()
+        return Response(JudgeListApi.OutputSerializer(judge).data, status=status.HTTP_201_CREATED)
+
+
+class JudgeAgreementApi(EvaluationApi):
+    """How close each judge is to a human: its agreement with each human and with the consensus of the
+    others, beside the human–human agreement (the ceiling), per criterion with intervals."""
+
+    class FilterSerializer(serializers.Serializer):
+        confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
+        n_resamples = serializers.IntegerField(min_value=0, max_value=10_000, default=1000)
+        seed = serializers.IntegerField(min_value=0, default=0)
+
+    class OutputSerializer(serializers.Serializer):
+        class CriterionSerializer(serializers.Serializer):
+            class JudgeRowSerializer(serializers.Serializer):
+                judge = serializers.CharField()
+                kind = serializers.CharField()
+                rater_type = serializers.CharField(help_text='Always "model".')
+                n_units = serializers.IntegerField()
+                judge_human = serializers.JSONField(help_text="{statistic: {value, ci}}: mean over humans.")
+                judge_consensus = serializers.JSONField(
+                    help_text="{statistic: {value, ci}}: against each leave-one-out consensus of the humans.")
+                per_human = serializers.ListField(child=serializers.JSONField(),
+                                                  help_text="{rater, statistic: {value, ci}} per human.")
+
+            criterion = serializers.CharField()
+            n_humans = serializers.IntegerField()
+            n_units = serializers.IntegerField()
+            human_human = serializers.JSONField(help_text="{statistic: {value, ci}}: mean over pairs of humans.")
+            human_consensus = serializers.JSONField(
+                help_text="{statistic: {value, ci}}: each human against the consensus of the others.")
+            judges = JudgeRowSerializer(many=True)
+            error = serializers.CharField(allow_null=True)
+
+        statistics = serializers.ListField(child=serializers.CharField())
+        unit = serializers.CharField(help_text="output (likert, rankme) or item (pairwise).")
+        confidence = serializers.FloatField()
+        n_resamples = serializers.IntegerField()
+        seed = serializers.IntegerField()
+        criteria = CriterionSerializer(many=True)
+
+    @extend_schema(parameters=[FilterSerializer, OpenApiParameter("judge", str), OpenApiParameter("criterion", str)],
+                   responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL})
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        report = judge_agreement_report(project=project, judges=_list_param(request, "judge") or None,
+                                        criteria=_list_param(request, "criterion") or None, **params.validated_data)
+        return Response(self.OutputSerializer(report).data)

@@ -1,0 +1,91 @@
+"""GET /api/v1/projects/{id}/results/: who may read it, what it holds, what it leaves out."""
+import pytest
+
+from annotation.models import Membership
+from evaluation.selectors import ratings as rating_selectors
+from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+from tests.conftest import client_for
+from tests.evaluation.factories import pairwise_study, rated_study
+
+pytestmark = pytest.mark.django_db
+
+FAST = "?n_resamples=200&test_resamples=2000"
+
+
+def url(project, query=FAST):
+    return f"/api/v1/projects/{project.id}/results/{query}"
+
+
+def test_lead_gets_per_system_scores_with_intervals_and_significance(project, lead_client):
+    rated_study(project)
+    body = lead_client.get(url(project)).json()
+    assert body["task_type"] == "likert" and body["n_judgments"] == 8 * 2 * 2 * 2
+    fluency = body["criteria"][0]
+    assert [s["system"] for s in fluency["systems"]] == ["good", "bad"]
+    good = fluency["systems"][0]
+    assert good["mean_ci"][0] <= good["mean"] <= good["mean_ci"][1]
+    assert good["median_ci"][0] <= good["median"] <= good["median_ci"][1]
+    assert sum(good["distribution"].values()) == good["n"] == 16
+    (comparison,) = fluency["comparisons"]
+    assert comparison["significant"] and comparison["p_holm"] < 0.05
+    assert body["options"]["n_resamples"] == 200 and body["options"]["seed"] == 0
+
+
+def test_same_request_same_numbers(project, lead_client):
+    rated_study(project)
+    assert lead_client.get(url(project)).json() == lead_client.get(url(project)).json()
+
+
+def test_raters_get_403_and_outsiders_404(project, rater_client):
+    assert rater_client.get(url(project)).status_code == 403
+    assert client_for(UserFactory(username="stranger")).get(url(project)).status_code == 404
+
+
+def test_gold_items_are_left_out_and_counted(project, lead_client):
+    rated_study(project, n_items=4, gold_items=2)
+    body = lead_client.get(url(project)).json()
+    assert body["excluded"]["gold_items"] == 2 * 2 * 2 * 2
+    assert body["n_judgments"] == 4 * 2 * 2 * 2
+    assert body["criteria"][0]["n_items"] == 4
+
+
+def test_excluded_raters_are_left_out_in_one_place(project, lead_client, monkeypatch):
+    raters, _ = rated_study(project, n_items=4, n_raters=3)
+    monkeypatch.setattr(rating_selectors, "excluded_rater_ids", lambda project: [raters[0].id])
+    body = lead_client.get(url(project)).json()
+    assert body["excluded"]["excluded_raters"] == 4 * 2 * 2 and body["excluded"]["n_excluded_raters"] == 1
+    assert body["criteria"][0]["n_raters"] == 2
+
+
+def test_pairwise_win_tie_lose_and_strengths(lead):
+    project = ProjectFactory(task_type="pairwise", criteria=["overall"])
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    pairwise_study(project, n_items=30)
+    body = client_for(lead).get(url(project)).json()
+    overall = body["criteria"][0]
+    assert [s["system"] for s in overall["systems"]] == ["a", "b", "c"]
+    assert all(s["strength_ci"][0] < s["strength"] < s["strength_ci"][1] for s in overall["systems"])
+    ab = next(p for p in overall["pairs"] if (p["system_a"], p["system_b"]) == ("a", "b"))
+    assert ab["wins"] + ab["ties"] + ab["losses"] == ab["n"] == 30 and ab["losses"] == 0
+    assert overall["bradley_terry"]["ties"] == "half"
+
+
+@pytest.mark.parametrize(("query", "field"), [("?n_resamples=-1", "n_resamples"), ("?test=t", "test"),
+                                              ("?ties=rao", "ties"), ("?normalisation=rank", "normalisation")])
+def test_bad_options_answer_400(project, lead_client, query, field):
+    response = lead_client.get(url(project, query))
+    assert response.status_code == 400 and field in response.json()
+
+
+def test_empty_project_answers_with_an_explanation(project, lead_client):
+    body = lead_client.get(url(project)).json()
+    assert body["criteria"][0]["error"] == "no judgments on this criterion yet"
+
+
+def test_query_count_does_not_grow_with_the_data(project, lead_client, django_assert_max_num_queries):
+    rated_study(project, n_items=3)
+    with django_assert_max_num_queries(12) as small:
+        lead_client.get(url(project))
+    rated_study(project, n_items=20, seed=1)
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        lead_client.get(url(project))
