@@ -1,9 +1,11 @@
 """What raters see: the rating screen of an assignment, their earlier answers, and progress."""
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
-from annotation.models import Assignment, Criterion, Item, ItemFlag, Judgment, Membership, Output, Project
+from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project
 from annotation.task_types import REGISTRY
 from annotation.task_types.pairwise import TIE
+
+from .rater_loop import criteria_of, outputs_of
 
 
 def assignment_screen(assignment: Assignment) -> dict:
@@ -15,7 +17,7 @@ def assignment_screen(assignment: Assignment) -> dict:
     task_type = REGISTRY[project.task_type]
     shown = getattr(assignment, "screen_outputs", None)  # set by assignment_next_for_rater on a new lease
     if shown is None:
-        texts = dict(Output.objects.filter(item_id=assignment.item_id).values_list("position", "text"))
+        texts = {position: text for _, position, _, text in outputs_of(assignment.item_id)}
         shown = [texts[position] for position in (assignment.shown_order or sorted(texts))]
     item = assignment.item
     return {
@@ -25,7 +27,7 @@ def assignment_screen(assignment: Assignment) -> dict:
             "references": list(item.references) if project.show_reference else [],
             "outputs": [{"position": position, "text": text} for position, text in enumerate(shown)],
         },
-        "criteria": [task_type.screen_criterion(c) for c in Criterion.objects.filter(project_id=project.pk)],
+        "criteria": [task_type.screen_criterion(c) for c in criteria_of(project.pk)],
         "expires_at": assignment.expires_at,
     }
 

@@ -20,7 +20,13 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Membership, Output, Project
+from annotation.models import Assignment, Item, Membership, Project
+from annotation.selectors.rater_loop import (
+    assignment_current,
+    assignment_locked,
+    membership_with_project,
+    outputs_of,
+)
 from annotation.task_types import REGISTRY
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
@@ -73,24 +79,28 @@ class LeaseGone(RaterRefused):
     status_code = 410
 
 
-def rater_membership_check(*, project_id: int, rater, lock: bool = False) -> Membership:
-    """The rater's membership (with its project) if they may work on the project now; raises a
-    RaterRefused otherwise (404 for outsiders, so a project's existence is not revealed)."""
-    memberships = Membership.objects.filter(project_id=project_id, user=rater).select_related("project")
-    if lock:
-        memberships = memberships.select_for_update(of=("self",))
-    membership = memberships.first()
-    if membership is None:
+def rater_may_work_check(*, project: Project, role: str | None, is_paused: bool) -> None:
+    """Raises a RaterRefused unless a member with ``role`` may rate in ``project`` now (404 for
+    outsiders, so a project's existence is not revealed)."""
+    if role is None:
         raise ProjectNotFound("No such project.")
-    if membership.role != Membership.Role.RATER:
+    if role != Membership.Role.RATER:
         raise NotARater("Only the project's raters are served items.")
-    project = membership.project
     if project.status != Project.Status.LIVE:
         raise ProjectNotLive(f"This project is {project.get_status_display().lower()}: no items are served "
                              "and no judgments are taken until its lead makes it live again.")
-    if membership.is_paused:
+    if is_paused:
         raise RaterPaused("The project's lead has paused your work on this project; "
                           "please ask them before you go on.")
+
+
+def rater_membership_check(*, project_id: int, rater, lock: bool = False) -> Membership:
+    """The rater's membership (with its project) if they may work on the project now; raises a
+    RaterRefused otherwise. With ``lock`` the membership row stays locked until the transaction ends."""
+    membership = membership_with_project(project_id=project_id, user_id=rater.pk, lock=lock)
+    if membership is None:
+        raise ProjectNotFound("No such project.")
+    rater_may_work_check(project=membership.project, role=membership.role, is_paused=membership.is_paused)
     return membership
 
 
@@ -117,15 +127,15 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
     return len(rows)
 
 
-def assignment_lock_for_rater(*, rater, assignment_id: int) -> Assignment:
-    """The rater's assignment, its row locked for the rest of the transaction; raises 404/403 refusals."""
-    assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("project")
-                  .filter(pk=assignment_id).first())
-    if assignment is None:
+def assignment_lock_for_rater(*, rater, assignment_id: int) -> tuple[Assignment, str | None, bool]:
+    """(the rater's assignment with its project, their role in it, paused?), the assignment row locked
+    for the rest of the transaction; raises 404/403 refusals."""
+    found = assignment_locked(assignment_id=assignment_id)
+    if found is None:
         raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
-    if assignment.rater_id != rater.pk:
+    if found[0].rater_id != rater.pk:
         raise NotYourAssignment("This assignment belongs to another rater; ask for your own with next.")
-    return assignment
+    return found
 
 
 def _taken_by(rater) -> Exists:
@@ -194,10 +204,8 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     swept = _rng.random() < 1 / SWEEP_ONE_IN
     if swept:
         assignment_expire(project_id=project.pk, now=now)
-    current = (Assignment.objects.filter(project=project, rater=rater, status=Assignment.Status.ACTIVE,
-                                         expires_at__gt=now).select_related("item").order_by("id").first())
+    current = assignment_current(project=project, rater_id=rater.pk, now=now)
     if current is not None:
-        current.project = project
         return current
 
     item = None
@@ -215,7 +223,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
             return None
 
     task_type = REGISTRY[project.task_type]
-    outputs = list(Output.objects.filter(item_id=item.pk).order_by("position").values_list("system", "text"))
+    outputs = [(system, text) for _, _, system, text in outputs_of(item.pk)]
     systems = [system for system, _ in outputs]
     order = task_type.draw_order(systems, rng, membership.left_balance)
     if not task_type.per_output:

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Item, ItemFlag
 
-from .assignment import LeaseGone, assignment_lock_for_rater, rater_membership_check
+from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
 
 MAX_COMMENT = 2000
 
@@ -20,8 +20,8 @@ def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "
                                          f"{', '.join(ItemFlag.Reason.values)}"})
     if len(comment) > MAX_COMMENT:
         raise ValidationError({"comment": f"at most {MAX_COMMENT} characters"})
-    assignment = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
-    rater_membership_check(project_id=assignment.project_id, rater=rater)
+    assignment, role, is_paused = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
+    rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
     if assignment.status in (Assignment.Status.EXPIRED, Assignment.Status.SKIPPED):
         raise LeaseGone("This item is no longer yours to flag; ask for the next item.")
     flag = ItemFlag(project_id=assignment.project_id, item_id=assignment.item_id, assignment=assignment,

@@ -3,14 +3,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Criterion, Item, Judgment, Output
+from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
-from .assignment import LeaseGone, assignment_lock_for_rater, rater_membership_check
+from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
 
 MAX_CLIENT_TOKEN = 64
 MAX_DURATION_MS = 24 * 3600 * 1000
@@ -38,8 +39,10 @@ def _coded_rows(assignment: Assignment, values: list[dict]
     """((output, criterion, value, label) per judged value, systems as shown); raises ValidationError
     listing every problem."""
     task_type = REGISTRY[assignment.project.task_type]
-    criteria = {c.name: c for c in Criterion.objects.filter(project_id=assignment.project_id)}
-    outputs = list(Output.objects.filter(item_id=assignment.item_id).order_by("position"))
+    criteria = {c.name: c for c in criteria_of(assignment.project_id)}
+    outputs = [Output.from_db(connection.alias, ("id", "item_id", "position", "system"),
+                              (pk, assignment.item_id, position, system))
+               for pk, position, system, _ in outputs_of(assignment.item_id)]
     systems = [o.system for o in outputs]
     order = assignment.shown_order or list(range(len(outputs)))
     shown = [systems[p] for p in order]
@@ -100,7 +103,7 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         raise ValidationError({"client_token": f"at most {MAX_CLIENT_TOKEN} characters"})
     if duration_ms is not None and not 0 <= duration_ms <= MAX_DURATION_MS:
         raise ValidationError({"duration_ms": f"must be 0 to {MAX_DURATION_MS}"})
-    assignment = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
+    assignment, role, is_paused = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
     # An active assignment has no judgment yet (its first submission closes it), so the token
     # look-up and the revision update below are only needed once it is done.
     answered_before = assignment.status == Assignment.Status.DONE
@@ -109,7 +112,7 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
                       .select_related("criterion", "output").order_by("id"))
         if stored:
             return SubmittedJudgment(assignment, stored, created=False, revision=False)
-    rater_membership_check(project_id=assignment.project_id, rater=rater)
+    rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
     _check_lease(assignment, now)
     rows, shown = _coded_rows(assignment, values)
 

@@ -13,11 +13,12 @@ pytestmark = pytest.mark.django_db
 # Pinned to measured counts, so a new query in the rater loop is a decision, not an accident. Counted in
 # the test's transaction, the request's and the service's savepoints (4 statements) stand for the
 # BEGIN/COMMIT and savepoint of production; token authentication adds one query there.
-# next: membership lock, expiry sweep, resume check, two queues, lease counter, outputs, insert, criteria.
-NEXT_MAX_QUERIES = 13
-# judgment: assignment lock, membership, criteria, outputs, insert, assignment update, item counters (the
-# token look-up and the revision update only run on an assignment already done).
-JUDGMENT_MAX_QUERIES = 11
+# next: membership lock (with the project), resume check, the two queues (this first lease finds the
+# started queue empty), outputs, insert, criteria.
+NEXT_MAX_QUERIES = 11
+# judgment: assignment lock (with project and membership), criteria, outputs, insert, assignment update,
+# item counters (the token look-up and the revision update only run on an assignment already done).
+JUDGMENT_MAX_QUERIES = 10
 
 
 def next_url(project):

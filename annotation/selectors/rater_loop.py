@@ -1,0 +1,122 @@
+"""The reads of the rater loop (next + judgment), in SQL.
+
+They run on every request of the loop, where compiling an ORM query costs the web worker three to
+five times the database's own work (about 0.5 ms against 0.1 ms a statement on the benchmark
+machine; BENCHMARKS.md, "Rater loop"). Each returns model instances built with ``Model.from_db``, as
+the ORM builds them, with only the fields the loop uses loaded (the others load on access).
+The SQL is portable: on SQLite, where IMMEDIATE transactions serialise writers, FOR UPDATE is left out.
+"""
+import json
+
+from django.db import connection
+
+from annotation.models import Assignment, Criterion, Item, Membership, Output, Project
+
+
+
+def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
+    """``Model.from_db`` takes a subset of fields in the model's own field order."""
+    return tuple(f.attname for f in model._meta.concrete_fields if f.attname in names)
+
+
+PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
+                                           "show_reference"})
+MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance"})
+CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
+                                               "labels", "help_text"})
+
+
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _columns(alias: str, fields) -> str:
+    return ", ".join(f"{alias}.{_q(f)}" for f in fields)
+
+
+def _json(value):
+    """JSON columns come back as text from a plain cursor (Django parses them in the field)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _for_update(of: str) -> str:
+    if not connection.features.has_select_for_update:
+        return ""
+    return f" FOR UPDATE OF {of}" if connection.features.has_select_for_update_of else " FOR UPDATE"
+
+
+def _fetch(sql: str, params) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _project(values) -> Project:
+    values = list(values)
+    values[PROJECT_FIELDS.index("show_reference")] = bool(values[PROJECT_FIELDS.index("show_reference")])
+    return Project.from_db(connection.alias, PROJECT_FIELDS, values)
+
+
+def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Membership | None:
+    """The user's membership of the project, its ``project`` attached; with ``lock`` its row is locked."""
+    rows = _fetch(
+        f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
+        f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
+        f"WHERE m.project_id = %s AND m.user_id = %s" + (_for_update("m") if lock else ""),
+        [project_id, user_id])
+    if not rows:
+        return None
+    n = len(MEMBERSHIP_FIELDS)
+    values = dict(zip(MEMBERSHIP_FIELDS, rows[0][:n], strict=True))
+    values["is_paused"], values["left_balance"] = bool(values["is_paused"]), _json(values["left_balance"]) or {}
+    values = list(values.values())
+    membership = Membership.from_db(connection.alias, MEMBERSHIP_FIELDS, values)
+    membership.project = _project(rows[0][n:])
+    return membership
+
+
+def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | None:
+    """The rater's active assignment whose lease still runs, with the screen fields of its item."""
+    found = list(Assignment.objects.raw(
+        f'SELECT a.*, i.input AS item_input, i.{_q("references")} AS item_references '
+        f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+        f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
+        f"ORDER BY a.id LIMIT 1",
+        [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
+    if not found:
+        return None
+    assignment = found[0]
+    assignment.project = project
+    assignment.item = Item.from_db(connection.alias, ("id", "input", "references"),
+                                   (assignment.item_id, assignment.item_input, _json(assignment.item_references)))
+    return assignment
+
+
+def assignment_locked(*, assignment_id: int) -> tuple[Assignment, str | None, bool] | None:
+    """(assignment with its project, the rater's role in the project, paused?), the assignment row
+    locked; None when there is no such assignment."""
+    found = list(Assignment.objects.raw(
+        f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
+        f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
+        f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
+        f"LEFT JOIN {Membership._meta.db_table} m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
+        f"WHERE a.id = %s" + _for_update("a"), [assignment_id]))
+    if not found:
+        return None
+    assignment = found[0]
+    assignment.project = _project(getattr(assignment, f"p_{f}") for f in PROJECT_FIELDS)
+    return assignment, assignment.member_role, bool(assignment.member_paused)
+
+
+def criteria_of(project_id: int) -> list[Criterion]:
+    labels = CRITERION_FIELDS.index("labels")
+    return [Criterion.from_db(connection.alias, CRITERION_FIELDS,
+                              (*row[:labels], _json(row[labels]) or [], *row[labels + 1:]))
+            for row in _fetch(f"SELECT {_columns('c', CRITERION_FIELDS)} FROM {Criterion._meta.db_table} c "
+                              f"WHERE c.project_id = %s ORDER BY c.position, c.id", [project_id])]
+
+
+def outputs_of(item_id: int) -> list[tuple[int, int, str, str]]:
+    """(id, position, system, text) of the item's outputs, in imported order."""
+    return _fetch(f"SELECT o.id, o.position, o.system, o.text FROM {Output._meta.db_table} o "
+                  f"WHERE o.item_id = %s ORDER BY o.position", [item_id])
