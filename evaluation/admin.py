@@ -1,4 +1,5 @@
 """Admin views of metric scores, judges and calibrators (read-mostly; writes go through the services)."""
+
 from django.contrib import admin
 
 from evaluation.models import Calibrator, Judge, JudgeRating, MetricScore

@@ -1,6 +1,7 @@
 """REST API of the evaluation app: results, metric scores, correlations, calibrators and judges; one
 APIView per operation, thin over services and selectors. Everything here is for project leads
 (raters get 403, outsiders 404)."""
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -32,12 +33,15 @@ from evaluation.stats.significance import TESTS
 from evaluation.stats.system_scores import NORMALISATIONS
 
 
-
 def interval_field(**kwargs):
     """A fresh [low, high] field (DRF binds a field instance to one name, so each use needs its own)."""
-    return serializers.ListField(child=serializers.FloatField(allow_null=True), min_length=2, max_length=2,
-                                 help_text="[low, high] percentile bootstrap interval; nulls without resampling.",
-                                 **kwargs)
+    return serializers.ListField(
+        child=serializers.FloatField(allow_null=True),
+        min_length=2,
+        max_length=2,
+        help_text="[low, high] percentile bootstrap interval; nulls without resampling.",
+        **kwargs,
+    )
 
 
 DETAIL = inline_serializer("EvaluationDetail", {"detail": serializers.CharField()})
@@ -58,51 +62,81 @@ def _list_param(request, name) -> list[str]:
 
 # --- Results -----------------------------------------------------------------------------------------
 
+
 class ResultsApi(EvaluationApi):
     """Per-system results of every criterion, from current judgments of included raters on non-gold items."""
 
     class FilterSerializer(serializers.Serializer):
         confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
-        n_resamples = serializers.IntegerField(min_value=0, max_value=10_000, default=1000,
-                                               help_text="Bootstrap samples for the intervals.")
-        test_resamples = serializers.IntegerField(min_value=0, max_value=100_000, default=10_000,
-                                                  help_text="Resamples of the significance test (0 skips it).")
+        n_resamples = serializers.IntegerField(
+            min_value=0, max_value=10_000, default=1000, help_text="Bootstrap samples for the intervals."
+        )
+        test_resamples = serializers.IntegerField(
+            min_value=0,
+            max_value=100_000,
+            default=10_000,
+            help_text="Resamples of the significance test (0 skips it).",
+        )
         seed = serializers.IntegerField(min_value=0, default=0, help_text="Fixes every random draw.")
-        test = serializers.ChoiceField(choices=TESTS, default="bootstrap",
-                                       help_text="Paired bootstrap or approximate randomisation over items.")
-        alpha = serializers.FloatField(min_value=0.0001, max_value=0.5, default=0.05,
-                                       help_text="Family-wise error rate (Holm) for `significant`.")
-        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False,
-                                                help_text="Per-rater normalisation; default zscore for rankme, "
-                                                          "none otherwise.")
-        ties = serializers.ChoiceField(choices=TIE_MODELS, default="half",
-                                       help_text="Bradley–Terry ties: half-wins or Davidson's model.")
-        aggregate = serializers.ChoiceField(choices=["none", "majority"], default="none",
-                                            help_text="Pairwise: every judgment, or one majority vote per item.")
+        test = serializers.ChoiceField(
+            choices=TESTS,
+            default="bootstrap",
+            help_text="Paired bootstrap or approximate randomisation over items.",
+        )
+        alpha = serializers.FloatField(
+            min_value=0.0001,
+            max_value=0.5,
+            default=0.05,
+            help_text="Family-wise error rate (Holm) for `significant`.",
+        )
+        normalisation = serializers.ChoiceField(
+            choices=[n for n in NORMALISATIONS if n != "modulus"],
+            required=False,
+            help_text="Per-rater normalisation; default zscore for rankme, none otherwise.",
+        )
+        ties = serializers.ChoiceField(
+            choices=TIE_MODELS, default="half", help_text="Bradley–Terry ties: half-wins or Davidson's model."
+        )
+        aggregate = serializers.ChoiceField(
+            choices=["none", "majority"],
+            default="none",
+            help_text="Pairwise: every judgment, or one majority vote per item.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         class CriterionSerializer(serializers.Serializer):
             class SystemSerializer(serializers.Serializer):
                 system = serializers.CharField()
-                n = serializers.IntegerField(help_text="Judgments (likert, rankme) or comparisons (pairwise).")
+                n = serializers.IntegerField(
+                    help_text="Judgments (likert, rankme) or comparisons (pairwise)."
+                )
                 n_items = serializers.IntegerField(required=False)
-                mean = serializers.FloatField(required=False, allow_null=True,
-                                              help_text="After the criterion's normalisation.")
+                mean = serializers.FloatField(
+                    required=False, allow_null=True, help_text="After the criterion's normalisation."
+                )
                 mean_ci = interval_field(required=False)
                 median = serializers.FloatField(required=False, allow_null=True)
                 median_ci = interval_field(required=False)
-                distribution = serializers.DictField(child=serializers.IntegerField(), required=False,
-                                                     help_text="likert: ratings per scale point (raw).")
-                mean_rank = serializers.FloatField(required=False, allow_null=True,
-                                                   help_text="rankme: mean rank on its screens (1 = best).")
+                distribution = serializers.DictField(
+                    child=serializers.IntegerField(),
+                    required=False,
+                    help_text="likert: ratings per scale point (raw).",
+                )
+                mean_rank = serializers.FloatField(
+                    required=False, allow_null=True, help_text="rankme: mean rank on its screens (1 = best)."
+                )
                 mean_rank_ci = interval_field(required=False)
                 wins = serializers.IntegerField(required=False)
                 ties = serializers.IntegerField(required=False)
                 losses = serializers.IntegerField(required=False)
-                win_rate = serializers.FloatField(required=False, allow_null=True,
-                                                  help_text="pairwise: (wins + ties / 2) / n.")
-                strength = serializers.FloatField(required=False, allow_null=True,
-                                                  help_text="pairwise: Bradley–Terry log-strength, mean zero.")
+                win_rate = serializers.FloatField(
+                    required=False, allow_null=True, help_text="pairwise: (wins + ties / 2) / n."
+                )
+                strength = serializers.FloatField(
+                    required=False,
+                    allow_null=True,
+                    help_text="pairwise: Bradley–Terry log-strength, mean zero.",
+                )
                 strength_ci = interval_field(required=False)
 
             class ComparisonSerializer(serializers.Serializer):
@@ -147,8 +181,10 @@ class ResultsApi(EvaluationApi):
         n_judgments = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
 
-    @extend_schema(parameters=[FilterSerializer], responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL,
-                                                             404: DETAIL})
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL},
+    )
     def get(self, request, pk):
         project = lead_project(request, pk)
         params = self.FilterSerializer(data=request.query_params)
@@ -158,6 +194,7 @@ class ResultsApi(EvaluationApi):
 
 
 # --- Metric scores ------------------------------------------------------------------------------------
+
 
 class MetricListApi(EvaluationApi):
     """The metrics scored in the project (computed, imported, calibrated), with how many outputs each."""
@@ -169,7 +206,9 @@ class MetricListApi(EvaluationApi):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        return paginated(request, self, metric_names_for_project(lead_project(request, pk)), self.OutputSerializer)
+        return paginated(
+            request, self, metric_names_for_project(lead_project(request, pk)), self.OutputSerializer
+        )
 
 
 class MetricScoreListApi(EvaluationApi):
@@ -180,12 +219,15 @@ class MetricScoreListApi(EvaluationApi):
         value = serializers.FloatField(allow_null=True)
         source = serializers.CharField()
 
-    @extend_schema(parameters=[OpenApiParameter("name", str), OpenApiParameter("system", str)],
-                   responses=OutputSerializer(many=True))
+    @extend_schema(
+        parameters=[OpenApiParameter("name", str), OpenApiParameter("system", str)],
+        responses=OutputSerializer(many=True),
+    )
     def get(self, request, pk):
         project = lead_project(request, pk)
-        scores = metric_score_list(project, name=request.query_params.get("name"),
-                                   system=request.query_params.get("system"))
+        scores = metric_score_list(
+            project, name=request.query_params.get("name"), system=request.query_params.get("system")
+        )
         return paginated(request, self, scores, self.OutputSerializer)
 
 
@@ -223,21 +265,28 @@ class MetricComputeApi(EvaluationApi):
 
     class InputSerializer(serializers.Serializer):
         metrics = serializers.ListField(
-            child=serializers.ChoiceField(choices=list(REGISTRY)), required=False, allow_empty=False,
-            help_text="Default: every metric but the embedding cosine (slow on CPU; ask for it by name).")
+            child=serializers.ChoiceField(choices=list(REGISTRY)),
+            required=False,
+            allow_empty=False,
+            help_text="Default: every metric but the embedding cosine (slow on CPU; ask for it by name).",
+        )
 
-    @extend_schema(request=InputSerializer,
-                   responses={202: inline_serializer("MetricComputeStarted", {"job_id": serializers.IntegerField()})})
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: inline_serializer("MetricComputeStarted", {"job_id": serializers.IntegerField()})},
+    )
     def post(self, request, pk):
         project = lead_project(request, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        job = metrics_compute_start(project=project, names=data.validated_data.get("metrics"),
-                                    created_by=request.user)
+        job = metrics_compute_start(
+            project=project, names=data.validated_data.get("metrics"), created_by=request.user
+        )
         return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
 
 
 # --- Correlations -------------------------------------------------------------------------------------
+
 
 class CorrelationListApi(EvaluationApi):
     """Metric–human correlations, one row per metric × criterion × level × method (paginated)."""
@@ -246,7 +295,9 @@ class CorrelationListApi(EvaluationApi):
         confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
         n_resamples = serializers.IntegerField(min_value=0, max_value=10_000, default=1000)
         seed = serializers.IntegerField(min_value=0, default=0)
-        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False)
+        normalisation = serializers.ChoiceField(
+            choices=[n for n in NORMALISATIONS if n != "modulus"], required=False
+        )
 
     class OutputSerializer(serializers.Serializer):
         metric = serializers.CharField()
@@ -261,22 +312,29 @@ class CorrelationListApi(EvaluationApi):
         error = serializers.CharField(allow_null=True)
 
     @extend_schema(
-        parameters=[FilterSerializer,
-                    OpenApiParameter("criterion", str, description="Repeat or comma-separate; default all."),
-                    OpenApiParameter("metric", str, description="Repeat or comma-separate; default all scored."),
-                    OpenApiParameter("level", str, enum=list(LEVELS)),
-                    OpenApiParameter("method", str, enum=list(METHODS)),
-                    OpenApiParameter("exclude_system", str, description="Systems to leave out (e.g. Human).")],
-        responses=OutputSerializer(many=True))
+        parameters=[
+            FilterSerializer,
+            OpenApiParameter("criterion", str, description="Repeat or comma-separate; default all."),
+            OpenApiParameter("metric", str, description="Repeat or comma-separate; default all scored."),
+            OpenApiParameter("level", str, enum=list(LEVELS)),
+            OpenApiParameter("method", str, enum=list(METHODS)),
+            OpenApiParameter("exclude_system", str, description="Systems to leave out (e.g. Human)."),
+        ],
+        responses=OutputSerializer(many=True),
+    )
     def get(self, request, pk):
         project = lead_project(request, pk)
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         report = metric_correlations(
-            project=project, criteria=_list_param(request, "criterion") or None,
-            metrics=_list_param(request, "metric") or None, levels=_list_param(request, "level") or LEVELS,
+            project=project,
+            criteria=_list_param(request, "criterion") or None,
+            metrics=_list_param(request, "metric") or None,
+            levels=_list_param(request, "level") or LEVELS,
             methods=_list_param(request, "method") or METHODS,
-            exclude_systems=_list_param(request, "exclude_system"), **params.validated_data)
+            exclude_systems=_list_param(request, "exclude_system"),
+            **params.validated_data,
+        )
         paginator = StandardPagination()
         page = paginator.paginate_queryset(report["rows"], request, view=self)
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
@@ -284,12 +342,15 @@ class CorrelationListApi(EvaluationApi):
 
 # --- Calibrators --------------------------------------------------------------------------------------
 
+
 class CalibratorOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     criterion = serializers.CharField(source="criterion.name")
     metric_name = serializers.CharField(help_text="Scores written by apply.")
-    params = serializers.JSONField(help_text="features, means, scales, weights (standardised), intercept, alpha.")
+    params = serializers.JSONField(
+        help_text="features, means, scales, weights (standardised), intercept, alpha."
+    )
     report = serializers.JSONField(help_text="Held-out correlations, single metrics, best single, gain.")
     created_at = serializers.DateTimeField()
 
@@ -299,12 +360,18 @@ class CalibratorListCreateApi(EvaluationApi):
         name = serializers.SlugField(max_length=100)
         criterion = serializers.CharField(max_length=100)
         metrics = serializers.ListField(child=serializers.CharField(max_length=200), allow_empty=False)
-        alpha = serializers.FloatField(min_value=0, default=1.0, help_text="Ridge penalty; 0 = least squares.")
+        alpha = serializers.FloatField(
+            min_value=0, default=1.0, help_text="Ridge penalty; 0 = least squares."
+        )
         held_out_share = serializers.FloatField(min_value=0.05, max_value=0.9, default=0.3)
-        k_folds = serializers.IntegerField(min_value=2, max_value=50, required=False, allow_null=True, default=None)
+        k_folds = serializers.IntegerField(
+            min_value=2, max_value=50, required=False, allow_null=True, default=None
+        )
         seed = serializers.IntegerField(min_value=0, default=0)
         exclude_systems = serializers.ListField(child=serializers.CharField(), required=False, default=list)
-        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False)
+        normalisation = serializers.ChoiceField(
+            choices=[n for n in NORMALISATIONS if n != "modulus"], required=False
+        )
 
     @extend_schema(responses=CalibratorOutputSerializer(many=True))
     def get(self, request, pk):
@@ -324,8 +391,10 @@ class CalibratorListCreateApi(EvaluationApi):
 class CalibratorApplyApi(EvaluationApi):
     """Score every output having the calibrator's metrics (new outputs too) as ``calibrated:<name>``."""
 
-    @extend_schema(request=None, responses={200: inline_serializer("CalibratorApplied",
-                                                                   {"scored": serializers.IntegerField()})})
+    @extend_schema(
+        request=None,
+        responses={200: inline_serializer("CalibratorApplied", {"scored": serializers.IntegerField()})},
+    )
     def post(self, request, pk, calibrator_id):
         project = lead_project(request, pk)
         calibrator = Calibrator.objects.filter(project=project, pk=calibrator_id).first()
@@ -335,6 +404,7 @@ class CalibratorApplyApi(EvaluationApi):
 
 
 # --- Judges -------------------------------------------------------------------------------------------
+
 
 class JudgeListApi(EvaluationApi):
     class OutputSerializer(serializers.Serializer):
@@ -346,7 +416,9 @@ class JudgeListApi(EvaluationApi):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        return paginated(request, self, judge_list_for_project(lead_project(request, pk)), self.OutputSerializer)
+        return paginated(
+            request, self, judge_list_for_project(lead_project(request, pk)), self.OutputSerializer
+        )
 
 
 class JudgeImportApi(ImportApi):
@@ -397,16 +469,21 @@ class JudgeAgreementApi(EvaluationApi):
                 n_units = serializers.IntegerField()
                 judge_human = serializers.JSONField(help_text="{statistic: {value, ci}}: mean over humans.")
                 judge_consensus = serializers.JSONField(
-                    help_text="{statistic: {value, ci}}: against each leave-one-out consensus of the humans.")
-                per_human = serializers.ListField(child=serializers.JSONField(),
-                                                  help_text="{rater, statistic: {value, ci}} per human.")
+                    help_text="{statistic: {value, ci}}: against each leave-one-out consensus of the humans."
+                )
+                per_human = serializers.ListField(
+                    child=serializers.JSONField(), help_text="{rater, statistic: {value, ci}} per human."
+                )
 
             criterion = serializers.CharField()
             n_humans = serializers.IntegerField()
             n_units = serializers.IntegerField()
-            human_human = serializers.JSONField(help_text="{statistic: {value, ci}}: mean over pairs of humans.")
+            human_human = serializers.JSONField(
+                help_text="{statistic: {value, ci}}: mean over pairs of humans."
+            )
             human_consensus = serializers.JSONField(
-                help_text="{statistic: {value, ci}}: each human against the consensus of the others.")
+                help_text="{statistic: {value, ci}}: each human against the consensus of the others."
+            )
             judges = JudgeRowSerializer(many=True)
             error = serializers.CharField(allow_null=True)
 
@@ -417,12 +494,18 @@ class JudgeAgreementApi(EvaluationApi):
         seed = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
 
-    @extend_schema(parameters=[FilterSerializer, OpenApiParameter("judge", str), OpenApiParameter("criterion", str)],
-                   responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL})
+    @extend_schema(
+        parameters=[FilterSerializer, OpenApiParameter("judge", str), OpenApiParameter("criterion", str)],
+        responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL},
+    )
     def get(self, request, pk):
         project = lead_project(request, pk)
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
-        report = judge_agreement_report(project=project, judges=_list_param(request, "judge") or None,
-                                        criteria=_list_param(request, "criterion") or None, **params.validated_data)
+        report = judge_agreement_report(
+            project=project,
+            judges=_list_param(request, "judge") or None,
+            criteria=_list_param(request, "criterion") or None,
+            **params.validated_data,
+        )
         return Response(self.OutputSerializer(report).data)

@@ -1,5 +1,6 @@
 """Automatic metric scores per output, automatic judges (raters marked "model") and their ratings,
 and saved metric calibrators."""
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -26,8 +27,10 @@ class MetricScore(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["output", "name"], name="metricscore_one_per_output_and_name"),
-            models.CheckConstraint(condition=Q(source__in=["computed", "imported", "calibrated"]),
-                                   name="metricscore_source_known"),
+            models.CheckConstraint(
+                condition=Q(source__in=["computed", "imported", "calibrated"]),
+                name="metricscore_source_known",
+            ),
         ]
         indexes = [models.Index(fields=["project", "name"], name="metricscore_project_name")]
 
@@ -51,7 +54,9 @@ class Judge(models.Model):
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.LLM)
     description = models.TextField(blank=True)
-    config = models.JSONField(default=dict, blank=True, help_text="How the judge was made (prompt, thresholds...).")
+    config = models.JSONField(
+        default=dict, blank=True, help_text="How the judge was made (prompt, thresholds...)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -61,12 +66,12 @@ class Judge(models.Model):
             models.CheckConstraint(condition=Q(kind__in=["llm", "metric", "other"]), name="judge_kind_known"),
         ]
 
+    def __str__(self):
+        return self.name
+
     @property
     def rater_type(self) -> str:
         return "model"
-
-    def __str__(self):
-        return self.name
 
 
 class JudgeRating(models.Model):
@@ -80,8 +85,9 @@ class JudgeRating(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["judge", "output", "criterion"],
-                                    name="judgerating_one_per_output_and_criterion"),
+            models.UniqueConstraint(
+                fields=["judge", "output", "criterion"], name="judgerating_one_per_output_and_criterion"
+            ),
         ]
 
     def __str__(self):
@@ -97,8 +103,9 @@ class Calibrator(models.Model):
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="calibrators")
     params = models.JSONField()
     report = models.JSONField(default=dict)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -107,10 +114,10 @@ class Calibrator(models.Model):
             models.UniqueConstraint(fields=["project", "name"], name="calibrator_name_unique_in_project"),
         ]
 
+    def __str__(self):
+        return self.name
+
     @property
     def metric_name(self) -> str:
         """Name of the MetricScore rows this calibrator writes when applied."""
         return f"calibrated:{self.name}"
-
-    def __str__(self):
-        return self.name

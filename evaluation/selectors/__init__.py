@@ -1,4 +1,5 @@
 """Every non-trivial read of the evaluation app."""
+
 from .ratings import (
     PairwiseFrame,
     RatingFrame,
@@ -8,8 +9,25 @@ from .ratings import (
     pairwise_frame,
     rating_frame,
 )
-from .scores import judge_list_for_project, metric_matrix, metric_names_for_project, metric_score_list, output_table
+from .scores import (
+    judge_list_for_project,
+    metric_matrix,
+    metric_names_for_project,
+    metric_score_list,
+    output_table,
+)
 
-__all__ = ["PairwiseFrame", "RatingFrame", "excluded_rater_ids", "exclusion_counts", "included_judgments",
-           "judge_list_for_project", "metric_matrix", "metric_names_for_project", "metric_score_list",
-           "output_table", "pairwise_frame", "rating_frame"]
+__all__ = [
+    "PairwiseFrame",
+    "RatingFrame",
+    "excluded_rater_ids",
+    "exclusion_counts",
+    "included_judgments",
+    "judge_list_for_project",
+    "metric_matrix",
+    "metric_names_for_project",
+    "metric_score_list",
+    "output_table",
+    "pairwise_frame",
+    "rating_frame",
+]

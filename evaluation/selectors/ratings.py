@@ -1,4 +1,5 @@
 """Human ratings as numpy columns for the statistics, with every exclusion decided in one place."""
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +30,9 @@ def exclusion_counts(project: Project) -> dict:
     excluded = excluded_rater_ids(project)
     return {
         "gold_items": current.filter(item__gold__isnull=False).count(),
-        "excluded_raters": current.filter(item__gold__isnull=True, rater_id__in=excluded).count() if excluded else 0,
+        "excluded_raters": current.filter(item__gold__isnull=True, rater_id__in=excluded).count()
+        if excluded
+        else 0,
         "n_excluded_raters": len(excluded),
     }
 
@@ -46,8 +49,14 @@ class RatingFrame:
     criteria: list[str] = field(default_factory=list)
 
     def where(self, mask: np.ndarray) -> "RatingFrame":
-        return RatingFrame(self.item[mask], self.system[mask], self.rater[mask], self.criterion[mask],
-                           self.value[mask], self.criteria)
+        return RatingFrame(
+            self.item[mask],
+            self.system[mask],
+            self.rater[mask],
+            self.criterion[mask],
+            self.value[mask],
+            self.criteria,
+        )
 
     def for_criterion(self, name: str) -> "RatingFrame":
         return self.where(self.criterion == name)
@@ -57,7 +66,9 @@ class RatingFrame:
 
 
 def _criteria(project: Project) -> list[str]:
-    return list(Criterion.objects.filter(project=project).order_by("position", "id").values_list("name", flat=True))
+    return list(
+        Criterion.objects.filter(project=project).order_by("position", "id").values_list("name", flat=True)
+    )
 
 
 def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFrame:
@@ -65,12 +76,20 @@ def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFra
     judgments = included_judgments(project)
     if criterion:
         judgments = judgments.filter(criterion__name=criterion)
-    rows = list(judgments.values_list("item__external_id", "output__system", "rater_id", "criterion__name", "value")
-                .iterator(chunk_size=20_000))
+    rows = list(
+        judgments.values_list(
+            "item__external_id", "output__system", "rater_id", "criterion__name", "value"
+        ).iterator(chunk_size=20_000)
+    )
     columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
-    return RatingFrame(np.array(columns[0], dtype=object), np.array(columns[1], dtype=object),
-                       np.array(columns[2], dtype=np.int64), np.array(columns[3], dtype=object),
-                       np.array(columns[4], dtype=float), _criteria(project))
+    return RatingFrame(
+        np.array(columns[0], dtype=object),
+        np.array(columns[1], dtype=object),
+        np.array(columns[2], dtype=np.int64),
+        np.array(columns[3], dtype=object),
+        np.array(columns[4], dtype=float),
+        _criteria(project),
+    )
 
 
 @dataclass
@@ -88,8 +107,15 @@ class PairwiseFrame:
 
     def for_criterion(self, name: str) -> "PairwiseFrame":
         m = self.criterion == name
-        return PairwiseFrame(self.item[m], self.first[m], self.second[m], self.rater[m], self.criterion[m],
-                             self.outcome[m], self.criteria)
+        return PairwiseFrame(
+            self.item[m],
+            self.first[m],
+            self.second[m],
+            self.rater[m],
+            self.criterion[m],
+            self.outcome[m],
+            self.criteria,
+        )
 
     def __len__(self):
         return len(self.outcome)
@@ -99,15 +125,28 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
     judgments = included_judgments(project)
     if criterion:
         judgments = judgments.filter(criterion__name=criterion)
-    rows = list(judgments.values_list("item_id", "item__external_id", "output__system", "rater_id",
-                                      "criterion__name", "value").iterator(chunk_size=20_000))
-    second = dict(Output.objects.filter(item__project=project, position=1).values_list("item_id", "system")
-                  .iterator(chunk_size=20_000))
+    rows = list(
+        judgments.values_list(
+            "item_id", "item__external_id", "output__system", "rater_id", "criterion__name", "value"
+        ).iterator(chunk_size=20_000)
+    )
+    second = dict(
+        Output.objects.filter(item__project=project, position=1)
+        .values_list("item_id", "system")
+        .iterator(chunk_size=20_000)
+    )
     if not rows:
         empty = np.array([], dtype=object)
-        return PairwiseFrame(empty, empty, empty, np.array([], dtype=np.int64), empty, np.array([]),
-                             _criteria(project))
+        return PairwiseFrame(
+            empty, empty, empty, np.array([], dtype=np.int64), empty, np.array([]), _criteria(project)
+        )
     item_ids, external, first, rater, crit, value = zip(*rows, strict=True)
-    return PairwiseFrame(np.array(external, dtype=object), np.array(first, dtype=object),
-                         np.array([second[i] for i in item_ids], dtype=object), np.array(rater, dtype=np.int64),
-                         np.array(crit, dtype=object), np.array(value, dtype=float), _criteria(project))
+    return PairwiseFrame(
+        np.array(external, dtype=object),
+        np.array(first, dtype=object),
+        np.array([second[i] for i in item_ids], dtype=object),
+        np.array(rater, dtype=np.int64),
+        np.array(crit, dtype=object),
+        np.array(value, dtype=float),
+        _criteria(project),
+    )

@@ -1,4 +1,5 @@
 """Metric scores and judges of a project, as lists for the API and as matrices for the statistics."""
+
 import numpy as np
 from django.db.models import Count, QuerySet
 
@@ -8,8 +9,12 @@ from evaluation.models import Judge, MetricScore
 
 def metric_names_for_project(project: Project) -> QuerySet:
     """Each metric with its source and how many outputs it scores, by name."""
-    return (MetricScore.objects.filter(project=project).values("name", "source")
-            .annotate(n_outputs=Count("id")).order_by("name", "source"))
+    return (
+        MetricScore.objects.filter(project=project)
+        .values("name", "source")
+        .annotate(n_outputs=Count("id"))
+        .order_by("name", "source")
+    )
 
 
 def metric_score_list(project: Project, *, name: str | None = None, system: str | None = None) -> QuerySet:
@@ -30,8 +35,11 @@ def output_table(project: Project, *, include_gold: bool = False) -> list[tuple[
     outputs = Output.objects.filter(item__project=project)
     if not include_gold:
         outputs = outputs.filter(item__gold__isnull=True)
-    return list(outputs.order_by("item_id", "position").values_list("id", "item__external_id", "system")
-                .iterator(chunk_size=20_000))
+    return list(
+        outputs.order_by("item_id", "position")
+        .values_list("id", "item__external_id", "system")
+        .iterator(chunk_size=20_000)
+    )
 
 
 def metric_matrix(project: Project, names: list[str], items: list, systems: list) -> dict[str, np.ndarray]:
@@ -39,8 +47,11 @@ def metric_matrix(project: Project, names: list[str], items: list, systems: list
     item_index = {item: i for i, item in enumerate(items)}
     system_index = {system: s for s, system in enumerate(systems)}
     out = {name: np.full((len(items), len(systems)), np.nan) for name in names}
-    rows = (MetricScore.objects.filter(project=project, name__in=names, value__isnull=False)
-            .values_list("name", "output__item__external_id", "output__system", "value").iterator(chunk_size=20_000))
+    rows = (
+        MetricScore.objects.filter(project=project, name__in=names, value__isnull=False)
+        .values_list("name", "output__item__external_id", "output__system", "value")
+        .iterator(chunk_size=20_000)
+    )
     for name, item, system, value in rows:
         i, s = item_index.get(item), system_index.get(system)
         if i is not None and s is not None:

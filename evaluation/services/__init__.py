@@ -1,4 +1,5 @@
 """Every write path and computation of the evaluation app."""
+
 from .calibration import calibrator_apply, calibrator_fit
 from .correlations import NotCorrelatable, metric_correlations
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
@@ -6,7 +7,19 @@ from .metric_import import metric_score_import
 from .metrics_compute import DEFAULT_METRICS, metric_names_check, metrics_compute, metrics_compute_start
 from .results import ResultOptions, results_compute
 
-__all__ = ["DEFAULT_METRICS", "NotCorrelatable", "ResultOptions", "calibrator_apply", "calibrator_fit",
-           "judge_agreement_report", "judge_from_metric", "judge_rating_import", "metric_correlations",
-           "metric_names_check", "metric_score_import", "metrics_compute", "metrics_compute_start",
-           "results_compute"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "NotCorrelatable",
+    "ResultOptions",
+    "calibrator_apply",
+    "calibrator_fit",
+    "judge_agreement_report",
+    "judge_from_metric",
+    "judge_rating_import",
+    "metric_correlations",
+    "metric_names_check",
+    "metric_score_import",
+    "metrics_compute",
+    "metrics_compute_start",
+    "results_compute",
+]

@@ -1,5 +1,6 @@
 """Small helpers shared by the evaluation services: JSON-safe numbers, seeded generators, human
 score matrices."""
+
 import math
 
 import numpy as np
@@ -36,8 +37,9 @@ def normalised_values(frame: RatingFrame, normalisation: str) -> np.ndarray:
     return normalise_scores(frame.value, raters=frame.rater, method=normalisation)
 
 
-def human_matrix(frame: RatingFrame, values: np.ndarray, *, systems: list | None = None
-                 ) -> tuple[list, list, np.ndarray]:
+def human_matrix(
+    frame: RatingFrame, values: np.ndarray, *, systems: list | None = None
+) -> tuple[list, list, np.ndarray]:
     """(items, systems, (n_items, n_systems) mean rating of each output), NaN where unrated."""
     items = sorted(set(frame.item.tolist()))
     systems = systems or sorted(set(frame.system.tolist()))

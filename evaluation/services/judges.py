@@ -6,6 +6,7 @@ Judge rating line (JSONL): ``{"judge": "gpt-4o", "item": "doc17", "system": "bar
 number on the criterion's scale (a judge may average samples, so Likert values need not be whole);
 for ``pairwise`` it is the winning system's name or ``"tie"`` and ``system`` is left out.
 """
+
 import numpy as np
 from django.db import transaction
 
@@ -33,18 +34,24 @@ class _Index:
     def __init__(self, project: Project):
         self.task_type = REGISTRY[project.task_type]
         self.pairwise = project.task_type == TaskType.PAIRWISE
-        self.criteria = {c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max))
-                         for c in Criterion.objects.filter(project=project)}
+        self.criteria = {
+            c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max))
+            for c in Criterion.objects.filter(project=project)
+        }
         self.items: dict[str, dict[str, int]] = {}
-        for external_id, system, output_id in (Output.objects.filter(item__project=project)
-                                               .order_by("item_id", "position")
-                                               .values_list("item__external_id", "system", "id")):
+        for external_id, system, output_id in (
+            Output.objects.filter(item__project=project)
+            .order_by("item_id", "position")
+            .values_list("item__external_id", "system", "id")
+        ):
             self.items.setdefault(external_id, {})[system] = output_id
 
     def parse(self, record: dict) -> tuple[str, str, int, int, float]:
         unknown = sorted(set(record) - FIELDS)
         if unknown:
-            raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; fields are {', '.join(sorted(FIELDS))}")
+            raise TaskTypeError(
+                f"unknown field {', '.join(map(repr, unknown))}; fields are {', '.join(sorted(FIELDS))}"
+            )
         for name in ("judge", "item", "criterion", "value"):
             if record.get(name) in (None, ""):
                 raise TaskTypeError(f"{name} is missing")
@@ -59,7 +66,9 @@ class _Index:
             raise TaskTypeError(f"item {record['item']!r} is not in this project")
         criterion = self.criteria.get(record["criterion"])
         if criterion is None:
-            raise TaskTypeError(f"criterion {record['criterion']!r} is not one of {', '.join(map(repr, self.criteria))}")
+            raise TaskTypeError(
+                f"criterion {record['criterion']!r} is not one of {', '.join(map(repr, self.criteria))}"
+            )
         systems = list(outputs)
         if self.pairwise:
             system, value, _ = self.task_type.code_value(record["value"], criterion[1], systems, None)
@@ -90,7 +99,9 @@ def judge_rating_import(*, project: Project, stream) -> int:
             continue
         key = (judge, output_id, criterion_id)
         if key in seen:
-            report.add(line, f"judge {judge!r} rated this output on this criterion already (line {seen[key]})")
+            report.add(
+                line, f"judge {judge!r} rated this output on this criterion already (line {seen[key]})"
+            )
             continue
         seen[key] = line
         parsed.append((judge, kind, output_id, criterion_id, value))
@@ -102,17 +113,22 @@ def judge_rating_import(*, project: Project, stream) -> int:
         judges = {}
         for name, kind in dict((p[0], p[1]) for p in parsed).items():
             judges[name], _ = Judge.objects.get_or_create(project=project, name=name, defaults={"kind": kind})
-        JudgeRating.objects.filter(judge__in=judges.values(),
-                                   output_id__in={p[2] for p in parsed}).filter(
-            criterion_id__in={p[3] for p in parsed}).delete()
+        JudgeRating.objects.filter(judge__in=judges.values(), output_id__in={p[2] for p in parsed}).filter(
+            criterion_id__in={p[3] for p in parsed}
+        ).delete()
         for start in range(0, len(parsed), BATCH_SIZE):
-            insert_rows(JudgeRating, ["judge", "output", "criterion", "value"],
-                        [(judges[j].id, o, c, v) for j, _, o, c, v in parsed[start:start + BATCH_SIZE]])
+            insert_rows(
+                JudgeRating,
+                ["judge", "output", "criterion", "value"],
+                [(judges[j].id, o, c, v) for j, _, o, c, v in parsed[start : start + BATCH_SIZE]],
+            )
     return len(parsed)
 
 
 @transaction.atomic
-def judge_from_metric(*, project: Project, name: str, metric: str, criterion: str, thresholds: list[float]) -> Judge:
+def judge_from_metric(
+    *, project: Project, name: str, metric: str, criterion: str, thresholds: list[float]
+) -> Judge:
     """A judge that rates with a metric and thresholds (kind ``metric``).
 
     likert: the rating is ``scale_min`` + the number of thresholds the score reaches, so give one
@@ -132,27 +148,45 @@ def judge_from_metric(*, project: Project, name: str, metric: str, criterion: st
             raise ValueError("give one non-negative margin for a pairwise judge")
     else:
         raise ValueError("metric judges with thresholds are defined for likert and pairwise projects")
-    scores = dict(MetricScore.objects.filter(project=project, name=metric, value__isnull=False)
-                  .values_list("output_id", "value"))
+    scores = dict(
+        MetricScore.objects.filter(project=project, name=metric, value__isnull=False).values_list(
+            "output_id", "value"
+        )
+    )
     if not scores:
         raise ValueError(f"no scores for metric {metric!r} in this project")
     judge, _ = Judge.objects.update_or_create(
-        project=project, name=name,
-        defaults={"kind": Judge.Kind.METRIC, "config": {"metric": metric, "criterion": criterion, "thresholds": cuts}})
+        project=project,
+        name=name,
+        defaults={
+            "kind": Judge.Kind.METRIC,
+            "config": {"metric": metric, "criterion": criterion, "thresholds": cuts},
+        },
+    )
     JudgeRating.objects.filter(judge=judge, criterion=target).delete()
     rows = []
     if project.task_type == TaskType.LIKERT:
-        rows = [(judge.id, oid, target.id, target.scale_min + float(np.searchsorted(cuts, v, side="right")))
-                for oid, v in scores.items()]
+        rows = [
+            (judge.id, oid, target.id, target.scale_min + float(np.searchsorted(cuts, v, side="right")))
+            for oid, v in scores.items()
+        ]
     else:
         pairs = {}
         for item_id, position, oid in Output.objects.filter(item__project=project).values_list(
-                "item_id", "position", "id"):
+            "item_id", "position", "id"
+        ):
             pairs.setdefault(item_id, {})[position] = oid
         for outputs in pairs.values():
             a, b = scores.get(outputs.get(0)), scores.get(outputs.get(1))
             if a is not None and b is not None:
-                rows.append((judge.id, outputs[0], target.id, 2.0 if a - b > cuts[0] else 0.0 if b - a > cuts[0] else 1.0))
+                rows.append(
+                    (
+                        judge.id,
+                        outputs[0],
+                        target.id,
+                        2.0 if a - b > cuts[0] else 0.0 if b - a > cuts[0] else 1.0,
+                    )
+                )
     insert_rows(JudgeRating, ["judge", "output", "criterion", "value"], rows)
     return judge
 
@@ -161,8 +195,9 @@ def _estimate(e) -> dict:
     return {"value": num(e.value), "ci": interval(e.ci_low, e.ci_high)}
 
 
-def judge_agreement_report(*, project: Project, judges=None, criteria=None, confidence=0.95, n_resamples=1000,
-                           seed=0) -> dict:
+def judge_agreement_report(
+    *, project: Project, judges=None, criteria=None, confidence=0.95, n_resamples=1000, seed=0
+) -> dict:
     """Per criterion: human–human agreement (the ceiling), and per judge its agreement with each
     human, with the humans on average and with the consensus of the other humans.
 
@@ -172,18 +207,30 @@ def judge_agreement_report(*, project: Project, judges=None, criteria=None, conf
     """
     if not 0 <= n_resamples <= MAX_RESAMPLES:
         raise ValueError(f"n_resamples must be from 0 to {MAX_RESAMPLES}")
-    statistics = ["alpha_nominal"] if project.task_type == TaskType.PAIRWISE else ["alpha_interval", "pearson"]
+    statistics = (
+        ["alpha_nominal"] if project.task_type == TaskType.PAIRWISE else ["alpha_interval", "pearson"]
+    )
     judge_rows = list(Judge.objects.filter(project=project).order_by("name"))
     if judges:
         judge_rows = [j for j in judge_rows if j.name in set(judges)]
     all_criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     chosen = [c for c in all_criteria if not criteria or c.name in set(criteria)]
     names = rater_names_for_project(project)
-    out = {"statistics": statistics, "confidence": confidence, "n_resamples": n_resamples, "seed": seed,
-           "unit": "item" if project.task_type == TaskType.PAIRWISE else "output", "criteria": []}
+    out = {
+        "statistics": statistics,
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "unit": "item" if project.task_type == TaskType.PAIRWISE else "output",
+        "criteria": [],
+    }
     for criterion in chosen:
-        human = list(included_judgments(project).filter(criterion=criterion)
-                     .values_list("rater_id", "output_id", "value").iterator(chunk_size=20_000))
+        human = list(
+            included_judgments(project)
+            .filter(criterion=criterion)
+            .values_list("rater_id", "output_id", "value")
+            .iterator(chunk_size=20_000)
+        )
         raters = sorted({r for r, _, _ in human})
         units = sorted({o for _, o, _ in human})
         rater_index = {r: k for k, r in enumerate(raters)}
@@ -191,19 +238,34 @@ def judge_agreement_report(*, project: Project, judges=None, criteria=None, conf
         matrix = np.full((len(raters), len(units)), np.nan)
         for r, o, v in human:
             matrix[rater_index[r], unit_index[o]] = v
-        entry = {"criterion": criterion.name, "n_humans": len(raters), "n_units": len(units), "human_human": {},
-                 "human_consensus": {}, "judges": [], "error": None}
+        entry = {
+            "criterion": criterion.name,
+            "n_humans": len(raters),
+            "n_units": len(units),
+            "human_human": {},
+            "human_consensus": {},
+            "judges": [],
+            "error": None,
+        }
         ratings = {}
         for j in judge_rows:
             vector = np.full(len(units), np.nan)
-            for o, v in JudgeRating.objects.filter(judge=j, criterion=criterion).values_list("output_id", "value"):
+            for o, v in JudgeRating.objects.filter(judge=j, criterion=criterion).values_list(
+                "output_id", "value"
+            ):
                 if o in unit_index:
                     vector[unit_index[o]] = v
             ratings[j] = vector
         for statistic in statistics:
             try:
-                ceiling = judge_agreement(matrix, np.full(len(units), np.nan), statistic=statistic,
-                                          confidence=confidence, n_resamples=n_resamples, rng=generator(seed))
+                ceiling = judge_agreement(
+                    matrix,
+                    np.full(len(units), np.nan),
+                    statistic=statistic,
+                    confidence=confidence,
+                    n_resamples=n_resamples,
+                    rng=generator(seed),
+                )
             except InsufficientDataError as exc:
                 entry["error"] = str(exc)
                 break
@@ -211,13 +273,25 @@ def judge_agreement_report(*, project: Project, judges=None, criteria=None, conf
             entry["human_consensus"][statistic] = _estimate(ceiling.human_consensus)
         if entry["error"] is None:
             for j, vector in ratings.items():
-                row = {"judge": j.name, "kind": j.kind, "rater_type": j.rater_type,
-                       "n_units": int((~np.isnan(vector)).sum()), "judge_human": {}, "judge_consensus": {},
-                       "per_human": []}
+                row = {
+                    "judge": j.name,
+                    "kind": j.kind,
+                    "rater_type": j.rater_type,
+                    "n_units": int((~np.isnan(vector)).sum()),
+                    "judge_human": {},
+                    "judge_consensus": {},
+                    "per_human": [],
+                }
                 per_human = {r: {"rater": names.get(r, str(r))} for r in raters}
                 for statistic in statistics:
-                    result = judge_agreement(matrix, vector, statistic=statistic, confidence=confidence,
-                                             n_resamples=n_resamples, rng=generator(seed))
+                    result = judge_agreement(
+                        matrix,
+                        vector,
+                        statistic=statistic,
+                        confidence=confidence,
+                        n_resamples=n_resamples,
+                        rng=generator(seed),
+                    )
                     row["judge_human"][statistic] = _estimate(result.judge_human)
                     row["judge_consensus"][statistic] = _estimate(result.judge_consensus)
                     for r, e in zip(raters, result.judge_per_human, strict=True):

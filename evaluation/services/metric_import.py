@@ -6,6 +6,7 @@ CSV, wide: columns ``item, system`` and one column per metric (an empty cell is 
 exactly ``item, system, metric, score``. A score of ``null`` marks the metric undefined for that
 output. Importing a metric again for an output replaces its score.
 """
+
 import math
 from collections.abc import Callable, Iterator
 
@@ -48,7 +49,9 @@ def _number(value, what: str) -> float | None:
 
 def _metric_name(name) -> str:
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_METRIC_NAME:
-        raise _BadLine(f"metric must be a non-empty name of at most {MAX_METRIC_NAME} characters, got {name!r}")
+        raise _BadLine(
+            f"metric must be a non-empty name of at most {MAX_METRIC_NAME} characters, got {name!r}"
+        )
     if name.startswith(RESERVED_PREFIX):
         raise _BadLine(f"metric names starting with {RESERVED_PREFIX!r} are kept for calibrators")
     return name
@@ -59,14 +62,19 @@ def _scores_of(record: dict, fmt: str) -> dict[str, float | None]:
     if fmt == "csv":
         if keys == LONG_FIELDS:
             return {_metric_name(record["metric"]): _number(record["score"], "score")}
-        return {_metric_name(k): _number(v, f"column {k!r}") for k, v in record.items()
-                if k not in ("item", "system") and str(v).strip()}
+        return {
+            _metric_name(k): _number(v, f"column {k!r}")
+            for k, v in record.items()
+            if k not in ("item", "system") and str(v).strip()
+        }
     if keys == LONG_FIELDS:
         return {_metric_name(record["metric"]): _number(record["score"], "score")}
     if keys == WIDE_FIELDS and isinstance(record["scores"], dict) and record["scores"]:
         return {_metric_name(k): _number(v, f"scores[{k!r}]") for k, v in record["scores"].items()}
-    raise _BadLine("a line holds either item, system, metric, score or item, system, scores (an object of "
-                   f"metric: score); got {', '.join(sorted(keys))}")
+    raise _BadLine(
+        "a line holds either item, system, metric, score or item, system, scores (an object of "
+        f"metric: score); got {', '.join(sorted(keys))}"
+    )
 
 
 def _parsed(stream, fmt: str, outputs: dict) -> Iterator[tuple[int, list | str]]:
@@ -83,7 +91,9 @@ def _parsed(stream, fmt: str, outputs: dict) -> Iterator[tuple[int, list | str]]
             if systems is None:
                 raise _BadLine(f"item {item!r} is not in this project")
             if system not in systems:
-                raise _BadLine(f"system {system!r} has no output on item {item!r} ({', '.join(sorted(systems))})")
+                raise _BadLine(
+                    f"system {system!r} has no output on item {item!r} ({', '.join(sorted(systems))})"
+                )
             yield line, [(systems[system], name, value) for name, value in _scores_of(record, fmt).items()]
         except _BadLine as exc:
             yield line, str(exc)
@@ -97,8 +107,11 @@ def _check(stream, fmt: str, outputs: dict) -> tuple[int, set[str]]:
             continue
         for output_id, name, _ in parsed:
             if (output_id, name) in first_line:
-                report.add(line, f"metric {name!r} is scored twice for this output (first on line "
-                                 f"{first_line[output_id, name]})")
+                report.add(
+                    line,
+                    f"metric {name!r} is scored twice for this output (first on line "
+                    f"{first_line[output_id, name]})",
+                )
             else:
                 first_line[output_id, name] = line
                 names.add(name)
@@ -109,16 +122,19 @@ def _check(stream, fmt: str, outputs: dict) -> tuple[int, set[str]]:
     return len(first_line), names
 
 
-def metric_score_import(*, project: Project, stream, fmt: str = "jsonl",
-                        progress: Callable[[int, int], None] | None = None) -> int:
+def metric_score_import(
+    *, project: Project, stream, fmt: str = "jsonl", progress: Callable[[int, int], None] | None = None
+) -> int:
     """Import every score of a seekable binary ``stream`` or none; returns the number of scores.
 
     Raises ImportRejected listing every bad line with its number.
     """
     outputs: dict[str, dict[str, int]] = {}
-    for external_id, system, output_id in (Output.objects.filter(item__project=project)
-                                           .values_list("item__external_id", "system", "id")
-                                           .iterator(chunk_size=20_000)):
+    for external_id, system, output_id in (
+        Output.objects.filter(item__project=project)
+        .values_list("item__external_id", "system", "id")
+        .iterator(chunk_size=20_000)
+    ):
         outputs.setdefault(external_id, {})[system] = output_id
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -129,8 +145,10 @@ def metric_score_import(*, project: Project, stream, fmt: str = "jsonl",
         # a score already stored for an (output, name) of the file is replaced, whatever its source
         replacing = MetricScore.objects.filter(project=project, name__in=names).exists()
         for _, parsed in _parsed(stream, fmt, outputs):
-            batch.extend((project.id, output_id, name, value, MetricScore.Source.IMPORTED, now)
-                         for output_id, name, value in parsed)
+            batch.extend(
+                (project.id, output_id, name, value, MetricScore.Source.IMPORTED, now)
+                for output_id, name, value in parsed
+            )
             if len(batch) >= BATCH_SIZE:
                 _replace(batch, fields, replacing)
                 done += len(batch)

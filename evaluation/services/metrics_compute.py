@@ -1,4 +1,5 @@
 """Automatic metrics computed by the platform from the outputs' texts and their items' references."""
+
 from collections.abc import Callable
 
 from django.db import transaction
@@ -11,8 +12,20 @@ from evaluation.models import MetricScore
 
 # Outputs scored per round: long summaries make ROUGE and the embedding model the slow part.
 BATCH_SIZE = 500
-DEFAULT_METRICS = ("rouge1", "rouge2", "rougeL", "bleu", "chrf", "meteor", "length", "length_ratio",
-                   "distinct1", "distinct2", "entropy1", "entropy2")
+DEFAULT_METRICS = (
+    "rouge1",
+    "rouge2",
+    "rougeL",
+    "bleu",
+    "chrf",
+    "meteor",
+    "length",
+    "length_ratio",
+    "distinct1",
+    "distinct2",
+    "entropy1",
+    "entropy2",
+)
 
 
 def metric_names_check(names) -> list[str]:
@@ -24,17 +37,22 @@ def metric_names_check(names) -> list[str]:
     return names
 
 
-def metrics_compute(*, project: Project, names=None, progress: Callable[[int, int], None] | None = None) -> dict:
+def metrics_compute(
+    *, project: Project, names=None, progress: Callable[[int, int], None] | None = None
+) -> dict:
     """Score every output of the project with each metric (replacing earlier scores of those names);
     returns ``{"metrics": names, "outputs": n}``. Gold items are scored too: they are left out of
     results later, not here."""
     names = metric_names_check(names)
-    rows = list(Output.objects.filter(item__project=project).order_by("id")
-                .values_list("id", "text", "item__references"))
+    rows = list(
+        Output.objects.filter(item__project=project)
+        .order_by("id")
+        .values_list("id", "text", "item__references")
+    )
     total = len(rows)
     scored = []
     for start in range(0, total, BATCH_SIZE):
-        block = rows[start:start + BATCH_SIZE]
+        block = rows[start : start + BATCH_SIZE]
         scores = compute_metrics([t for _, t, _ in block], [refs or [] for _, _, refs in block], names)
         scored.extend((oid, name, scores[name][k]) for k, (oid, _, _) in enumerate(block) for name in names)
         if progress:
@@ -42,9 +60,21 @@ def metrics_compute(*, project: Project, names=None, progress: Callable[[int, in
     now = timezone.now()
     with transaction.atomic():
         MetricScore.objects.filter(project=project, name__in=names).delete()
-        insert_rows(MetricScore, ["project", "output", "name", "value", "source", "updated_at"],
-                    [(project.id, oid, name, None if value != value else float(value), MetricScore.Source.COMPUTED,
-                      now) for oid, name, value in scored])
+        insert_rows(
+            MetricScore,
+            ["project", "output", "name", "value", "source", "updated_at"],
+            [
+                (
+                    project.id,
+                    oid,
+                    name,
+                    None if value != value else float(value),
+                    MetricScore.Source.COMPUTED,
+                    now,
+                )
+                for oid, name, value in scored
+            ],
+        )
     return {"metrics": names, "outputs": total}
 
 
@@ -53,5 +83,10 @@ def metrics_compute_start(*, project: Project, names=None, created_by=None):
     from annotation.services.job import job_start
     from evaluation.jobs import metrics_compute_job
 
-    return job_start(kind="metrics_compute", task=metrics_compute_job, project=project, created_by=created_by,
-                     params={"metrics": metric_names_check(names)})
+    return job_start(
+        kind="metrics_compute",
+        task=metrics_compute_job,
+        project=project,
+        created_by=created_by,
+        params={"metrics": metric_names_check(names)},
+    )

@@ -1,5 +1,6 @@
 """System-level results of a project: per-system scores with intervals and significance (likert,
 rankme), win/tie/lose tables, sign tests and Bradley–Terry strengths (pairwise)."""
+
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -19,7 +20,15 @@ from evaluation.stats import (
     win_rates,
 )
 
-from ._common import MAX_RESAMPLES, default_normalisation, generator, human_matrix, interval, normalised_values, num
+from ._common import (
+    MAX_RESAMPLES,
+    default_normalisation,
+    generator,
+    human_matrix,
+    interval,
+    normalised_values,
+    num,
+)
 
 
 @dataclass(frozen=True)
@@ -53,39 +62,77 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
     """Results of every criterion of the project, from the included judgments only (see
     ``evaluation.selectors.included_judgments``). Raises ValueError for bad options."""
     options = (options or ResultOptions()).checked(project)
-    body = {"project": project.id, "task_type": project.task_type, "options": asdict(options),
-            "excluded": exclusion_counts(project)}
+    body = {
+        "project": project.id,
+        "task_type": project.task_type,
+        "options": asdict(options),
+        "excluded": exclusion_counts(project),
+    }
     if project.task_type == TaskType.PAIRWISE:
         frame = pairwise_frame(project)
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
     else:
         frame = rating_frame(project)
-        body["criteria"] = [_rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria]
+        body["criteria"] = [
+            _rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria
+        ]
     body["n_judgments"] = len(frame)
     return body
 
 
 def _rating_criterion(frame, name: str, project: Project, options: ResultOptions) -> dict:
-    out = {"criterion": name, "normalisation": options.normalisation, "n_judgments": len(frame),
-           "n_items": len(set(frame.item.tolist())), "n_raters": len(set(frame.rater.tolist())),
-           "systems": [], "comparisons": [], "error": None}
+    out = {
+        "criterion": name,
+        "normalisation": options.normalisation,
+        "n_judgments": len(frame),
+        "n_items": len(set(frame.item.tolist())),
+        "n_raters": len(set(frame.rater.tolist())),
+        "systems": [],
+        "comparisons": [],
+        "error": None,
+    }
     if not len(frame):
         out["error"] = "no judgments on this criterion yet"
         return out
     values = normalised_values(frame, options.normalisation)
     rng = generator(options.seed)
-    scores = system_scores(values, systems=frame.system, units=frame.item, confidence=options.confidence,
-                           n_resamples=options.n_resamples, rng=rng)
-    distribution = score_distribution(frame.value, systems=frame.system) if project.task_type == "likert" else {}
+    scores = system_scores(
+        values,
+        systems=frame.system,
+        units=frame.item,
+        confidence=options.confidence,
+        n_resamples=options.n_resamples,
+        rng=rng,
+    )
+    distribution = (
+        score_distribution(frame.value, systems=frame.system) if project.task_type == "likert" else {}
+    )
     ranks = {}
     if project.task_type == TaskType.RANKME:
-        screens = np.array([f"{r}:{i}" for r, i in zip(frame.rater.tolist(), frame.item.tolist(), strict=True)])
-        ranks = {r.system: r for r in mean_ranks(frame.value, systems=frame.system, screens=screens,
-                                                 confidence=options.confidence, n_resamples=options.n_resamples,
-                                                 rng=rng)}
+        screens = np.array(
+            [f"{r}:{i}" for r, i in zip(frame.rater.tolist(), frame.item.tolist(), strict=True)]
+        )
+        ranks = {
+            r.system: r
+            for r in mean_ranks(
+                frame.value,
+                systems=frame.system,
+                screens=screens,
+                confidence=options.confidence,
+                n_resamples=options.n_resamples,
+                rng=rng,
+            )
+        }
     for s in sorted(scores, key=lambda s: -s.mean):
-        row = {"system": s.system, "n": s.n, "n_items": s.n_units, "mean": num(s.mean),
-               "mean_ci": interval(*s.mean_ci), "median": num(s.median), "median_ci": interval(*s.median_ci)}
+        row = {
+            "system": s.system,
+            "n": s.n,
+            "n_items": s.n_units,
+            "mean": num(s.mean),
+            "mean_ci": interval(*s.mean_ci),
+            "median": num(s.median),
+            "median_ci": interval(*s.median_ci),
+        }
         if distribution:
             row["distribution"] = {f"{v:g}": c for v, c in distribution[s.system].items()}
         if s.system in ranks:
@@ -94,19 +141,43 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
         out["systems"].append(row)
     _, systems, matrix = human_matrix(frame, values)
     if options.test_resamples and len(systems) > 1:
-        comparisons = compare_systems(matrix, systems=systems, test=options.test, alpha=options.alpha,
-                                      n_resamples=options.test_resamples, rng=rng)
-        out["comparisons"] = [{"system_a": c.system_a, "system_b": c.system_b, "difference": num(c.difference),
-                               "n_items": c.n_units, "p_value": num(c.p_value), "p_holm": num(c.p_holm),
-                               "significant": c.significant} for c in comparisons]
+        comparisons = compare_systems(
+            matrix,
+            systems=systems,
+            test=options.test,
+            alpha=options.alpha,
+            n_resamples=options.test_resamples,
+            rng=rng,
+        )
+        out["comparisons"] = [
+            {
+                "system_a": c.system_a,
+                "system_b": c.system_b,
+                "difference": num(c.difference),
+                "n_items": c.n_units,
+                "p_value": num(c.p_value),
+                "p_holm": num(c.p_holm),
+                "significant": c.significant,
+            }
+            for c in comparisons
+        ]
     return out
 
 
 def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
-    out = {"criterion": name, "aggregate": options.aggregate, "n_judgments": len(frame),
-           "n_items": len(set(frame.item.tolist())), "n_raters": len(set(frame.rater.tolist())),
-           "n_comparisons": 0, "n_without_majority": 0, "pairs": [], "systems": [], "bradley_terry": None,
-           "error": None}
+    out = {
+        "criterion": name,
+        "aggregate": options.aggregate,
+        "n_judgments": len(frame),
+        "n_items": len(set(frame.item.tolist())),
+        "n_raters": len(set(frame.rater.tolist())),
+        "n_comparisons": 0,
+        "n_without_majority": 0,
+        "pairs": [],
+        "systems": [],
+        "bradley_terry": None,
+        "error": None,
+    }
     if not len(frame):
         out["error"] = "no judgments on this criterion yet"
         return out
@@ -117,32 +188,73 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
         rows = np.array([index[u] for u in units.tolist()], dtype=int)
         decided = ~np.isnan(votes)
         out["n_without_majority"] = int((~decided).sum())
-        first, second, outcome, units = frame.first[rows][decided], frame.second[rows][decided], votes[decided], \
-            units[decided]
+        first, second, outcome, units = (
+            frame.first[rows][decided],
+            frame.second[rows][decided],
+            votes[decided],
+            units[decided],
+        )
     out["n_comparisons"] = len(outcome)
     pairs = pairwise_counts(first, second, outcome)
     adjusted = holm([p.sign_test_p for p in pairs]) if pairs else []
-    out["pairs"] = [{"system_a": p.system_a, "system_b": p.system_b, "n": p.n, "wins": p.wins, "ties": p.ties,
-                     "losses": p.losses, "win_rate": num(p.win_rate), "sign_test_p": num(p.sign_test_p),
-                     "p_holm": num(h), "significant": bool(h < options.alpha)}
-                    for p, h in zip(pairs, adjusted, strict=True)]
+    out["pairs"] = [
+        {
+            "system_a": p.system_a,
+            "system_b": p.system_b,
+            "n": p.n,
+            "wins": p.wins,
+            "ties": p.ties,
+            "losses": p.losses,
+            "win_rate": num(p.win_rate),
+            "sign_test_p": num(p.sign_test_p),
+            "p_holm": num(h),
+            "significant": bool(h < options.alpha),
+        }
+        for p, h in zip(pairs, adjusted, strict=True)
+    ]
     strengths = {}
     try:
-        bt = bradley_terry(first, second, outcome, ties=options.ties, units=units, confidence=options.confidence,
-                           n_resamples=options.n_resamples, rng=generator(options.seed))
+        bt = bradley_terry(
+            first,
+            second,
+            outcome,
+            ties=options.ties,
+            units=units,
+            confidence=options.confidence,
+            n_resamples=options.n_resamples,
+            rng=generator(options.seed),
+        )
     except InsufficientDataError as exc:
         out["error"] = str(exc)
     else:
-        strengths = {s: (v, lo, hi) for s, v, lo, hi in zip(bt.systems, bt.strengths, bt.ci_low, bt.ci_high,
-                                                            strict=True)}
-        out["bradley_terry"] = {"ties": bt.ties, "tie_parameter": num(bt.tie_parameter),
-                                "log_likelihood": num(bt.log_likelihood), "n_resamples": bt.n_resamples,
-                                "n_resamples_without_mle": bt.n_resamples_without_mle,
-                                "scale": "natural log-strength, mean zero"}
+        strengths = {
+            s: (v, lo, hi)
+            for s, v, lo, hi in zip(bt.systems, bt.strengths, bt.ci_low, bt.ci_high, strict=True)
+        }
+        out["bradley_terry"] = {
+            "ties": bt.ties,
+            "tie_parameter": num(bt.tie_parameter),
+            "log_likelihood": num(bt.log_likelihood),
+            "n_resamples": bt.n_resamples,
+            "n_resamples_without_mle": bt.n_resamples_without_mle,
+            "scale": "natural log-strength, mean zero",
+        }
     rows = []
     for w in win_rates(first, second, outcome):
         v, lo, hi = strengths.get(w.system, (None, None, None))
-        rows.append({"system": w.system, "n": w.n, "wins": w.wins, "ties": w.ties, "losses": w.losses,
-                     "win_rate": num(w.win_rate), "strength": num(v), "strength_ci": interval(lo, hi)})
-    out["systems"] = sorted(rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"]))
+        rows.append(
+            {
+                "system": w.system,
+                "n": w.n,
+                "wins": w.wins,
+                "ties": w.ties,
+                "losses": w.losses,
+                "win_rate": num(w.win_rate),
+                "strength": num(v),
+                "strength_ci": interval(lo, hi),
+            }
+        )
+    out["systems"] = sorted(
+        rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"])
+    )
     return out

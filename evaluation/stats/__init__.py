@@ -20,7 +20,14 @@ from .pairwise import (
     win_rates,
 )
 from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
-from .system_scores import SystemRank, SystemScore, mean_ranks, normalise_scores, score_distribution, system_scores
+from .system_scores import (
+    SystemRank,
+    SystemScore,
+    mean_ranks,
+    normalise_scores,
+    score_distribution,
+    system_scores,
+)
 
 __all__ = [
     "KENDALL_VARIANT",

@@ -5,6 +5,7 @@ held-out correlation with the humans and its gain over the best single metric.
 Nothing computed from the held-out rows reaches the fit: the standardisation, the weights and the
 choice of the best single metric all come from the calibration rows alone.
 """
+
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -34,8 +35,10 @@ class Calibrator:
         order; NaN for a row missing any metric."""
         x = as_float_array(features, "features", ndim=2)
         if x.shape[1] != len(self.features):
-            raise ValueError(f"features must have {len(self.features)} columns ({', '.join(self.features)}); "
-                             f"got {x.shape[1]}")
+            raise ValueError(
+                f"features must have {len(self.features)} columns ({', '.join(self.features)}); "
+                f"got {x.shape[1]}"
+            )
         z = (x - np.array(self.means)) / np.array(self.scales)
         return self.intercept + z @ np.array(self.weights)
 
@@ -49,8 +52,14 @@ class Calibrator:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Calibrator":
-        return cls(tuple(data["features"]), tuple(data["means"]), tuple(data["scales"]), tuple(data["weights"]),
-                   float(data["intercept"]), float(data["alpha"]))
+        return cls(
+            tuple(data["features"]),
+            tuple(data["means"]),
+            tuple(data["scales"]),
+            tuple(data["weights"]),
+            float(data["intercept"]),
+            float(data["alpha"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -153,8 +162,14 @@ def fit_calibrator(features, target, *, names, alpha=1.0) -> Calibrator:
     y_mean = y.mean()
     gram = z.T @ z + alpha * np.eye(x.shape[1])
     weights = np.linalg.lstsq(gram, z.T @ (y - y_mean), rcond=None)[0]
-    return Calibrator(names, tuple(float(v) for v in means), tuple(float(v) for v in scales),
-                      tuple(float(v) for v in weights), float(y_mean), float(alpha))
+    return Calibrator(
+        names,
+        tuple(float(v) for v in means),
+        tuple(float(v) for v in scales),
+        tuple(float(v) for v in weights),
+        float(y_mean),
+        float(alpha),
+    )
 
 
 def _correlations(score: np.ndarray, target: np.ndarray, methods) -> dict:
@@ -168,8 +183,19 @@ def _best_single(x: np.ndarray, y: np.ndarray, names) -> tuple[int, np.ndarray]:
     return int(np.argmax(np.abs(r))), np.where(r < 0, -1.0, 1.0)
 
 
-def calibrate(features, target, *, names, groups, calibration=None, held_out_share=0.3, k_folds=None,
-              alpha=1.0, methods=METHODS, rng=None) -> CalibrationReport:
+def calibrate(
+    features,
+    target,
+    *,
+    names,
+    groups,
+    calibration=None,
+    held_out_share=0.3,
+    k_folds=None,
+    alpha=1.0,
+    methods=METHODS,
+    rng=None,
+) -> CalibrationReport:
     r"""Fit a calibrator on a calibration split and report it on the held-out split.
 
     Parameters
@@ -232,8 +258,10 @@ def calibrate(features, target, *, names, groups, calibration=None, held_out_sha
     names = [str(n) for n in names]
     _, group_codes = codes(groups, "groups")
     if not x.shape[0] == len(y) == len(group_codes):
-        raise ValueError(f"features, target and groups must have one row per output; got {x.shape[0]}, "
-                         f"{len(y)}, {len(group_codes)}")
+        raise ValueError(
+            f"features, target and groups must have one row per output; got {x.shape[0]}, "
+            f"{len(y)}, {len(group_codes)}"
+        )
     complete = ~np.isnan(x).any(axis=1) & ~np.isnan(y)
     n_groups = group_codes.max() + 1 if len(group_codes) else 0
 
@@ -265,10 +293,12 @@ def calibrate(features, target, *, names, groups, calibration=None, held_out_sha
     else:
         if calibration is None:
             if not isinstance(rng, np.random.Generator):
-                raise ValueError("rng must be a numpy.random.Generator to draw the split (or pass calibration=)")
+                raise ValueError(
+                    "rng must be a numpy.random.Generator to draw the split (or pass calibration=)"
+                )
             if not 0 < held_out_share < 1:
                 raise ValueError(f"held_out_share must lie strictly between 0 and 1, got {held_out_share!r}")
-            held_groups = rng.permutation(n_groups)[:max(1, round(held_out_share * n_groups))]
+            held_groups = rng.permutation(n_groups)[: max(1, round(held_out_share * n_groups))]
             is_cal = ~np.isin(group_codes, held_groups)
         else:
             is_cal = np.asarray(calibration, dtype=bool)
@@ -276,11 +306,15 @@ def calibrate(features, target, *, names, groups, calibration=None, held_out_sha
                 raise ValueError(f"calibration must hold one boolean per row ({len(y)})")
             mixed = np.unique(group_codes[is_cal]).tolist()
             if np.isin(group_codes[~is_cal], mixed).any():
-                raise ValueError("calibration splits an item: all outputs of an item must be on the same side")
+                raise ValueError(
+                    "calibration splits an item: all outputs of an item must be on the same side"
+                )
         train, test = complete & is_cal, complete & ~is_cal
         if train.sum() < 2 or test.sum() < 2:
-            raise InsufficientDataError(f"the split leaves {int(train.sum())} complete calibration rows and "
-                                        f"{int(test.sum())} held-out rows; each side needs at least two")
+            raise InsufficientDataError(
+                f"the split leaves {int(train.sum())} complete calibration rows and "
+                f"{int(test.sum())} held-out rows; each side needs at least two"
+            )
         calibrator = fit_calibrator(x[train], y[train], names=names, alpha=alpha)
         best, signs = _best_single(x[train], y[train], names)
         held_out = _correlations(calibrator.predict(x[test]), y[test], methods)
@@ -290,5 +324,16 @@ def calibrate(features, target, *, names, groups, calibration=None, held_out_sha
 
     best_name = names[best]
     gain = {m: held_out[m] - single[best_name][m] for m in methods}
-    return CalibrationReport(calibrator, "global", n_cal, n_held, int((~complete).sum()), k_folds, held_out, single,
-                             best_name, gain, fold_held_out)
+    return CalibrationReport(
+        calibrator,
+        "global",
+        n_cal,
+        n_held,
+        int((~complete).sum()),
+        k_folds,
+        held_out,
+        single,
+        best_name,
+        gain,
+        fold_held_out,
+    )

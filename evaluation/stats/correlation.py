@@ -4,6 +4,7 @@ with bootstrap intervals over items.
 Data are two matrices of shape (n_items, n_systems): the human score and the metric score of each
 system's output on each item (NaN where the system has no output or no score there).
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,8 +68,11 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> 
         syy = (weight * dy * dy).sum(axis=1)
         r = sxy / np.sqrt(sxx * syy)
     # a constant variable leaves the correlation undefined, whatever rounding says
-    r[(sxx <= 1e-12 * np.maximum(1.0, (weight * x0 * x0).sum(axis=1)))
-      | (syy <= 1e-12 * np.maximum(1.0, (weight * y0 * y0).sum(axis=1))) | (total < 2)] = np.nan
+    r[
+        (sxx <= 1e-12 * np.maximum(1.0, (weight * x0 * x0).sum(axis=1)))
+        | (syy <= 1e-12 * np.maximum(1.0, (weight * y0 * y0).sum(axis=1)))
+        | (total < 2)
+    ] = np.nan
     return np.clip(r, -1.0, 1.0)
 
 
@@ -142,8 +146,9 @@ def correlation_rows(x, y, *, method="pearson") -> np.ndarray:
     return _pearson_rows(x, y)
 
 
-def correlation(human, metric, *, method="pearson", level="system", confidence=0.95, n_resamples=1000,
-                rng=None) -> CorrelationResult:
+def correlation(
+    human, metric, *, method="pearson", level="system", confidence=0.95, n_resamples=1000, rng=None
+) -> CorrelationResult:
     r"""Correlation between a metric and human scores at one level, with a bootstrap interval.
 
     Parameters
@@ -209,15 +214,20 @@ def correlation(human, metric, *, method="pearson", level="system", confidence=0
     elif level == "item":
         per_item = correlation_rows(h, m, method=method)
         defined = ~np.isnan(per_item)
-        value, n = np.array([per_item[defined].mean()]) if defined.any() else np.array([np.nan]), int(defined.sum())
+        value, n = (
+            np.array([per_item[defined].mean()]) if defined.any() else np.array([np.nan]),
+            int(defined.sum()),
+        )
     else:
         value = correlation_rows(h.reshape(1, -1), m.reshape(1, -1), method=method)
         n = int(both.sum())
     value = float(value[0])
     if np.isnan(value):
-        raise InsufficientDataError(f"the {level}-level {method} correlation is undefined here: it needs at "
-                                    f"least two {'systems' if level == 'system' else 'outputs'} with both scores "
-                                    f"and neither score constant")
+        raise InsufficientDataError(
+            f"the {level}-level {method} correlation is undefined here: it needs at "
+            f"least two {'systems' if level == 'system' else 'outputs'} with both scores "
+            f"and neither score constant"
+        )
 
     low = high = np.nan
     if n_resamples:
@@ -248,8 +258,9 @@ def _global_level(h: np.ndarray, m: np.ndarray, method: str, w: np.ndarray) -> n
     """Global-level correlations of the outputs of each bootstrap sample of items."""
     if method == "pearson":
         cell_w = np.repeat(w, h.shape[1], axis=1)
-        return _pearson_rows(np.broadcast_to(h.ravel(), cell_w.shape), np.broadcast_to(m.ravel(), cell_w.shape),
-                             cell_w)
+        return _pearson_rows(
+            np.broadcast_to(h.ravel(), cell_w.shape), np.broadcast_to(m.ravel(), cell_w.shape), cell_w
+        )
     # rank correlations of a sample with repeated items: materialise each sample's outputs
     out = np.empty(w.shape[0])
     for b, counts in enumerate(w.astype(int)):

@@ -1,6 +1,7 @@
 """How close an automatic judge (an LLM prompted as a rater, a thresholded metric) comes to a human:
 its agreement with each human and with the human consensus, beside the human–human agreement that
 is the ceiling it is measured against."""
+
 import warnings
 from dataclasses import dataclass
 
@@ -101,19 +102,22 @@ def pairwise_agreement(x, y, *, statistic="alpha_interval", weights=None) -> np.
     n_pairs = w.sum(axis=1)
     if statistic == "pearson":
         rows = w.shape[0]
-        return _pearson_rows(np.broadcast_to(np.where(both, x, np.nan), (rows, len(x))),
-                             np.broadcast_to(np.where(both, y, np.nan), (rows, len(y))), w)
+        return _pearson_rows(
+            np.broadcast_to(np.where(both, x, np.nan), (rows, len(x))),
+            np.broadcast_to(np.where(both, y, np.nan), (rows, len(y))),
+            w,
+        )
     n = 2.0 * n_pairs
     with np.errstate(invalid="ignore", divide="ignore"):
         if statistic == "alpha_interval":
             mean = (w @ x0 + w @ y0) / n
-            spread = w @ x0 ** 2 + w @ y0 ** 2 - n * mean ** 2
+            spread = w @ x0**2 + w @ y0**2 - n * mean**2
             alpha = 1.0 - (n - 1.0) * (w @ (x0 - y0) ** 2) / (2.0 * n_pairs * spread)
-            alpha[spread <= 1e-12 * np.maximum(1.0, w @ x0 ** 2)] = np.nan
+            alpha[spread <= 1e-12 * np.maximum(1.0, w @ x0**2)] = np.nan
         else:
             categories = np.unique(np.concatenate([x[both], y[both]]))
             pooled = sum(((w @ (x0 == c)) + (w @ (y0 == c))) ** 2 for c in categories)
-            expected = n ** 2 - pooled
+            expected = n**2 - pooled
             alpha = 1.0 - 2.0 * (n - 1.0) * (w @ (x0 != y0)) / expected
             alpha[expected <= 0] = np.nan
     alpha[n_pairs < 2] = np.nan
@@ -147,8 +151,9 @@ def consensus(ratings, *, statistic="alpha_interval") -> np.ndarray:
     return out
 
 
-def judge_agreement(humans, judge, *, statistic="alpha_interval", confidence=0.95, n_resamples=1000,
-                    rng=None) -> JudgeAgreement:
+def judge_agreement(
+    humans, judge, *, statistic="alpha_interval", confidence=0.95, n_resamples=1000, rng=None
+) -> JudgeAgreement:
     r"""Agreement of an automatic judge with humans, beside human–human agreement.
 
     Parameters
@@ -212,12 +217,23 @@ def judge_agreement(humans, judge, *, statistic="alpha_interval", confidence=0.9
     def block(w):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # undefined pairs are NaN and skipped
-            hh = np.nanmean([pairwise_agreement(h[a], h[b], statistic=statistic, weights=w) for a, b in pairs], axis=0)
-            per = np.array([pairwise_agreement(j, h[k], statistic=statistic, weights=w) for k in range(n_humans)])
-            hc = np.nanmean([pairwise_agreement(h[k], others[k], statistic=statistic, weights=w)
-                             for k in range(n_humans)], axis=0)
-            jc = np.nanmean([pairwise_agreement(j, others[k], statistic=statistic, weights=w)
-                             for k in range(n_humans)], axis=0)
+            hh = np.nanmean(
+                [pairwise_agreement(h[a], h[b], statistic=statistic, weights=w) for a, b in pairs], axis=0
+            )
+            per = np.array(
+                [pairwise_agreement(j, h[k], statistic=statistic, weights=w) for k in range(n_humans)]
+            )
+            hc = np.nanmean(
+                [
+                    pairwise_agreement(h[k], others[k], statistic=statistic, weights=w)
+                    for k in range(n_humans)
+                ],
+                axis=0,
+            )
+            jc = np.nanmean(
+                [pairwise_agreement(j, others[k], statistic=statistic, weights=w) for k in range(n_humans)],
+                axis=0,
+            )
             return np.vstack([hh, np.nanmean(per, axis=0), hc, jc, per]).T
 
     point = block(np.ones((1, h.shape[1])))[0]
@@ -229,4 +245,6 @@ def judge_agreement(humans, judge, *, statistic="alpha_interval", confidence=0.9
         low, high = percentile_interval(samples, confidence)
     est = [Estimate(float(v), float(lo), float(hi)) for v, lo, hi in zip(point, low, high, strict=True)]
     rated = (~np.isnan(h)).any(axis=0) & ~np.isnan(j)
-    return JudgeAgreement(statistic, int(rated.sum()), n_humans, est[0], est[1], tuple(est[4:]), est[2], est[3])
+    return JudgeAgreement(
+        statistic, int(rated.sum()), n_humans, est[0], est[1], tuple(est[4:]), est[2], est[3]
+    )

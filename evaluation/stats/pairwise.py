@@ -3,6 +3,7 @@ Bradley–Terry strengths (ties as half-wins, or Davidson's tie model) with boot
 
 Outcomes are coded for the *first* system of each comparison: 0 it loses, 1 tie, 2 it wins.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,8 +16,8 @@ from ._resampling import (
     check_confidence,
     check_resampling,
     codes,
-    plain,
     percentile_interval,
+    plain,
 )
 from .errors import InsufficientDataError
 
@@ -89,14 +90,16 @@ def _check_comparisons(first, second, outcome):
     y = as_float_array(outcome, "outcome")
     first, second = np.asarray(first), np.asarray(second)
     if not len(first) == len(second) == len(y):
-        raise ValueError(f"first, second and outcome must have one element per comparison; got lengths "
-                         f"{len(first)}, {len(second)}, {len(y)}")
+        raise ValueError(
+            f"first, second and outcome must have one element per comparison; got lengths "
+            f"{len(first)}, {len(second)}, {len(y)}"
+        )
     if not np.isin(y, (LOSES, TIES, WINS)).all():
         raise ValueError("outcome must be 0 (first loses), 1 (tie) or 2 (first wins)")
     if (first == second).any():
         raise ValueError("a comparison must be between two different systems")
     labels, inverse = np.unique(np.concatenate([first, second]), return_inverse=True)
-    return labels, inverse[:len(y)], inverse[len(y):], y
+    return labels, inverse[: len(y)], inverse[len(y) :], y
 
 
 def pairwise_counts(first, second, outcome) -> list[PairCounts]:
@@ -164,8 +167,12 @@ def win_rates(first, second, outcome) -> list[WinRate]:
     wins = np.bincount(i, weights=y == WINS, minlength=k) + np.bincount(j, weights=y == LOSES, minlength=k)
     losses = np.bincount(i, weights=y == LOSES, minlength=k) + np.bincount(j, weights=y == WINS, minlength=k)
     ties = np.bincount(i, weights=y == TIES, minlength=k) + np.bincount(j, weights=y == TIES, minlength=k)
-    return [WinRate(plain(labels[s]), int(wins[s] + ties[s] + losses[s]), int(wins[s]), int(ties[s]), int(losses[s]))
-            for s in range(k)]
+    return [
+        WinRate(
+            plain(labels[s]), int(wins[s] + ties[s] + losses[s]), int(wins[s]), int(ties[s]), int(losses[s])
+        )
+        for s in range(k)
+    ]
 
 
 def majority_outcomes(outcome, *, units) -> tuple[np.ndarray, np.ndarray]:
@@ -207,8 +214,11 @@ def _pair_tables(k: int, i: np.ndarray, j: np.ndarray, y: np.ndarray, weights: n
     b = weights.shape[0]
     wins = np.zeros((b, k * k))
     ties = np.zeros((b, k * k))
-    for mask, target, cells in ((y == WINS, wins, i * k + j), (y == LOSES, wins, j * k + i),
-                                (y == TIES, ties, np.minimum(i, j) * k + np.maximum(i, j))):
+    for mask, target, cells in (
+        (y == WINS, wins, i * k + j),
+        (y == LOSES, wins, j * k + i),
+        (y == TIES, ties, np.minimum(i, j) * k + np.maximum(i, j)),
+    ):
         if mask.any():
             onehot = np.zeros((mask.sum(), k * k))
             onehot[np.arange(mask.sum()), cells[mask]] = 1.0
@@ -259,8 +269,11 @@ def _davidson_negloglik(params, wins, ties):
     denom = np.exp(ti) + np.exp(tj) + nu * half
     upper = np.triu(np.ones((k, k), dtype=bool), 1)
     n = wins + wins.T + ties
-    loglik = (wins * ti).sum() + (ties[upper] * (log_nu + (ti + tj)[upper] / 2.0)).sum() \
+    loglik = (
+        (wins * ti).sum()
+        + (ties[upper] * (log_nu + (ti + tj)[upper] / 2.0)).sum()
         - (n[upper] * np.log(denom[upper])).sum()
+    )
     # d log denom / d theta_i = (e^{theta_i} + nu half / 2) / denom
     share = (np.exp(ti) + nu * half / 2.0) / denom
     grad_theta = wins.sum(axis=1) + ties.sum(axis=1) / 2.0 - (n * share).sum(axis=1) + np.diag(n * share)
@@ -271,8 +284,14 @@ def _davidson_negloglik(params, wins, ties):
 def _fit_davidson(wins: np.ndarray, ties: np.ndarray, tol: float) -> tuple[np.ndarray, float, float]:
     k = wins.shape[0]
     start = np.append(np.zeros(k), np.log(max(ties.sum(), 0.5) / max(wins.sum(), 1.0)))
-    fit = optimize.minimize(_davidson_negloglik, start, args=(wins, ties), jac=True, method="L-BFGS-B",
-                            options={"gtol": tol, "maxiter": 10_000})
+    fit = optimize.minimize(
+        _davidson_negloglik,
+        start,
+        args=(wins, ties),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": tol, "maxiter": 10_000},
+    )
     theta = fit.x[:k] - fit.x[:k].mean()
     return theta, float(np.exp(fit.x[k])), float(-fit.fun)
 
@@ -284,8 +303,19 @@ def _half_loglik(theta: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> float
         return float((w * np.log(np.where(w > 0, p, 1.0))).sum())
 
 
-def bradley_terry(first, second, outcome, *, ties="half", units=None, confidence=0.95, n_resamples=1000,
-                  rng=None, max_iter=100, tol=1e-10) -> BradleyTerryResult:
+def bradley_terry(
+    first,
+    second,
+    outcome,
+    *,
+    ties="half",
+    units=None,
+    confidence=0.95,
+    n_resamples=1000,
+    rng=None,
+    max_iter=100,
+    tol=1e-10,
+) -> BradleyTerryResult:
     r"""Bradley–Terry strengths of the systems from pairwise comparisons with ties.
 
     Parameters
@@ -375,8 +405,10 @@ def bradley_terry(first, second, outcome, *, ties="half", units=None, confidence
         raise InsufficientDataError("Bradley–Terry needs comparisons between at least two systems")
     wins, tie_table = _pair_tables(k, i, j, y, np.ones((1, len(y))))
     if not _has_mle(wins + tie_table / 2.0)[0]:
-        raise InsufficientDataError("no finite Bradley–Terry estimate: some system never won (or never lost) "
-                                    "against the others, or the systems split into groups that never met")
+        raise InsufficientDataError(
+            "no finite Bradley–Terry estimate: some system never won (or never lost) "
+            "against the others, or the systems split into groups that never met"
+        )
     if ties == "half":
         theta = _fit_half(wins, tie_table, max_iter, tol)[0]
         nu, loglik = None, _half_loglik(theta, wins[0], tie_table[0])
@@ -391,7 +423,9 @@ def bradley_terry(first, second, outcome, *, ties="half", units=None, confidence
         else:
             _, unit_codes = codes(units, "units")
             if len(unit_codes) != len(y):
-                raise ValueError(f"units must have one element per comparison; got {len(unit_codes)} for {len(y)}")
+                raise ValueError(
+                    f"units must have one element per comparison; got {len(unit_codes)} for {len(y)}"
+                )
         n_units = unit_codes.max() + 1
         samples = []
         for counts in bootstrap_counts(n_units, n_resamples, rng):
@@ -408,7 +442,14 @@ def bradley_terry(first, second, outcome, *, ties="half", units=None, confidence
         low, high = percentile_interval(np.vstack(samples), confidence)
 
     return BradleyTerryResult(
-        systems=tuple(plain(x) for x in labels), strengths=tuple(float(v) for v in theta),
-        ci_low=tuple(float(v) for v in low), ci_high=tuple(float(v) for v in high), ties=ties,
-        tie_parameter=nu, n_comparisons=len(y), log_likelihood=loglik, n_resamples=n_resamples,
-        n_resamples_without_mle=failed)
+        systems=tuple(plain(x) for x in labels),
+        strengths=tuple(float(v) for v in theta),
+        ci_low=tuple(float(v) for v in low),
+        ci_high=tuple(float(v) for v in high),
+        ties=ties,
+        tie_parameter=nu,
+        n_comparisons=len(y),
+        log_likelihood=loglik,
+        n_resamples=n_resamples,
+        n_resamples_without_mle=failed,
+    )

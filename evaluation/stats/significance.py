@@ -1,5 +1,6 @@
 """Significance of differences between systems judged on the same units: the paired bootstrap test,
 approximate randomisation, and Holm's correction across all pairs."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,8 +154,9 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
-def compare_systems(scores, *, systems, test="bootstrap", alpha=0.05, n_resamples=10_000, rng=None
-                    ) -> list[SystemComparison]:
+def compare_systems(
+    scores, *, systems, test="bootstrap", alpha=0.05, n_resamples=10_000, rng=None
+) -> list[SystemComparison]:
     """Every pair of systems tested with :func:`paired_test`, Holm-corrected across the pairs.
 
     Parameters
@@ -196,5 +198,7 @@ def compare_systems(scores, *, systems, test="bootstrap", alpha=0.05, n_resample
                 continue
             results.append((names[p], names[q], r))
     adjusted = holm([r.p_value for *_, r in results]) if results else []
-    return [SystemComparison(a, b, r.difference, r.n_units, r.p_value, float(h), bool(h < alpha))
-            for (a, b, r), h in zip(results, adjusted, strict=True)]
+    return [
+        SystemComparison(a, b, r.difference, r.n_units, r.p_value, float(h), bool(h < alpha))
+        for (a, b, r), h in zip(results, adjusted, strict=True)
+    ]

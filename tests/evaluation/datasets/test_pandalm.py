@@ -1,5 +1,6 @@
 """PandaLM's human test set (Wang et al., ICLR 2024) through the platform's imports: majority-vote win
 rates as the dataset README reproduces them and the Bradley–Terry order with intervals."""
+
 from collections import Counter
 
 import pytest
@@ -9,8 +10,13 @@ from evaluation.services import ResultOptions, results_compute
 from .loaders import load_pandalm
 
 # shared/datasets/pandalm_pairwise/README.md, "Reproduced here": majority vote, ties count 0.5
-WIN_RATES = {"llama-7b": 0.7114, "pythia-6.9b": 0.5230, "bloom-7b": 0.4889, "opt-7b": 0.4223,
-             "cerebras-gpt-6.7B": 0.3380}
+WIN_RATES = {
+    "llama-7b": 0.7114,
+    "pythia-6.9b": 0.5230,
+    "bloom-7b": 0.4889,
+    "opt-7b": 0.4223,
+    "cerebras-gpt-6.7B": 0.3380,
+}
 ORDER = ["llama-7b", "pythia-6.9b", "bloom-7b", "opt-7b", "cerebras-gpt-6.7B"]
 
 

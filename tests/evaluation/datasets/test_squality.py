@@ -1,6 +1,7 @@
 """SQuALITY (Wang et al., EMNLP 2022) through the platform: ROUGE computed from the texts, correlated
 with the human ratings at three levels, a calibration report, and everything recomputed
 independently with rouge-score, numpy and scipy."""
+
 import numpy as np
 import pytest
 from rouge_score import rouge_scorer, tokenizers
@@ -20,8 +21,11 @@ from evaluation.services import (
 from .loaders import SQUALITY_CRITERIA, load_squality
 
 ROUGE = ["rouge1", "rouge2", "rougeL"]
-SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr,
-         "kendall": lambda x, y: stats.kendalltau(x, y, variant="b")}
+SCIPY = {
+    "pearson": stats.pearsonr,
+    "spearman": stats.spearmanr,
+    "kendall": lambda x, y: stats.kendalltau(x, y, variant="b"),
+}
 
 
 class CachingTokenizer:
@@ -68,8 +72,10 @@ def test_squality_rouge_correlations_and_calibration(datasets, lead):
     assert MetricScore.objects.filter(project=project, name="rouge1").count() == 300
 
     names, systems, human, rouge = independent(items, ratings)
-    stored = {(m.output.item.external_id, m.output.system, m.name): m.value
-              for m in MetricScore.objects.filter(project=project, name__in=ROUGE).select_related("output__item")}
+    stored = {
+        (m.output.item.external_id, m.output.system, m.name): m.value
+        for m in MetricScore.objects.filter(project=project, name__in=ROUGE).select_related("output__item")
+    }
     for k in ROUGE:
         mine = np.array([[stored[n, s, k] for s in systems] for n in names])
         assert mine == pytest.approx(rouge[k], abs=1e-12)
@@ -93,13 +99,22 @@ def test_squality_rouge_correlations_and_calibration(datasets, lead):
 
     # And a calibrator of ROUGE-1/2/L and length for "overall", fitted on a 70% split of the items,
     # reports the same weights and held-out correlations as an independent ridge fit
-    calibrator = calibrator_fit(project=project, name="rouge-mix", criterion="overall",
-                                metrics=ROUGE + ["length"], alpha=1.0, held_out_share=0.3, seed=0,
-                                normalisation="none")
+    calibrator = calibrator_fit(
+        project=project,
+        name="rouge-mix",
+        criterion="overall",
+        metrics=ROUGE + ["length"],
+        alpha=1.0,
+        held_out_share=0.3,
+        seed=0,
+        normalisation="none",
+    )
     data = calibrator.report
     held = np.isin(np.arange(len(names)), np.random.default_rng(0).permutation(len(names))[:30])
-    length = np.array([[len(tokens(o["text"])) for o in sorted(i["outputs"], key=lambda o: o["system"])]
-                       for i in items], float)
+    length = np.array(
+        [[len(tokens(o["text"])) for o in sorted(i["outputs"], key=lambda o: o["system"])] for i in items],
+        float,
+    )
     features = np.stack([rouge["rouge1"], rouge["rouge2"], rouge["rougeL"], length], axis=-1)
     x_cal, y_cal = features[~held].reshape(-1, 4), human["overall"][~held].ravel()
     x_out, y_out = features[held].reshape(-1, 4), human["overall"][held].ravel()
@@ -116,11 +131,20 @@ def test_squality_rouge_correlations_and_calibration(datasets, lead):
     assert set(data["gain"]) == {"pearson", "spearman", "kendall"}
     # the saved calibrator scores every output, new ones included
     assert calibrator_apply(calibrator=calibrator) == 300
-    assert MetricScore.objects.filter(project=project, name="calibrated:rouge-mix", source="calibrated").count() == 300
+    assert (
+        MetricScore.objects.filter(project=project, name="calibrated:rouge-mix", source="calibrated").count()
+        == 300
+    )
 
     # k-fold cross-validation as an option
-    folded = calibrator_fit(project=project, name="rouge-mix-cv", criterion="overall", metrics=ROUGE, k_folds=5,
-                            normalisation="none")
+    folded = calibrator_fit(
+        project=project,
+        name="rouge-mix-cv",
+        criterion="overall",
+        metrics=ROUGE,
+        k_folds=5,
+        normalisation="none",
+    )
     assert folded.report["k_folds"] == 5 and folded.report["n_held_out"] == 300
 
     # The rankme results: per-rater z-scores by default, the human summaries on top, mean ranks per screen

@@ -1,4 +1,5 @@
 """Metric import service: formats, replacement, and the all-or-nothing rule."""
+
 import io
 
 import pytest
@@ -35,15 +36,18 @@ def test_long_csv(project):
     assert metric_score_import(project=project, stream=io.BytesIO(body), fmt="csv") == 1
 
 
-@pytest.mark.parametrize(("record", "message"), [
-    ({"item": "?", "system": "good", "metric": "m", "score": 1}, "not in this project"),
-    ({"system": "good", "metric": "m", "score": 1}, "item is missing"),
-    ({"item": "ITEM", "system": "nope", "metric": "m", "score": 1}, "has no output on item"),
-    ({"item": "ITEM", "system": "good", "metric": "", "score": 1}, "non-empty name"),
-    ({"item": "ITEM", "system": "good", "metric": "m", "score": float("inf")}, "finite"),
-    ({"item": "ITEM", "system": "good", "metric": "m", "score": True}, "must be a number"),
-    ({"item": "ITEM", "system": "good", "value": 1}, "either item, system, metric, score"),
-])
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"item": "?", "system": "good", "metric": "m", "score": 1}, "not in this project"),
+        ({"system": "good", "metric": "m", "score": 1}, "item is missing"),
+        ({"item": "ITEM", "system": "nope", "metric": "m", "score": 1}, "has no output on item"),
+        ({"item": "ITEM", "system": "good", "metric": "", "score": 1}, "non-empty name"),
+        ({"item": "ITEM", "system": "good", "metric": "m", "score": float("inf")}, "finite"),
+        ({"item": "ITEM", "system": "good", "metric": "m", "score": True}, "must be a number"),
+        ({"item": "ITEM", "system": "good", "value": 1}, "either item, system, metric, score"),
+    ],
+)
 def test_each_bad_line_is_reported(project, record, message):
     rated_study(project, n_items=1)
     item = outputs(project)[0].item.external_id

@@ -1,4 +1,5 @@
 """Calibration: ridge against independent solvers, held-out reporting, and no leakage."""
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
@@ -19,8 +20,9 @@ def data(seed, n=300):
 
 
 def test_anscombe_least_squares_line():
-    b, (slope,) = fit_calibrator(np.array(ANSCOMBE_X, float)[:, None], ANSCOMBE_Y, names=["x"], alpha=0)\
-        .raw_coefficients()
+    b, (slope,) = fit_calibrator(
+        np.array(ANSCOMBE_X, float)[:, None], ANSCOMBE_Y, names=["x"], alpha=0
+    ).raw_coefficients()
     assert (round(b, 2), round(slope, 3)) == (3.0, 0.5)
 
 
@@ -63,8 +65,9 @@ def test_held_out_statistics_do_not_leak_into_the_fit():
 def test_report_numbers_equal_an_independent_recomputation():
     x, y = data(3)
     groups = np.arange(300) // 3
-    report = calibrate(x, y, names="abc", groups=groups, held_out_share=0.25, rng=np.random.default_rng(4),
-                       alpha=1.0)
+    report = calibrate(
+        x, y, names="abc", groups=groups, held_out_share=0.25, rng=np.random.default_rng(4), alpha=1.0
+    )
     held = ~np.isin(groups, np.random.default_rng(4).permutation(100)[:25]) == False  # noqa: E712
     predicted = report.calibrator.predict(x[held])
     assert report.n_held_out == held.sum() == 75
@@ -73,8 +76,11 @@ def test_report_numbers_equal_an_independent_recomputation():
     r_cal = [stats.pearsonr(x[~held, k], y[~held]).statistic for k in range(3)]
     assert best == "abc"[int(np.argmax(np.abs(r_cal)))]
     assert report.single[best]["pearson"] == pytest.approx(
-        np.sign(r_cal["abc".index(best)]) * stats.pearsonr(x[held, "abc".index(best)], y[held]).statistic)
-    assert report.gain["pearson"] == pytest.approx(report.held_out["pearson"] - report.single[best]["pearson"])
+        np.sign(r_cal["abc".index(best)]) * stats.pearsonr(x[held, "abc".index(best)], y[held]).statistic
+    )
+    assert report.gain["pearson"] == pytest.approx(
+        report.held_out["pearson"] - report.single[best]["pearson"]
+    )
     assert report.gain["pearson"] > 0
 
 

@@ -1,18 +1,23 @@
 """Correlations at system, item and global level against scipy, with published values."""
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from evaluation.stats import KENDALL_VARIANT, InsufficientDataError, correlation, correlation_rows
 
-SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr,
-         "kendall": lambda x, y: stats.kendalltau(x, y, variant="b")}
+SCIPY = {
+    "pearson": stats.pearsonr,
+    "spearman": stats.spearmanr,
+    "kendall": lambda x, y: stats.kendalltau(x, y, variant="b"),
+}
 
 
 def test_published_examples():
     # scipy.stats.kendalltau docs: tau-b = -0.47140452079103173
-    assert correlation_rows([[12, 2, 1, 12, 2]], [[1, 4, 7, 1, 0]], method="kendall")[0] == \
-        pytest.approx(-0.47140452079103173, abs=1e-12)
+    assert correlation_rows([[12, 2, 1, 12, 2]], [[1, 4, 7, 1, 0]], method="kendall")[0] == pytest.approx(
+        -0.47140452079103173, abs=1e-12
+    )
     # Wikipedia, "Spearman's rank correlation coefficient", IQ vs TV hours: rho = -29/165
     iq = [[106, 100, 86, 101, 99, 103, 97, 113, 112, 110]]
     tv = [[7, 27, 2, 50, 28, 29, 20, 12, 6, 17]]
@@ -73,10 +78,12 @@ def test_bootstrap_interval_covers_the_value_and_equals_a_materialised_resample(
     assert r.ci_low <= r.value <= r.ci_high
     # the first bootstrap sample, drawn again and computed by materialising the drawn items
     from evaluation.stats._resampling import bootstrap_counts
+
     w = next(bootstrap_counts(40, 1, np.random.default_rng(0)))[0].astype(int)
     rows = np.repeat(np.arange(40), w)
     again = correlation(human[rows], metric[rows], method=method, level=level, n_resamples=0).value
     from evaluation.stats.correlation import _global_level, _system_level
+
     if level == "system":
         assert _system_level(human, metric, method, w[None, :].astype(float))[0][0] == pytest.approx(again)
     elif level == "global":
@@ -88,10 +95,13 @@ def test_undefined_correlation_says_why():
         correlation([[1.0, 1.0]], [[2.0, 3.0]], level="system", n_resamples=0)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"method": "tau"}, "'pearson', 'spearman', 'kendall'"),
-    ({"level": "corpus"}, "'system', 'item', 'global'"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "tau"}, "'pearson', 'spearman', 'kendall'"),
+        ({"level": "corpus"}, "'system', 'item', 'global'"),
+    ],
+)
 def test_input_validation(kwargs, message):
     with pytest.raises(ValueError, match=message):
         correlation([[1, 2]], [[1, 2]], n_resamples=0, **kwargs)

@@ -1,4 +1,5 @@
 """Judge agreement: the two-coder alphas against agreement.stats and the krippendorff package."""
+
 import krippendorff
 import numpy as np
 import pytest
@@ -16,7 +17,9 @@ def test_krippendorff_2011_binary_example():
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize(("statistic", "level"), [("alpha_interval", "interval"), ("alpha_nominal", "nominal")])
+@pytest.mark.parametrize(
+    ("statistic", "level"), [("alpha_interval", "interval"), ("alpha_nominal", "nominal")]
+)
 def test_two_coder_alpha_equals_general_implementations(seed, statistic, level):
     rng = np.random.default_rng(seed)
     x = rng.integers(1, 6, 80).astype(float)
@@ -36,9 +39,11 @@ def test_weights_equal_materialised_resample():
     w = rng.integers(0, 3, 50).astype(float)
     rows = np.repeat(np.arange(50), w.astype(int))
     assert pairwise_agreement(x, y, weights=w[None])[0] == pytest.approx(
-        krippendorff.alpha(np.vstack([x[rows], y[rows]]), level_of_measurement="interval"))
+        krippendorff.alpha(np.vstack([x[rows], y[rows]]), level_of_measurement="interval")
+    )
     assert pairwise_agreement(x, y, statistic="pearson", weights=w[None])[0] == pytest.approx(
-        stats.pearsonr(x[rows], y[rows]).statistic)
+        stats.pearsonr(x[rows], y[rows]).statistic
+    )
 
 
 def test_judge_report_pieces():

@@ -1,4 +1,5 @@
 """Pairwise tables, sign tests, win rates and Bradley–Terry (half-win ties and Davidson)."""
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
@@ -16,8 +17,15 @@ from evaluation.stats.pairwise import _davidson_negloglik
 # Agresti, Categorical Data Analysis (2nd ed., 2002), Table 10.10/10.11: 1987 AL East, 13 games a pair;
 # published strengths relative to Baltimore.
 TEAMS = ["Milwaukee", "Detroit", "Toronto", "New York", "Boston", "Cleveland", "Baltimore"]
-WON = [[0, 7, 9, 7, 7, 9, 11], [6, 0, 7, 5, 11, 9, 9], [4, 6, 0, 7, 7, 8, 12], [6, 8, 6, 0, 6, 7, 10],
-       [6, 2, 6, 7, 0, 7, 12], [4, 4, 5, 6, 6, 0, 6], [2, 4, 1, 3, 1, 7, 0]]
+WON = [
+    [0, 7, 9, 7, 7, 9, 11],
+    [6, 0, 7, 5, 11, 9, 9],
+    [4, 6, 0, 7, 7, 8, 12],
+    [6, 8, 6, 0, 6, 7, 10],
+    [6, 2, 6, 7, 0, 7, 12],
+    [4, 4, 5, 6, 6, 0, 6],
+    [2, 4, 1, 3, 1, 7, 0],
+]
 AGRESTI = [1.58, 1.44, 1.29, 1.25, 1.11, 0.68, 0.00]
 
 
@@ -34,7 +42,9 @@ def random_comparisons(seed, n=400, k=4, tie_rate=0.2):
 
 
 def test_agresti_baseball_strengths():
-    first, second = zip(*[(TEAMS[i], TEAMS[j]) for i in range(7) for j in range(7) for _ in range(WON[i][j])])
+    first, second = zip(
+        *[(TEAMS[i], TEAMS[j]) for i in range(7) for j in range(7) for _ in range(WON[i][j])], strict=True
+    )
     bt = bradley_terry(first, second, [2] * len(first), n_resamples=0)
     base = bt.strengths[bt.systems.index("Baltimore")]
     assert [round(bt.strengths[bt.systems.index(t)] - base, 2) for t in TEAMS] == AGRESTI
@@ -64,6 +74,7 @@ def test_davidson_gradient_and_optimum():
     first, second, outcome = random_comparisons(5, tie_rate=0.3)
     bt = bradley_terry(first, second, outcome, ties="davidson", n_resamples=0)
     from evaluation.stats.pairwise import _check_comparisons, _pair_tables
+
     _, i, j, y = _check_comparisons(first, second, outcome)
     wins, ties = _pair_tables(len(bt.systems), i, j, y, np.ones((1, len(y))))
     params = np.append(np.array(bt.strengths), np.log(bt.tie_parameter))
@@ -71,8 +82,12 @@ def test_davidson_gradient_and_optimum():
     g = lambda p: _davidson_negloglik(p, wins[0], ties[0])[1]  # noqa: E731
     assert optimize.check_grad(f, g, params + 0.1) < 1e-4
     # an independent derivative-free optimiser finds the same maximum
-    free = optimize.minimize(f, np.zeros_like(params), method="Nelder-Mead",
-                             options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 40_000, "maxfev": 40_000})
+    free = optimize.minimize(
+        f,
+        np.zeros_like(params),
+        method="Nelder-Mead",
+        options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 40_000, "maxfev": 40_000},
+    )
     theta = free.x[:-1] - free.x[:-1].mean()
     assert np.array(bt.strengths) == pytest.approx(theta, abs=1e-3)
     assert bt.tie_parameter == pytest.approx(np.exp(free.x[-1]), rel=1e-3)
@@ -81,8 +96,10 @@ def test_davidson_gradient_and_optimum():
 
 def test_davidson_and_half_agree_on_order():
     first, second, outcome = random_comparisons(7, n=1500, k=5, tie_rate=0.25)
-    assert bradley_terry(first, second, outcome, ties="davidson", n_resamples=0).ranking() == \
-        bradley_terry(first, second, outcome, n_resamples=0).ranking()
+    assert (
+        bradley_terry(first, second, outcome, ties="davidson", n_resamples=0).ranking()
+        == bradley_terry(first, second, outcome, n_resamples=0).ranking()
+    )
 
 
 def test_bootstrap_intervals_cover_the_estimate_and_are_reproducible():
@@ -119,12 +136,15 @@ def test_majority_outcomes():
     assert votes[:2].tolist() == [0.0, 1.0] and np.isnan(votes[2])
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: pairwise_counts(["a"], ["b"], [3]), "0 \\(first loses\\), 1 \\(tie\\) or 2"),
-    (lambda: pairwise_counts(["a"], ["a"], [1]), "two different systems"),
-    (lambda: bradley_terry(["a"], ["b"], [1], ties="rao", n_resamples=0), "'half', 'davidson'"),
-    (lambda: bradley_terry(["a", "b"], ["b", "a"], [2, 2], n_resamples=5), "numpy.random.Generator"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: pairwise_counts(["a"], ["b"], [3]), "0 \\(first loses\\), 1 \\(tie\\) or 2"),
+        (lambda: pairwise_counts(["a"], ["a"], [1]), "two different systems"),
+        (lambda: bradley_terry(["a"], ["b"], [1], ties="rao", n_resamples=0), "'half', 'davidson'"),
+        (lambda: bradley_terry(["a", "b"], ["b", "a"], [2, 2], n_resamples=5), "numpy.random.Generator"),
+    ],
+)
 def test_input_validation(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -1,4 +1,5 @@
 """Paired bootstrap, approximate randomisation and Holm, against scipy and statsmodels."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -21,8 +22,9 @@ def test_randomization_matches_scipy_permutation_test(seed):
     rng = np.random.default_rng(seed)
     a = rng.normal(size=12)
     b = a + rng.normal(0.4, 1, 12)
-    exact = stats.permutation_test((a, b), lambda x, y: np.mean(x - y), permutation_type="samples",
-                                   n_resamples=np.inf).pvalue
+    exact = stats.permutation_test(
+        (a, b), lambda x, y: np.mean(x - y), permutation_type="samples", n_resamples=np.inf
+    ).pvalue
     mine = paired_test(a, b, test="randomization", n_resamples=50_000, rng=np.random.default_rng(1)).p_value
     assert mine == pytest.approx(exact, abs=0.01)
 
@@ -49,19 +51,29 @@ def test_compare_systems_marks_only_real_differences():
     rng = np.random.default_rng(4)
     base = rng.normal(size=(80, 1))
     scores = np.hstack([base + 1.0, base + 0.0, base + 0.02]) + rng.normal(0, 0.3, (80, 3))
-    result = {(c.system_a, c.system_b): c for c in compare_systems(
-        scores, systems=["x", "y", "z"], n_resamples=2000, rng=np.random.default_rng(0))}
+    result = {
+        (c.system_a, c.system_b): c
+        for c in compare_systems(
+            scores, systems=["x", "y", "z"], n_resamples=2000, rng=np.random.default_rng(0)
+        )
+    }
     assert result["x", "y"].significant and result["x", "z"].significant
     assert not result["y", "z"].significant
     assert all(c.p_holm >= c.p_value for c in result.values())
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: paired_test([1], [2], n_resamples=10, rng=np.random.default_rng(0)), "at least two units"),
-    (lambda: paired_test([1, 2], [2, 3], test="t", n_resamples=10, rng=None), "'bootstrap', 'randomization'"),
-    (lambda: paired_test([1, 2], [2, 3], n_resamples=0), "n_resamples > 0"),
-    (lambda: holm([0.5, 1.5]), "lie in \\[0, 1\\]"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: paired_test([1], [2], n_resamples=10, rng=np.random.default_rng(0)), "at least two units"),
+        (
+            lambda: paired_test([1, 2], [2, 3], test="t", n_resamples=10, rng=None),
+            "'bootstrap', 'randomization'",
+        ),
+        (lambda: paired_test([1, 2], [2, 3], n_resamples=0), "n_resamples > 0"),
+        (lambda: holm([0.5, 1.5]), "lie in \\[0, 1\\]"),
+    ],
+)
 def test_input_validation(call, message):
     with pytest.raises(ValueError, match=message) as info:
         call()

@@ -1,4 +1,5 @@
 """System scores: means and medians with cluster-bootstrap intervals, normalisation, mean ranks."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -17,8 +18,9 @@ SLEEP_2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
 
 
 def test_sleep_means_as_published():
-    scores = system_scores(SLEEP_1 + SLEEP_2, systems=["1"] * 10 + ["2"] * 10, units=list(range(10)) * 2,
-                           n_resamples=0)
+    scores = system_scores(
+        SLEEP_1 + SLEEP_2, systems=["1"] * 10 + ["2"] * 10, units=list(range(10)) * 2, n_resamples=0
+    )
     assert [round(s.mean, 2) for s in scores] == [0.75, 2.33]
     assert np.isnan(scores[0].mean_ci[0])
 
@@ -29,7 +31,9 @@ def test_matches_numpy_on_random_data_and_intervals_cover():
     systems = rng.choice(["a", "b", "c"], 600)
     units = rng.integers(0, 100, 600)
     values[::37] = np.nan
-    scores = system_scores(values, systems=systems, units=units, n_resamples=300, rng=np.random.default_rng(0))
+    scores = system_scores(
+        values, systems=systems, units=units, n_resamples=300, rng=np.random.default_rng(0)
+    )
     for s in scores:
         mine = (systems == s.system) & ~np.isnan(values)
         assert s.mean == pytest.approx(values[mine].mean(), abs=1e-12)
@@ -98,16 +102,22 @@ def test_mean_ranks_match_scipy_rankdata_per_screen():
         assert r.n_screens == 20
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: system_scores([np.nan], systems=["a"], units=[1], n_resamples=0), "every value is missing"),
-    (lambda: system_scores([1, 2], systems=["a"], units=[1, 2], n_resamples=0), "one element per rating"),
-    (lambda: system_scores([1], systems=["a"], units=[1], n_resamples=10), "numpy.random.Generator"),
-    (lambda: system_scores([1], systems=["a"], units=[1], n_resamples=0, confidence=1.5), "between 0 and 1"),
-    (lambda: system_scores([np.inf], systems=["a"], units=[1], n_resamples=0), "infinite"),
-    (lambda: normalise_scores([1], raters=["a"], method="rank"), "'none', 'zscore', 'log', 'modulus'"),
-    (lambda: normalise_scores([0, 1], raters=["a", "a"], method="log"), "must be positive"),
-    (lambda: normalise_scores([1], raters=["a"], method="modulus"), "needs the modulus"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: system_scores([np.nan], systems=["a"], units=[1], n_resamples=0), "every value is missing"),
+        (lambda: system_scores([1, 2], systems=["a"], units=[1, 2], n_resamples=0), "one element per rating"),
+        (lambda: system_scores([1], systems=["a"], units=[1], n_resamples=10), "numpy.random.Generator"),
+        (
+            lambda: system_scores([1], systems=["a"], units=[1], n_resamples=0, confidence=1.5),
+            "between 0 and 1",
+        ),
+        (lambda: system_scores([np.inf], systems=["a"], units=[1], n_resamples=0), "infinite"),
+        (lambda: normalise_scores([1], raters=["a"], method="rank"), "'none', 'zscore', 'log', 'modulus'"),
+        (lambda: normalise_scores([0, 1], raters=["a", "a"], method="log"), "must be positive"),
+        (lambda: normalise_scores([1], raters=["a"], method="modulus"), "needs the modulus"),
+    ],
+)
 def test_input_validation(call, message):
     with pytest.raises(ValueError, match=message) as info:
         call()

@@ -1,4 +1,5 @@
 """The leads' results page: tables, interval plot, heatmap and judges; raters are refused."""
+
 import pytest
 from django.test import Client
 
@@ -22,9 +23,19 @@ def test_lead_sees_tables_plot_heatmap_and_judges(project, lead):
     rated_study(project, n_items=6, systems=("good", "mid", "bad"), n_raters=2)
     for o in Output.objects.filter(item__project=project):
         MetricScore.objects.create(project=project, output=o, name="m", value=o.id, source="imported")
-    judge_rating_import(project=project, stream=lines(
-        {"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency", "value": 3}
-        for o in Output.objects.filter(item__project=project).select_related("item")))
+    judge_rating_import(
+        project=project,
+        stream=lines(
+            {
+                "judge": "gpt",
+                "item": o.item.external_id,
+                "system": o.system,
+                "criterion": "fluency",
+                "value": 3,
+            }
+            for o in Output.objects.filter(item__project=project).select_related("item")
+        ),
+    )
     page = browser(lead).get(f"/projects/{project.id}/results/")
     assert page.status_code == 200
     html = page.content.decode()
