@@ -211,3 +211,43 @@ def load_squality(lead, folder: Path):
         ),
     )
     return project, items, ratings
+
+
+# --- RankME / E2E ---------------------------------------------------------------------------------
+
+
+def load_rankme(lead, folder: Path, condition="stp2_rankME_inf"):
+    """One RankME condition (3 outputs of an MR side by side, magnitude estimates) as a rankme project."""
+    with open(folder / "rankme_e2e" / "rankme_items.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    with open(folder / "rankme_e2e" / "rankme_ratings_long.csv", encoding="utf-8") as f:
+        ratings = [r for r in csv.DictReader(f) if r["file"] == condition]
+    criterion = ratings[0]["criterion"]
+    project = new_project(
+        lead, f"RankME {condition}", "rankme", [{"name": criterion, "scale_min": 0, "scale_max": 200}]
+    )
+    by_mr = {}
+    for r in rows:
+        by_mr.setdefault(r["mr_id"], {"mr": r["mr"], "outputs": []})["outputs"].append(
+            {"system": r["system"], "text": r["output"]}
+        )
+    item_import(
+        project=project,
+        stream=lines(
+            {"external_id": mr, "input": v["mr"], "outputs": v["outputs"]} for mr, v in by_mr.items()
+        ),
+    )
+    judgment_import(
+        project=project,
+        stream=lines(
+            {
+                "item": r["mr_id"],
+                "system": r["system"],
+                "rater": r["worker_id"],
+                "criterion": criterion,
+                "value": float(r["score"]),
+            }
+            for r in ratings
+        ),
+    )
+    return project, criterion, ratings
