@@ -1,6 +1,7 @@
 """REST API of the annotation app: one APIView per operation, thin over services and selectors."""
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -9,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from annotation.authentication import RaterLoopTokenAuthentication
 from annotation.models import ItemFlag, Membership, Project, TaskType
 from annotation.pagination import StandardPagination
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
@@ -285,6 +287,8 @@ class Refused(APIException):
 
 class RaterApi(APIView):
     """Rater endpoints: the services' refusals (paused, not live, lease gone, …) become their 4xx answers."""
+
+    authentication_classes = [RaterLoopTokenAuthentication, SessionAuthentication]
 
     def handle_exception(self, exc):
         return super().handle_exception(Refused(exc) if isinstance(exc, RaterRefused) else exc)

@@ -6,6 +6,7 @@ machine; BENCHMARKS.md, "Rater loop"). Each returns model instances built with `
 the ORM builds them, with only the fields the loop uses loaded (the others load on access).
 The SQL is portable: on SQLite, where IMMEDIATE transactions serialise writers, FOR UPDATE is left out.
 """
+import functools
 import json
 
 from django.db import connection
@@ -57,13 +58,16 @@ def _project(values) -> Project:
     return Project.from_db(connection.alias, PROJECT_FIELDS, values)
 
 
+@functools.cache
+def _membership_sql(lock: bool) -> str:
+    return (f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
+            f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
+            f"WHERE m.project_id = %s AND m.user_id = %s" + (_for_update("m") if lock else ""))
+
+
 def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Membership | None:
     """The user's membership of the project, its ``project`` attached; with ``lock`` its row is locked."""
-    rows = _fetch(
-        f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
-        f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
-        f"WHERE m.project_id = %s AND m.user_id = %s" + (_for_update("m") if lock else ""),
-        [project_id, user_id])
+    rows = _fetch(_membership_sql(lock), [project_id, user_id])
     if not rows:
         return None
     n = len(MEMBERSHIP_FIELDS)
@@ -75,14 +79,18 @@ def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Mem
     return membership
 
 
+@functools.cache
+def _current_sql() -> str:
+    return (f'SELECT a.*, i.input AS item_input, i.{_q("references")} AS item_references '
+            f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+            f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
+            f"ORDER BY a.id LIMIT 1")
+
+
 def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | None:
     """The rater's active assignment whose lease still runs, with the screen fields of its item."""
     found = list(Assignment.objects.raw(
-        f'SELECT a.*, i.input AS item_input, i.{_q("references")} AS item_references '
-        f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-        f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
-        f"ORDER BY a.id LIMIT 1",
-        [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
+        _current_sql(), [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
     if not found:
         return None
     assignment = found[0]
@@ -92,15 +100,19 @@ def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | 
     return assignment
 
 
+@functools.cache
+def _locked_sql() -> str:
+    return (f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
+            f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
+            f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
+            f"LEFT JOIN {Membership._meta.db_table} m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
+            f"WHERE a.id = %s" + _for_update("a"))
+
+
 def assignment_locked(*, assignment_id: int) -> tuple[Assignment, str | None, bool] | None:
     """(assignment with its project, the rater's role in the project, paused?), the assignment row
     locked; None when there is no such assignment."""
-    found = list(Assignment.objects.raw(
-        f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
-        f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
-        f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
-        f"LEFT JOIN {Membership._meta.db_table} m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
-        f"WHERE a.id = %s" + _for_update("a"), [assignment_id]))
+    found = list(Assignment.objects.raw(_locked_sql(), [assignment_id]))
     if not found:
         return None
     assignment = found[0]
@@ -112,8 +124,13 @@ def criteria_of(project_id: int) -> list[Criterion]:
     labels = CRITERION_FIELDS.index("labels")
     return [Criterion.from_db(connection.alias, CRITERION_FIELDS,
                               (*row[:labels], _json(row[labels]) or [], *row[labels + 1:]))
-            for row in _fetch(f"SELECT {_columns('c', CRITERION_FIELDS)} FROM {Criterion._meta.db_table} c "
-                              f"WHERE c.project_id = %s ORDER BY c.position, c.id", [project_id])]
+            for row in _fetch(_criteria_sql(), [project_id])]
+
+
+@functools.cache
+def _criteria_sql() -> str:
+    return (f"SELECT {_columns('c', CRITERION_FIELDS)} FROM {Criterion._meta.db_table} c "
+            f"WHERE c.project_id = %s ORDER BY c.position, c.id")
 
 
 def outputs_of(item_id: int) -> list[tuple[int, int, str, str]]:

@@ -3,6 +3,8 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Judgment, Project
 from tests.annotation.rating import add_raters, rating_project
@@ -240,3 +242,18 @@ def test_query_budget_of_a_replay_and_a_revision(loop, django_assert_max_num_que
     with django_assert_max_num_queries(JUDGMENT_MAX_QUERIES + 2):
         payload["client_token"] = "r"
         assert client.post(judgment_url(screen["assignment_id"]), payload, format="json").status_code == 201
+
+
+def test_token_authentication_of_the_loop(loop):
+    project, _ = loop
+    rater = project.memberships.get(role="rater").user
+    token = Token.objects.create(user=rater)
+    client = APIClient()
+
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert client.post(next_url(project)).status_code == 200
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-key")
+    assert client.post(next_url(project)).status_code == 401
+    type(rater).objects.filter(pk=rater.pk).update(is_active=False)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert client.post(next_url(project)).status_code == 401
