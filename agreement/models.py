@@ -31,12 +31,15 @@ class AgreementSnapshot(models.Model):
     week_start = models.DateField(help_text="Monday of the ISO week.")
     scope = models.CharField(max_length=20, choices=Scope.choices)
     scope_key = models.CharField(max_length=200, help_text="Canonical scope id, unique per window, week, statistic.")
-    criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    # No per-column indexes on the FKs: snapshots are read by project and week (the unique index),
+    # and a recompute rewrites hundreds of thousands of rows, each extra index slowing that down.
+    criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+                                  db_index=False)
     subgroup = models.CharField(max_length=100, blank=True)
     rater_a = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="+")
+                                related_name="+", db_index=False)
     rater_b = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="+")
+                                related_name="+", db_index=False)
     statistic = models.CharField(max_length=64)
     is_main = models.BooleanField(default=False, help_text="The scope's main coefficient (the one with a bootstrap CI).")
     value = models.FloatField(null=True, blank=True)
@@ -59,10 +62,7 @@ class AgreementSnapshot(models.Model):
                                                                                    value__isnull=True),
                                    name="snapshot_value_iff_ok"),
         ]
-        indexes = [
-            models.Index(fields=["project", "window", "week_start"], name="snapshot_project_week"),
-            models.Index(fields=["project", "scope", "statistic"], name="snapshot_project_scope"),
-        ]
+        indexes = [models.Index(fields=["project", "scope", "statistic"], name="snapshot_project_scope")]
 
     def __str__(self):
         return f"{self.statistic} {self.scope_key} {self.window} {self.week_start}: {self.value}"

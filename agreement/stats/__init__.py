@@ -24,7 +24,13 @@ from .kappa import (
     pairwise_cohen_kappa,
 )
 from .krippendorff import krippendorff_alpha, krippendorff_alpha_leave_one_out
-from .pair_tables import PairKappas, cohen_kappa_all_pairs, pairwise_contingency_tables
+from .pair_tables import (
+    PairAlphas,
+    PairKappas,
+    cohen_kappa_all_pairs,
+    interval_alpha_all_pairs,
+    pairwise_contingency_tables,
+)
 from .percent import percent_agreement, specific_agreement, unanimous_agreement
 from .prevalence import bias_index, pabak, prevalence_index
 from .reliability_data import (
@@ -51,7 +57,9 @@ from .results import (
 from .study_design import units_for_ci_width
 
 __all__ = [
+    "PairAlphas",
     "PairKappas",
+    "interval_alpha_all_pairs",
     "cohen_kappa_all_pairs",
     "pairwise_contingency_tables",
     # coefficients

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _leave_one_out
 from ._units import gather_ratings, iter_unit_blocks
 from ._validation import as_reliability_data, check_choice, value_range
 from .errors import InsufficientDataError
@@ -195,6 +196,22 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
     data = as_reliability_data(reliability_data)
     full = _alpha_parts(data, level_of_measurement)
     value = _alpha_value(full)
+    fast = _leave_one_out_in_one_pass(data, level_of_measurement)
+    if fast is not None:
+        alphas, pairable = fast
+        reasons = tuple(
+            None if np.isfinite(a) else (
+                _NO_PAIRABLE_REASON if n < 2 else "a single value remains in all pairable ratings: expected "
+                "disagreement is 0 and alpha is undefined")
+            for a, n in zip(alphas, pairable, strict=True))
+        return LeaveOneOutResult(
+            statistic="krippendorff_alpha",
+            variant=level_of_measurement,
+            value=value,
+            value_without=tuple(float(a) if np.isfinite(a) else None for a in alphas),
+            change=tuple(float(a) - value if np.isfinite(a) else None for a in alphas),
+            reasons=reasons,
+        )
     without, change, reasons = [], [], []
     for r in range(data.shape[0]):
         rest = np.delete(data, r, axis=0)
@@ -219,6 +236,16 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
         change=tuple(change),
         reasons=tuple(reasons),
     )
+
+
+def _leave_one_out_in_one_pass(data: np.ndarray, level: str):
+    """(alpha without each rater, pairable values left) from one pass, or None where the
+    per-rater coincidence changes would be large (many distinct values, not interval)."""
+    if level == "interval":
+        return _leave_one_out.interval(data)
+    if np.unique(data[~np.isnan(data)]).size <= _leave_one_out.MAX_CATEGORIES:
+        return _leave_one_out.categorical(data, level, difference_matrix)
+    return None
 
 
 def _result(parts: _AlphaParts, level: str) -> AgreementResult:
@@ -292,11 +319,12 @@ def _alpha_parts(data: np.ndarray, level: str) -> _AlphaParts:
     return _ratio_pairs_parts(unit, values, m, distinct, counts, n_units, n_raters)
 
 
+_NO_PAIRABLE_REASON = "no unit is rated by at least two raters, so no ratings are pairable and alpha is undefined"
+
+
 def _check_pairable(m: np.ndarray) -> None:
     if not np.any(m):
-        raise InsufficientDataError(
-            "no unit is rated by at least two raters, so no ratings are pairable and alpha is undefined"
-        )
+        raise InsufficientDataError(_NO_PAIRABLE_REASON)
 
 
 def _single_value_error(value: float) -> InsufficientDataError:

@@ -184,3 +184,26 @@ def test_large_offsets_keep_precision():
     base = krippendorff_alpha(data, level_of_measurement="interval").value
     shifted = krippendorff_alpha(data + 1e9, level_of_measurement="interval").value
     assert shifted == pytest.approx(base, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 100_000), n_raters=st.integers(3, 8), n_units=st.integers(2, 30),
+       level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]), continuous=st.booleans())
+def test_one_pass_leave_one_out_equals_deleting_each_row(seed, n_raters, n_units, level, continuous):
+    rng = np.random.default_rng(seed)
+    data = (np.round(rng.uniform(0, 100, (n_raters, n_units)), 1) if continuous
+            else rng.integers(1, 6, (n_raters, n_units)).astype(float))
+    data[rng.random(data.shape) < 0.4] = np.nan
+    try:
+        res = krippendorff_alpha_leave_one_out(data, level_of_measurement=level)
+    except InsufficientDataError:
+        return
+    for r in range(n_raters):
+        try:
+            expected = krippendorff_alpha(np.delete(data, r, axis=0), level_of_measurement=level).value
+        except InsufficientDataError:
+            expected = None
+        if expected is None:
+            assert res.value_without[r] is None and res.reasons[r]
+        else:
+            assert res.value_without[r] == pytest.approx(expected, abs=1e-9)
