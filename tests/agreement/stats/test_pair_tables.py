@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 from agreement.stats import (
     InsufficientDataError,
     cohen_kappa_all_pairs,
+    interval_alpha_all_pairs,
+    krippendorff_alpha,
     pairwise_cohen_kappa,
     pairwise_contingency_tables,
 )
@@ -67,3 +69,22 @@ def test_ratings_outside_the_declared_categories_are_refused():
 def test_empty_input_is_insufficient():
     with pytest.raises(InsufficientDataError):
         cohen_kappa_all_pairs(np.empty((0, 0)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_raters=st.integers(2, 8), n_units=st.integers(1, 40))
+def test_interval_alpha_of_every_pair_equals_alpha_on_the_pair(seed, n_raters, n_units):
+    rng = np.random.default_rng(seed)
+    m = np.round(rng.uniform(0, 100, (n_raters, n_units)), 1)
+    m[rng.random(m.shape) < 0.5] = np.nan
+    result = interval_alpha_all_pairs(m)
+    for k in range(len(result.value)):
+        pair = m[[result.rater_a[k], result.rater_b[k]]]
+        shared = ~np.isnan(pair).any(axis=0)
+        assert result.n_units[k] == shared.sum() > 0
+        try:
+            expected = krippendorff_alpha(pair[:, shared], level_of_measurement="interval").value
+        except InsufficientDataError:
+            assert np.isnan(result.value[k])
+        else:
+            assert result.value[k] == pytest.approx(expected, abs=1e-9)
