@@ -14,7 +14,7 @@ $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,embeddings]'
 	touch $@ $(VENV)/.installed-run
 
 # The demo: SQLite file, eager Celery, Django's development server; no services needed.
