@@ -12,6 +12,7 @@ How a lease stays exact without a sweeper:
   runs first for its project (an indexed look-up that usually finds nothing); the Celery job
   ``assignment_expire_job`` only sweeps projects nobody is working on.
 """
+import functools
 import random
 from collections import Counter
 from datetime import datetime, timedelta
@@ -147,10 +148,35 @@ def _taken_by(rater) -> Exists:
 # The two queues, in the order they are served: items someone started and that still want a rater,
 # then untouched items. Each condition is the predicate of a partial index of Item (item_started_open,
 # item_untouched), walked in id order.
-_QUEUES = (
-    "(i.n_judged > 0 OR i.n_leased > 0) AND i.n_target > (i.n_judged + i.n_leased)",
-    "i.n_judged = 0 AND i.n_leased = 0 AND i.n_target > 0",
-)
+_STARTED = "({t}.n_judged > 0 OR {t}.n_leased > 0) AND {t}.n_target > ({t}.n_judged + {t}.n_leased)"
+_UNTOUCHED = "{t}.n_judged = 0 AND {t}.n_leased = 0 AND {t}.n_target > 0"
+# The started queue is looked at this far only. Beyond it lie the rater's own items waiting for
+# another rater (a lone rater on a double-annotated project piles them up), which would otherwise be
+# scanned on every call; a rater who finds nothing there opens a new item, as they would anyway.
+STARTED_WINDOW = 500
+
+
+@functools.cache
+def _lease_sql(queue: str) -> str:
+    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project, rater,
+    and the project again for the started queue)."""
+    items, assignments = Item._meta.db_table, Assignment._meta.db_table
+    lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    where = f"i.project_id = %s AND i.gold IS NULL AND {queue.format(t='i')}"
+    if queue == _STARTED:
+        # The window, and the rater's own items read once into a hashed set (NOT IN): bounded work whatever
+        # the planner's statistics say (with stale ones it would probe the assignments once per row).
+        where += (f" AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.rater_id = %s "
+                  f"AND a.project_id = %s AND a.status <> 'expired')"
+                  f" AND i.id IN (SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
+                  f"AND {queue.format(t='s')} ORDER BY s.id LIMIT {STARTED_WINDOW})")
+    else:
+        # Untouched items are almost never the rater's own: the first row usually passes this probe.
+        where += (f" AND NOT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = i.id AND a.rater_id = %s "
+                  f"AND a.status <> 'expired')")
+    return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
+            f"SELECT i.id FROM {items} i WHERE {where} ORDER BY i.id LIMIT 1{lock}) "
+            f'RETURNING id, input, "references"')
 
 
 def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
@@ -161,15 +187,9 @@ def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
     locking it; the UPDATE then raises ``n_leased`` on the row this transaction holds. Written in SQL
     because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
     """
-    lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    items, assignments = Item._meta.db_table, Assignment._meta.db_table
-    for queue in _QUEUES:
-        sql = (f'UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ('
-               f'SELECT i.id FROM {items} i WHERE i.project_id = %s AND i.gold IS NULL AND {queue} '
-               f'AND NOT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = i.id AND a.rater_id = %s '
-               f"AND a.status <> 'expired') ORDER BY i.id LIMIT 1{lock}) "
-               f'RETURNING id, input, "references"')
-        leased = list(Item.objects.raw(sql, [project_id, rater_id]))
+    for queue, params in ((_STARTED, [project_id, rater_id, project_id, project_id]),
+                          (_UNTOUCHED, [project_id, rater_id])):
+        leased = list(Item.objects.raw(_lease_sql(queue), params))
         if leased:
             return leased[0]
     return None
