@@ -56,7 +56,8 @@ PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m))
 
 @dataclass(frozen=True)
 class Plan:
-    """``label`` statistics run on every criterion scope (the first is the main one, bootstrapped);
+    """``label`` statistics run on every criterion scope (the first is the main one: alpha at
+    ``level``, bootstrapped);
     ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa weightings
     per rater pair (None when pairs get interval alpha instead): quadratic for Likert scales, where
     near misses are partial agreement; unweighted for the 3-way pairwise outcome, as published

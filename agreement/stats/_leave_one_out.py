@@ -45,16 +45,22 @@ def categorical(data: np.ndarray, level: str, difference_matrix):
     w_old = inv[local]
     w_new = np.where(m[local] >= 3, 1.0 / np.maximum(m[local] - 2.0, 1.0), 0.0)
     n_u = counts[local]  # (n_ratings, k)
-    removed = np.zeros((n_raters, k, k))
-    np.add.at(removed, rater, (w_new - w_old)[:, None, None] * n_u[:, :, None] * n_u[:, None, :])
-    diag = np.zeros((n_raters, k))
-    np.add.at(diag, rater, (w_old - w_new)[:, None] * n_u)
-    removed[:, np.arange(k), np.arange(k)] += diag
+    cells = np.arange(k * k)
+
+    def per_rater(offsets: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Sum ``weights`` (n_ratings, j) into (n_raters, k, k) cells ``rater * k * k + offsets``."""
+        index = (rater[:, None] * (k * k) + offsets).ravel()
+        return np.bincount(index, weights=weights.ravel(), minlength=n_raters * k * k).reshape(n_raters, k, k)
+
+    # (w_new - w_old) N N^T + (w_old - w_new) diag N: the unit's own terms at its new weight
+    change = w_new - w_old
+    removed = per_rater(np.broadcast_to(cells, (len(rater), k * k)),
+                        (change[:, None, None] * n_u[:, :, None] * n_u[:, None, :]).reshape(len(rater), -1))
+    removed += per_rater(np.broadcast_to(np.arange(k) * (k + 1), (len(rater), k)), -change[:, None] * n_u)
     # the cross terms -N e_c^T - e_c N^T + 2 e_c e_c^T of (N - e_c)(N - e_c)^T - diag(N - e_c)
-    cross = np.zeros((n_raters, k, k))
-    np.add.at(cross, (rater, slice(None), code), -(w_new[:, None] * n_u))
+    cross = per_rater(np.arange(k)[None, :] * k + code[:, None], -(w_new[:, None] * n_u))
     cross += cross.transpose(0, 2, 1)
-    np.add.at(cross, (rater, code, code), 2.0 * w_new)
+    cross += per_rater((code * (k + 1))[:, None], 2.0 * w_new[:, None])
     o = full[None] + removed + cross
     marginals = o.sum(axis=2)
     n = marginals.sum(axis=1)

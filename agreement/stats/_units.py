@@ -11,9 +11,6 @@ import numpy as np
 # Entries of the (n_raters, n_units) matrix handled per block; sized so a block's temporaries stay
 # around a megabyte.
 _BLOCK_ELEMENTS = 1 << 17
-# Up to this many raters a block is gathered row by row (contiguous, fast); beyond it with one
-# np.nonzero call, which avoids a Python loop over thousands of sparse rows.
-_ROW_LOOP_MAX_RATERS = 64
 
 
 @dataclass(frozen=True)
@@ -61,20 +58,11 @@ def iter_unit_blocks(data: np.ndarray, *, min_ratings: int = 2, row_width: int =
             present &= keep
             m[~keep] = 0
         used = np.zeros(n_raters, dtype=bool)
-        if n_raters <= _ROW_LOOP_MAX_RATERS:
-            units, values = [], []
-            for r in range(n_raters):
-                j = np.flatnonzero(present[r])
-                if j.size:
-                    used[r] = True
-                    units.append(j)
-                    values.append(block[r].take(j))
-            unit = np.concatenate(units) if units else np.empty(0, dtype=np.intp)
-            vals = np.concatenate(values) if values else np.empty(0)
-        else:
-            rows, unit = np.nonzero(present)
-            vals = block[rows, unit]
-            used[rows] = True
+        # np.nonzero yields rater-major order; measured no slower than a loop over rows even on
+        # dense 3-rater data, and much faster on small or sparse blocks
+        rows, unit = np.nonzero(present)
+        vals = block[rows, unit]
+        used[rows] = True
         yield UnitBlock(start, stop, m, unit, vals, used)
 
 

@@ -266,7 +266,9 @@ def _interval_replicator(unit, values, m):
 
 def _block_sums(block: np.ndarray, per_unit: np.ndarray, n_blocks: int) -> np.ndarray:
     """Column sums of ``per_unit`` (n_units, k) within each block: shape (n_blocks, k)."""
-    return np.stack([np.bincount(block, weights=column, minlength=n_blocks) for column in per_unit.T], axis=1)
+    k = per_unit.shape[1]
+    cells = (block[:, None] * k + np.arange(k)).ravel()
+    return np.bincount(cells, weights=per_unit.ravel(), minlength=n_blocks * k).reshape(n_blocks, k)
 
 
 def _dense_block_replicates(unit, codes, values, m, level, block, drawn) -> np.ndarray:
