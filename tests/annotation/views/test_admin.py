@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 def test_every_model_of_the_apps_is_registered():
     from django.apps import apps
 
-    missing = [m._meta.label for app in ("annotation", "agreement") for m in apps.get_app_config(app).get_models()
+    missing = [m._meta.label for app in ("annotation", "agreement", "evaluation") for m in apps.get_app_config(app).get_models()
                if m not in admin.site._registry]
     assert missing == []
 
@@ -19,7 +19,7 @@ def test_admin_changelists_render_with_search(client, staff, project):
     staff.save()
     client.force_login(staff)
     for model in admin.site._registry:
-        if model._meta.app_label not in ("annotation", "agreement"):
+        if model._meta.app_label not in ("annotation", "agreement", "evaluation"):
             continue
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
         assert client.get(url, {"q": "x"}).status_code == 200, url
