@@ -123,11 +123,13 @@ class Item(models.Model):
             models.Index(fields=["project", "n_judged"], name="item_project_open",
                          condition=Q(gold__isnull=True)),
             # The two queues of assignment_next_for_rater: items started by someone and not yet full,
-            # then untouched items, each walked in id order.
-            models.Index(fields=["project", "id"], name="item_started_open",
+            # then untouched items, each walked in id order. The key is ``id + 0``, and the queue queries
+            # order by it, so that the planner cannot walk the primary key instead: it would, guessing a
+            # project's items spread evenly through all ids, and scan every other project's items first.
+            models.Index(F("project"), F("id") + 0, name="item_started_open",
                          condition=Q(gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
                          & (Q(n_judged__gt=0) | Q(n_leased__gt=0))),
-            models.Index(fields=["project", "id"], name="item_untouched",
+            models.Index(F("project"), F("id") + 0, name="item_untouched",
                          condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0)),
         ]
 

@@ -147,7 +147,7 @@ def _taken_by(rater) -> Exists:
 
 # The two queues, in the order they are served: items someone started and that still want a rater,
 # then untouched items. Each condition is the predicate of a partial index of Item (item_started_open,
-# item_untouched), walked in id order.
+# item_untouched), walked in id order through its key ``id + 0`` (see the comment on those indexes).
 _STARTED = "({t}.n_judged > 0 OR {t}.n_leased > 0) AND {t}.n_target > ({t}.n_judged + {t}.n_leased)"
 _UNTOUCHED = "{t}.n_judged = 0 AND {t}.n_leased = 0 AND {t}.n_target > 0"
 # The started queue is looked at this far only. Beyond it lie the rater's own items waiting for
@@ -158,24 +158,21 @@ STARTED_WINDOW = 500
 
 @functools.cache
 def _lease_sql(queue: str) -> str:
-    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project, rater,
-    and the project again for the started queue)."""
+    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project,
+    project, rater, and the project again for the started queue's window)."""
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    where = f"i.project_id = %s AND i.gold IS NULL AND {queue.format(t='i')}"
+    # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
+    # per-row NOT EXISTS the planner may walk the primary key through other projects' items, or probe
+    # the assignments once per row when its statistics are stale.
+    where = (f"i.project_id = %s AND i.gold IS NULL AND {queue.format(t='i')} "
+             f"AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.project_id = %s "
+             f"AND a.rater_id = %s AND a.status <> 'expired')")
     if queue == _STARTED:
-        # The window, and the rater's own items read once into a hashed set (NOT IN): bounded work whatever
-        # the planner's statistics say (with stale ones it would probe the assignments once per row).
-        where += (f" AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.rater_id = %s "
-                  f"AND a.project_id = %s AND a.status <> 'expired')"
-                  f" AND i.id IN (SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
-                  f"AND {queue.format(t='s')} ORDER BY s.id LIMIT {STARTED_WINDOW})")
-    else:
-        # Untouched items are almost never the rater's own: the first row usually passes this probe.
-        where += (f" AND NOT EXISTS (SELECT 1 FROM {assignments} a WHERE a.item_id = i.id AND a.rater_id = %s "
-                  f"AND a.status <> 'expired')")
+        where += (f" AND i.id IN (SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
+                  f"AND {queue.format(t='s')} ORDER BY (s.id + 0) LIMIT {STARTED_WINDOW})")
     return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
-            f"SELECT i.id FROM {items} i WHERE {where} ORDER BY i.id LIMIT 1{lock}) "
+            f"SELECT i.id FROM {items} i WHERE {where} ORDER BY (i.id + 0) LIMIT 1{lock}) "
             f'RETURNING id, input, "references"')
 
 
@@ -187,8 +184,8 @@ def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
     locking it; the UPDATE then raises ``n_leased`` on the row this transaction holds. Written in SQL
     because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
     """
-    for queue, params in ((_STARTED, [project_id, rater_id, project_id, project_id]),
-                          (_UNTOUCHED, [project_id, rater_id])):
+    for queue in (_STARTED, _UNTOUCHED):
+        params = [project_id, project_id, rater_id] + ([project_id] if queue == _STARTED else [])
         leased = list(Item.objects.raw(_lease_sql(queue), params))
         if leased:
             return leased[0]

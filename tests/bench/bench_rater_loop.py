@@ -221,6 +221,7 @@ def main():
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
     parser.add_argument("--items", type=int, default=6000, help="items per phase's project (2 raters each)")
     parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the bench database (to inspect plans)")
     parser.add_argument("--phases", default=",".join(f"{r}:{p:g}" for r, p in PHASES),
                         help="raters:pause pairs, comma-separated (default: %(default)s)")
     args = parser.parse_args()
@@ -270,6 +271,8 @@ def main():
         print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         results = []
         for (n_raters, pause), project_id in zip(phases, projects, strict=True):
+            with psycopg.connect(db_url, autocommit=True) as db:  # as autovacuum would have, on a live site
+                db.execute("ANALYZE")
             server_pids = [server.pid, *workers]
             web0, pg_sampler = cpu_by_pid(server_pids), BackendCpu(name)
             pg_sampler.start()
@@ -321,7 +324,10 @@ def main():
         from django.db import connections
 
         connections.close_all()
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        if args.keep:
+            print(f"kept database {name}")
+        else:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         admin.close()
 
 
