@@ -8,6 +8,8 @@ from rest_framework.test import APIClient
 from annotation.models import Membership
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
+pytest_plugins = ["tests.browser_support"]
+
 DATASETS = Path(os.environ.get("CONCORD_DATASETS")
                 or Path(__file__).resolve().parent.parent.parent / "shared" / "datasets")
 

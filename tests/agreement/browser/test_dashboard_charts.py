@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from agreement.services import snapshot_compute_for_project
 from annotation.models import Judgment
-from tests.annotation.browser.conftest import log_in
+from tests.browser_support import log_in
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

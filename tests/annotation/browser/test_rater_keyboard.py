@@ -2,7 +2,7 @@
 import pytest
 
 from annotation.models import Judgment, Membership
-from tests.annotation.browser.conftest import log_in
+from tests.browser_support import log_in
 from tests.annotation.factories import ItemFactory, MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
 

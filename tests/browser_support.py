@@ -1,11 +1,14 @@
-"""Playwright driving Debian's Chromium against pytest-django's live server; screenshots go to artifacts/."""
+"""Playwright driving Debian's Chromium against pytest-django's live server; screenshots go to artifacts/.
+
+A pytest plugin (registered in tests/conftest.py) so every browser test shares one Playwright.
+"""
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
