@@ -1,8 +1,8 @@
-"""Admin views of metric scores, judges and calibrators (read-mostly; writes go through the services)."""
+"""Admin views of metric scores, judges, calibrators and exports (read-mostly; writes go through the services)."""
 
 from django.contrib import admin
 
-from evaluation.models import Calibrator, Judge, JudgeRating, MetricScore
+from evaluation.models import Calibrator, Export, Judge, JudgeRating, MetricScore
 
 
 @admin.register(MetricScore)
@@ -29,3 +29,12 @@ class JudgeRatingAdmin(admin.ModelAdmin):
 class CalibratorAdmin(admin.ModelAdmin):
     list_display = ["name", "criterion", "project", "created_at"]
     readonly_fields = ["params", "report"]
+
+
+@admin.register(Export)
+class ExportAdmin(admin.ModelAdmin):
+    list_display = ["id", "project", "created_by", "created_at", "finished_at", "n_judgments", "size_bytes"]
+    list_filter = ["project"]
+    search_fields = ["file", "sha256"]
+    raw_id_fields = ["project", "job", "created_by"]
+    readonly_fields = ["options", "file", "size_bytes", "sha256", "n_judgments", "finished_at"]

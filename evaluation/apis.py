@@ -1,24 +1,34 @@
-"""REST API of the evaluation app: results, metric scores, correlations, calibrators and judges; one
-APIView per operation, thin over services and selectors. Everything here is for project leads
+"""REST API of the evaluation app: results, metric scores, correlations, calibrators, judges and dataset
+exports; one APIView per operation, thin over services and selectors. Everything here is for project leads
 (raters get 403, outsiders 404)."""
 
+import json
+
+from django.http import FileResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import IMPORT_SCHEMA, import_upload, lead_project, paginated
 from annotation.pagination import StandardPagination
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
+from evaluation.export.writers import FORMATS
 from evaluation.metrics import REGISTRY
-from evaluation.models import Calibrator
+from evaluation.models import Calibrator, Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project, metric_score_list
 from evaluation.services import (
+    ExportOptions,
     ResultOptions,
     calibrator_apply,
     calibrator_fit,
+    export_start,
+    export_state,
     judge_agreement_report,
     judge_from_metric,
     judge_rating_import,
@@ -27,6 +37,7 @@ from evaluation.services import (
     metrics_compute_start,
     results_compute,
 )
+from evaluation.services.export import SPLITS, export_path
 from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
@@ -509,3 +520,152 @@ class JudgeAgreementApi(EvaluationApi):
             **params.validated_data,
         )
         return Response(self.OutputSerializer(report).data)
+
+
+# --- Exports ------------------------------------------------------------------------------------------
+
+
+class ExportOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    export_id = serializers.IntegerField(source="id")
+    project = serializers.IntegerField(source="project_id")
+    state = serializers.SerializerMethodField(
+        help_text="ready, or the job's state: pending, running, failure."
+    )
+    job_id = serializers.IntegerField(allow_null=True)
+    options = serializers.JSONField()
+    download = serializers.SerializerMethodField(help_text="Link to the zip once ready, else null.")
+    size_bytes = serializers.IntegerField(allow_null=True)
+    sha256 = serializers.CharField()
+    n_judgments = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_state(self, export) -> str:
+        return export_state(export)
+
+    def get_download(self, export) -> str | None:
+        return reverse("api-export-download", args=[export.id]) if export.is_ready else None
+
+
+class ExportListCreateApi(EvaluationApi):
+    """Export the project as a zip: items, outputs, every judgment, per-output scores, raters (JSONL, CSV,
+    Parquet), a README.md data card with Hugging Face metadata and a HEDS 3.0 datasheet. POST starts a
+    job (poll ``/api/v1/jobs/{job_id}/``; its result holds the download link); GET lists the exports."""
+
+    class InputSerializer(serializers.Serializer):
+        formats = serializers.ListField(
+            child=serializers.ChoiceField(choices=list(FORMATS)),
+            default=list(FORMATS),
+            allow_empty=False,
+            help_text="Any of jsonl, csv, parquet.",
+        )
+        split = serializers.ChoiceField(
+            choices=list(SPLITS), default="all", help_text="One file per table, or one per item subgroup."
+        )
+        include_usernames = serializers.BooleanField(
+            default=False, help_text="Raters under their usernames instead of pseudonyms (never emails)."
+        )
+        include_excluded = serializers.BooleanField(
+            default=True, help_text="Keep the judgments of raters excluded by quality control, flagged."
+        )
+        recompute_agreement = serializers.BooleanField(
+            default=False,
+            help_text="Recompute the agreement snapshots first (always done when there are none).",
+        )
+        license = serializers.CharField(
+            default="unknown", max_length=64, help_text="Hugging Face license id, e.g. cc-by-4.0."
+        )
+        languages = serializers.ListField(
+            child=serializers.CharField(max_length=20), default=list, help_text="ISO 639 codes, e.g. en."
+        )
+        task_categories = serializers.ListField(
+            child=serializers.CharField(max_length=64),
+            default=["text-generation"],
+            help_text="Hugging Face task categories.",
+        )
+        pretty_name = serializers.CharField(
+            default="", allow_blank=True, max_length=200, help_text="Dataset name (default: the project's)."
+        )
+
+        def validate(self, data):
+            unknown = (
+                sorted(set(self.initial_data) - set(self.fields))
+                if hasattr(self.initial_data, "keys")
+                else []
+            )
+            errors = {name: ["unknown option"] for name in unknown}
+            errors.update({k: [v] for k, v in ExportOptions.from_dict(data).errors().items()})
+            if errors:
+                raise serializers.ValidationError(errors)
+            return data
+
+    @extend_schema(responses=ExportOutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        exports = Export.objects.filter(project=project).select_related("job").order_by("-id")
+        return paginated(request, self, exports, ExportOutputSerializer)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            202: inline_serializer(
+                "ExportStarted",
+                {"job_id": serializers.IntegerField(), "export_id": serializers.IntegerField()},
+            ),
+            400: DETAIL,
+            403: DETAIL,
+            404: DETAIL,
+        },
+    )
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        export = export_start(
+            project=project, options=ExportOptions.from_dict(data.validated_data), created_by=request.user
+        )
+        return Response({"job_id": export.job_id, "export_id": export.id}, status=status.HTTP_202_ACCEPTED)
+
+
+class ZipRenderer(BaseRenderer):
+    """Lets a client ask for ``application/zip``; error bodies are still JSON."""
+
+    media_type = "application/zip"
+    format = "zip"
+    charset = None
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data if isinstance(data, bytes) else json.dumps(data).encode()
+
+
+class ExportDownloadApi(EvaluationApi):
+    """The export's zip, streamed from disk (leads of its project only; 409 while it is being built)."""
+
+    renderer_classes = [JSONRenderer, ZipRenderer]
+
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, 403: DETAIL, 404: DETAIL, 409: DETAIL}
+    )
+    def get(self, request, pk):
+        export = Export.objects.select_related("job").filter(pk=pk).first()
+        if export is None:
+            raise NotFound("No such export.")
+        lead_project(request, export.project_id)
+        if not export.is_ready:
+            return Response(
+                {
+                    "detail": f"The export is not ready: its job is {export_state(export)}.",
+                    "job_id": export.job_id,
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
+        path = export_path(export)
+        if not path.is_file():
+            raise NotFound("The export's file is no longer on disk; export again.")
+        return FileResponse(
+            path.open("rb"),
+            as_attachment=True,
+            filename=f"concord-project-{export.project_id}-export-{export.id}.zip",
+            content_type="application/zip",
+        )

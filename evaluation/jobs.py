@@ -14,3 +14,14 @@ def metrics_compute_job(job_id: int) -> dict:
             project=job.project, names=job.params.get("metrics"), progress=progress
         ),
     )
+
+
+# An export of a million judgments takes under a minute; the limits leave room for slower disks.
+@shared_task(name="evaluation.export_run", acks_late=True, soft_time_limit=1800, time_limit=2000)
+def export_run_job(job_id: int) -> dict:
+    from annotation.services.job import job_run
+    from evaluation.services.export import export_run
+
+    return job_run(
+        job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress)
+    )

@@ -121,3 +121,36 @@ class Calibrator(models.Model):
     def metric_name(self) -> str:
         """Name of the MetricScore rows this calibrator writes when applied."""
         return f"calibrated:{self.name}"
+
+
+class Export(models.Model):
+    """One export of a project as a zip (data files, README.md data card, HEDS datasheet); the job that
+    builds it reports progress, ``file`` is set once the zip is complete."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exports")
+    job = models.ForeignKey(
+        "annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    options = models.JSONField(default=dict, help_text="The export options, as validated.")
+    file = models.CharField(
+        max_length=300, blank=True, help_text="Path of the zip under MEDIA_ROOT; empty until it is complete."
+    )
+    size_bytes = models.BigIntegerField(null=True, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True)
+    n_judgments = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="export_project_time")]
+
+    def __str__(self):
+        return f"export {self.pk} of project {self.project_id}"
+
+    @property
+    def is_ready(self) -> bool:
+        return bool(self.file)

@@ -1,4 +1,4 @@
-"""Routes of the evaluation app: the REST API under api/v1/ and the leads' results page."""
+"""Routes of the evaluation app: the REST API under api/v1/ and the leads' results and export pages."""
 
 from django.urls import include, path
 
@@ -25,9 +25,12 @@ api_urlpatterns = [
         name="api-judges-from-metric",
     ),
     path("projects/<int:pk>/judges/agreement/", apis.JudgeAgreementApi.as_view(), name="api-judge-agreement"),
+    path("projects/<int:pk>/exports/", apis.ExportListCreateApi.as_view(), name="api-exports"),
+    path("exports/<int:pk>/download/", apis.ExportDownloadApi.as_view(), name="api-export-download"),
 ]
 
 urlpatterns = [
     path("api/v1/", include(api_urlpatterns)),
     path("projects/<int:pk>/results/", views.results_page, name="evaluation-results"),
+    path("projects/<int:pk>/export/", views.export_page, name="evaluation-export"),
 ]

@@ -1,14 +1,26 @@
 """The leads' results page: per-system tables with intervals, significance marks, a Bradley–Terry
-(or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans."""
+(or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans; and the
+export page, which starts a dataset export and follows its job."""
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from annotation.models import Membership, TaskType
 from annotation.selectors import project_get_for_user, project_role
+from evaluation.export.writers import FORMATS
+from evaluation.models import Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
-from evaluation.services import ResultOptions, judge_agreement_report, metric_correlations, results_compute
+from evaluation.services import (
+    ExportOptions,
+    ResultOptions,
+    export_start,
+    export_state,
+    judge_agreement_report,
+    metric_correlations,
+    results_compute,
+)
 from evaluation.stats.correlation import LEVELS, METHODS
 
 PLOT_WIDTH, ROW_HEIGHT, LABEL_WIDTH = 640, 26, 170
@@ -102,3 +114,53 @@ def results_page(request, pk):
     if judge_list_for_project(project).exists():
         context["judges"] = judge_agreement_report(project=project, n_resamples=200)
     return render(request, "evaluation/results.html", context)
+
+
+def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
+    """Export options from the page's form, and what is wrong with them (by option)."""
+
+    def words(name):
+        return tuple(w for w in form.get(name, "").replace(",", " ").split() if w)
+
+    options = ExportOptions(
+        formats=tuple(form.getlist("formats")),
+        split=form.get("split", "all"),
+        include_usernames=form.get("include_usernames") == "on",
+        include_excluded=form.get("include_excluded") == "on",
+        recompute_agreement=form.get("recompute_agreement") == "on",
+        license=form.get("license", "").strip() or "unknown",
+        languages=words("languages"),
+        task_categories=words("task_categories") or ("text-generation",),
+        pretty_name=form.get("pretty_name", "").strip(),
+    )
+    return options, options.errors()
+
+
+@login_required
+def export_page(request, pk):
+    """The lead's export page: the options, then the job's progress bar and the download link."""
+    project = project_get_for_user(request.user, pk)
+    if project_role(request.user, project) != Membership.Role.LEAD:
+        raise PermissionDenied
+    options, errors = ExportOptions(), {}
+    if request.method == "POST":
+        options, errors = _export_options(request.POST)
+        if not errors:
+            export = export_start(project=project, options=options, created_by=request.user)
+            return redirect(f"{reverse('evaluation-export', args=[project.pk])}?export={export.id}")
+    exports = list(Export.objects.filter(project=project).select_related("job").order_by("-id")[:10])
+    for export in exports:
+        export.state = export_state(export)
+    watched = request.GET.get("export", "")
+    active = next((e for e in exports if str(e.id) == watched), None) or next(
+        (e for e in exports if e.state in ("pending", "running")), None
+    )
+    context = {
+        "project": project,
+        "options": options,
+        "errors": errors,
+        "formats": FORMATS,
+        "exports": exports,
+        "active": active,
+    }
+    return render(request, "evaluation/export.html", context, status=400 if errors else 200)

@@ -2,6 +2,8 @@
 
 from .calibration import calibrator_apply, calibrator_fit
 from .correlations import NotCorrelatable, metric_correlations
+from .export import ExportOptions, ExportOptionsError, export_run, export_start, export_state, export_write
+from .export_reimport import NotAnExport, export_reimport
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
 from .metric_import import metric_score_import
 from .metrics_compute import DEFAULT_METRICS, metric_names_check, metrics_compute, metrics_compute_start
@@ -9,10 +11,18 @@ from .results import ResultOptions, results_compute
 
 __all__ = [
     "DEFAULT_METRICS",
+    "ExportOptions",
+    "ExportOptionsError",
+    "NotAnExport",
     "NotCorrelatable",
     "ResultOptions",
     "calibrator_apply",
     "calibrator_fit",
+    "export_reimport",
+    "export_run",
+    "export_start",
+    "export_state",
+    "export_write",
     "judge_agreement_report",
     "judge_from_metric",
     "judge_rating_import",

@@ -1,0 +1,563 @@
+"""The README.md data card of an export: Hugging Face YAML front matter (license, language, task
+categories, size category, configs with their data files) and the sections a reader needs to trust
+the data, written from the facts the platform collected (``render(facts)``). Nothing in it depends on
+the clock or on database ids, so the same data gives the same card."""
+
+import yaml
+
+CHART_NAME = "agreement_trend.png"
+
+TASK_TYPES = {
+    "likert": (
+        "Likert rating",
+        "Raters read the input and one or more outputs and rate each output on each criterion, on the "
+        "criterion's integer scale.",
+    ),
+    "rankme": (
+        "RankME (relative magnitude estimation)",
+        "Raters see two or more outputs of the same input side by side and place a slider per output and "
+        "criterion; values are continuous on the criterion's range.",
+    ),
+    "pairwise": (
+        "pairwise comparison (A/B with ties)",
+        "Raters see two outputs of the same input and choose the better one on each criterion, or a tie. "
+        "Judgments are stored for the item's first output as imported: 0 it loses, 1 tie, 2 it wins, "
+        "whichever side the rater saw it on.",
+    ),
+}
+
+ORDER_POLICY = {
+    "likert": "the outputs of a screen are shown in a fresh random order for every assignment",
+    "rankme": "the outputs of a screen are shown in a fresh random order for every assignment",
+    "pairwise": "each assignment draws which output is shown on the left, favouring for each rater the "
+    "system that rater has seen on the left less often, so every system is left about half the time",
+}
+
+SIZE_CATEGORIES = [
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+    (100_000_000, "10M<n<100M"),
+]
+CONFIG_ORDER = ("judgments", "items", "scores", "raters")
+PREFERRED_FORMAT = ("parquet", "jsonl", "csv")
+
+
+def size_category(n: int) -> str:
+    return next((name for bound, name in SIZE_CATEGORIES if n < bound), "n>100M")
+
+
+def num(value, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return f"{value:,}"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
+
+
+def cell(text) -> str:
+    """Text made safe for a Markdown table cell."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or "–"
+
+
+def table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def estimate(s: dict | None, *, n: bool = True) -> str:
+    """A snapshot as ``0.812 [0.705, 0.893], n = 120`` (``insufficient data: reason`` when it has none)."""
+    if s is None:
+        return "–"
+    if s["value"] is None:
+        return f"insufficient data ({s['reason']})" if s.get("reason") else "insufficient data"
+    text = num(s["value"])
+    if s.get("ci_low") is not None:
+        text += f" [{num(s['ci_low'])}, {num(s['ci_high'])}]"
+    if n:
+        text += f", n = {s['n_units']:,}"
+    if s.get("unreliable"):
+        text += " †"
+    return text
+
+
+def front_matter(facts: dict) -> dict:
+    options, counts = facts["options"], facts["counts"]
+    meta: dict = {"pretty_name": facts["project"]["name"], "license": options["license"]}
+    if options["languages"]:
+        meta["language"] = list(options["languages"])
+    meta["task_categories"] = list(options["task_categories"])
+    meta["tags"] = ["human-evaluation", "human-judgments", f"{facts['project']['task_type']}-evaluation"]
+    meta["size_categories"] = [size_category(counts["n_judgments"])]
+    configs = []
+    for name in CONFIG_ORDER:
+        files = [f for f in facts["files"] if f["table"] == name]
+        fmt = next((f for f in PREFERRED_FORMAT if any(x["format"] == f for x in files)), None)
+        if fmt is None:
+            continue
+        config = {"config_name": name}
+        if name == "judgments":
+            config["default"] = True
+        config["data_files"] = [{"split": f["split"], "path": f["path"]} for f in files if f["format"] == fmt]
+        configs.append(config)
+    meta["configs"] = configs
+    return meta
+
+
+def _summary(facts: dict) -> list[str]:
+    p, c = facts["project"], facts["counts"]
+    kind, _ = TASK_TYPES[p["task_type"]]
+    criteria = ", ".join(x["name"] for x in facts["criteria"])
+    period = (
+        f", submitted between {c['first_submitted']} and {c['last_submitted']}"
+        if c["first_submitted"]
+        else ""
+    )
+    return [
+        f"# {p['name']}",
+        "",
+        f"Human evaluation of generated text by {kind}: {num(c['n_judgments'])} individual judgments from "
+        f"{num(c['n_raters'])} raters on {num(c['n_items'])} items ({num(c['n_outputs'])} outputs of "
+        f"{num(len(c['systems']))} systems), on {len(facts['criteria'])} "
+        f"criteri{'on' if len(facts['criteria']) == 1 else 'a'} ({criteria}){period}.",
+        "",
+        "Every individual judgment is included, with its rater under a stable pseudonym"
+        if not facts["options"]["include_usernames"]
+        else "Every individual judgment is included, with its rater's username (exported on request)",
+        "and flags for gold (control) items and for raters excluded by quality control. The aggregated "
+        "scores and the agreement figures below leave those out. This card was generated by the "
+        "Concord evaluation platform from what it recorded; what it cannot know is listed under "
+        "*Known limitations*, and `heds.json` holds the same facts as a HEDS 3.0 datasheet.",
+    ]
+
+
+def _files(facts: dict) -> list[str]:
+    rows = []
+    for name in CONFIG_ORDER:
+        files = [f for f in facts["files"] if f["table"] == name]
+        if not files:
+            continue
+        formats = sorted({f["format"] for f in files}, key=PREFERRED_FORMAT.index)
+        splits = sorted({f["split"] for f in files})
+        n_rows = sum(f["rows"] for f in files if f["format"] == formats[0])
+        paths = (
+            f"`data/{name}.{{{','.join(formats)}}}`"
+            if splits == ["train"]
+            else f"`data/{name}/<split>.{{{','.join(formats)}}}` ({len(splits)} splits)"
+        )
+        rows.append([name, paths, num(n_rows)])
+    out = [
+        "## Files",
+        "",
+        table(["config", "files", "rows"], rows),
+        "",
+        f"Formats: {', '.join(facts['options']['formats'])}. "
+        + (
+            "Each table is split by item subgroup; the split names are the subgroups with every character "
+            "other than a letter, digit or underscore replaced by `_`."
+            if facts["options"]["split"] == "subgroup"
+            else "Each table is one file per format (split `train`)."
+        )
+        + " Also in the archive: `heds.json` (HEDS 3.0 datasheet), `card.json` (the facts this card was "
+        "written from), `export.json` (files, sizes and checksums)"
+        + (f" and `{CHART_NAME}` (the agreement trend)." if facts.get("chart") else "."),
+        "",
+    ]
+    for name in CONFIG_ORDER:
+        columns = facts["tables"].get(name)
+        if not columns:
+            continue
+        out += [
+            f"### `{name}`",
+            "",
+            table(["column", "meaning"], [[f"`{c['name']}`", c["description"]] for c in columns]),
+            "",
+        ]
+    return out
+
+
+def _task(facts: dict) -> list[str]:
+    p = facts["project"]
+    kind, how = TASK_TYPES[p["task_type"]]
+    out = ["## Task, instructions and criteria", "", f"Task type: **{kind}**. {how}", ""]
+    if p["show_reference"]:
+        out += ["Raters were shown the reference text(s) beside the input.", ""]
+    out += ["### Instructions given to raters", ""]
+    if p["instructions"].strip():
+        out += ["> " + line if line.strip() else ">" for line in p["instructions"].strip().splitlines()]
+    else:
+        out += ["No instructions were recorded for this project."]
+    out += ["", "### Criteria", ""]
+    rows = []
+    for c in facts["criteria"]:
+        if p["task_type"] == "pairwise":
+            scale = "first output better / tie / second output better"
+        elif c["scale_min"] is None:
+            scale = "–"
+        elif p["task_type"] == "likert":
+            scale = f"{c['scale_min']:g}–{c['scale_max']:g} (integers)"
+        else:
+            scale = f"{c['scale_min']:g}–{c['scale_max']:g} (continuous)"
+        labels = ", ".join(c["labels"]) if c["labels"] else "–"
+        rows.append([c["name"], scale, labels, c["help_text"] or "–"])
+    out += [table(["criterion", "scale", "point labels", "question / help text"], rows), ""]
+    return out
+
+
+def _items(facts: dict) -> list[str]:
+    c = facts["counts"]
+    per_item = ", ".join(f"{k} outputs: {num(v)} items" for k, v in c["outputs_per_item"].items())
+    out = [
+        "## Items, systems and subgroups",
+        "",
+        f"- {num(c['n_items'])} items, of which {num(c['n_gold_items'])} gold (control) items; {per_item}.",
+        f"- {num(c['n_outputs'])} outputs from {num(len(c['systems']))} systems.",
+        "- How the items were sampled from their source is not recorded by the platform (see *Known "
+        "limitations*).",
+        "",
+        table(["system", "outputs"], [[s, num(n)] for s, n in c["systems"].items()]),
+        "",
+    ]
+    named = [s for s in c["subgroups"] if s["subgroup"]]
+    if named:
+        out += [
+            f"{len(named)} subgroups:",
+            "",
+            table(
+                ["subgroup", "items", "judgments"],
+                [
+                    [s["subgroup"] or "(none)", num(s["n_items"]), num(s["n_judgments"])]
+                    for s in c["subgroups"]
+                ],
+            ),
+            "",
+        ]
+    else:
+        out += ["The items have no subgroups.", ""]
+    return out
+
+
+def _raters(facts: dict) -> list[str]:
+    c = facts["counts"]
+    q = c["judgments_per_rater"]
+    sources = c["judgment_sources"]
+    made = []
+    if sources.get("rater"):
+        made.append(f"{num(sources['rater'])} made on the platform's rating screens")
+    if sources.get("import"):
+        made.append(f"{num(sources['import'])} imported from a study run elsewhere")
+    naming = (
+        "Raters appear under their usernames (the export was made with `include_usernames`); raters of an "
+        "imported study keep the ids that study gave them. No emails or other account data are included."
+        if facts["options"]["include_usernames"]
+        else "Raters appear as `rater-001`, `rater-002`, … numbered by their first judgment in the project, "
+        "the same in every export of it. No usernames, emails or other personal data are included."
+    )
+    return [
+        "## Raters",
+        "",
+        f"- {num(c['n_raters'])} raters; judgments: {'; '.join(made) or 'none'}.",
+        f"- Judgments per rater: min {num(q['min'])}, first quartile {num(q['q1'], 1)}, median "
+        f"{num(q['median'], 1)}, third quartile {num(q['q3'], 1)}, max {num(q['max'])} (mean {num(q['mean'], 1)}).",
+        f"- {naming}",
+        "- Who the raters are (expertise, recruitment, payment, native language, demographics) is not "
+        "recorded by the platform.",
+        "",
+    ]
+
+
+def _design(facts: dict) -> list[str]:
+    p, c = facts["project"], facts["counts"]
+    per_item = ", ".join(
+        f"{k} rater{'s' if k != 1 else ''}: {num(v)} items" for k, v in c["raters_per_item"].items()
+    )
+    out = [
+        "## Assignment design",
+        "",
+        f"- Configured: {p['raters_per_item']} raters per item for a {100 * p['double_annotation_share']:.0f}% "
+        f"share of items (the rest get one rater), gold items on {100 * p['gold_rate']:.0f}% of screens, "
+        f"an assignment lease of {p['lease_seconds']} s.",
+        f"- Observed on non-gold items: {per_item or 'no judgments yet'}.",
+        f"- Display order: {ORDER_POLICY[p['task_type']]}.",
+    ]
+    n_judgments = c["n_judgments"]
+    if c["n_with_shown_order"]:
+        share = c["n_first_output_shown_first"] / c["n_with_shown_order"]
+        what = (
+            "first output (as imported) on the left"
+            if p["task_type"] == "pairwise"
+            else "judged output first"
+        )
+        out.append(
+            f"- The order shown is recorded for {num(c['n_with_shown_order'])} of {num(n_judgments)} judgments "
+            f"(`shown_order`); {100 * share:.1f}% of them had the {what}."
+        )
+    else:
+        out.append(
+            f"- No display order is recorded for the {num(n_judgments)} judgments (typical of imported studies)."
+        )
+    if c["median_duration_ms"] is not None:
+        out.append(
+            f"- Median time on a screen: {c['median_duration_ms'] / 1000:.1f} s "
+            f"({num(c['n_with_duration'])} judgments timed)."
+        )
+    return out + [""]
+
+
+def _quality(facts: dict) -> list[str]:
+    c, e = facts["counts"], facts["counts"]["exclusions"]
+    rules = facts["qc_rules"]
+    out = ["## Quality control", ""]
+    if rules:
+        out += [
+            table(["rule", "version", "excluded"], [[r["name"], r["version"], num(r["n"])] for r in rules]),
+            "",
+        ]
+    else:
+        out += ["- Rules: none configured (this platform version has no automatic quality-control rules)."]
+    out += [
+        f"- Gold (control) items: {num(c['n_gold_items'])}, with {num(e['gold_item_judgments'])} judgments on "
+        "them (flag `gold_item`); they are left out of the scores and the agreement.",
+        f"- Excluded raters: {num(e['n_excluded_raters'])}, with {num(e['excluded_rater_judgments'])} judgments "
+        "(flag `excluded`) left out of the scores and the agreement; "
+        + (
+            "their judgments are in the files."
+            if facts["options"]["include_excluded"]
+            else "their judgments are not in the files (export option)."
+        ),
+        f"- Revisions: {num(e['superseded_revisions'])} earlier versions of judgments were replaced by their "
+        "rater and are not exported; each row is the current judgment of one rater on one output and criterion.",
+        f"- Judgments used for scores and agreement: {num(c['n_included_judgments'])} of {num(c['n_judgments'])}.",
+        "",
+    ]
+    return out
+
+
+def _agreement(facts: dict) -> list[str]:
+    a = facts["agreement"]
+    out = ["## Agreement", ""]
+    if a["week"] is None:
+        return out + ["No agreement could be computed: no item was judged by two raters.", ""]
+    labels = a["statistic_labels"]
+    unit = "items" if facts["project"]["task_type"] == "pairwise" else "outputs"
+    out += [
+        f"Inter-annotator agreement as the project's dashboard shows it: stored snapshots of all judgments up "
+        f"to the week of {a['week']} (cumulative), on non-gold items. The main coefficient is "
+        f"{a['main_statistic_label']}, with a 95% bootstrap interval over {unit}; n is the number of {unit} "
+        f"judged by at least two raters. † marks fewer than {a['min_reliable_units']} such {unit}: read those "
+        "figures as unreliable.",
+        "",
+        "### Per criterion",
+        "",
+    ]
+    statistics = a["label_columns"]
+    rows = []
+    for name, stats in a["labels"].items():
+        main = stats.get(a["main_statistic"])
+        rows.append(
+            [
+                name,
+                estimate(main, n=False),
+                num(main["n_units"]) if main else "–",
+                num(main["n_raters"]) if main else "–",
+            ]
+            + [estimate(stats.get(s), n=False) for s in statistics[1:]]
+        )
+    out += [
+        table(
+            ["criterion", labels.get(a["main_statistic"], a["main_statistic"]), "n", "raters"]
+            + [labels.get(s, s) for s in statistics[1:]],
+            rows,
+        ),
+        "",
+    ]
+    if a["subgroups"]:
+        criteria = list(a["labels"])
+        out += [
+            f"### Per subgroup ({a['main_statistic_label']})",
+            "",
+            table(
+                ["subgroup", *criteria],
+                [
+                    [subgroup, *(estimate(cells.get(c)) for c in criteria)]
+                    for subgroup, cells in a["subgroups"].items()
+                ],
+            ),
+            "",
+        ]
+    if a["pairs"]:
+        out += ["### Rater pairs", ""]
+        for criterion, entry in a["pairs"].items():
+            pairs = entry["pairs"]
+            label = labels.get(entry["statistic"], entry["statistic"])
+            if len(pairs) <= 45:
+                out += [
+                    f"{criterion} ({label}):",
+                    "",
+                    table(
+                        ["rater", "rater", label], [[p["rater_a"], p["rater_b"], estimate(p)] for p in pairs]
+                    ),
+                    "",
+                ]
+            else:
+                values = sorted(p["value"] for p in pairs if p["value"] is not None)
+                middle = values[len(values) // 2] if values else None
+                out += [
+                    f"{criterion} ({label}): {len(pairs)} rater pairs; median {num(middle)}, range "
+                    f"{num(values[0] if values else None)} to {num(values[-1] if values else None)} "
+                    "(every pair in `card.json`).",
+                    "",
+                ]
+    out += [f"### Weekly trend ({a['main_statistic_label']})", ""]
+    if facts.get("chart"):
+        out += [f"![Agreement per week and cumulative, with 95% intervals]({CHART_NAME})", ""]
+    rows = []
+    for name, series in a["trend"].items():
+        weekly = {p["week"]: p for p in series.get("week", [])}
+        for p in series.get("cumulative", []):
+            rows.append([name, p["week"], estimate(weekly.get(p["week"])), estimate(p)])
+    out += [table(["criterion", "week of", "that week", "cumulative"], rows), ""]
+    return out
+
+
+def _distributions(facts: dict) -> list[str]:
+    out = [
+        "## Label distributions",
+        "",
+        "How often each value was given, in the judgments used for scores and agreement"
+        + (" (per tenth of the slider range)." if facts["project"]["task_type"] == "rankme" else "."),
+        "",
+    ]
+    for name, counts in facts["label_distributions"].items():
+        total = sum(counts.values())
+        rows = [[label, num(n), f"{100 * n / total:.1f}%" if total else "–"] for label, n in counts.items()]
+        out += [f"### {name}", "", table(["value", "judgments", "share"], rows), ""]
+    return out
+
+
+def _systems(facts: dict) -> list[str]:
+    if not facts["systems"]:
+        return []
+    out = ["## System scores", ""]
+    if facts["project"]["task_type"] == "pairwise":
+        out += [
+            "Wins, ties and losses of each system over all its comparisons; win rate = (wins + ties / 2) / n.",
+            "",
+        ]
+        for name, rows in facts["systems"].items():
+            out += [
+                f"### {name}",
+                "",
+                table(
+                    ["system", "n", "wins", "ties", "losses", "win rate"],
+                    [
+                        [
+                            r["system"],
+                            num(r["n"]),
+                            num(r["wins"]),
+                            num(r["ties"]),
+                            num(r["losses"]),
+                            num(r["win_rate"]),
+                        ]
+                        for r in rows
+                    ],
+                ),
+                "",
+            ]
+    else:
+        out += [
+            "Mean of the raw ratings per system (no normalisation); the platform's results page and API "
+            "give bootstrap intervals and significance tests.",
+            "",
+        ]
+        for name, rows in facts["systems"].items():
+            out += [
+                f"### {name}",
+                "",
+                table(
+                    ["system", "judgments", "mean"],
+                    [[r["system"], num(r["n"]), num(r["mean"])] for r in rows],
+                ),
+                "",
+            ]
+    return out
+
+
+def _limitations(facts: dict) -> list[str]:
+    a, o = facts["agreement"], facts["options"]
+    out = ["## Known limitations", ""]
+    small = [x for x in a["limitations"] if x["status"] == "ok"]
+    empty = [x for x in a["limitations"] if x["status"] != "ok"]
+    if small:
+        names = "; ".join(
+            f"{x['criterion']}" + (f" in {x['subgroup']}" if x["subgroup"] else "") + f" (n = {x['n_units']})"
+            for x in small
+        )
+        out.append(
+            f"- {len(small)} agreement figure{'s' if len(small) != 1 else ''} rest on fewer than "
+            f"{a['min_reliable_units']} units and are unreliable: {names}."
+        )
+    if empty:
+        names = "; ".join(
+            f"{x['criterion']}"
+            + (f" in {x['subgroup']}" if x["subgroup"] else "")
+            + f" ({x['reason'] or 'no data'})"
+            for x in empty
+        )
+        out.append(f"- {len(empty)} scope{'s' if len(empty) != 1 else ''} have no agreement figure: {names}.")
+    if a["week"] is not None:
+        out.append(
+            "- Agreement is read from the snapshots stored when the export ran; judgments submitted after "
+            "their last recompute are in the files but not in the agreement figures."
+        )
+    if o["license"] in ("unknown", "other"):
+        out.append(f"- License: `{o['license']}`; the lead did not name a license at export.")
+    if not o["languages"]:
+        out.append("- Language: not declared at export (the platform does not record it).")
+    out += [
+        "- Not recorded by the platform: how items were sampled, who the raters are and how they were "
+        "recruited, trained and paid, the conditions they worked in, and any ethics approval. `heds.json` "
+        "marks each such field as not known.",
+        "",
+    ]
+    return out
+
+
+def _reimport(facts: dict) -> list[str]:
+    return [
+        "## Re-importing into Concord",
+        "",
+        "Each line of `items.jsonl` (and each row of `items.csv`) is an item import line as it is. The first "
+        "eight fields of a `judgments.jsonl` line (`item`, `system`, `criterion`, `rater`, `value`, "
+        "`submitted_at`, `shown_order`, `duration_ms`) are a judgment import line. "
+        "`manage.py import_export ZIP --lead USERNAME` creates a project with this one's task, criteria and "
+        "design and loads the archive's items and judgments into it.",
+        "",
+    ]
+
+
+def render(facts: dict) -> str:
+    header = yaml.safe_dump(front_matter(facts), sort_keys=False, allow_unicode=True, width=1000)
+    parts = ["---", header.rstrip(), "---", ""]
+    for section in (
+        _summary,
+        _files,
+        _task,
+        _items,
+        _raters,
+        _design,
+        _quality,
+        _agreement,
+        _distributions,
+        _systems,
+        _limitations,
+        _reimport,
+    ):
+        lines = section(facts)
+        if lines:
+            parts += lines if lines[-1] == "" else [*lines, ""]
+    return "\n".join(parts).rstrip() + "\n"

@@ -1,0 +1,65 @@
+"""The agreement trend chart of an export: the main coefficient per criterion per week, cumulative
+(line, with its 95% interval as a band) and that week alone (dots), drawn with matplotlib's Agg canvas
+(no display, no pyplot state) into PNG bytes without a timestamp, so the same data gives the same file."""
+
+import io
+
+PALETTE = ["#0b5cad", "#b35c00", "#116329", "#8250df", "#a40e26", "#1b7c83"]
+
+
+def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> bytes | None:
+    """PNG bytes, or None when matplotlib is not installed (the card then says so)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        return None
+    weeks = sorted({p["week"] for series in trend.values() for points in series.values() for p in points})
+    if not weeks:
+        return None
+    position = {week: k for k, week in enumerate(weeks)}
+    figure = Figure(figsize=(8, 4.2), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    for k, (criterion, series) in enumerate(trend.items()):
+        colour = PALETTE[k % len(PALETTE)]
+        cumulative = [p for p in series.get("cumulative", []) if p["value"] is not None]
+        x = [position[p["week"]] for p in cumulative]
+        axes.plot(
+            x, [p["value"] for p in cumulative], color=colour, marker="o", label=f"{criterion} (cumulative)"
+        )
+        band = [p for p in cumulative if p["ci_low"] is not None]
+        if band:
+            axes.fill_between(
+                [position[p["week"]] for p in band],
+                [p["ci_low"] for p in band],
+                [p["ci_high"] for p in band],
+                color=colour,
+                alpha=0.15,
+                linewidth=0,
+            )
+        weekly = [p for p in series.get("week", []) if p["value"] is not None]
+        axes.scatter(
+            [position[p["week"]] for p in weekly],
+            [p["value"] for p in weekly],
+            color=colour,
+            marker="x",
+            alpha=0.7,
+            label=f"{criterion} (that week)",
+        )
+    axes.set_xticks(range(len(weeks)))
+    step = max(1, len(weeks) // 12)
+    axes.set_xticklabels(
+        [w if k % step == 0 else "" for k, w in enumerate(weeks)], rotation=30, ha="right", fontsize=8
+    )
+    axes.set_ylabel(statistic)
+    axes.set_xlabel("week of")
+    axes.axhline(0, color="#999", linewidth=0.6)
+    axes.set_ylim(min(0.0, axes.get_ylim()[0]), max(1.0, axes.get_ylim()[1]))
+    axes.grid(axis="y", alpha=0.3)
+    axes.legend(fontsize=7, loc="lower left", ncol=2)
+    axes.set_title(f"Agreement per week, 95% bootstrap intervals ({statistic})", fontsize=10)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()

@@ -1,0 +1,379 @@
+"""A HEDS 3.0 datasheet (Human Evaluation Datasheet; Belz & Thomson 2024, arXiv:2412.07940; form at
+https://nlp-heds.github.io, repository DCU-NLG/HEDS-3.0) filled from the facts the platform recorded.
+
+The datasheet has five sections: 1 main reference and supplementary resources, 2 evaluated systems,
+3 sample of outputs, evaluators and experimental design, 4 quality criteria (one block per criterion:
+4.1 criterion properties, 4.2 evaluation mode, 4.3 response elicitation), 5 ethics. Questions follow
+the form's numbering and are abridged; each answer carries a status:
+
+- ``filled``: answered from the platform's records;
+- ``partly_filled``: the platform gives part of the answer (the rest is in ``note``);
+- ``not_known``: the platform cannot know this; the authors must answer.
+"""
+
+FILLED, PARTLY, NOT_KNOWN = "filled", "partly_filled", "not_known"
+
+_ASK_AUTHORS = "Not recorded by the platform: the authors of the evaluation must answer."
+
+
+def _q(qid: str, question: str, answer=None, status: str = NOT_KNOWN, note: str = "") -> dict:
+    entry = {"id": qid, "question": question, "status": status, "answer": answer}
+    entry["note"] = note or (_ASK_AUTHORS if status == NOT_KNOWN else "")
+    return entry
+
+
+_ELICITATION = {
+    "likert": "direct quality estimation",
+    "rankme": "relative quality estimation (including ranking)",
+    "pairwise": "relative quality estimation (including ranking)",
+}
+_INSTRUMENT = {"likert": "multiple-choice options", "rankme": "slider", "pairwise": "multiple-choice options"}
+
+
+def _criterion_block(criterion: dict, facts: dict) -> dict:
+    task_type = facts["project"]["task_type"]
+    agreement = facts["agreement"]
+    stats = agreement["labels"].get(criterion["name"], {})
+    if task_type == "pairwise":
+        size, values = 3, "first output better, tie, second output better"
+    elif task_type == "likert":
+        size = int(criterion["scale_max"] - criterion["scale_min"] + 1)
+        values = f"{criterion['scale_min']:g}–{criterion['scale_max']:g}" + (
+            f" ({', '.join(criterion['labels'])})" if criterion["labels"] else ""
+        )
+    else:
+        size, values = "continuous", f"{criterion['scale_min']:g}–{criterion['scale_max']:g}"
+    if stats:
+        labels = agreement["statistic_labels"]
+        measured = "; ".join(
+            f"{labels.get(name, name)} = "
+            + (f"{s['value']:.3f}" if s["value"] is not None else "insufficient data")
+            + (f" [{s['ci_low']:.3f}, {s['ci_high']:.3f}]" if s.get("ci_low") is not None else "")
+            + f" (n = {s['n_units']} units)"
+            for name, s in stats.items()
+        )
+        iaa = _q(
+            "4.3.11",
+            "Inter- and intra-annotator agreement: method and scores.",
+            f"Inter-annotator agreement, all judgments to the week of {agreement['week']}, non-gold items: "
+            f"{measured}. Intra-annotator agreement was not measured.",
+            FILLED,
+        )
+    else:
+        iaa = _q(
+            "4.3.11",
+            "Inter- and intra-annotator agreement: method and scores.",
+            "Not measured: no unit was judged by two raters.",
+            FILLED,
+        )
+    aggregation = (
+        "Per system: wins, ties and losses over every judgment (win rate = (wins + ties/2)/n); Bradley-Terry "
+        "strengths with bootstrap intervals on the platform's results page."
+        if task_type == "pairwise"
+        else "Per output: mean of the raters' values; per system: mean over outputs"
+        + (", after per-rater z-score normalisation" if task_type == "rankme" else "")
+        + ", with percentile bootstrap intervals over items on the platform's results page."
+    )
+    return {
+        "criterion": criterion["name"],
+        "questions": [
+            _q("4.1.1", "Type of quality assessed (correctness, goodness, feature)."),
+            _q("4.1.2", "Aspect of the outputs assessed (form, content, both)."),
+            _q(
+                "4.1.3",
+                "Frame of reference (output in its own right, relative to the input, to something external).",
+            ),
+            _q(
+                "4.2.1",
+                "Objective or subjective assessment.",
+                "subjective",
+                FILLED,
+                "Human raters give ratings or preferences.",
+            ),
+            _q(
+                "4.2.2",
+                "Absolute or relative assessment.",
+                "absolute" if task_type == "likert" else "relative",
+                FILLED,
+            ),
+            _q(
+                "4.2.3",
+                "Intrinsic or extrinsic evaluation.",
+                "intrinsic",
+                PARTLY,
+                "Raters judge the outputs themselves; confirm that no effect outside the system is measured.",
+            ),
+            _q(
+                "4.3.1",
+                "Name of the criterion in explanations and interfaces shown to evaluators.",
+                criterion["name"],
+                FILLED,
+            ),
+            _q(
+                "4.3.2",
+                "Definition of the criterion given to evaluators.",
+                criterion["help_text"] or None,
+                FILLED if criterion["help_text"] else NOT_KNOWN,
+                "" if criterion["help_text"] else "No definition was recorded with the criterion.",
+            ),
+            _q("4.3.3", "Size of the scale or other rating instrument.", size, FILLED),
+            _q("4.3.4", "List or range of the possible values.", values, FILLED),
+            _q("4.3.5", "How the rating instrument is presented.", _INSTRUMENT[task_type], FILLED),
+            _q(
+                "4.3.6",
+                "Task performed when there is no rating instrument.",
+                "N/A (there is a rating instrument)",
+                FILLED,
+            ),
+            _q(
+                "4.3.7",
+                "Verbatim question or prompt shown with each assessment.",
+                criterion["help_text"] or None,
+                PARTLY,
+                "The criterion's help text as stored; the rating screen shows it under the criterion's name.",
+            ),
+            _q("4.3.8", "Form of response elicitation.", _ELICITATION[task_type], FILLED),
+            _q("4.3.9", "How raw responses are aggregated into reported scores.", aggregation, FILLED),
+            _q(
+                "4.3.10",
+                "Methods for effect size and significance.",
+                "Bootstrap confidence intervals; paired bootstrap or approximate randomisation tests with Holm "
+                "correction (likert, rankme) or exact sign tests with Holm correction (pairwise), as run on the "
+                "platform's results page.",
+                PARTLY,
+                "What the published report uses is for the authors to state.",
+            ),
+            iaa,
+        ],
+    }
+
+
+def build(facts: dict) -> dict:
+    p, c, o = facts["project"], facts["counts"], facts["options"]
+    systems = list(c["systems"])
+    n_items = c["n_items"] - c["n_gold_items"]
+    qc_answer = (
+        ["automatic quality checking methods are used during/post evaluation"] if c["n_gold_items"] else []
+    )
+    if c["exclusions"]["n_excluded_raters"]:
+        qc_answer.append("evaluators are excluded if they fail quality checks")
+    sections = [
+        {
+            "section": "1",
+            "title": "Main reference and supplementary resources",
+            "questions": [
+                _q("1.1", "Main reference (paper) for the evaluation, or 'for preregistration'."),
+                _q(
+                    "1.2",
+                    "Links to resources used (system outputs, evaluation tools, data).",
+                    "The export archive this datasheet is part of (items, outputs, every judgment, scores).",
+                    PARTLY,
+                    "Add where the archive is published.",
+                ),
+                _q(
+                    "1.3.1",
+                    "Name, affiliation and email of the person completing the sheet.",
+                    None,
+                    NOT_KNOWN,
+                    "Filled automatically by the Concord export; the authors must add themselves.",
+                ),
+                _q("1.3.2", "Name, affiliation and email of the contact author."),
+            ],
+        },
+        {
+            "section": "2",
+            "title": "Evaluated system(s)",
+            "questions": [
+                _q(
+                    "2.1",
+                    "Type of input the evaluated systems take.",
+                    None,
+                    NOT_KNOWN,
+                    "Inputs are stored as text; the category (sentence, document, dialogue…) is for the authors.",
+                ),
+                _q(
+                    "2.2",
+                    "Type of output the systems generate.",
+                    "text",
+                    PARTLY,
+                    "Outputs are stored as text; choose the exact text category.",
+                ),
+                _q(
+                    "2.3",
+                    "Task the systems perform.",
+                    None,
+                    NOT_KNOWN,
+                    f"Hugging Face task categories given at export: {', '.join(o['task_categories'])}.",
+                ),
+                _q(
+                    "2.4",
+                    "Input language(s).",
+                    o["languages"] or None,
+                    FILLED if o["languages"] else NOT_KNOWN,
+                    "As declared at export." if o["languages"] else "No language was declared at export.",
+                ),
+                _q(
+                    "2.5",
+                    "Output language(s).",
+                    o["languages"] or None,
+                    PARTLY if o["languages"] else NOT_KNOWN,
+                    "Assumed to be the export's declared languages; confirm.",
+                ),
+            ],
+        },
+        {
+            "section": "3",
+            "title": "Sample of system outputs, evaluators and experimental design",
+            "questions": [
+                _q(
+                    "3.1.1",
+                    "Number of system outputs (evaluation items) evaluated per system.",
+                    {s: n for s, n in c["systems"].items()},
+                    FILLED,
+                    f"{n_items} non-gold items and {c['n_gold_items']} gold items; outputs per system.",
+                ),
+                _q(
+                    "3.1.2",
+                    "How the outputs were selected for inclusion.",
+                    None,
+                    NOT_KNOWN,
+                    "The platform stores the items as imported, not how they were sampled.",
+                ),
+                _q("3.1.3", "Statistical power of the sample size."),
+                _q("3.2.1", "Number of evaluators.", c["n_raters"], FILLED),
+                _q("3.2.2", "Kind of evaluators (experts, paid, known to authors…)."),
+                _q("3.2.3", "How evaluators were recruited."),
+                _q(
+                    "3.2.4",
+                    "Training and practice given before the evaluation.",
+                    p["instructions"] or None,
+                    PARTLY,
+                    "The written instructions shown to raters; any other training is for the authors to describe.",
+                ),
+                _q("3.2.5", "Other characteristics of the evaluators."),
+                _q("3.3.1", "Has the experimental design been preregistered?"),
+                _q(
+                    "3.3.2",
+                    "How responses were collected.",
+                    _collection(c),
+                    FILLED if not c["judgment_sources"].get("import") else PARTLY,
+                    ""
+                    if not c["judgment_sources"].get("import")
+                    else "Imported judgments were collected with another tool: name it.",
+                ),
+                _q(
+                    "3.3.3",
+                    "Quality assurance methods.",
+                    qc_answer or ["none of the above"],
+                    PARTLY,
+                    f"{c['n_gold_items']} gold items; {c['exclusions']['n_excluded_raters']} raters excluded; no "
+                    "automatic quality-control rules configured on the platform.",
+                ),
+                _q(
+                    "3.3.4",
+                    "What evaluators see (interface).",
+                    f"One screen per item: the input{' and references' if p['show_reference'] else ''} and "
+                    f"{'two outputs side by side' if p['task_type'] == 'pairwise' else 'the outputs'}, with the "
+                    f"criteria below; order: {_order(p['task_type'])}.",
+                    PARTLY,
+                    "Add a screenshot if possible.",
+                ),
+                _q(
+                    "3.3.5",
+                    "How free evaluators are regarding when and how quickly to evaluate.",
+                    f"No time limit per assessment; an assignment is leased for {p['lease_seconds']} s and returns "
+                    "to the pool if not judged; progress is saved after every screen.",
+                    PARTLY,
+                    "For judgments made on this platform.",
+                ),
+                _q(
+                    "3.3.6",
+                    "Can evaluators ask questions or give feedback?",
+                    None,
+                    NOT_KNOWN,
+                    "Raters can flag an item as broken, offensive or impossible to judge.",
+                ),
+                _q(
+                    "3.3.7",
+                    "Experimental conditions.",
+                    "evaluation carried out by evaluators at a place of their own choosing (online)",
+                    PARTLY,
+                    "True of the platform's web screens; confirm for imported studies.",
+                ),
+                _q(
+                    "3.3.8",
+                    "Variation in the conditions (if not of the evaluators' choosing).",
+                    "N/A",
+                    PARTLY,
+                ),
+            ],
+        },
+        {
+            "section": "4",
+            "title": "Definition and operationalisation of quality criteria (one block per criterion)",
+            "criteria": [_criterion_block(criterion, facts) for criterion in facts["criteria"]],
+        },
+        {
+            "section": "5",
+            "title": "Ethics",
+            "questions": [
+                _q("5.1", "Approval by a research ethics committee."),
+                _q(
+                    "5.2",
+                    "Personal data (GDPR Art. 4) in the outputs or responses, and how addressed.",
+                    None,
+                    PARTLY if not o["include_usernames"] else NOT_KNOWN,
+                    "The export replaces rater accounts with pseudonyms and holds no account data; whether the "
+                    "texts themselves contain personal data is for the authors."
+                    if not o["include_usernames"]
+                    else "This export includes rater usernames (export option).",
+                ),
+                _q("5.3", "Special-category data (GDPR Art. 9), and how addressed."),
+                _q("5.4", "Impact assessments carried out."),
+            ],
+        },
+    ]
+    return {
+        "form": "HEDS 3.0 (Human Evaluation Datasheet)",
+        "form_url": "https://nlp-heds.github.io",
+        "reference": "Belz and Thomson (2024). HEDS 3.0: The Human Evaluation Data Sheet Version 3.0. "
+        "arXiv:2412.07940.",
+        "filled_by": "Concord dataset export (automatic, from the platform's records)",
+        "experiment": facts["project"]["name"],
+        "statuses": {
+            FILLED: "answered from the platform's records",
+            PARTLY: "partly answered by the platform; see note",
+            NOT_KNOWN: "not known to the platform: the authors must answer",
+        },
+        "numbering_note": "Question ids follow the datasheet's sections and questions; wording is abridged. Check "
+        "each id against the HEDS 3.0 form when transferring the answers. Facts the form has no question for "
+        "are under platform_facts.",
+        "sections": sections,
+        "platform_facts": {
+            "systems": systems,
+            "task_type": p["task_type"],
+            "raters_per_item": p["raters_per_item"],
+            "double_annotated_share": p["double_annotation_share"],
+            "gold_rate": p["gold_rate"],
+            "observed_raters_per_item": {str(k): v for k, v in c["raters_per_item"].items()},
+            "order_randomisation": _order(p["task_type"]),
+            "n_judgments": c["n_judgments"],
+            "n_judgments_used": c["n_included_judgments"],
+        },
+    }
+
+
+def _order(task_type: str) -> str:
+    from .card import ORDER_POLICY
+
+    return ORDER_POLICY[task_type]
+
+
+def _collection(counts: dict) -> str:
+    sources = counts["judgment_sources"]
+    parts = []
+    if sources.get("rater"):
+        parts.append(f"{sources['rater']} judgments on the Concord web platform's rating screens")
+    if sources.get("import"):
+        parts.append(f"{sources['import']} judgments imported from a study run with another tool")
+    return "; ".join(parts) or "no judgments"

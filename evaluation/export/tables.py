@@ -1,0 +1,122 @@
+"""The tables of an export and their columns, per task type (the README data card describes them
+from here, so the card and the files cannot drift apart)."""
+
+from .writers import Column, TableSpec
+
+ITEMS = TableSpec(
+    "items",
+    (
+        Column("external_id", "string", "Item id as imported."),
+        Column("input", "string", "Source text or dialogue context shown to raters."),
+        Column("references", "string_list", "Reference texts (may be empty)."),
+        Column("outputs", "outputs", "The generated texts, in imported order: system name and text."),
+        Column("subgroup", "string", "Data subgroup (empty when none)."),
+        Column("meta", "json", "Free metadata as imported (JSON)."),
+        Column("gold", "json", "Expected answers of a gold (control) item as JSON; null for ordinary items."),
+    ),
+    "One row per item, in the platform's item import format (a line re-imports as it is).",
+)
+
+_JUDGMENT_HEAD = (
+    Column("item", "string", "external_id of the item."),
+    Column(
+        "system", "string", "System of the output judged (pairwise: the item's first output as imported)."
+    ),
+    Column("criterion", "string", "Criterion name."),
+    Column(
+        "rater",
+        "string",
+        "Rater pseudonym (rater-001… by first judgment), or username when exported with names.",
+    ),
+)
+_JUDGMENT_TAIL = (
+    Column("submitted_at", "timestamp", "When the judgment was submitted (UTC)."),
+    Column(
+        "shown_order", "string_list", "Systems in the order this rater saw them (empty when not recorded)."
+    ),
+    Column("duration_ms", "int", "Time on the screen in milliseconds, when recorded."),
+    Column("subgroup", "string", "The item's subgroup."),
+)
+_JUDGMENT_FLAGS = (
+    Column("served_at", "timestamp", "When the screen was served, for judgments made on this platform."),
+    Column("source", "string", "rater (made on this platform) or import (a study run elsewhere)."),
+    Column("gold_item", "bool", "The item is a gold (control) item; left out of scores and agreement."),
+    Column("excluded", "bool", "The rater is excluded by quality control; left out of scores and agreement."),
+)
+
+
+def judgments_table(task_type: str) -> TableSpec:
+    if task_type == "pairwise":
+        value = Column("value", "label", 'Winner: a system name, or "tie".')
+        extra = (
+            Column("system_b", "string", "The item's second output's system."),
+            Column("outcome", "int", "For `system`: 0 it loses, 1 tie, 2 it wins."),
+        )
+    else:
+        kind = (
+            "on the criterion's integer scale" if task_type == "likert" else "on the criterion's slider range"
+        )
+        value = Column("value", "label", f"The rating, {kind}.")
+        extra = ()
+    return TableSpec(
+        "judgments",
+        (*_JUDGMENT_HEAD, value, *_JUDGMENT_TAIL, *extra, *_JUDGMENT_FLAGS),
+        "One row per individual judgment (current version); the first eight columns are the judgment "
+        "import's fields.",
+    )
+
+
+def value_type(task_type: str) -> str:
+    """Parquet type of the judgments' ``value``: the winner's name (pairwise), an integer (likert),
+    a number (rankme)."""
+    return {"pairwise": "string", "likert": "int"}.get(task_type, "float")
+
+
+def scores_table(task_type: str) -> TableSpec:
+    head = (
+        Column("item", "string", "external_id of the item."),
+        Column("system", "string", "System of the output."),
+    )
+    if task_type == "pairwise":
+        columns = (
+            *head,
+            Column("opponent", "string", "The other system of the pair."),
+            Column("criterion", "string", "Criterion name."),
+            Column("subgroup", "string", "The item's subgroup."),
+            Column("n", "int", "Judgments of the pair."),
+            Column("wins", "int", "Judgments `system` won."),
+            Column("ties", "int", "Ties."),
+            Column("losses", "int", "Judgments `system` lost."),
+            Column("win_rate", "float", "(wins + ties / 2) / n."),
+        )
+    else:
+        columns = (
+            *head,
+            Column("criterion", "string", "Criterion name."),
+            Column("subgroup", "string", "The item's subgroup."),
+            Column("n", "int", "Judgments of the output on the criterion."),
+            Column("mean", "float", "Mean rating (raw values)."),
+            Column("sd", "float", "Sample standard deviation (null for one judgment)."),
+            Column("min", "float", "Lowest rating."),
+            Column("max", "float", "Highest rating."),
+        )
+    return TableSpec(
+        "scores",
+        columns,
+        "Aggregated scores per output and criterion, from the judgments results use (no gold items, no "
+        "excluded raters).",
+    )
+
+
+RATERS = TableSpec(
+    "raters",
+    (
+        Column("rater", "string", "Rater pseudonym (or username when exported with names)."),
+        Column("n_judgments", "int", "Judgments in this export."),
+        Column("n_items", "int", "Items judged."),
+        Column("n_gold_judgments", "int", "Judgments on gold (control) items."),
+        Column("source", "string", "rater, import, or both: where the judgments were made."),
+        Column("excluded", "bool", "Excluded by quality control."),
+    ),
+    "One row per rater: counts only, no personal data.",
+)

@@ -1,0 +1,702 @@
+"""What a dataset export reads: items, judgments, per-output scores and raters as batches of plain rows
+(server-side cursors, never a whole table in memory), and the small aggregates its data card states."""
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.db.models import (
+    Avg,
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    F,
+    FilteredRelation,
+    Max,
+    Min,
+    Q,
+    QuerySet,
+)
+from django.db.models.fields.json import KT
+
+from annotation.models import Criterion, Item, Judgment, Membership, Output, Project, TaskType
+
+from . import ratings
+
+# Rows fetched per round trip and handed to the writers at once: 10,000 judgment rows are ~3 MB of
+# Python tuples, enough to amortise the round trip and small enough to keep memory flat.
+CHUNK_ROWS = 10_000
+# Items are read in batches of this many, each batch's outputs in one query.
+ITEM_BATCH = 2_000
+
+NO_SUBGROUP = ""
+
+
+@dataclass(frozen=True)
+class ExportScope:
+    """What one export covers: the project up to the judgment and item ids that existed when it
+    started (rows added meanwhile wait for the next export, so every table and the card agree), the
+    name each rater is given, and the raters that quality control excludes."""
+
+    project: Project
+    max_judgment_id: int
+    max_item_id: int
+    rater_names: dict[int, str]
+    excluded: frozenset[int]
+    include_excluded: bool
+    by_subgroup: bool
+
+    @property
+    def pairwise(self) -> bool:
+        return self.project.task_type == TaskType.PAIRWISE
+
+    def judgments(self) -> QuerySet[Judgment]:
+        """Current judgments in the export (gold items included, flagged; excluded raters unless
+        left out by the options)."""
+        judgments = Judgment.objects.filter(
+            project=self.project, is_current=True, id__lte=self.max_judgment_id, item_id__lte=self.max_item_id
+        )
+        if self.excluded and not self.include_excluded:
+            judgments = judgments.exclude(rater_id__in=self.excluded)
+        return judgments
+
+    def included(self) -> QuerySet[Judgment]:
+        """The judgments results and scores use: ``evaluation.selectors.included_judgments`` (no gold
+        items, no excluded raters), cut at the export's ids."""
+        return ratings.included_judgments(self.project).filter(
+            id__lte=self.max_judgment_id, item_id__lte=self.max_item_id
+        )
+
+    def items(self) -> QuerySet[Item]:
+        return Item.objects.filter(project=self.project, id__lte=self.max_item_id)
+
+
+def rater_pseudonyms(project: Project, *, max_judgment_id: int) -> dict[int, str]:
+    """``rater-001``, ``rater-002``… numbered by each rater's first judgment in the project: stable from
+    one export to the next (later raters get later numbers) and free of any account data."""
+    first = (
+        Judgment.objects.filter(project=project, id__lte=max_judgment_id)
+        .values("rater_id")
+        .annotate(first=Min("id"))
+        .order_by("first")
+        .values_list("rater_id", flat=True)
+    )
+    ids = list(first)
+    width = max(3, len(str(len(ids))))
+    return {rater_id: f"rater-{k:0{width}d}" for k, rater_id in enumerate(ids, start=1)}
+
+
+def rater_usernames(project: Project) -> dict[int, str]:
+    """Usernames (the imported study's rater id for imported raters); emails are never exported."""
+    names = dict(
+        Membership.objects.filter(project=project).values_list("user_id", "user__username").iterator()
+    )
+    imported = Membership.objects.filter(project=project).exclude(external_name="")
+    names.update(imported.values_list("user_id", "external_name"))
+    missing = set(
+        Judgment.objects.filter(project=project).values_list("rater_id", flat=True).distinct()
+    ) - set(names)
+    if missing:  # raters who left the project keep their judgments
+        from django.contrib.auth import get_user_model
+
+        names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
+    return names
+
+
+def export_scope(
+    project: Project, *, include_usernames: bool, include_excluded: bool, by_subgroup: bool
+) -> ExportScope:
+    max_judgment_id = Judgment.objects.filter(project=project).aggregate(m=Max("id"))["m"] or 0
+    max_item_id = Item.objects.filter(project=project).aggregate(m=Max("id"))["m"] or 0
+    names = (
+        rater_usernames(project)
+        if include_usernames
+        else rater_pseudonyms(project, max_judgment_id=max_judgment_id)
+    )
+    return ExportScope(
+        project=project,
+        max_judgment_id=max_judgment_id,
+        max_item_id=max_item_id,
+        rater_names=names,
+        excluded=frozenset(ratings.excluded_rater_ids(project)),
+        include_excluded=include_excluded,
+        by_subgroup=by_subgroup,
+    )
+
+
+def _batches(rows: Iterator[tuple], by_subgroup: bool, convert) -> Iterator[tuple[str, list[tuple]]]:
+    """(subgroup, rows) batches of at most CHUNK_ROWS converted rows; the first field of each raw row
+    is its subgroup, and rows arrive ordered by it when ``by_subgroup``."""
+    batch, current = [], None
+    for raw in rows:
+        key = raw[0] if by_subgroup else NO_SUBGROUP
+        if key != current and batch:
+            yield current, batch
+            batch = []
+        current = key
+        batch.append(convert(raw))
+        if len(batch) >= CHUNK_ROWS:
+            yield current, batch
+            batch = []
+    if batch:
+        yield current, batch
+
+
+# --- Items --------------------------------------------------------------------------------------------
+
+
+def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
+    """Items exactly as the item import reads them (external_id, input, references, outputs, subgroup,
+    meta, gold): a gold item is one whose ``gold`` holds its expected answers."""
+    items = scope.items().order_by(*(["subgroup", "id"] if scope.by_subgroup else ["id"]))
+    fields = ("id", "subgroup", "external_id", "input", "references", "meta", "gold")
+    batch: list[tuple] = []
+    for row in items.values_list(*fields).iterator(chunk_size=ITEM_BATCH):
+        batch.append(row)
+        if len(batch) >= ITEM_BATCH:
+            yield from _item_rows(scope, batch)
+            batch = []
+    if batch:
+        yield from _item_rows(scope, batch)
+
+
+def _item_rows(scope: ExportScope, batch: list[tuple]) -> Iterator[tuple[str, list[tuple]]]:
+    outputs: dict[int, list[dict]] = {}
+    for item_id, system, text in (
+        Output.objects.filter(item_id__in=[row[0] for row in batch])
+        .order_by("item_id", "position")
+        .values_list("item_id", "system", "text")
+    ):
+        outputs.setdefault(item_id, []).append({"system": system, "text": text})
+
+    def convert(row):
+        item_id, subgroup, external_id, text, references, meta, gold = row
+        return (external_id, text, references, outputs.get(item_id, []), subgroup, meta, gold)
+
+    yield from _batches(((row[1], *row) for row in batch), scope.by_subgroup, lambda raw: convert(raw[1:]))
+
+
+def max_outputs_per_item(scope: ExportScope) -> int:
+    return (
+        Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id).aggregate(
+            m=Max("position")
+        )["m"]
+        or 0
+    ) + 1
+
+
+# --- Judgments ----------------------------------------------------------------------------------------
+
+
+def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
+    """One row per current judgment: the judgment import's fields first (item, system, criterion,
+    rater, value, submitted_at, shown_order, duration_ms), then subgroup, [pairwise: system_b,
+    outcome], served_at, source, gold_item, excluded."""
+    judgments = scope.judgments().annotate(
+        gold_item=ExpressionWrapper(Q(item__gold__isnull=False), output_field=BooleanField())
+    )
+    fields = [
+        "item__subgroup",
+        "item__external_id",
+        "output__system",
+        "criterion__name",
+        "rater_id",
+        "value",
+        "label",
+        "submitted_at",
+        "shown_order",
+        "duration_ms",
+        "served_at",
+        "source",
+        "gold_item",
+    ]
+    if scope.pairwise:
+        judgments = judgments.annotate(
+            second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1))
+        )
+        fields.append("second__system")
+    judgments = judgments.order_by(*(["item__subgroup", "id"] if scope.by_subgroup else ["id"]))
+    names, excluded = scope.rater_names, scope.excluded
+    integer = scope.project.task_type == TaskType.LIKERT
+
+    if scope.pairwise:
+
+        def convert(r):
+            return (
+                r[1],
+                r[2],
+                r[3],
+                names[r[4]],
+                r[6],
+                r[7],
+                r[8],
+                r[9],
+                r[0],
+                r[13],
+                int(r[5]),
+                r[10],
+                r[11],
+                r[12],
+                r[4] in excluded,
+            )
+    else:
+
+        def convert(r):
+            value = int(r[5]) if integer else r[5]
+            return (
+                r[1],
+                r[2],
+                r[3],
+                names[r[4]],
+                value,
+                r[7],
+                r[8],
+                r[9],
+                r[0],
+                r[10],
+                r[11],
+                r[12],
+                r[4] in excluded,
+            )
+
+    rows = judgments.values_list(*fields).iterator(chunk_size=CHUNK_ROWS)
+    yield from _batches(rows, scope.by_subgroup, convert)
+
+
+# --- Scores per output and criterion ------------------------------------------------------------------
+
+
+def score_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
+    """Aggregates of the included judgments (no gold items, no excluded raters) per output and
+    criterion: n, mean, sample sd, min, max (likert, rankme); n, wins, ties, losses and win rate of
+    each system of the pair (pairwise, from that system's side)."""
+    order = ["item__subgroup"] if scope.by_subgroup else []
+    if scope.pairwise:
+        rows = (
+            scope.included()
+            .annotate(second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1)))
+            .values("item_id", "criterion_id")
+            .annotate(
+                n=Count("id"),
+                wins=Count("id", filter=Q(value=2)),
+                ties=Count("id", filter=Q(value=1)),
+                losses=Count("id", filter=Q(value=0)),
+            )
+            .order_by(*order, "item_id", "criterion__position", "criterion_id")
+            .values_list(
+                "item__subgroup",
+                "item__external_id",
+                "output__system",
+                "second__system",
+                "criterion__name",
+                "n",
+                "wins",
+                "ties",
+                "losses",
+            )
+        )
+
+        def pairs(raw_rows):
+            for sg, item, first, second, crit, n, wins, ties, losses in raw_rows:
+                yield (sg, item, first, second, crit, n, wins, ties, losses)
+                yield (sg, item, second, first, crit, n, losses, ties, wins)
+
+        def convert(r):
+            sg, item, system, opponent, crit, n, wins, ties, losses = r
+            return (item, system, opponent, crit, sg, n, wins, ties, losses, (wins + ties / 2) / n)
+
+        yield from _batches(pairs(rows.iterator(chunk_size=CHUNK_ROWS)), scope.by_subgroup, convert)
+        return
+    rows = (
+        scope.included()
+        .values("output_id", "criterion_id")
+        .annotate(
+            n=Count("id"),
+            mean=Avg("value"),
+            mean_sq=Avg(F("value") * F("value")),
+            low=Min("value"),
+            high=Max("value"),
+        )
+        .order_by(*order, "item_id", "output__position", "criterion__position", "criterion_id")
+        .values_list(
+            "item__subgroup",
+            "item__external_id",
+            "output__system",
+            "criterion__name",
+            "n",
+            "mean",
+            "mean_sq",
+            "low",
+            "high",
+        )
+    )
+
+    def convert(r):
+        sg, item, system, crit, n, mean, mean_sq, low, high = r
+        sd = math.sqrt(max(0.0, mean_sq - mean * mean) * n / (n - 1)) if n > 1 else None
+        return (item, system, crit, sg, n, mean, sd, low, high)
+
+    yield from _batches(rows.iterator(chunk_size=CHUNK_ROWS), scope.by_subgroup, convert)
+
+
+# --- Raters -------------------------------------------------------------------------------------------
+
+
+def rater_rows(scope: ExportScope) -> list[tuple]:
+    """One row per rater with a judgment in the export: name, judgments, items, judgments on gold items,
+    where the judgments came from (rater = this platform's rating screens, import = a study run
+    elsewhere), excluded by quality control."""
+    rows = (
+        scope.judgments()
+        .values("rater_id")
+        .annotate(
+            n=Count("id"),
+            n_items=Count("item_id", distinct=True),
+            n_gold=Count("id", filter=Q(item__gold__isnull=False)),
+            n_imported=Count("id", filter=Q(source=Judgment.Source.IMPORT)),
+        )
+        .values_list("rater_id", "n", "n_items", "n_gold", "n_imported")
+    )
+    out = []
+    for rater_id, n, n_items, n_gold, n_imported in rows:
+        source = "import" if n_imported == n else ("rater" if n_imported == 0 else "both")
+        out.append((scope.rater_names[rater_id], n, n_items, n_gold, source, rater_id in scope.excluded))
+    return sorted(out)
+
+
+# --- Facts for the data card --------------------------------------------------------------------------
+
+
+def criteria_for_card(project: Project) -> list[dict]:
+    return [
+        {
+            "name": c.name,
+            "scale_min": c.scale_min,
+            "scale_max": c.scale_max,
+            "labels": list(c.labels or []),
+            "help_text": c.help_text,
+        }
+        for c in Criterion.objects.filter(project=project).order_by("position", "id")
+    ]
+
+
+def label_distributions(scope: ExportScope) -> dict[str, dict]:
+    """Per criterion, how often each value was given in the included judgments: counts per scale point
+    (likert), per outcome for the first output as imported (pairwise), per tenth of the scale (rankme)."""
+    criteria = Criterion.objects.filter(project=scope.project).order_by("position", "id")
+    out = {c.name: {} for c in criteria}
+    if scope.project.task_type == TaskType.RANKME:
+        for c in criteria:
+            low, high = c.scale_min, c.scale_max
+            width = (high - low) / 10
+            counts = Counter()
+            for value, n in (
+                scope.included()
+                .filter(criterion=c)
+                .values("value")
+                .annotate(n=Count("id"))
+                .values_list("value", "n")
+            ):
+                counts[min(9, int((value - low) // width))] += n
+            out[c.name] = {
+                f"{low + k * width:g}–{low + (k + 1) * width:g}": counts.get(k, 0) for k in range(10)
+            }
+        return out
+    rows = (
+        scope.included()
+        .values("criterion__name", "value")
+        .annotate(n=Count("id"))
+        .values_list("criterion__name", "value", "n")
+    )
+    counts = {(name, value): n for name, value, n in rows}
+    for c in criteria:
+        if scope.pairwise:
+            points = [(0.0, "first output loses"), (1.0, "tie"), (2.0, "first output wins")]
+        else:
+            points = [(float(v), f"{v:g}") for v in range(int(c.scale_min), int(c.scale_max) + 1)]
+        out[c.name] = {label: counts.get((c.name, value), 0) for value, label in points}
+    return out
+
+
+def _quantiles(values: list[int]) -> dict:
+    if not values:
+        return {"min": None, "q1": None, "median": None, "q3": None, "max": None, "mean": None}
+    values = sorted(values)
+
+    def at(share):  # linear interpolation between order statistics (numpy's default method)
+        position = share * (len(values) - 1)
+        low = math.floor(position)
+        high = min(low + 1, len(values) - 1)
+        return values[low] + (values[high] - values[low]) * (position - low)
+
+    return {
+        "min": values[0],
+        "q1": at(0.25),
+        "median": at(0.5),
+        "q3": at(0.75),
+        "max": values[-1],
+        "mean": sum(values) / len(values),
+    }
+
+
+def card_counts(scope: ExportScope) -> dict:
+    """Counts the card states about items, outputs, systems, subgroups, raters and the design."""
+    project = scope.project
+    items = scope.items()
+    judgments = scope.judgments()
+    n_items = items.count()
+    n_gold_items = items.filter(gold__isnull=False).count()
+    systems = dict(
+        Output.objects.filter(item__project=project, item_id__lte=scope.max_item_id)
+        .values("system")
+        .annotate(n=Count("id"))
+        .order_by("system")
+        .values_list("system", "n")
+    )
+    outputs_per_item = Counter(
+        n
+        for n in items.annotate(n=Count("outputs"))
+        .values_list("n", flat=True)
+        .iterator(chunk_size=CHUNK_ROWS)
+    )
+    subgroup_items = dict(
+        items.values("subgroup").annotate(n=Count("id")).order_by("subgroup").values_list("subgroup", "n")
+    )
+    subgroup_judgments = dict(
+        judgments.values("item__subgroup")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("item__subgroup", "n")
+    )
+    per_rater = list(
+        judgments.values("rater_id").annotate(n=Count("id")).order_by().values_list("n", flat=True)
+    )
+    raters_per_item = Counter(
+        n
+        for n in judgments.filter(item__gold__isnull=True)
+        .values("item_id")
+        .annotate(n=Count("rater_id", distinct=True))
+        .order_by()
+        .values_list("n", flat=True)
+        .iterator(chunk_size=CHUNK_ROWS)
+    )
+    ordered = judgments.exclude(shown_order=[])
+    n_ordered = ordered.count()
+    first_shown_first = (
+        ordered.annotate(first_shown=KT("shown_order__0")).filter(first_shown=F("output__system")).count()
+        if n_ordered
+        else 0
+    )
+    durations = judgments.filter(duration_ms__isnull=False)
+    n_durations = durations.count()
+    median_duration = None
+    if n_durations:
+        middle = durations.order_by("duration_ms").values_list("duration_ms", flat=True)
+        if n_durations % 2:
+            median_duration = float(middle[n_durations // 2])
+        else:
+            pair = list(middle[n_durations // 2 - 1 : n_durations // 2 + 1])
+            median_duration = sum(pair) / 2
+    all_current = Judgment.objects.filter(project=project, is_current=True, id__lte=scope.max_judgment_id)
+    exclusions = {
+        "n_excluded_raters": len(scope.excluded),
+        "excluded_rater_judgments": all_current.filter(
+            item__gold__isnull=True, rater_id__in=scope.excluded
+        ).count()
+        if scope.excluded
+        else 0,
+        "gold_item_judgments": all_current.filter(item__gold__isnull=False).count(),
+        "superseded_revisions": Judgment.objects.filter(
+            project=project, is_current=False, id__lte=scope.max_judgment_id
+        ).count(),
+    }
+    sources = dict(judgments.values("source").annotate(n=Count("id")).order_by().values_list("source", "n"))
+    weeks = judgments.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
+    return {
+        "n_items": n_items,
+        "n_gold_items": n_gold_items,
+        "n_outputs": sum(systems.values()),
+        "systems": systems,
+        "outputs_per_item": dict(sorted(outputs_per_item.items())),
+        "subgroups": [
+            {"subgroup": name, "n_items": n, "n_judgments": subgroup_judgments.get(name, 0)}
+            for name, n in subgroup_items.items()
+        ],
+        "n_judgments": sum(per_rater),
+        "n_included_judgments": scope.included().count(),
+        "judgment_sources": sources,
+        "n_raters": len(per_rater),
+        "judgments_per_rater": _quantiles(per_rater),
+        "raters_per_item": dict(sorted(raters_per_item.items())),
+        "n_with_shown_order": n_ordered,
+        "n_first_output_shown_first": first_shown_first,
+        "median_duration_ms": median_duration,
+        "n_with_duration": n_durations,
+        "exclusions": exclusions,
+        "first_submitted": weeks["first"].date().isoformat() if weeks["first"] else None,
+        "last_submitted": weeks["last"].date().isoformat() if weeks["last"] else None,
+    }
+
+
+def system_summary(scope: ExportScope) -> dict[str, list[dict]]:
+    """Per criterion and system, from the included judgments: n and mean (likert, rankme, raw values),
+    or n, wins, ties, losses and win rate (pairwise, counting both sides of every pair)."""
+    out: dict[str, list[dict]] = {c["name"]: [] for c in criteria_for_card(scope.project)}
+    if scope.pairwise:
+        rows = (
+            scope.included()
+            .annotate(second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1)))
+            .values("criterion__name", "output__system", "second__system")
+            .annotate(
+                n=Count("id"),
+                wins=Count("id", filter=Q(value=2)),
+                ties=Count("id", filter=Q(value=1)),
+                losses=Count("id", filter=Q(value=0)),
+            )
+            .order_by()
+            .values_list("criterion__name", "output__system", "second__system", "n", "wins", "ties", "losses")
+        )
+        tally: dict[tuple[str, str], list[int]] = {}
+        for crit, first, second, n, wins, ties, losses in rows:
+            for system, w, ll in ((first, wins, losses), (second, losses, wins)):
+                t = tally.setdefault((crit, system), [0, 0, 0, 0])
+                t[0] += n
+                t[1] += w
+                t[2] += ties
+                t[3] += ll
+        for (crit, system), (n, wins, ties, losses) in tally.items():
+            out.setdefault(crit, []).append(
+                {
+                    "system": system,
+                    "n": n,
+                    "wins": wins,
+                    "ties": ties,
+                    "losses": losses,
+                    "win_rate": (wins + ties / 2) / n,
+                }
+            )
+        for rows_ in out.values():
+            rows_.sort(key=lambda r: (-r["win_rate"], r["system"]))
+        return {name: rows_ for name, rows_ in out.items() if rows_}
+    rows = (
+        scope.included()
+        .values("criterion__name", "output__system")
+        .annotate(n=Count("id"), mean=Avg("value"))
+        .order_by()
+        .values_list("criterion__name", "output__system", "n", "mean")
+    )
+    for crit, system, n, mean in rows:
+        out.setdefault(crit, []).append({"system": system, "n": n, "mean": mean})
+    for rows_ in out.values():
+        rows_.sort(key=lambda r: (-r["mean"], r["system"]))
+    return {name: rows_ for name, rows_ in out.items() if rows_}
+
+
+# --- Agreement, as the dashboard shows it --------------------------------------------------------------
+
+
+def _snapshot(s) -> dict | None:
+    if s is None:
+        return None
+    return {
+        "statistic": s.statistic,
+        "value": s.value,
+        "ci_low": s.ci_low,
+        "ci_high": s.ci_high,
+        "n_units": s.n_units,
+        "n_raters": s.n_raters,
+        "status": s.status,
+        "reason": s.reason,
+        "unreliable": s.unreliable,
+    }
+
+
+def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict:
+    """The agreement figures of the dashboard (``agreement.selectors.dashboard``), read from the stored
+    snapshots: per criterion every statistic of the latest week (cumulative), per subgroup the main
+    coefficient, the weekly trend of the main coefficient, rater pairs under the export's rater names,
+    and the scopes too small to trust."""
+    from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
+    from agreement.selectors.dashboard import dashboard_for_project
+    from agreement.templatetags.agreement_format import LABELS
+
+    board = dashboard_for_project(project)
+    if board["week"] is None:
+        return {
+            "week": None,
+            "main_statistic": None,
+            "main_statistic_label": None,
+            "label_columns": [],
+            "labels": {},
+            "subgroups": {},
+            "trend": {},
+            "pairs": {},
+            "limitations": [],
+            "statistic_labels": LABELS,
+            "min_reliable_units": MIN_RELIABLE_UNITS,
+            "computed_at": None,
+        }
+    criteria = [c["name"] for c in criteria_for_card(project)]
+    labels = {
+        name: {statistic: _snapshot(s) for statistic, s in board["labels"][name].items()}
+        for name in criteria
+        if name in board["labels"]
+    }
+    subgroups = {
+        subgroup: {name: _snapshot(cells.get(name)) for name in criteria if name in cells}
+        for subgroup, cells in sorted(board["subgroups"].items())
+    }
+    trend = {
+        name: {
+            window: [
+                {k: p[k] for k in ("week", "value", "ci_low", "ci_high", "n_units", "status", "unreliable")}
+                for p in points
+            ]
+            for window, points in series.items()
+        }
+        for name, series in board["trends"].items()
+    }
+    pair_rows = (
+        AgreementSnapshot.objects.filter(
+            project=project,
+            week_start=board["week"],
+            window=AgreementSnapshot.Window.CUMULATIVE,
+            scope=AgreementSnapshot.Scope.PAIR,
+        )
+        .select_related("criterion")
+        .order_by("criterion__position", "statistic")
+    )
+    pairs: dict[str, dict] = {}
+    for s in pair_rows:
+        entry = pairs.setdefault(s.criterion.name, {"statistic": s.statistic, "pairs": []})
+        if s.statistic != entry["statistic"]:
+            continue  # the first pair statistic of each criterion, as the dashboard's heatmap
+        a, b = sorted([rater_names.get(s.rater_a_id, "rater-?"), rater_names.get(s.rater_b_id, "rater-?")])
+        entry["pairs"].append({"rater_a": a, "rater_b": b, **_snapshot(s)})
+    for entry in pairs.values():
+        entry["pairs"].sort(key=lambda p: (p["rater_a"], p["rater_b"]))
+    limitations = []
+    for name, stats in labels.items():
+        main = stats.get(board["main_statistic"])
+        if main and (main["unreliable"] or main["status"] != "ok"):
+            limitations.append({"scope": "criterion", "criterion": name, "subgroup": "", **main})
+    for subgroup, cells in subgroups.items():
+        for name, s in cells.items():
+            if s and (s["unreliable"] or s["status"] != "ok"):
+                limitations.append({"scope": "subgroup", "criterion": name, "subgroup": subgroup, **s})
+    computed_at = AgreementSnapshot.objects.filter(project=project).aggregate(m=Max("computed_at"))["m"]
+    return {
+        "week": board["week"].isoformat(),
+        "main_statistic": board["main_statistic"],
+        "main_statistic_label": LABELS.get(board["main_statistic"], board["main_statistic"]),
+        "label_columns": [c for c in board["label_columns"] if c],
+        "labels": labels,
+        "subgroups": subgroups,
+        "trend": trend,
+        "pairs": pairs,
+        "limitations": limitations,
+        "statistic_labels": {k: v for k, v in LABELS.items()},
+        "min_reliable_units": MIN_RELIABLE_UNITS,
+        "computed_at": computed_at.isoformat() if computed_at else None,
+    }

@@ -1,0 +1,187 @@
+"""The data card's figures: agreement equals the dashboard's stored snapshots; counts, label
+distributions and system means equal what the raw judgments give."""
+
+import json
+from collections import Counter
+
+import pytest
+import yaml
+
+from agreement.models import AgreementSnapshot
+from agreement.selectors.dashboard import dashboard_for_project
+from agreement.services import snapshot_compute_for_project
+from annotation.models import Judgment
+from evaluation.export.card import estimate, num
+from evaluation.services import ExportOptions, export_write
+from tests.evaluation.export.studies import likert_study, read_zip
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def exported(lead, tmp_path):
+    project = likert_study(lead)
+    snapshot_compute_for_project(project_id=project.id)
+    files = read_zip(_write(project, tmp_path))
+    return project, files["README.md"].decode(), json.loads(files["card.json"])
+
+
+def _write(project, tmp_path, **options):
+    path = tmp_path / "export.zip"
+    export_write(project=project, options=ExportOptions(formats=("jsonl",), **options), destination=path)
+    return path
+
+
+def test_agreement_per_criterion_is_the_dashboards_to_the_last_digit(exported):
+    project, card, facts = exported
+    board = dashboard_for_project(project)
+
+    assert facts["agreement"]["week"] == board["week"].isoformat()
+    for criterion, stats in board["labels"].items():
+        for statistic, s in stats.items():
+            shown = facts["agreement"]["labels"][criterion][statistic]
+            assert (shown["value"], shown["ci_low"], shown["ci_high"], shown["n_units"]) == (
+                s.value,
+                s.ci_low,
+                s.ci_high,
+                s.n_units,
+            )
+        main = stats[board["main_statistic"]]
+        assert (
+            f"| {criterion} | {estimate(facts['agreement']['labels'][criterion][main.statistic], n=False)} | "
+            f"{main.n_units} | {main.n_raters} |" in card
+        )
+        assert f"{main.value:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" in card
+
+
+def test_agreement_per_subgroup_and_per_week_is_the_dashboards(exported):
+    project, card, facts = exported
+    board = dashboard_for_project(project)
+
+    for subgroup, cells in board["subgroups"].items():
+        for criterion, s in cells.items():
+            assert facts["agreement"]["subgroups"][subgroup][criterion]["value"] == s.value
+    stored = AgreementSnapshot.objects.filter(project=project, scope="criterion", is_main=True)
+    assert (
+        sum(len(points) for t in facts["agreement"]["trend"].values() for points in t.values())
+        == stored.count()
+    )
+    for s in stored.select_related("criterion"):
+        point = next(
+            p
+            for p in facts["agreement"]["trend"][s.criterion.name][s.window]
+            if p["week"] == s.week_start.isoformat()
+        )
+        assert (point["value"], point["ci_low"], point["ci_high"]) == (s.value, s.ci_low, s.ci_high)
+    weeks = sorted({s.week_start for s in stored})
+    assert len(weeks) == 3 and all(w.isoformat() in card for w in weeks)
+
+
+def test_counts_and_label_distributions_are_those_of_the_raw_judgments(exported):
+    project, card, facts = exported
+    current = Judgment.objects.filter(project=project, is_current=True)
+    used = current.filter(item__gold__isnull=True)
+
+    assert facts["counts"]["n_judgments"] == current.count()
+    assert facts["counts"]["n_included_judgments"] == used.count()
+    assert facts["counts"]["n_raters"] == current.values("rater").distinct().count() == 4
+    assert (
+        facts["counts"]["exclusions"]["gold_item_judgments"]
+        == current.filter(item__gold__isnull=False).count()
+    )
+    assert facts["counts"]["exclusions"]["superseded_revisions"] == 1
+    for criterion in ("fluency", "coherence"):
+        raw = Counter(int(v) for v in used.filter(criterion__name=criterion).values_list("value", flat=True))
+        assert facts["label_distributions"][criterion] == {str(k): raw.get(k, 0) for k in range(1, 6)}
+        total = sum(raw.values())
+        for k in range(1, 6):
+            assert f"| {k} | {raw.get(k, 0)} | {100 * raw.get(k, 0) / total:.1f}% |" in card
+    per_rater = sorted(Counter(current.values_list("rater_id", flat=True)).values())
+    assert facts["counts"]["judgments_per_rater"]["min"] == per_rater[0]
+    assert facts["counts"]["judgments_per_rater"]["max"] == per_rater[-1]
+
+
+def test_system_means_are_those_of_the_raw_judgments(exported):
+    project, card, facts = exported
+    used = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
+
+    for row in facts["systems"]["fluency"]:
+        values = list(
+            used.filter(criterion__name="fluency", output__system=row["system"]).values_list(
+                "value", flat=True
+            )
+        )
+        assert row["n"] == len(values)
+        assert row["mean"] == pytest.approx(sum(values) / len(values))
+        assert f"| {row['system']} | {num(len(values))} | {sum(values) / len(values):.3f} |" in card
+
+
+def test_the_front_matter_is_hugging_face_metadata(lead, tmp_path):
+    project = likert_study(lead)
+    files = read_zip(
+        _write(project, tmp_path, license="cc-by-4.0", languages=("en",), task_categories=("summarization",))
+    )
+    card = files["README.md"].decode()
+    meta = yaml.safe_load(card.split("---\n")[1])
+
+    assert meta["license"] == "cc-by-4.0"
+    assert meta["language"] == ["en"]
+    assert meta["task_categories"] == ["summarization"]
+    assert meta["size_categories"] == ["n<1K"]
+    configs = {c["config_name"]: c for c in meta["configs"]}
+    assert configs["judgments"]["default"] is True
+    for config in configs.values():
+        for data_file in config["data_files"]:
+            assert data_file["path"] in files
+    for section in (
+        "## Task, instructions and criteria",
+        "## Items, systems and subgroups",
+        "## Raters",
+        "## Assignment design",
+        "## Quality control",
+        "## Agreement",
+        "### Per subgroup",
+        "### Weekly trend",
+        "## Label distributions",
+        "## Known limitations",
+    ):
+        assert section in card
+    assert "> Read the document, then rate each summary." in card
+    assert "Rules: none configured" in card
+
+
+def test_stored_snapshots_are_used_as_they_are_and_computed_only_when_missing(lead, tmp_path):
+    project = likert_study(lead)
+    path = tmp_path / "a.zip"
+
+    first = export_write(project=project, options=ExportOptions(formats=("jsonl",)), destination=path)
+    assert first["agreement_recomputed"] is True
+    computed = AgreementSnapshot.objects.filter(project=project).values_list("computed_at", flat=True).first()
+    second = export_write(project=project, options=ExportOptions(formats=("jsonl",)), destination=path)
+    assert second["agreement_recomputed"] is False
+    assert (
+        AgreementSnapshot.objects.filter(project=project).values_list("computed_at", flat=True).first()
+        == computed
+    )
+    third = export_write(
+        project=project, options=ExportOptions(formats=("jsonl",), recompute_agreement=True), destination=path
+    )
+    assert third["agreement_recomputed"] is True
+
+
+def test_the_heds_datasheet_fills_what_the_platform_knows_and_marks_the_rest(exported, tmp_path):
+    project, _, facts = exported
+    heds = json.loads(read_zip(_write(project, tmp_path))["heds.json"])
+    answers = {q["id"]: q for section in heds["sections"] for q in section.get("questions", [])}
+
+    assert heds["form"].startswith("HEDS 3.0")
+    assert answers["3.2.1"] == {**answers["3.2.1"], "answer": 4, "status": "filled"}
+    assert answers["3.1.2"]["status"] == "not_known" and answers["3.1.2"]["answer"] is None
+    assert answers["5.1"]["status"] == "not_known"
+    criteria = {c["criterion"]: {q["id"]: q for q in c["questions"]} for c in heds["sections"][3]["criteria"]}
+    assert set(criteria) == {"fluency", "coherence"}
+    assert criteria["fluency"]["4.3.3"]["answer"] == 5
+    assert criteria["fluency"]["4.3.8"]["answer"] == "direct quality estimation"
+    main = facts["agreement"]["labels"]["fluency"][facts["agreement"]["main_statistic"]]
+    assert f"{main['value']:.3f}" in criteria["fluency"]["4.3.11"]["answer"]
+    assert all(q["status"] in ("filled", "partly_filled", "not_known") for q in answers.values())
