@@ -170,7 +170,10 @@ class Assignment(models.Model):
         EXPIRED = "expired"
         SKIPPED = "skipped"  # the rater flagged the item and moved on; it is not served to them again
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignments")
+    # No index of its own: assignment_rater_status (project, rater, status) leads with the project, and a
+    # second, project-only index tempts PostgreSQL to scan a project's every assignment when its
+    # statistics underestimate a young project (the rater loop's look-ups; BENCHMARKS.md, "Rater loop").
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)

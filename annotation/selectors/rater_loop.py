@@ -83,8 +83,9 @@ def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Mem
 def _current_sql() -> str:
     return (f'SELECT a.*, i.input AS item_input, i.{_q("references")} AS item_references '
             f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-            f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
-            f"ORDER BY a.id LIMIT 1")
+            # No ORDER BY: a rater holds one lease at a time (their membership row is locked while one
+            # is taken), and ordering by id would invite a walk of the primary key.
+            f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s LIMIT 1")
 
 
 def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | None:

@@ -117,7 +117,9 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
         due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
         if project_id is not None:
             due = due.filter(project_id=project_id)
-        rows = list(due.select_for_update(skip_locked=True).order_by("id").values_list("id", "item_id")
+        # Unordered on purpose: ORDER BY id would let the planner walk the primary key through every
+        # assignment; the partial index assignment_active_expiry finds the few that are due.
+        rows = list(due.select_for_update(skip_locked=True).order_by().values_list("id", "item_id")
                     [:EXPIRE_BATCH])
         if not rows:
             return 0

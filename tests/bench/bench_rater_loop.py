@@ -79,8 +79,10 @@ class BackendCpu(threading.Thread):
 
 
 def backends_of(admin, database: str) -> list[int]:
-    """PostgreSQL backend processes serving ``database`` (the web workers keep theirs open)."""
-    return [pid for (pid,) in admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s",
+    """PostgreSQL backends of clients of ``database`` (the web workers keep theirs open); autovacuum,
+    which the load also causes but which runs on its own schedule, is left out."""
+    return [pid for (pid,) in admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s "
+                                            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
                                             [database]).fetchall()]
 
 
