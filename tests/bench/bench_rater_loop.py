@@ -61,8 +61,9 @@ class BackendCpu(threading.Thread):
         self.sample()
 
     def sample(self):
+        initial = not self.last  # backends alive at the start count from there; later ones from zero
         for pid, t in cpu_by_pid(backends_of(self.admin, self.database)).items():
-            self.first.setdefault(pid, 0.0 if self.last else t)
+            self.first.setdefault(pid, t if initial else 0.0)
             self.last[pid] = t
 
     def run(self):
