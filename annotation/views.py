@@ -9,6 +9,7 @@ from annotation.forms import ImportForm
 from annotation.models import Membership
 from annotation.parsers import spool
 from annotation.selectors import (
+    item_flag_list_for_project,
     project_get_for_user,
     project_list_for_user,
     project_role,
@@ -35,6 +36,7 @@ def project_detail(request, pk):
     if role == Membership.Role.LEAD:
         context["progress"] = project_progress(project)
         context["raters"] = rater_progress_for_project(project)
+        context["flags"] = item_flag_list_for_project(project)
     elif role == Membership.Role.RATER:
         context["my_progress"] = rater_progress(project=project, rater=request.user)
     return render(request, "annotation/project_detail.html", context)

@@ -4,6 +4,7 @@ from .assignments import (
     assignment_get_for_rater,
     assignment_previous_for_rater,
     assignment_screen,
+    item_flag_list_for_project,
     judgment_screen_values,
     rater_progress,
     rater_progress_for_project,
@@ -16,4 +17,5 @@ from .projects import project_get_for_user, project_list_for_user, project_role
 __all__ = ["item_list_for_project", "judgment_list_for_project", "project_get_for_user", "project_list_for_user",
            "project_role", "rater_names_for_project",
            "assignment_answers", "assignment_get_for_rater", "assignment_previous_for_rater", "assignment_screen",
-           "judgment_screen_values", "rater_progress", "rater_progress_for_project", "rater_project_list"]
+           "item_flag_list_for_project", "judgment_screen_values", "rater_progress", "rater_progress_for_project",
+           "rater_project_list"]

@@ -125,3 +125,9 @@ def rater_progress_for_project(project: Project) -> list[dict]:
                      "assigned": row.get("assigned", 0), "skipped": row.get("skipped", 0),
                      "flags": flags.get(m.user_id, 0), "last_at": row.get("last_at")})
     return rows
+
+
+def item_flag_list_for_project(project: Project, *, limit: int = 50):
+    """The project's latest flags, newest first, with item and rater (for its leads)."""
+    return (ItemFlag.objects.filter(project=project).select_related("item", "rater")
+            .order_by("-created_at", "-id")[:limit])

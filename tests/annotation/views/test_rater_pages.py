@@ -5,7 +5,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, ItemFlag, Judgment, Project
-from tests.annotation.factories import ItemFactory
+from tests.annotation.factories import ItemFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
 
 pytestmark = pytest.mark.django_db
@@ -121,12 +121,18 @@ def test_flagging_skips_to_the_next_item(client):
     start(client, project)
     first = Assignment.objects.get(rater=rater)
 
-    response = client.post(f"/assignments/{first.pk}/flag/", {"reason": "offensive", "comment": "insult"},
+    response = client.post(f"/assignments/{first.pk}/flag/", {"reason": "offensive", "comment": "<i>insult</i>"},
                            follow=True)
 
     assert b"flagged" in response.content
-    assert ItemFlag.objects.get().comment == "insult"
+    assert ItemFlag.objects.get().comment == "<i>insult</i>"
     assert Assignment.objects.get(rater=rater, status="active").item_id != first.item_id
+    lead = UserFactory(username="flag-lead")
+    project.memberships.create(user=lead, role="lead")
+    client.force_login(lead)
+    lead_page = client.get(f"/projects/{project.pk}/").content
+    assert b'data-testid="flags"' in lead_page and b"Offensive content" in lead_page
+    assert b"&lt;i&gt;insult&lt;/i&gt;" in lead_page and first.item.external_id.encode() in lead_page
 
 
 def test_an_expired_lease_is_explained(client):
