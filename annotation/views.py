@@ -62,4 +62,5 @@ def item_import_upload(request, pk):
             return redirect("project-detail", pk=project.pk)
     context["progress"] = project_progress(project)
     context["raters"] = rater_progress_for_project(project)
+    context["flags"] = item_flag_list_for_project(project)
     return render(request, "annotation/project_detail.html", context, status=400)
