@@ -8,9 +8,10 @@ How a lease stays exact without a sweeper:
   own condition on the newest version before locking it, so two raters can never both take the
   last slot (the job-queue pattern of PostgreSQL's documentation of ``SKIP LOCKED``). On SQLite,
   IMMEDIATE transactions (config/settings) serialise every writer, which is trivially safe.
-- Expired leases are returned by ``assignment_expire``, which every ``assignment_next_for_rater``
-  runs first for its project (an indexed look-up that usually finds nothing); the Celery job
-  ``assignment_expire_job`` only sweeps projects nobody is working on.
+- Expired leases are returned by ``assignment_expire``, which ``assignment_next_for_rater`` runs for
+  its project on one call in eight and always before it answers "nothing left", so a dead lease never
+  keeps a slot from a rater who needs it; the Celery job ``assignment_expire_job`` only tidies the
+  counts of projects nobody is working on.
 """
 import functools
 import random
