@@ -51,6 +51,8 @@ class AgreementSnapshot(models.Model):
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
     reason = models.CharField(max_length=300, blank=True)
     unreliable = models.BooleanField(default=False, help_text=f"Fewer than {MIN_RELIABLE_UNITS} units.")
+    detail = models.JSONField(default=dict, blank=True,
+                              help_text="Extra structure, e.g. a coincidence matrix {values, matrix}.")
     computed_at = models.DateTimeField()
 
     class Meta:

@@ -37,9 +37,15 @@ def dashboard_for_project(project: Project) -> dict:
     labels = defaultdict(dict)
     subgroups = defaultdict(dict)
     pairs = defaultdict(dict)
-    raters = defaultdict(dict)
+    raters = defaultdict(lambda: defaultdict(dict))
+    confusions = {}
+    specific = defaultdict(dict)
     for s in latest:
-        if s.scope == Scope.CRITERION:
+        if s.scope == Scope.CRITERION and s.statistic == "coincidence_matrix":
+            confusions[s.criterion.name] = _confusion(s)
+        elif s.scope == Scope.CRITERION and s.statistic.startswith("specific_agreement_"):
+            specific[s.criterion.name][s.statistic.removeprefix("specific_agreement_")] = s
+        elif s.scope == Scope.CRITERION:
             labels[s.criterion.name][s.statistic] = s
         elif s.scope == Scope.SUBGROUP_CRITERION:
             subgroups[s.subgroup][s.criterion.name] = s
@@ -47,12 +53,23 @@ def dashboard_for_project(project: Project) -> dict:
             pairs[(s.criterion.name, s.statistic)][(names.get(s.rater_a_id, str(s.rater_a_id)),
                                                     names.get(s.rater_b_id, str(s.rater_b_id)))] = s
         elif s.scope == Scope.RATER:
-            raters[names.get(s.rater_a_id, str(s.rater_a_id))][s.criterion.name] = s
+            raters[names.get(s.rater_a_id, str(s.rater_a_id))][s.criterion.name][s.statistic] = s
     label_columns = list(dict.fromkeys([main_statistic, *(name for stats in labels.values() for name in stats)]))
     alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
             "label_columns": label_columns, "subgroups": dict(subgroups), "heatmaps": _heatmaps(pairs),
-            "raters": dict(sorted(raters.items())), "alerts": alerts}
+            "raters": {name: dict(cells) for name, cells in sorted(raters.items())}, "alerts": alerts,
+            "confusions": confusions, "specific": dict(specific)}
+
+
+def _confusion(s: AgreementSnapshot) -> dict:
+    """Rows of the coincidence matrix with each cell's share of its row, for a heatmap."""
+    values, matrix = s.detail.get("values", []), s.detail.get("matrix", [])
+    rows = []
+    for value, row in zip(values, matrix, strict=True):
+        total = sum(row) or 1.0
+        rows.append({"value": value, "cells": [{"count": c, "share": c / total} for c in row]})
+    return {"values": values, "rows": rows, "diagonal": s.value, "n_units": s.n_units}
 
 
 def _heatmaps(pairs: dict) -> dict:

@@ -29,6 +29,7 @@ class JudgmentRecords:
     value: np.ndarray
     week_index: np.ndarray
     subgroup_index: np.ndarray
+    duration_ms: np.ndarray
 
     def __len__(self) -> int:
         return len(self.value)
@@ -39,18 +40,19 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
     rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
             .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
-            .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup")
+            .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")
             .order_by())
     week_pos: dict[date, int] = {}
     subgroup_pos: dict[str, int] = {}
-    columns: list[list] = [[], [], [], [], [], []]
-    for criterion_id, output_id, rater_id, value, week, subgroup in rows.iterator(chunk_size=CHUNK_ROWS):
+    columns: list[list] = [[], [], [], [], [], [], []]
+    for criterion_id, output_id, rater_id, value, week, subgroup, duration in rows.iterator(chunk_size=CHUNK_ROWS):
         columns[0].append(criterion_pos[criterion_id])
         columns[1].append(output_id)
         columns[2].append(rater_id)
         columns[3].append(value)
         columns[4].append(week_pos.setdefault(week, len(week_pos)))
         columns[5].append(subgroup_pos.setdefault(subgroup, len(subgroup_pos)))
+        columns[6].append(np.nan if duration is None else duration)
     weeks = sorted(week_pos)
     # renumber weeks in calendar order so that "cumulative to week k" is week_index <= k
     remap = np.empty(len(weeks), dtype=np.int32)
@@ -66,4 +68,5 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
         value=np.asarray(columns[3], dtype=np.float64),
         week_index=remap[np.asarray(columns[4], dtype=np.int64)],
         subgroup_index=np.asarray(columns[5], dtype=np.int32),
+        duration_ms=np.asarray(columns[6], dtype=np.float64),
     )

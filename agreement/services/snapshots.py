@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
-from threadpoolctl import threadpool_limits
 from django.utils import timezone
+from threadpoolctl import threadpool_limits
 
 from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
@@ -16,9 +16,11 @@ from agreement.stats import (
     InsufficientDataError,
     bootstrap_alpha,
     cohen_kappa_all_pairs,
+    coincidence_matrix,
     interval_alpha_all_pairs,
     krippendorff_alpha_leave_one_out,
     reliability_matrix,
+    specific_agreement,
 )
 from annotation.models import Project
 from annotation.services.bulk_insert import insert_rows
@@ -26,7 +28,7 @@ from annotation.services.bulk_insert import insert_rows
 Scope = AgreementSnapshot.Scope
 SNAPSHOT_FIELDS = ["project", "window", "week_start", "scope", "scope_key", "criterion", "subgroup", "rater_a",
                    "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "n_units", "n_raters",
-                   "n_pairable", "status", "reason", "unreliable", "computed_at"]
+                   "n_pairable", "status", "reason", "unreliable", "detail", "computed_at"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class _RowBuilder:
         self.rows: list[tuple] = []
 
     def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False, matrix=None,
-            n_units=None, ci=None):
+            n_units=None, detail=None):
         value = ci = None
         n_raters = n_pairable = 0
         status, reason = AgreementSnapshot.Status.OK, ""
@@ -65,7 +67,7 @@ class _RowBuilder:
             value = float(outcome)
         else:
             value = float(outcome.value)
-            ci = ci or getattr(outcome, "confidence_interval", None)
+            ci = getattr(outcome, "confidence_interval", None)
             n_units = getattr(outcome, "n_units", n_units)
             n_raters = getattr(outcome, "n_raters", 0) or 0
             n_pairable = getattr(outcome, "n_pairable", 0) or 0
@@ -77,13 +79,13 @@ class _RowBuilder:
             n_pairable = n_pairable or int(rated[:, pairable_units].sum())
         n_units = int(n_units or 0)
         if value is not None and not np.isfinite(value):
-            status, reason, value, ci = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)", None, None
+            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)"
+            value = ci = None
         self.rows.append((
             self.project_id, window.name, window.week_start, scope.scope, scope.key, scope.criterion_id,
             scope.subgroup, scope.rater_a, scope.rater_b, statistic, is_main, value,
             None if ci is None else float(ci[0]), None if ci is None else float(ci[1]),
-            n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, self.now))
-
+            n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, detail or {}, self.now))
 
     def add_pairs(self, window: Window, criterion_id: int, raters: np.ndarray, pairs, statistic: str,
                   undefined_reason: str) -> None:
@@ -101,7 +103,7 @@ class _RowBuilder:
                 f"criterion={criterion_id}|pair={a}-{b}", criterion_id, "", a, b, statistic, False,
                 value if defined else None, lo if defined and lo == lo else None,
                 hi if defined and hi == hi else None, n, 2, 2 * n, ok if defined else insufficient,
-                "" if defined else undefined_reason, n < MIN_RELIABLE_UNITS, self.now))
+                "" if defined else undefined_reason, n < MIN_RELIABLE_UNITS, {}, self.now))
 
 
 # Bootstrap of every scope's main coefficient: resampling 200 random blocks of units (plain unit
@@ -139,6 +141,7 @@ class _ProjectComputation:
         self.value = records.value[order]
         self.subgroup = records.subgroup_index[order]
         self.week = records.week_index[order]
+        self.duration = records.duration_ms[order]
         self.categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
         self.n_criteria = len(records.criteria)
         self.rng = np.random.default_rng(project.id)
@@ -168,6 +171,7 @@ class _ProjectComputation:
         rows = window.rows
         self.criterion_w, self.unit_w = self.criterion[rows], self.unit[rows]
         self.rater_w, self.value_w, self.subgroup_w = self.rater[rows], self.value[rows], self.subgroup[rows]
+        self.duration_w = self.duration[rows]
         everything = np.ones(len(self.unit_w), dtype=bool)
         pooled_categories = self.categories[0] if self.n_criteria == 1 or self.task_type != "rankme" else None
         if self.task_type == "likert" and self.n_criteria > 1:
@@ -203,38 +207,87 @@ class _ProjectComputation:
         self.main(window, scope, m, categories)
         for statistic in self.plan.label[1:]:
             self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), matrix=m)
-        self.pair_scopes(window, criterion_id, data, categories)
-        self.rater_scopes(window, criterion_id, data)
+        if categories is not None:
+            self.category_rows(window, scope, m, categories)
+        agreement_with_others = self.pair_scopes(window, criterion_id, data, categories)
+        self.rater_scopes(window, criterion_id, data, agreement_with_others, self.duration_w[mask],
+                          self.rater_w[mask])
 
-    def pair_scopes(self, window, criterion_id: int, data, categories) -> None:
+    def category_rows(self, window, scope: ScopeId, m: np.ndarray, categories: np.ndarray) -> None:
+        """Specific agreement per category, and the coincidence matrix (which categories raters confuse)."""
+        try:
+            specific = specific_agreement(m, categories=categories)
+        except InsufficientDataError as exc:
+            specific = {c: exc for c in categories}
+        for category, share in specific.items():
+            outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
+                else share
+            self.builder.add(window, scope, f"specific_agreement_{float(category):g}", outcome, matrix=m)
+        try:
+            coincidences = coincidence_matrix(m, value_domain=categories)
+        except InsufficientDataError as exc:
+            self.builder.add(window, scope, "coincidence_matrix", exc, matrix=m)
+            return
+        o = coincidences.matrix
+        self.builder.add(window, scope, "coincidence_matrix", float(np.trace(o) / o.sum()), matrix=m, detail={
+            "values": [float(v) for v in coincidences.values], "matrix": np.round(o, 6).tolist()})
+
+    def pair_scopes(self, window, criterion_id: int, data, categories) -> np.ndarray | None:
+        """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
+        shared units (NaN for a rater without a defined pair)."""
         raters, m = data.raters, data.matrix
         if len(raters) < 2:
-            return
+            return None
         if self.plan.pair_weights is None:
-            alphas = interval_alpha_all_pairs(m)
-            self.builder.add_pairs(window, criterion_id, raters, alphas, f"krippendorff_alpha_{self.plan.level}",
+            pairs = interval_alpha_all_pairs(m)
+            self.builder.add_pairs(window, criterion_id, raters, pairs, f"krippendorff_alpha_{self.plan.level}",
                                    "a single value in all shared ratings: alpha is undefined")
-            return
-        for weights in self.plan.pair_weights:
-            kappas = cohen_kappa_all_pairs(m, weights=weights, categories=categories)
-            self.builder.add_pairs(window, criterion_id, raters, kappas,
-                                   "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
-                                   "both raters used a single, common category: kappa is undefined")
+        else:
+            for weights in self.plan.pair_weights:
+                pairs = cohen_kappa_all_pairs(m, weights=weights, categories=categories)
+                self.builder.add_pairs(window, criterion_id, raters, pairs,
+                                       "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
+                                       "both raters used a single, common category: kappa is undefined")
+        defined = ~np.isnan(pairs.value)
+        weight = np.where(defined, pairs.n_units, 0.0)
+        value = np.where(defined, pairs.value, 0.0)
+        ends = np.concatenate([pairs.rater_a, pairs.rater_b])
+        total = np.bincount(ends, weights=np.tile(weight * value, 2), minlength=len(raters))
+        shared = np.bincount(ends, weights=np.tile(weight, 2), minlength=len(raters))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(shared > 0, total / shared, np.nan)
 
-    def rater_scopes(self, window, criterion_id: int, data) -> None:
-        if len(data.raters) < 3:
-            return  # without a rater, fewer than two remain: nothing to compare
-        try:
-            loo = krippendorff_alpha_leave_one_out(data.matrix, level_of_measurement=self.plan.level)
-        except InsufficientDataError:
-            return
+    def rater_scopes(self, window, criterion_id: int, data, agreement_with_others, durations, rater_of) -> None:
+        """Per rater: alpha's change without them; on cumulative windows also their number of
+        judgments, median time per judgment and mean agreement with the raters they share units with."""
         rated = ~np.isnan(data.matrix)
+        loo = None
+        if len(data.raters) >= 3:  # without a rater, at least two must remain to compare
+            try:
+                loo = krippendorff_alpha_leave_one_out(data.matrix, level_of_measurement=self.plan.level)
+            except InsufficientDataError:
+                loo = None
+        cumulative = window.name == AgreementSnapshot.Window.CUMULATIVE
         for r, rater in enumerate(data.raters):
             scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={int(rater)}", criterion_id=criterion_id,
                             rater_a=int(rater))
-            change = loo.change[r]
-            outcome = InsufficientDataError(loo.reasons[r] or "too little data") if change is None else float(change)
-            self.builder.add(window, scope, "alpha_change_without_rater", outcome, n_units=int(rated[r].sum()))
+            n_rated = int(rated[r].sum())
+            if loo is not None:
+                change = loo.change[r]
+                outcome = InsufficientDataError(loo.reasons[r] or "too little data") if change is None else change
+                self.builder.add(window, scope, "alpha_change_without_rater", outcome, n_units=n_rated)
+            if not cumulative:
+                continue
+            self.builder.add(window, scope, "judgments", n_rated, n_units=n_rated)
+            times = durations[(rater_of == rater) & ~np.isnan(durations)]
+            self.builder.add(window, scope, "median_duration_ms",
+                             float(np.median(times)) if times.size else InsufficientDataError("no durations recorded"),
+                             n_units=int(times.size))
+            if agreement_with_others is not None:
+                mean = agreement_with_others[r]
+                self.builder.add(window, scope, "mean_pair_agreement",
+                                 InsufficientDataError("no defined pair statistic") if np.isnan(mean) else float(mean),
+                                 n_units=n_rated)
 
 
 def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:

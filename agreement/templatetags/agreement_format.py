@@ -16,6 +16,8 @@ LABELS = {
     "cohen_kappa": "Cohen's κ",
     "cohen_kappa_quadratic": "Cohen's κ (quadratic weights)",
     "alpha_change_without_rater": "α change without the rater",
+    "coincidence_matrix": "Coincidence matrix",
+    "mean_pair_agreement": "Mean agreement with others",
 }
 
 
@@ -37,6 +39,11 @@ def percent(value):
 @register.filter
 def signed(value):
     return f"{value:+.3f}"
+
+
+@register.filter
+def seconds(milliseconds):
+    return f"{milliseconds / 1000:.1f} s"
 
 
 @register.filter

@@ -42,6 +42,7 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
     }""")
     assert drawn > 1000
     body = page.inner_text("main")
-    for text in ("fluency", "coherence", "news", "sport", "chart-rater-2"):
+    for text in ("fluency", "coherence", "news", "sport", "chart-rater-2", "Which categories raters confuse",
+                 "Agreement with others"):
         assert text in body
     screenshot(page, "agreement-dashboard")
