@@ -2,6 +2,8 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import Assignment, ItemFlag, Judgment, Project
@@ -187,3 +189,33 @@ def test_home_and_project_pages_show_progress(client, lead):
 
     assert b'data-testid="rating"' in home.content and b"<td>0</td><td>1</td><td>2</td>" in home.content
     assert rater.username.encode() in lead_page.content and b'data-testid="raters"' in lead_page.content
+
+
+def _queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_progress_pages_cost_the_same_queries_whatever_the_number_of_raters_or_projects(
+        client, lead):
+    # Given a project with 2 raters, then with 10
+    project = rating_project(n_items=4)
+    project.memberships.create(user=lead, role="lead")
+    rater = add_raters(project, 2)[0]
+    client.force_login(lead)
+    few = _queries(client, f"/projects/{project.pk}/")
+    add_raters(project, 8, prefix="more")
+    many = _queries(client, f"/projects/{project.pk}/")
+
+    # and a rater in 1 project, then in 4
+    client.force_login(rater)
+    one = _queries(client, "/")
+    for _ in range(3):
+        other = rating_project(n_items=2)
+        other.memberships.create(user=rater, role="rater")
+    four = _queries(client, "/")
+
+    # Then the lead's page and the rater's project list do not grow with them
+    assert many == few
+    assert four == one
