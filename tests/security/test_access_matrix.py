@@ -1,0 +1,174 @@
+"""Every URL the site serves × every role: who gets in (2xx, or 400/415 for a deliberately empty
+body, which proves the request passed the gate) and who is turned away (401 API / 302 to the login
+page for anonymous, 403 for a project's raters on lead-only routes, 404 for outsiders so a
+project's existence is not revealed). A new route fails this test until it is added to the table.
+
+Raters (of the project and of another one) must never receive the sentinel strings of
+``tests.security.world.SENTINELS`` from any route, whatever the status code.
+"""
+import re
+
+import pytest
+from django.test import Client
+
+from tests.annotation.rating import full_values
+from tests.security.world import SENTINELS, build_world, url_patterns
+
+ROLES = ("anon", "other_rater", "rater", "staff", "lead")
+
+# Route name -> {method: expected status per role, in ROLES order}.
+LEAD_READ = {"get": (401, 404, 403, 200, 200)}
+PAGE_LEAD_POST = {"post": (302, 404, 403, 400, 400)}
+EXPECTED = {
+    "login": {"get": (200,) * 5},
+    "logout": {"post": (302,) * 5},
+    "api-token": {"post": (400,) * 5},
+    "api-users": {"get": (401, 403, 403, 405, 403), "post": (401, 403, 403, 400, 403)},
+    "api-projects": {"get": (401, 200, 200, 200, 200), "post": (401, 403, 403, 400, 403)},
+    "api-project": {"get": (401, 404, 200, 200, 200)},
+    "api-members": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
+    "api-items": LEAD_READ,
+    "api-items-import": {"post": (401, 404, 403, 415, 415)},
+    "api-judgments": LEAD_READ,
+    "api-judgments-import": {"post": (401, 404, 403, 415, 415)},
+    # Staff and leads are not raters of the project: no screen for them.
+    "api-next": {"post": (401, 404, 200, 404, 403)},
+    # Posted with a full, valid screen of answers: only the assigned rater's is stored.
+    "api-judgment": {"post": (401, 403, 201, 403, 403)},
+    # The rater services check the assignment's owner (403) before membership: still refused.
+    "api-flag": {"post": (401, 403, 201, 403, 403)},
+    "api-agreement": LEAD_READ,
+    "api-agreement-recompute": {"post": (401, 404, 403, 202, 202)},
+    "api-agreement-settings": LEAD_READ,
+    "api-job": {"get": (401, 404, 404, 200, 200)},
+    # The schema and its viewer describe routes, never data.
+    "api-schema": {"get": (200,) * 5},
+    "api-docs": {"get": (200,) * 5},
+    "home": {"get": (302, 200, 200, 200, 200)},
+    "project-detail": {"get": (302, 404, 200, 200, 200)},
+    "item-import": PAGE_LEAD_POST,
+    "rater-instructions": {"get": (302, 404, 200, 404, 404)},
+    "rate-next": {"get": (302, 404, 302, 404, 404)},
+    # An assignment not yet judged sends its rater back to the current screen.
+    "rate-assignment": {"get": (302, 404, 302, 404, 404)},
+    "rate-submit": {"post": (302, 404, 302, 404, 404)},
+    "rate-flag": {"post": (302, 404, 302, 404, 404)},
+    "api-results": LEAD_READ,
+    "api-metrics": LEAD_READ,
+    "api-metric-scores": LEAD_READ,
+    "api-metrics-import": {"post": (401, 404, 403, 415, 415)},
+    "api-metrics-compute": {"post": (401, 404, 403, 202, 202)},
+    "api-correlations": LEAD_READ,
+    "api-calibrators": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
+    "api-calibrator-apply": {"post": (401, 404, 403, 200, 200)},
+    "api-judges": LEAD_READ,
+    "api-judges-import": {"post": (401, 404, 403, 415, 415)},
+    "api-judges-from-metric": {"post": (401, 404, 403, 400, 400)},
+    "api-judge-agreement": LEAD_READ,
+    "api-exports": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 202, 202)},
+    # The export has no file yet: the lead's answer is 409, never the bytes.
+    "api-export-download": {"get": (401, 404, 403, 409, 409)},
+    "evaluation-results": {"get": (302, 404, 403, 200, 200)},
+    "evaluation-export": {"get": (302, 404, 403, 200, 200)},
+    "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
+    "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
+}
+ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
+
+
+def test_every_route_is_in_the_table():
+    names = {name for _, name in ROUTES}
+    assert None not in names, "every route needs a name to be covered by the access matrix"
+    assert names - set(EXPECTED) == set(), "add the new routes to EXPECTED in test_access_matrix.py"
+    assert set(EXPECTED) - names == set(), "routes gone: remove them from EXPECTED"
+
+
+def _path(route: str, world) -> str:
+    def fill(match):
+        key = match.group(1)
+        if key == "calibrator_id":
+            return str(world.ids["calibrator_id"])
+        if route.startswith("api/v1/jobs/"):
+            return str(world.ids["pk_job"])
+        if route.startswith(("api/v1/exports/", "exports/")):
+            return str(world.ids["pk_export"])
+        if "assignments/" in route:
+            return str(world.ids["pk_assignment"])
+        return str(world.ids["pk_project"])
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", fill, route)
+
+
+def _body(name: str, world):
+    values = full_values(world.assignment, 4)
+    if name == "api-judgment":
+        return {"values": values}
+    if name in ("api-flag",):
+        return {"reason": "broken", "comment": "unreadable"}
+    if name == "rate-submit":
+        criteria = {c.name: c.pk for c in world.project.criteria.all()}
+        return {f"v-{criteria[v['criterion']]}-{v['position']}": v["value"] for v in values}
+    if name == "rate-flag":
+        return {"reason": "broken"}
+    return {}
+
+
+def _request(client, method, path, name, world):
+    body = _body(name, world)
+    if method == "get":
+        return client.get(path)
+    if name.startswith("api-") or path.startswith("/api/"):
+        return client.post(path, data=body, content_type="application/json")
+    return client.post(path, data=body)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("route", "name"), ROUTES, ids=[name for _, name in ROUTES])
+def test_access(route, name):
+    world = build_world()
+    path = _path(route, world)
+    for method, expected in EXPECTED[name].items():
+        got = []
+        for role in ROLES:
+            client = Client()
+            if role != "anon":
+                client.force_login(world.users[role])
+            response = _request(client, method, path, name, world)
+            got.append(response.status_code)
+            if response.status_code == 302 and role == "anon":
+                assert response["Location"].startswith("/accounts/login/"), (name, response["Location"])
+            if role in ("rater", "other_rater", "anon"):
+                body = b"".join(response.streaming_content) if response.streaming else response.content
+                text = body.decode(errors="replace")
+                # The other project's rater may of course see their own project.
+                leaked = [what for what, sentinel in SENTINELS.items() if sentinel in text
+                          and not (role == "other_rater" and what == "other project")]
+                assert not leaked, f"{method.upper()} {path} gave the {role} {leaked}"
+                if role == "other_rater":
+                    assert "secure study" not in text, f"{method.upper()} {path} named another project"
+        assert tuple(got) == expected, f"{method.upper()} {path}: got {dict(zip(ROLES, got, strict=True))}"
+
+
+@pytest.mark.django_db
+def test_admin_is_staff_only():
+    world = build_world()
+    for role, expected in (("anon", 302), ("rater", 302), ("lead", 302), ("staff", 200)):
+        client = Client()
+        if role != "anon":
+            client.force_login(world.users[role])
+        assert client.get("/admin/").status_code == expected, role
+
+
+@pytest.mark.django_db
+def test_sentinels_are_really_in_the_data_the_lead_sees():
+    """Guards the leak assertions above: each sentinel is reachable by a lead, so its absence from
+    the raters' bodies means something."""
+    world = build_world()
+    client = Client()
+    client.force_login(world.users["lead"])
+    pk = world.project.pk
+    seen = "".join(client.get(path).content.decode() for path in (
+        f"/api/v1/projects/{pk}/items/", f"/api/v1/projects/{pk}/judgments/",
+        f"/api/v1/projects/{pk}/agreement/", f"/projects/{pk}/"))
+    for what, sentinel in SENTINELS.items():
+        if what != "other project":
+            assert sentinel in seen, what
