@@ -23,6 +23,7 @@ from annotation.selectors import (
     project_list_for_user,
     project_role,
     rater_names_for_project,
+    rater_progress,
 )
 from annotation.services import (
     RaterRefused,
@@ -34,6 +35,7 @@ from annotation.services import (
     judgment_submit,
     membership_set,
     project_create,
+    rater_membership_check,
     user_create,
 )
 
@@ -411,3 +413,18 @@ class ItemFlagCreateApi(RaterApi):
         data.is_valid(raise_exception=True)
         flag = item_flag_create(rater=request.user, assignment_id=pk, **data.validated_data)
         return Response(self.OutputSerializer(flag).data, status=status.HTTP_201_CREATED)
+
+
+class RaterProgressApi(RaterApi):
+    """The requesting rater's own progress in a project."""
+
+    class OutputSerializer(serializers.Serializer):
+        done = serializers.IntegerField(help_text="Items judged.")
+        assigned = serializers.IntegerField(help_text="Items leased now, not yet judged.")
+        remaining = serializers.IntegerField(help_text="Items still open to this rater.")
+        total = serializers.IntegerField()
+
+    @extend_schema(responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL, 409: DETAIL})
+    def get(self, request, pk):
+        membership = rater_membership_check(project_id=pk, rater=request.user)
+        return Response(self.OutputSerializer(rater_progress(project=membership.project, rater=request.user)).data)

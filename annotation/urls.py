@@ -13,6 +13,7 @@ api_urlpatterns = [
     path("projects/<int:pk>/judgments/", apis.JudgmentListApi.as_view(), name="api-judgments"),
     path("projects/<int:pk>/judgments/import/", apis.JudgmentImportApi.as_view(), name="api-judgments-import"),
     path("projects/<int:pk>/next/", apis.AssignmentNextApi.as_view(), name="api-next"),
+    path("projects/<int:pk>/progress/", apis.RaterProgressApi.as_view(), name="api-rater-progress"),
     path("assignments/<int:pk>/judgment/", apis.JudgmentSubmitApi.as_view(), name="api-judgment"),
     path("assignments/<int:pk>/flag/", apis.ItemFlagCreateApi.as_view(), name="api-flag"),
 ]

@@ -10,6 +10,7 @@ from .assignment import (
     RaterRefused,
     assignment_expire,
     assignment_next_for_rater,
+    rater_membership_check,
 )
 from .import_records import ImportRejected, ImportReport, detect_format
 from .item_import import item_import
@@ -22,4 +23,4 @@ __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "ju
            "project_create", "user_create",
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive", "RaterPaused",
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_next_for_rater", "item_flag_create",
-           "judgment_submit"]
+           "judgment_submit", "rater_membership_check"]

@@ -257,3 +257,16 @@ def test_token_authentication_of_the_loop(loop):
     type(rater).objects.filter(pk=rater.pk).update(is_active=False)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     assert client.post(next_url(project)).status_code == 401
+
+
+def test_a_rater_reads_their_own_progress(loop):
+    project, client = loop
+    screen = client.post(next_url(project)).json()
+    client.post(judgment_url(screen["assignment_id"]), {"values": answers(screen)}, format="json")
+    client.post(next_url(project))
+
+    response = client.get(f"/api/v1/projects/{project.pk}/progress/")
+
+    assert response.json() == {"done": 1, "assigned": 1, "remaining": 0, "total": 2}
+    outsider = add_raters(rating_project(), prefix="outsider")[0]
+    assert client_for(outsider).get(f"/api/v1/projects/{project.pk}/progress/").status_code == 404
