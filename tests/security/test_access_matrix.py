@@ -34,6 +34,7 @@ EXPECTED = {
     # Staff and leads are not raters of the project: no screen for them.
     "api-next": {"post": (401, 404, 200, 404, 403)},
     # Posted with a full, valid screen of answers: only the assigned rater's is stored.
+    "api-rater-progress": {"get": (401, 404, 200, 404, 403)},
     "api-judgment": {"post": (401, 403, 201, 403, 403)},
     # The rater services check the assignment's owner (403) before membership: still refused.
     "api-flag": {"post": (401, 403, 201, 403, 403)},
