@@ -6,10 +6,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from agreement.urls import api_urlpatterns as agreement_api
 from annotation.job_apis import JobDetailApi
 from annotation.urls import api_urlpatterns as annotation_api
+from annotation.views_auth import LoginView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include(annotation_api)),
     path("api/v1/", include(agreement_api)),

@@ -118,6 +118,9 @@ CACHES = {
     )
 }
 
+# Failed logins on the login page allowed per client address and window (DRF syntax; empty: no limit).
+CONCORD_LOGIN_THROTTLE_RATE = env("CONCORD_LOGIN_THROTTLE_RATE", default="20/min")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
