@@ -7,7 +7,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.forms import ImportForm
 from annotation.models import Membership
-from annotation.parsers import spool
+from annotation.parsers import ImportTooLarge, spool
 from annotation.selectors import (
     item_flag_list_for_project,
     project_get_for_user,
@@ -50,6 +50,7 @@ def item_import_upload(request, pk):
         raise PermissionDenied
     form = ImportForm(request.POST, request.FILES)
     context = {"project": project, "role": Membership.Role.LEAD, "form": form}
+    status = 400
     if form.is_valid():
         upload = form.cleaned_data["file"]
         try:
@@ -57,10 +58,12 @@ def item_import_upload(request, pk):
                 n = item_import(project=project, stream=stream, fmt=detect_format(upload.name, upload.content_type))
         except ImportRejected as exc:
             context["import_errors"] = exc.report.as_dict()
+        except ImportTooLarge as exc:
+            context["import_errors"], status = {"detail": str(exc.detail), "errors": []}, 413
         else:
             messages.success(request, f"Imported {n} items.")
             return redirect("project-detail", pk=project.pk)
     context["progress"] = project_progress(project)
     context["raters"] = rater_progress_for_project(project)
     context["flags"] = item_flag_list_for_project(project)
-    return render(request, "annotation/project_detail.html", context, status=400)
+    return render(request, "annotation/project_detail.html", context, status=status)
