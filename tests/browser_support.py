@@ -13,17 +13,15 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make between
-# page actions are still synchronous and safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
 @pytest.fixture(scope="session")
 def browser():
     if not shutil.which(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API runs an event loop in this thread for as long as the browser lives; the
+    # ORM calls tests make between page actions are still synchronous and safe.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser

@@ -5,6 +5,8 @@ setting ``DATABASE_URL`` and ``REDIS_URL`` switches to PostgreSQL and a Redis-ba
 """
 import warnings
 
+from celery.schedules import crontab
+
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
@@ -163,6 +165,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A job whose worker died unacknowledged is redelivered after this many seconds (acks_late jobs).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Fixed entries; each project's weekly agreement recompute is a database entry leads edit.
+CELERY_BEAT_SCHEDULE = {
+    # Return expired leases of idle projects, so lead-facing counts stay true between rater visits
+    # (leasing itself never depends on it). https://crontab.guru/#*/5_*_*_*_*
+    "assignment-expire": {"task": "annotation.assignment_expire_job", "schedule": crontab(minute="*/5")},
+}
 
 LOGGING = {
     "version": 1,

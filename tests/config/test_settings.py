@@ -65,3 +65,13 @@ def test_production_settings_pass_the_deploy_check():
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_every_beat_entry_names_a_registered_task():
+    from django.conf import settings
+
+    from config.celery_app import app
+
+    app.loader.import_default_modules()
+    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+        assert entry["task"] in app.tasks, name
