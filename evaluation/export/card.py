@@ -144,10 +144,11 @@ def _files(facts: dict) -> list[str]:
         formats = sorted({f["format"] for f in files}, key=PREFERRED_FORMAT.index)
         splits = sorted({f["split"] for f in files})
         n_rows = sum(f["rows"] for f in files if f["format"] == formats[0])
+        extension = formats[0] if len(formats) == 1 else "{" + ",".join(formats) + "}"
         paths = (
-            f"`data/{name}.{{{','.join(formats)}}}`"
+            f"`data/{name}.{extension}`"
             if splits == ["train"]
-            else f"`data/{name}/<split>.{{{','.join(formats)}}}` ({len(splits)} splits)"
+            else f"`data/{name}/<split>.{extension}` ({len(splits)} splits)"
         )
         rows.append([name, paths, num(n_rows)])
     out = [
@@ -270,6 +271,14 @@ def _raters(facts: dict) -> list[str]:
     ]
 
 
+def _share(share: float) -> str:
+    if share >= 1:
+        return "every item"
+    if share <= 0:
+        return "no item (every item gets one rater)"
+    return f"a {100 * share:.0f}% share of items (the rest get one rater)"
+
+
 def _design(facts: dict) -> list[str]:
     p, c = facts["project"], facts["counts"]
     per_item = ", ".join(
@@ -278,9 +287,8 @@ def _design(facts: dict) -> list[str]:
     out = [
         "## Assignment design",
         "",
-        f"- Configured: {p['raters_per_item']} raters per item for a {100 * p['double_annotation_share']:.0f}% "
-        f"share of items (the rest get one rater), gold items on {100 * p['gold_rate']:.0f}% of screens, "
-        f"an assignment lease of {p['lease_seconds']} s.",
+        f"- Configured: {p['raters_per_item']} raters per item for {_share(p['double_annotation_share'])}, "
+        f"gold items on {100 * p['gold_rate']:.0f}% of screens, an assignment lease of {p['lease_seconds']} s.",
         f"- Observed on non-gold items: {per_item or 'no judgments yet'}.",
         f"- Display order: {ORDER_POLICY[p['task_type']]}.",
     ]

@@ -58,7 +58,7 @@ def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> byt
     axes.set_ylim(min(0.0, axes.get_ylim()[0]), max(1.0, axes.get_ylim()[1]))
     axes.grid(axis="y", alpha=0.3)
     axes.legend(fontsize=7, loc="lower left", ncol=2)
-    axes.set_title(f"Agreement per week, 95% bootstrap intervals ({statistic})", fontsize=10)
+    axes.set_title("Agreement per week with 95% bootstrap intervals", fontsize=10)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})

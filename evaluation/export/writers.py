@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 FORMATS = ("jsonl", "csv", "parquet")
@@ -45,64 +45,84 @@ class TableSpec:
         return [c.name for c in self.columns]
 
 
-def iso_utc(moment: datetime | None) -> str | None:
-    """``2024-03-01T10:00:00Z`` (microseconds kept when present): what the judgment import reads."""
-    if moment is None:
-        return None
-    return moment.isoformat().replace("+00:00", "Z")
+def iso_utc(moment: datetime | str | None) -> str | None:
+    """``2024-03-01T10:00:00Z`` (microseconds kept when present): what the judgment import reads. Text
+    passes through (selectors may have the database format dates)."""
+    if moment is None or moment.__class__ is str:
+        return moment
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _json_text(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _finite(value):
-    return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else value
+def _json_encoder() -> Callable[[dict], bytes]:
+    """orjson when installed (about 5x faster; datetimes as ``…Z``, NaN as null), else the standard
+    library with the same output."""
+    try:
+        import orjson
+    except ImportError:
+
+        def default(value):
+            if isinstance(value, datetime):
+                return iso_utc(value)
+            raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+        def encode(record: dict) -> bytes:
+            clean = {
+                k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()
+            }
+            return json.dumps(clean, ensure_ascii=False, separators=(",", ":"), default=default).encode()
+
+        return encode
+    option = orjson.OPT_UTC_Z
+    return lambda record: orjson.dumps(record, option=option)
 
 
-def _json_converter(kind: str) -> Callable | None:
+_CSV_BOOL = {True: "true", False: "false", None: None}.__getitem__  # 1 and 0 (SQLite) hash as True, False
+
+
+def _csv_converter(kind: str) -> Callable | None:
+    """How a CSV cell is written, or None when the csv module already writes the value right
+    (strings, numbers, and None as an empty cell)."""
     if kind == "timestamp":
         return iso_utc
-    if kind == "float":
-        return _finite
-    return None
-
-
-def _csv_converter(kind: str) -> Callable:
-    if kind == "timestamp":
-        return lambda v: iso_utc(v) or ""
     if kind == "bool":
-        return lambda v: "" if v is None else ("true" if v else "false")
-    if kind in ("string_list", "json"):
-        return lambda v: "" if v is None else _json_text(v)
+        return _CSV_BOOL
+    if kind == "json":
+        return lambda v: None if v is None else _json_text(v)
+    if kind == "string_list":
+        cache: dict[int, tuple[list, str]] = {}  # display orders repeat: the selectors hand out shared lists
+
+        def encode(v):
+            if v is None:
+                return None
+            hit = cache.get(id(v))
+            if hit is None or hit[0] is not v:
+                hit = (v, _json_text(v))
+                if len(cache) < 10_000:
+                    cache[id(v)] = hit
+            return hit[1]
+
+        return encode
     if kind == "float":
-        return lambda v: "" if _finite(v) is None else repr(float(v))
-    if kind == "label":
-        return lambda v: "" if v is None else (v if isinstance(v, str) else repr(v))
-    return lambda v: "" if v is None else v
+        return lambda v: None if v is None or not math.isfinite(v) else v
+    return None
 
 
 class _JsonlFile:
     def __init__(self, path: Path, spec: TableSpec):
-        self.handle = open(path, "w", encoding="utf-8", newline="\n")
+        self.handle = open(path, "wb")
         self.names = spec.names
-        self.converters = [
-            (k, c) for k, c in enumerate(_json_converter(col.kind) for col in spec.columns) if c
-        ]
-        self.encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+        self.encode = _json_encoder()
 
     def write(self, rows: Sequence[tuple]) -> None:
-        names, converters, encode = self.names, self.converters, self.encode
-        lines = []
-        for row in rows:
-            if converters:
-                row = list(row)
-                for k, convert in converters:
-                    row[k] = convert(row[k])
-            lines.append(encode(dict(zip(names, row, strict=True))))
-        if lines:
-            self.handle.write("\n".join(lines))
-            self.handle.write("\n")
+        names, encode = self.names, self.encode
+        if rows:
+            self.handle.write(
+                b"\n".join([encode(dict(zip(names, row, strict=True))) for row in rows]) + b"\n"
+            )
 
     def close(self) -> None:
         self.handle.close()
@@ -112,8 +132,12 @@ class _CsvFile:
     def __init__(self, path: Path, spec: TableSpec):
         self.handle = open(path, "w", encoding="utf-8", newline="")
         self.writer = csv.writer(self.handle, lineterminator="\n")
-        self.converters = [_csv_converter(c.kind) for c in spec.columns]
         self.outputs_at = next((k for k, c in enumerate(spec.columns) if c.kind == "outputs"), None)
+        self.converters = [
+            (k, convert)
+            for k, convert in enumerate(_csv_converter(c.kind) for c in spec.columns)
+            if convert is not None and k != self.outputs_at
+        ]
         self.n_outputs = spec.csv_outputs
         header = [c.name for c in spec.columns if c.kind != "outputs"]
         if self.outputs_at is not None:
@@ -123,22 +147,24 @@ class _CsvFile:
         self.writer.writerow(header)
 
     def write(self, rows: Sequence[tuple]) -> None:
-        converters, at = self.converters, self.outputs_at
-        if at is None:
-            self.writer.writerows(
-                [[convert(v) for convert, v in zip(converters, row, strict=True)] for row in rows]
-            )
+        """Converts column by column (``map`` over each column that needs it), which costs a third of
+        converting row by row."""
+        if not rows:
             return
-        out = []
-        for row in rows:
-            cells = [
-                convert(v) for k, (convert, v) in enumerate(zip(converters, row, strict=True)) if k != at
-            ]
-            outputs = row[at] or []
+        columns = list(zip(*rows, strict=True))
+        for k, convert in self.converters:
+            column = columns[k]
+            sample = next((v for v in column if v is not None), None)
+            if convert is iso_utc and (sample is None or sample.__class__ is str):
+                continue  # the database formatted the dates already
+            columns[k] = map(convert, column)
+        at = self.outputs_at
+        if at is not None:
+            outputs = columns.pop(at)
             for k in range(self.n_outputs):
-                cells += [outputs[k]["system"], outputs[k]["text"]] if k < len(outputs) else ["", ""]
-            out.append(cells)
-        self.writer.writerows(out)
+                columns.append([o[k]["system"] if len(o) > k else "" for o in outputs])
+                columns.append([o[k]["text"] if len(o) > k else "" for o in outputs])
+        self.writer.writerows(zip(*columns, strict=True))
 
     def close(self) -> None:
         self.handle.close()
@@ -159,7 +185,8 @@ def _arrow_type(kind: str, pa, *, label_type=None):
 
 
 class _ParquetFile:
-    """Rows gathered per column and written as one row group every ROW_GROUP_ROWS rows."""
+    """Each batch becomes Arrow arrays at once (compact, off the Python heap); every ROW_GROUP_ROWS
+    rows are written as one row group."""
 
     def __init__(self, path: Path, spec: TableSpec, label_type: str):
         import pyarrow as pa
@@ -176,31 +203,33 @@ class _ParquetFile:
             ],
             metadata={"table": spec.name, "description": spec.description},
         )
-        self.json_columns = [k for k, c in enumerate(spec.columns) if c.kind == "json"]
+        self.json_columns = {k for k, c in enumerate(spec.columns) if c.kind == "json"}
+        self.timestamp_columns = {k for k, c in enumerate(spec.columns) if c.kind == "timestamp"}
         self.writer = pq.ParquetWriter(path, self.schema, compression="zstd")
-        self.columns: list[list] = [[] for _ in spec.columns]
+        self.batches: list = []
         self.n = 0
 
     def write(self, rows: Sequence[tuple]) -> None:
         if not rows:
             return
-        for k, values in enumerate(zip(*rows, strict=True)):
-            self.columns[k].extend(values)
+        arrays = []
+        for k, (values, f) in enumerate(zip(zip(*rows, strict=True), self.schema, strict=True)):
+            if k in self.json_columns:
+                values = [None if v is None else _json_text(v) for v in values]
+            elif k in self.timestamp_columns and any(v.__class__ is str for v in values):
+                # ISO text from the database: Arrow parses it in C++
+                arrays.append(self.pa.array(values, type=self.pa.string()).cast(f.type))
+                continue
+            arrays.append(self.pa.array(values, type=f.type))
+        self.batches.append(self.pa.RecordBatch.from_arrays(arrays, schema=self.schema))
         self.n += len(rows)
         if self.n >= ROW_GROUP_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        if not self.n:
-            return
-        for k in self.json_columns:
-            self.columns[k] = [None if v is None else _json_text(v) for v in self.columns[k]]
-        arrays = [
-            self.pa.array(values, type=f.type) for values, f in zip(self.columns, self.schema, strict=True)
-        ]
-        self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema), row_group_size=self.n)
-        self.columns = [[] for _ in self.columns]
-        self.n = 0
+        if self.n:
+            self.writer.write_table(self.pa.Table.from_batches(self.batches), row_group_size=self.n)
+        self.batches, self.n = [], 0
 
     def close(self) -> None:
         self.flush()
