@@ -1,6 +1,6 @@
 """REST API of the agreement app: stored snapshots and on-demand recompute."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView

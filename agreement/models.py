@@ -41,7 +41,8 @@ class AgreementSnapshot(models.Model):
     rater_b = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
                                 related_name="+", db_index=False)
     statistic = models.CharField(max_length=64)
-    is_main = models.BooleanField(default=False, help_text="The scope's main coefficient (the one with a bootstrap CI).")
+    is_main = models.BooleanField(default=False,
+                                  help_text="The scope's main coefficient (the one with a bootstrap CI).")
     value = models.FloatField(null=True, blank=True)
     ci_low = models.FloatField(null=True, blank=True)
     ci_high = models.FloatField(null=True, blank=True)

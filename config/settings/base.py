@@ -6,7 +6,6 @@ setting ``DATABASE_URL`` and ``REDIS_URL`` switches to PostgreSQL and a Redis-ba
 import warnings
 
 from celery.schedules import crontab
-
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 

@@ -7,6 +7,7 @@ from config.env import env
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-not-for-production-0123456789abcdefghijklmnop")
 
 from .base import *  # noqa: E402, F403
+
 DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/concord")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

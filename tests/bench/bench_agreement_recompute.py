@@ -76,13 +76,13 @@ def run(n_judgments: int) -> dict:
 
     call_command("migrate", verbosity=0)
     import numpy as np
+    from django.db import transaction
 
     from agreement.models import AgreementSnapshot
     from agreement.selectors.judgment_records import judgment_records_for_project
     from agreement.services.snapshots import SNAPSHOT_FIELDS, _ProjectComputation, _RowBuilder
     from annotation.models import Project
     from annotation.services.bulk_insert import insert_rows
-    from django.db import transaction
 
     t = time.perf_counter()
     project_id = populate(n_judgments)

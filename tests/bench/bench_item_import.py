@@ -39,10 +39,10 @@ def run_one(mode: str, path: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from django.contrib.auth import get_user_model
+
     from annotation.models import Item, Output
     from annotation.services import item_import, project_create
-
-    from django.contrib.auth import get_user_model
 
     lead = get_user_model().objects.create_user("bench-lead")
     project = project_create(created_by=lead, name="bench", task_type="likert",
@@ -109,7 +109,8 @@ def main() -> None:
         for n in ours:
             print(f"{n:>7} items: concord (checked + COPY) is {base[n]['seconds'] / ours[n]['seconds']:.2f}x the speed "
                   f"of unchecked bulk_create")
-        print(f"peak RSS 10k → 100k: concord {ours[10_000]['peak_rss_mb']:.0f} → {ours[100_000]['peak_rss_mb']:.0f} MB, "
+        print(f"peak RSS 10k → 100k: concord {ours[10_000]['peak_rss_mb']:.0f} → "
+              f"{ours[100_000]['peak_rss_mb']:.0f} MB, "
               f"bulk_create {base[10_000]['peak_rss_mb']:.0f} → {base[100_000]['peak_rss_mb']:.0f} MB")
 
 

@@ -40,7 +40,8 @@ class Worker:
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"the Celery worker exited with {self.proc.returncode}; see artifacts/celery-worker.log")
+                raise RuntimeError(f"the Celery worker exited with {self.proc.returncode}; "
+                                   "see artifacts/celery-worker.log")
             replies = celery_app.control.ping(timeout=0.5)
             if replies:
                 return

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
-from annotation.models import Judgment, Job
+from annotation.models import Job, Judgment
 from annotation.services.bulk_insert import insert_rows
 from tests.agreement.pandalm import load_pandalm
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory

@@ -6,8 +6,8 @@ from django.utils import timezone
 
 from agreement.services import snapshot_compute_for_project
 from annotation.models import Judgment
-from tests.browser_support import log_in
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
+from tests.browser_support import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

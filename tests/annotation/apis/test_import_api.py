@@ -27,7 +27,8 @@ def test_ndjson_body_imports(project, lead_client):
 
 
 def test_bad_lines_answer_400_with_every_line_and_reason(project, lead_client):
-    response = post_items(lead_client, project, ndjson(item("a"), "{oops", item("c"), {**item("d"), "gold": {"fluency": 0}}))
+    response = post_items(lead_client, project,
+                          ndjson(item("a"), "{oops", item("c"), {**item("d"), "gold": {"fluency": 0}}))
     assert response.status_code == 400
     body = response.json()
     assert body["n_errors"] == 2 and [e["line"] for e in body["errors"]] == [2, 4]
