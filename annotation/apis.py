@@ -7,7 +7,6 @@ from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
@@ -38,6 +37,7 @@ from annotation.services import (
     rater_membership_check,
     user_create,
 )
+from annotation.views_auth import AuthRateThrottle
 
 
 def lead_project(request, pk) -> Project:
@@ -57,7 +57,7 @@ def paginated(request, view, queryset, serializer_class, **context):
 class TokenObtainApi(ObtainAuthToken):
     """Exchange a username and password for an API token."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [AuthRateThrottle]
     throttle_scope = "auth"
 
 
