@@ -1,7 +1,19 @@
 """Admin for every annotation model, with the filters and searches leads need."""
 from django.contrib import admin
 
-from annotation.models import Assignment, Criterion, Item, ItemFlag, Job, Judgment, Membership, Output, Project
+from annotation.models import (
+    Assignment,
+    Criterion,
+    Item,
+    ItemFlag,
+    Job,
+    Judgment,
+    Membership,
+    Output,
+    Project,
+    QcRules,
+    RaterAction,
+)
 
 
 class CriterionInline(admin.TabularInline):
@@ -33,7 +45,7 @@ class CriterionAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "project", "role", "external_name", "is_paused"]
+    list_display = ["user", "project", "role", "external_name", "is_paused", "is_excluded"]
     list_filter = ["role", "is_paused", "project"]
     search_fields = ["user__username", "external_name", "project__name"]
     raw_id_fields = ["user", "project"]
@@ -94,3 +106,31 @@ class JobAdmin(admin.ModelAdmin):
     search_fields = ["celery_id", "error", "message"]
     raw_id_fields = ["project", "created_by"]
     readonly_fields = ["celery_id", "created_at", "started_at", "finished_at"]
+
+
+@admin.register(QcRules)
+class QcRulesAdmin(admin.ModelAdmin):
+    """Read-only: rules are versioned by the lead's API and page, never edited here."""
+
+    list_display = ["project", "version", "gold_accuracy_threshold", "min_gold_answered", "action",
+                    "min_seconds_per_judgment", "straight_line_run", "created_at"]
+    list_filter = ["action"]
+    search_fields = ["project__name"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(RaterAction)
+class RaterActionAdmin(admin.ModelAdmin):
+    """Read-only: the log is written by the quality-control services."""
+
+    list_display = ["created_at", "project", "rater", "kind", "rule", "by", "reason"]
+    list_filter = ["kind", "rule"]
+    search_fields = ["rater__username", "reason", "project__name"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False

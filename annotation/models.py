@@ -80,6 +80,8 @@ class Membership(models.Model):
     external_name = models.CharField(
         max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
     is_paused = models.BooleanField(default=False)
+    is_excluded = models.BooleanField(
+        default=False, help_text="Quality control left this rater's judgments out of agreement, results and exports.")
     left_balance = models.JSONField(
         default=dict, blank=True,
         help_text="Pairwise: per system, times shown left minus times shown right to this rater.")
@@ -311,3 +313,75 @@ class Job(models.Model):
 
     def __str__(self):
         return f"{self.kind} job {self.pk} ({self.state})"
+
+
+class QcRules(models.Model):
+    """One version of a project's quality-control rules. Versions are frozen once the project has
+    judgments: an edit then stores a new version, so every automatic action names the rules it applied."""
+
+    class Action(models.TextChoices):
+        WARN = "warn"
+        PAUSE = "pause"
+        EXCLUDE = "exclude"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="qc_rules")
+    version = models.PositiveIntegerField()
+    min_gold_answered = models.PositiveIntegerField(
+        default=5, help_text="Gold items a rater must have answered before the accuracy rule judges them.")
+    gold_accuracy_threshold = models.FloatField(
+        default=0.7, help_text="Share of gold answers that must be right (0 turns the rule off).")
+    action = models.CharField(max_length=8, choices=Action.choices, default=Action.WARN)
+    min_seconds_per_judgment = models.FloatField(
+        default=0.0, help_text="Screens answered faster are flagged (0 turns the rule off).")
+    straight_line_run = models.PositiveIntegerField(
+        default=0, help_text="This many screens in a row with the same answers are flagged (0 turns the rule off).")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="qcrules_version_unique_in_project"),
+            models.CheckConstraint(condition=Q(gold_accuracy_threshold__gte=0, gold_accuracy_threshold__lte=1),
+                                   name="qcrules_threshold_in_unit_interval"),
+            models.CheckConstraint(condition=Q(min_seconds_per_judgment__gte=0), name="qcrules_min_seconds_nonneg"),
+            models.CheckConstraint(condition=Q(action__in=["warn", "pause", "exclude"]), name="qcrules_action_known"),
+        ]
+
+    def __str__(self):
+        return f"QC rules v{self.version} of project {self.project_id}"
+
+
+class RaterAction(models.Model):
+    """The log of quality control: a warning, pause, resume, exclusion or inclusion of one rater, taken by
+    a rule (``rules`` + ``rule`` + ``evidence``) or by a lead by hand (``by`` + ``reason``)."""
+
+    class Kind(models.TextChoices):
+        WARN = "warn"
+        PAUSE = "pause"
+        RESUME = "resume"
+        EXCLUDE = "exclude"
+        INCLUDE = "include"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rater_actions")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qc_actions")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    rules = models.ForeignKey(QcRules, null=True, blank=True, on_delete=models.PROTECT, related_name="actions")
+    rule = models.CharField(max_length=32, blank=True, help_text="Which rule fired (empty for a lead's action).")
+    evidence = models.JSONField(default=dict, blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                           related_name="+")
+    reason = models.TextField(blank=True, max_length=2000)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=["warn", "pause", "resume", "exclude", "include"]),
+                                   name="rateraction_kind_known"),
+        ]
+        indexes = [models.Index(fields=["project", "rater", "created_at"], name="rateraction_project_rater")]
+
+    def __str__(self):
+        return f"{self.kind} of {self.rater_id} in {self.project_id}"

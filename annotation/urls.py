@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, views, views_rater
+from . import apis, qc_apis, views, views_qc, views_rater
 
 api_urlpatterns = [
     path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
@@ -16,12 +16,18 @@ api_urlpatterns = [
     path("projects/<int:pk>/progress/", apis.RaterProgressApi.as_view(), name="api-rater-progress"),
     path("assignments/<int:pk>/judgment/", apis.JudgmentSubmitApi.as_view(), name="api-judgment"),
     path("assignments/<int:pk>/flag/", apis.ItemFlagCreateApi.as_view(), name="api-flag"),
+    path("projects/<int:pk>/qc/rules/", qc_apis.QcRulesApi.as_view(), name="api-qc-rules"),
+    path("projects/<int:pk>/qc/actions/", qc_apis.RaterActionListCreateApi.as_view(), name="api-qc-actions"),
+    path("projects/<int:pk>/qc/raters/", qc_apis.RaterQualityApi.as_view(), name="api-qc-raters"),
+    path("projects/<int:pk>/qc/apply/", qc_apis.QcApplyApi.as_view(), name="api-qc-apply"),
 ]
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("projects/<int:pk>/", views.project_detail, name="project-detail"),
     path("projects/<int:pk>/items/import/", views.item_import_upload, name="item-import"),
+    path("projects/<int:pk>/raters/", views_qc.rater_quality_page, name="rater-quality"),
+    path("projects/<int:pk>/raters/action/", views_qc.rater_action, name="rater-action"),
     path("projects/<int:pk>/instructions/", views_rater.rater_instructions, name="rater-instructions"),
     path("projects/<int:pk>/rate/", views_rater.rate_next, name="rate-next"),
     path("assignments/<int:pk>/", views_rater.rate_assignment, name="rate-assignment"),

@@ -7,6 +7,7 @@ from django.db.models import DateField
 from django.db.models.functions import TruncWeek
 
 from annotation.models import Criterion, Judgment, Project
+from annotation.selectors.quality import excluded_rater_ids
 
 # Rows fetched per round trip; 20,000 rows of 7 small fields are ~2 MB of Python tuples.
 CHUNK_ROWS = 20_000
@@ -39,6 +40,7 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
     rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
+            .exclude(rater_id__in=excluded_rater_ids(project))
             .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
             .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")
             .order_by())

@@ -12,6 +12,7 @@ from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
+from .quality import qc_rules_apply
 
 MAX_CLIENT_TOKEN = 64
 MAX_DURATION_MS = 24 * 3600 * 1000
@@ -135,5 +136,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         assignment.save(update_fields=["status", "completed_at"])
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
+    # Quality rules are checked on gold screens only, which keeps the common submission free of them.
+    if assignment.item_is_gold:
+        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
     return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced))
 

@@ -60,6 +60,11 @@ class TaskType:
         """Gold answers in the task type's canonical form; raises TaskTypeError naming the field."""
         raise NotImplementedError
 
+    def gold_correct(self, gold: dict, criterion: str, system: str, value: float) -> bool | None:
+        """Whether a stored judgment (``value`` as coded, on ``system``'s output) matches the item's
+        normalised gold; None when the gold says nothing about that criterion and output."""
+        raise NotImplementedError
+
     def code_value(self, value, criterion: CriterionScale, systems: list[str], system: str | None
                    ) -> tuple[str, float, str]:
         """(system judged, numeric value, label) for one judged value of an imported or submitted line.

@@ -54,6 +54,13 @@ class Likert(TaskType):
             }
         return out
 
+    def gold_correct(self, gold, criterion, system, value):
+        """Exact: the category given is the expected one."""
+        expected = gold.get(criterion)
+        if isinstance(expected, dict):
+            expected = expected.get(system)
+        return None if expected is None else value == expected
+
     def code_value(self, value, criterion: CriterionScale, systems, system):
         if system is None:
             if len(systems) != 1:

@@ -32,6 +32,15 @@ class Pairwise(TaskType):
             out[name] = winner
         return out
 
+    def gold_correct(self, gold, criterion, system, value):
+        """The judgment sits on the first output (``system``) and codes its outcome, whatever side the
+        rater saw it on; the expected winner is coded the same way and compared."""
+        winner = gold.get(criterion)
+        if winner is None:
+            return None
+        expected = TIES if winner == TIE else (WINS if winner == system else LOSES)
+        return value == expected
+
     def code_value(self, value, criterion, systems, system):
         if not isinstance(value, str):
             raise TaskTypeError(f"value must be the winning system's name or {TIE!r}, got {value!r}")

@@ -42,6 +42,11 @@ class RankME(TaskType):
             out[name] = ranges
         return out
 
+    def gold_correct(self, gold, criterion, system, value):
+        """The slider falls within the expected [low, high], both ends included."""
+        bounds = (gold.get(criterion) or {}).get(system)
+        return None if bounds is None else bounds[0] <= value <= bounds[1]
+
     def code_value(self, value, criterion, systems, system):
         if system is None:
             raise TaskTypeError("system: name the output judged")

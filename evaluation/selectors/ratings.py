@@ -6,12 +6,13 @@ import numpy as np
 from django.db.models import QuerySet
 
 from annotation.models import Criterion, Judgment, Output, Project
+from annotation.selectors import quality
 
 
 def excluded_rater_ids(project: Project) -> list[int]:
-    """Raters whose judgments results leave out. TODO(#6): rater exclusion is not built yet; when it
-    is, return the excluded raters' ids here and every result, correlation and judge report follows."""
-    return []
+    """Raters whose judgments results leave out: those quality control excluded (annotation decides,
+    so agreement and evaluation follow the same list); every result, correlation and judge report follows."""
+    return quality.excluded_rater_ids(project)
 
 
 def included_judgments(project: Project) -> QuerySet[Judgment]:

@@ -73,6 +73,13 @@ EXPECTED = {
     "evaluation-export": {"get": (302, 404, 403, 200, 200)},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
+    "api-qc-rules": LEAD_READ,
+    # An empty body names no rater and no action: refused after the gate.
+    "api-qc-actions": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
+    "api-qc-raters": LEAD_READ,
+    "api-qc-apply": {"post": (401, 404, 403, 200, 200)},
+    "rater-quality": {"get": (302, 404, 403, 200, 200)},
+    "rater-action": PAGE_LEAD_POST,
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 

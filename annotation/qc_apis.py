@@ -1,0 +1,120 @@
+"""REST API of quality control, for a project's leads: rules (versioned), the action log, pausing,
+resuming, excluding and including raters, and the per-rater quality report."""
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.apis import DETAIL, lead_project, paginated
+from annotation.models import Membership, QcRules
+from annotation.selectors import qc_rules_current, qc_rules_defaults, rater_action_list, rater_quality_report
+from annotation.services import LEAD_ACTIONS, qc_rules_apply_all, qc_rules_update
+
+
+class QcRulesSerializer(serializers.Serializer):
+    version = serializers.IntegerField(read_only=True, help_text="0 until the lead first saves rules.")
+    min_gold_answered = serializers.IntegerField(
+        min_value=0, max_value=10_000, help_text="Gold items answered before the accuracy rule judges a rater.")
+    gold_accuracy_threshold = serializers.FloatField(
+        min_value=0, max_value=1, help_text="Share of gold answers that must be right; 0 turns the rule off.")
+    action = serializers.ChoiceField(choices=QcRules.Action.values,
+                                     help_text="What a broken rule does: warn (log only), pause or exclude.")
+    min_seconds_per_judgment = serializers.FloatField(
+        min_value=0, max_value=3600, help_text="Screens answered faster are flagged; the rule fires when most of "
+                                               "the last 20 screens are; 0 turns it off.")
+    straight_line_run = serializers.IntegerField(
+        min_value=0, max_value=10_000, help_text="The rule fires after this many identical screens in a row; "
+                                                 "0 turns it off.")
+    created_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+class QcRulesApi(APIView):
+    """The project's quality-control rules. Once the project has judgments they are frozen: a PUT then
+    stores a new version, and every automatic action names the version it applied."""
+
+    @extend_schema(responses={200: QcRulesSerializer, 403: DETAIL, 404: DETAIL})
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        return Response(QcRulesSerializer(qc_rules_current(project) or qc_rules_defaults(project)).data)
+
+    @extend_schema(request=QcRulesSerializer, responses={200: QcRulesSerializer, 400: DETAIL, 403: DETAIL,
+                                                         404: DETAIL},
+                   description="Fields left out keep their current value (a partial update).")
+    def put(self, request, pk):
+        project = lead_project(request, pk)
+        data = QcRulesSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        rules = qc_rules_update(project=project, by=request.user, **data.validated_data)
+        return Response(QcRulesSerializer(rules).data)
+
+
+class RaterActionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    rater = serializers.CharField(source="rater.username")
+    kind = serializers.CharField()
+    rules_version = serializers.IntegerField(source="rules.version", allow_null=True, default=None)
+    rule = serializers.CharField(help_text="The rule that fired; empty for a lead's action.")
+    evidence = serializers.JSONField()
+    by = serializers.CharField(source="by.username", allow_null=True, default=None)
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class RaterActionListCreateApi(APIView):
+    """The action log (newest first), and a lead's pause / resume / exclude / include of a rater."""
+
+    class InputSerializer(serializers.Serializer):
+        rater = serializers.CharField(max_length=150, help_text="The rater's username.")
+        action = serializers.ChoiceField(choices=list(LEAD_ACTIONS))
+        reason = serializers.CharField(max_length=2000, help_text="Why; it is logged with the action.")
+
+    @extend_schema(parameters=[OpenApiParameter("rater", str, description="only this rater's actions")],
+                   responses={200: RaterActionSerializer(many=True), 403: DETAIL, 404: DETAIL})
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        actions = rater_action_list(project)
+        if request.query_params.get("rater"):
+            actions = actions.filter(rater__username=request.query_params["rater"])
+        return paginated(request, self, actions, RaterActionSerializer)
+
+    @extend_schema(request=InputSerializer, responses={201: RaterActionSerializer, 400: DETAIL, 403: DETAIL,
+                                                       404: DETAIL},
+                   description="exclude also pauses and leaves the rater's judgments out of agreement, results and "
+                               "exports; include counts them again (the rater stays paused until resumed).")
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        rater = get_user_model().objects.filter(
+            username=data.validated_data["rater"], memberships__project=project,
+            memberships__role=Membership.Role.RATER).first()
+        if rater is None:
+            raise serializers.ValidationError({"rater": f"{data.validated_data['rater']!r} is not a rater of this "
+                                                        "project"})
+        action = LEAD_ACTIONS[data.validated_data["action"]](
+            project=project, rater=rater, by=request.user, reason=data.validated_data["reason"])
+        return Response(RaterActionSerializer(action).data, status=status.HTTP_201_CREATED)
+
+
+class RaterQualityApi(APIView):
+    """Per rater: gold accuracy (overall, rolling, per week), behaviour flags, position bias, state."""
+
+    @extend_schema(responses={200: inline_serializer("RaterQualityReport", {
+        "rules_version": serializers.IntegerField(allow_null=True),
+        "position_bias": serializers.JSONField(allow_null=True),
+        "raters": serializers.ListField(child=serializers.JSONField())}), 403: DETAIL, 404: DETAIL})
+    def get(self, request, pk):
+        report = rater_quality_report(lead_project(request, pk))
+        raters = [{k: v for k, v in r.items() if k not in ("last_action", "user_id")} for r in report["raters"]]
+        return Response({"rules_version": report["rules"].version if report["rules"] else None,
+                         "position_bias": report["position_bias"], "raters": raters})
+
+
+class QcApplyApi(APIView):
+    """Apply the current rules to every rater now (they also run after each gold judgment)."""
+
+    @extend_schema(request=None, responses={200: RaterActionSerializer(many=True), 403: DETAIL, 404: DETAIL})
+    def post(self, request, pk):
+        actions = qc_rules_apply_all(project=lead_project(request, pk))
+        return Response(RaterActionSerializer(actions, many=True).data)

@@ -1,0 +1,265 @@
+"""Quality-control reads: rules, the action log, gold accuracy, behaviour flags and position bias per rater."""
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.db.models import Count, QuerySet
+from scipy.stats import binomtest
+
+from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction
+from annotation.task_types import REGISTRY
+
+# Gold answers the rolling accuracy looks back over.
+ROLLING_GOLD = 20
+# Screens the speed rule looks back over, and the least it needs to judge a rater.
+SPEED_WINDOW = 20
+SPEED_MIN_SCREENS = 10
+
+
+def qc_rules_current(project: Project) -> QcRules | None:
+    return QcRules.objects.filter(project=project).order_by("-version").first()
+
+
+def qc_rules_defaults(project: Project) -> QcRules:
+    """Unsaved rules with the field defaults (version 0): what a project without rules is shown."""
+    return QcRules(project=project, version=0)
+
+
+def rater_action_list(project: Project, *, rater_id: int | None = None) -> QuerySet[RaterAction]:
+    actions = RaterAction.objects.filter(project=project).select_related("rater", "by", "rules")
+    return actions if rater_id is None else actions.filter(rater_id=rater_id)
+
+
+def excluded_rater_ids(project: Project) -> list[int]:
+    """Raters quality control left out: their judgments count in no agreement, result or export."""
+    return list(Membership.objects.filter(project=project, is_excluded=True).values_list("user_id", flat=True))
+
+
+@dataclass
+class GoldAccuracy:
+    n_items: int = 0
+    n: int = 0
+    correct: int = 0
+    rolling_n: int = 0
+    rolling_correct: int = 0
+    weeks: dict[date, list[int]] = field(default_factory=dict)  # week -> [correct, n]
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.n if self.n else None
+
+    @property
+    def rolling_accuracy(self) -> float | None:
+        return self.rolling_correct / self.rolling_n if self.rolling_n else None
+
+    def as_dict(self) -> dict:
+        return {"n_items": self.n_items, "n": self.n, "correct": self.correct, "accuracy": self.accuracy,
+                "rolling_n": self.rolling_n, "rolling_accuracy": self.rolling_accuracy,
+                "weeks": [{"week": w.isoformat(), "n": n, "correct": c, "accuracy": c / n}
+                          for w, (c, n) in sorted(self.weeks.items())]}
+
+
+def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int, GoldAccuracy]:
+    """Per rater, how often their current answers on gold items match the gold: overall, over the last
+    ROLLING_GOLD answers, and per ISO week (Monday) of submission. One query."""
+    task_type = REGISTRY[project.task_type]
+    rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=False)
+            .values_list("rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value",
+                         "submitted_at")
+            .order_by("rater_id", "submitted_at", "id"))
+    if rater_id is not None:
+        rows = rows.filter(rater_id=rater_id)
+    out: dict[int, GoldAccuracy] = {}
+    answers: dict[int, list[bool]] = defaultdict(list)
+    items: dict[int, set] = defaultdict(set)
+    for rater, item_id, gold, criterion, system, value, submitted_at in rows:
+        ok = task_type.gold_correct(gold or {}, criterion, system, value)
+        if ok is None:
+            continue
+        acc = out.setdefault(rater, GoldAccuracy())
+        items[rater].add(item_id)
+        acc.n += 1
+        acc.correct += ok
+        answers[rater].append(ok)
+        day = submitted_at.date()
+        week = acc.weeks.setdefault(date.fromordinal(day.toordinal() - day.weekday()), [0, 0])
+        week[0] += ok
+        week[1] += 1
+    for rater, acc in out.items():
+        recent = answers[rater][-ROLLING_GOLD:]
+        acc.n_items, acc.rolling_n, acc.rolling_correct = len(items[rater]), len(recent), sum(recent)
+    return out
+
+
+def _displayed(pairwise: bool, system: str, value: float, label: str, shown: list[str]):
+    """A stored value as the rater gave it on screen: "A" / "B" / "tie" for pairwise (the stored code is
+    for the first output as imported, which flips with the side it was shown on), else (display
+    position, value)."""
+    if pairwise:
+        return "tie" if label == "tie" else ("A" if shown and label == shown[0] else "B")
+    return (shown.index(system) if system in shown else -1, value)
+
+
+def _screens(project: Project, rater_id: int | None):
+    """Per rater, their current screens in submission order: (answers as displayed, duration_ms); a
+    screen is the rows of one rater on one item."""
+    pairwise = project.task_type == "pairwise"
+    rows = (Judgment.objects.filter(project=project, is_current=True)
+            .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "label", "shown_order",
+                         "duration_ms")
+            .order_by("rater_id", "submitted_at", "item_id", "criterion_id", "output_id"))
+    if rater_id is not None:
+        rows = rows.filter(rater_id=rater_id)
+    screens: dict[int, list] = defaultdict(list)
+    last = None
+    for rater, item_id, criterion_id, system, value, label, shown, duration in rows:
+        if (rater, item_id) != last:
+            screens[rater].append([[], duration])
+            last = (rater, item_id)
+        screens[rater][-1][0].append((criterion_id, _displayed(pairwise, system, value, label, shown)))
+    return {r: [(tuple(sorted(a, key=repr)), d) for a, d in s] for r, s in screens.items()}
+
+
+@dataclass
+class BehaviourFlags:
+    n_screens: int = 0
+    n_fast: int = 0
+    recent_screens: int = 0
+    recent_fast: int = 0
+    longest_run: int = 0
+    current_run: int = 0
+    idle_leases: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _run_lengths(answers: list[tuple]) -> tuple[int, int]:
+    """(longest, final) run of equal consecutive answers."""
+    longest = run = 0
+    previous = object()
+    for a in answers:
+        run = run + 1 if a == previous else 1
+        previous = a
+        longest = max(longest, run)
+    return longest, run
+
+
+def behaviour_flags(project: Project, rules: QcRules | None, *, rater_id: int | None = None
+                    ) -> dict[int, BehaviourFlags]:
+    """Per rater: screens answered faster than the rules' minimum (overall and in the last SPEED_WINDOW),
+    the longest and current runs of identical screens (straight-lining), and leases left to expire."""
+    min_ms = (rules.min_seconds_per_judgment * 1000) if rules else 0
+    out: dict[int, BehaviourFlags] = {}
+    for rater, screens in _screens(project, rater_id).items():
+        flags = out.setdefault(rater, BehaviourFlags())
+        flags.n_screens = len(screens)
+        fast = [d is not None and d < min_ms for _, d in screens] if min_ms else [False] * len(screens)
+        flags.n_fast = sum(fast)
+        recent = fast[-SPEED_WINDOW:]
+        flags.recent_screens, flags.recent_fast = len(recent), sum(recent)
+        flags.longest_run, flags.current_run = _run_lengths([a for a, _ in screens])
+    idle = Assignment.objects.filter(project=project, status=Assignment.Status.EXPIRED)
+    if rater_id is not None:
+        idle = idle.filter(rater_id=rater_id)
+    for rater, n in idle.values_list("rater_id").annotate(n=Count("id")).order_by():
+        out.setdefault(rater, BehaviourFlags()).idle_leases = n
+    return out
+
+
+@dataclass
+class PositionBias:
+    first_wins: int = 0
+    other_wins: int = 0
+    ties: int = 0
+    chance: float = 0.5  # expected share of first-position wins among decided screens
+
+    @property
+    def n(self) -> int:
+        return self.first_wins + self.other_wins + self.ties
+
+    def as_dict(self) -> dict:
+        decided = self.first_wins + self.other_wins
+        p = binomtest(self.first_wins, decided, self.chance).pvalue if decided else None
+        return {"n": self.n, "first_wins": self.first_wins, "other_wins": self.other_wins, "ties": self.ties,
+                "first_share": self.first_wins / decided if decided else None,
+                "tie_rate": self.ties / self.n if self.n else None, "chance": self.chance, "p_value": p}
+
+
+def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, PositionBias]]:
+    """(overall, per rater) wins of the output shown first (left), for pairwise and rankme; None, {} else.
+
+    Pairwise: each judgment's winner against the left system of its shown order. RankME: per screen
+    and criterion, whether the first-shown output got the single highest score (a shared top is a
+    tie); chance is 1/k for k outputs (the mean over screens when k varies). The p-value is a
+    two-sided exact binomial test (scipy.stats.binomtest) of first-position wins among decided screens.
+    """
+    if project.task_type not in ("pairwise", "rankme"):
+        return None, {}
+    overall, per_rater = PositionBias(), {}
+    if project.task_type == "pairwise":
+        rows = (Judgment.objects.filter(project=project, is_current=True)
+                .values_list("rater_id", "label", "shown_order").order_by())
+        for rater, label, shown in rows.iterator(chunk_size=5000):
+            if len(shown) < 2:
+                continue
+            for bias in (overall, per_rater.setdefault(rater, PositionBias())):
+                if label == "tie":
+                    bias.ties += 1
+                elif label == shown[0]:
+                    bias.first_wins += 1
+                else:
+                    bias.other_wins += 1
+        return overall, per_rater
+    rows = (Judgment.objects.filter(project=project, is_current=True)
+            .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "shown_order")
+            .order_by("rater_id", "item_id", "criterion_id"))
+    groups: dict[tuple, list] = defaultdict(list)
+    for rater, item_id, criterion_id, system, value, shown in rows.iterator(chunk_size=5000):
+        groups[(rater, item_id, criterion_id)].append((system, value, shown))
+    chances: dict[int, list[float]] = defaultdict(list)
+    for (rater, _, _), entries in groups.items():
+        shown = entries[0][2]
+        scores = {s: v for s, v, _ in entries}
+        if len(shown) < 2 or shown[0] not in scores:
+            continue
+        top = max(scores.values())
+        leaders = [s for s, v in scores.items() if v == top]
+        for key, bias in ((None, overall), (rater, per_rater.setdefault(rater, PositionBias()))):
+            chances[key].append(1 / len(shown))
+            if len(leaders) > 1:
+                bias.ties += 1
+            elif leaders[0] == shown[0]:
+                bias.first_wins += 1
+            else:
+                bias.other_wins += 1
+    overall.chance = sum(chances[None]) / len(chances[None]) if chances[None] else 0.5
+    for rater, bias in per_rater.items():
+        bias.chance = sum(chances[rater]) / len(chances[rater]) if chances[rater] else 0.5
+    return overall, per_rater
+
+
+def rater_quality_report(project: Project) -> dict:
+    """Everything the lead's rater page and the QC API show, per rater (members with the rater role)."""
+    rules = qc_rules_current(project)
+    members = list(Membership.objects.filter(project=project, role=Membership.Role.RATER)
+                   .select_related("user").order_by("user__username"))
+    accuracy = gold_accuracy(project)
+    flags = behaviour_flags(project, rules)
+    overall, bias = position_bias(project)
+    last_actions: dict[int, RaterAction] = {}
+    for action in rater_action_list(project).filter(rater_id__in=[m.user_id for m in members]):
+        last_actions.setdefault(action.rater_id, action)
+    raters = []
+    for m in members:
+        acc = accuracy.get(m.user_id)
+        raters.append({
+            "rater": m.external_name or m.user.username, "username": m.user.username, "user_id": m.user_id,
+            "is_paused": m.is_paused, "is_excluded": m.is_excluded,
+            "gold": acc.as_dict() if acc else GoldAccuracy().as_dict(),
+            "flags": flags.get(m.user_id, BehaviourFlags()).as_dict(),
+            "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,
+            "last_action": last_actions.get(m.user_id),
+        })
+    return {"rules": rules, "raters": raters,
+            "position_bias": overall.as_dict() if overall is not None else None}

@@ -1,0 +1,170 @@
+"""Quality control writes: versioned rules, pausing / resuming / excluding / including raters with a
+logged action, and applying the rules to a rater (after a gold judgment, or for every rater at once)."""
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Judgment, Membership, Project, QcRules, RaterAction
+from annotation.selectors.quality import (
+    SPEED_MIN_SCREENS,
+    behaviour_flags,
+    gold_accuracy,
+    qc_rules_current,
+)
+
+RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
+               "straight_line_run")
+
+
+class NotARaterOfProject(ValidationError):
+    pass
+
+
+@transaction.atomic
+def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
+    """The project's rules with ``fields`` changed. While the project has no judgment the current version
+    is edited in place; after, the rules are frozen and the edit is stored as a new version."""
+    unknown = set(fields) - set(RULE_FIELDS)
+    if unknown:
+        raise ValidationError({"rules": f"unknown fields {sorted(unknown)}; the rules are {list(RULE_FIELDS)}"})
+    errors = {}
+    threshold = fields.get("gold_accuracy_threshold", 0)
+    if not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
+        errors["gold_accuracy_threshold"] = f"a share from 0 to 1, got {threshold!r}"
+    for name in ("min_seconds_per_judgment", "min_gold_answered", "straight_line_run"):
+        value = fields.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            errors[name] = f"a number of at least 0, got {value!r}"
+    if "action" in fields and fields["action"] not in QcRules.Action.values:
+        errors["action"] = f"one of {', '.join(QcRules.Action.values)}, got {fields['action']!r}"
+    if errors:
+        raise ValidationError(errors)
+    Project.objects.select_for_update().filter(pk=project.pk).first()  # serialise concurrent edits
+    current = qc_rules_current(project)
+    if current is not None and not Judgment.objects.filter(project=project).exists():
+        rules = current
+    else:
+        rules = QcRules(project=project, version=(current.version + 1) if current else 1)
+        if current is not None:
+            for name in RULE_FIELDS:
+                setattr(rules, name, getattr(current, name))
+    for name, value in fields.items():
+        setattr(rules, name, value)
+    rules.created_by = by
+    rules.full_clean(exclude=["project", "created_by"])
+    rules.save()
+    return rules
+
+
+def _membership(project: Project, rater) -> Membership:
+    membership = (Membership.objects.select_for_update()
+                  .filter(project=project, user=rater, role=Membership.Role.RATER).first())
+    if membership is None:
+        raise NotARaterOfProject({"rater": f"{rater} is not a rater of this project"})
+    return membership
+
+
+def _log(*, project, rater, kind, by=None, reason="", rules=None, rule="", evidence=None, now=None) -> RaterAction:
+    return RaterAction.objects.create(project=project, rater=rater, kind=kind, by=by, reason=reason, rules=rules,
+                                      rule=rule, evidence=evidence or {}, created_at=now or timezone.now())
+
+
+def _check_reason(by, reason: str) -> None:
+    if by is not None and not reason.strip():
+        raise ValidationError({"reason": "say why: a lead's action is logged with its reason"})
+
+
+@transaction.atomic
+def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: str = "", **logged) -> RaterAction:
+    """Sets the rater's membership ``state`` (is_paused / is_excluded) and logs the action."""
+    _check_reason(by, reason)
+    membership = _membership(project, rater)
+    if kind == RaterAction.Kind.RESUME and membership.is_excluded:
+        raise ValidationError({"rater": f"{rater} is excluded; include them again before resuming their work"})
+    for name, value in state.items():
+        setattr(membership, name, value)
+    membership.save(update_fields=list(state))
+    return _log(project=project, rater=rater, kind=kind, by=by, reason=reason, **logged)
+
+
+def rater_pause(*, project: Project, rater, **how) -> RaterAction:
+    """Stops the rater being served items or having judgments taken (their judgments still count).
+    ``how``: ``by`` + ``reason`` for a lead, ``rules`` + ``rule`` + ``evidence`` for a rule."""
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.PAUSE, state={"is_paused": True}, **how)
+
+
+def rater_resume(*, project: Project, rater, **how) -> RaterAction:
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.RESUME, state={"is_paused": False}, **how)
+
+
+def rater_exclude(*, project: Project, rater, **how) -> RaterAction:
+    """Pauses the rater and leaves all their judgments out of agreement, results and exports."""
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.EXCLUDE,
+                state={"is_paused": True, "is_excluded": True}, **how)
+
+
+def rater_include(*, project: Project, rater, **how) -> RaterAction:
+    """Counts the rater's judgments again; they stay paused until resumed."""
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.INCLUDE, state={"is_excluded": False}, **how)
+
+
+LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include}
+
+
+def _findings(project: Project, rules: QcRules, rater_id: int) -> list[tuple[str, dict]]:
+    """(rule name, evidence) for each rule the rater breaks now."""
+    found = []
+    if rules.gold_accuracy_threshold > 0:
+        acc = gold_accuracy(project, rater_id=rater_id).get(rater_id)
+        if acc is not None and acc.n_items >= rules.min_gold_answered and acc.accuracy < rules.gold_accuracy_threshold:
+            found.append(("gold_accuracy", {"gold_items": acc.n_items, "answers": acc.n, "correct": acc.correct,
+                                            "accuracy": round(acc.accuracy, 4),
+                                            "threshold": rules.gold_accuracy_threshold}))
+    if rules.min_seconds_per_judgment > 0 or rules.straight_line_run > 0:
+        flags = behaviour_flags(project, rules, rater_id=rater_id).get(rater_id)
+        if flags is not None:
+            if (rules.min_seconds_per_judgment > 0 and flags.recent_screens >= SPEED_MIN_SCREENS
+                    and flags.recent_fast * 2 > flags.recent_screens):
+                found.append(("too_fast", {"recent_screens": flags.recent_screens, "too_fast": flags.recent_fast,
+                                           "min_seconds": rules.min_seconds_per_judgment}))
+            if rules.straight_line_run > 0 and flags.current_run >= rules.straight_line_run:
+                found.append(("straight_line", {"run": flags.current_run, "limit": rules.straight_line_run}))
+    return found
+
+
+@transaction.atomic
+def qc_rules_apply(*, project: Project, rater_id: int, now: datetime | None = None) -> list[RaterAction]:
+    """Applies the current rules to one rater; returns the actions taken (each logged with the rules
+    version, the rule and its evidence). A rater already in the action's state is left alone, and a
+    warning is given once per rule and rules version."""
+    rules = qc_rules_current(project)
+    if rules is None:
+        return []
+    membership = (Membership.objects.select_for_update().select_related("user")
+                  .filter(project=project, user_id=rater_id, role=Membership.Role.RATER).first())
+    if membership is None:
+        return []
+    taken = []
+    for rule, evidence in _findings(project, rules, rater_id):
+        logged = dict(rules=rules, rule=rule, evidence=evidence, now=now)
+        if rules.action == QcRules.Action.EXCLUDE and not membership.is_excluded:
+            taken.append(rater_exclude(project=project, rater=membership.user, **logged))
+            membership.is_excluded = membership.is_paused = True
+        elif rules.action == QcRules.Action.PAUSE and not membership.is_paused:
+            taken.append(rater_pause(project=project, rater=membership.user, **logged))
+            membership.is_paused = True
+        elif rules.action == QcRules.Action.WARN and not RaterAction.objects.filter(
+                project=project, rater_id=rater_id, kind=RaterAction.Kind.WARN, rules=rules, rule=rule).exists():
+            taken.append(_log(project=project, rater=membership.user, kind=RaterAction.Kind.WARN, **logged))
+    return taken
+
+
+def qc_rules_apply_all(*, project: Project, now: datetime | None = None) -> list[RaterAction]:
+    """Applies the current rules to every rater of the project (the QC job and the lead's button)."""
+    taken = []
+    for rater_id in Membership.objects.filter(project=project, role=Membership.Role.RATER).values_list(
+            "user_id", flat=True).order_by("id"):
+        taken += qc_rules_apply(project=project, rater_id=rater_id, now=now)
+    return taken
