@@ -1,10 +1,13 @@
 """The lead's rater quality page: per-rater accuracy, flags, bias and log, and CSRF-protected action forms."""
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Membership, RaterAction
 from annotation.services import qc_rules_update, rater_pause
 from tests.annotation.factories import ItemFactory, JudgmentFactory
+from tests.annotation.rating import add_raters
 
 pytestmark = pytest.mark.django_db
 
@@ -61,3 +64,26 @@ def test_the_action_form_needs_the_csrf_token(lead, project, rater):
     response = client.post(f"/projects/{project.pk}/raters/action/",
                            {"rater": rater.pk, "action": "pause", "reason": "x"})
     assert response.status_code == 403 and not RaterAction.objects.exists()
+
+
+def test_a_paused_rater_sees_why_on_the_rating_screen(client, lead, project, rater):
+    rater_pause(project=project, rater=rater, by=lead, reason="too fast")
+    client.force_login(rater)
+    client.get(f"/projects/{project.pk}/instructions/")
+    response = client.get(f"/projects/{project.pk}/rate/")
+    assert response.status_code == 403 and b"paused your work" in response.content
+    assert b"too fast" not in response.content  # the lead's note is for the log, not the rater
+
+
+def test_the_page_does_not_grow_with_raters(client, lead, project, django_assert_max_num_queries):
+    # Given the page's query count with one rater
+    client.force_login(lead)
+    add_raters(project, 1, prefix="few")
+    with CaptureQueriesContext(connection) as few:
+        client.get(f"/projects/{project.pk}/raters/")
+    # When eight more raters judge and are paused, then the page needs no more queries
+    for user in add_raters(project, 8, prefix="many"):
+        JudgmentFactory(item=ItemFactory(project=project), rater=user, value=2)
+        rater_pause(project=project, rater=user, by=lead, reason="check")
+    with django_assert_max_num_queries(len(few)):
+        assert client.get(f"/projects/{project.pk}/raters/").status_code == 200
