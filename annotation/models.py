@@ -106,6 +106,10 @@ class Item(models.Model):
     subgroup = models.CharField(max_length=100, blank=True, default="")
     meta = models.JSONField(default=dict, blank=True)
     gold = models.JSONField(null=True, blank=True, help_text="Expected answers, normalised by the task type.")
+    degraded_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="degraded_copies",
+        help_text="A quality-control copy of this item with damaged outputs (served as an ordinary item; never "
+                  "counted in agreement or results).")
     n_target = models.PositiveSmallIntegerField(
         default=1, help_text="Raters wanted for this item (raters_per_item for the double-annotated share, else 1).")
     n_judged = models.PositiveIntegerField(default=0, help_text="Distinct raters with a judgment on this item.")
@@ -335,6 +339,11 @@ class QcRules(models.Model):
         default=0.0, help_text="Screens answered faster are flagged (0 turns the rule off).")
     straight_line_run = models.PositiveIntegerField(
         default=0, help_text="This many screens in a row with the same answers are flagged (0 turns the rule off).")
+    min_degraded_answered = models.PositiveIntegerField(
+        default=5, help_text="Degraded copies a rater must have judged before the degraded-control rule judges them.")
+    degraded_p_threshold = models.FloatField(
+        default=0.0, help_text="The rule fires when the one-sided test that damaged copies score lower gives a "
+                               "p-value above this (0 turns the rule off).")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

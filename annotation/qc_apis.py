@@ -9,7 +9,8 @@ from rest_framework.views import APIView
 from annotation.apis import DETAIL, lead_project, paginated
 from annotation.models import Membership, QcRules
 from annotation.selectors import qc_rules_current, qc_rules_defaults, rater_action_list, rater_quality_report
-from annotation.services import LEAD_ACTIONS, qc_rules_apply_all, qc_rules_update
+from annotation.services import LEAD_ACTIONS, degraded_controls_create, qc_rules_apply_all, qc_rules_update
+from annotation.services.controls import METHODS
 
 
 class QcRulesSerializer(serializers.Serializer):
@@ -26,6 +27,12 @@ class QcRulesSerializer(serializers.Serializer):
     straight_line_run = serializers.IntegerField(
         min_value=0, max_value=10_000, help_text="The rule fires after this many identical screens in a row; "
                                                  "0 turns it off.")
+    min_degraded_answered = serializers.IntegerField(
+        min_value=0, max_value=10_000, help_text="Degraded copies judged before the degraded-control rule judges "
+                                                 "a rater.")
+    degraded_p_threshold = serializers.FloatField(
+        min_value=0, max_value=1, help_text="The rule fires when the one-sided test that damaged copies score lower "
+                                            "gives a p-value above this; 0 turns it off.")
     created_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
@@ -118,3 +125,25 @@ class QcApplyApi(APIView):
     def post(self, request, pk):
         actions = qc_rules_apply_all(project=lead_project(request, pk))
         return Response(RaterActionSerializer(actions, many=True).data)
+
+
+class DegradedControlsCreateApi(APIView):
+    """Add degraded copies of real items (damaged outputs, seeded), served as ordinary items and never counted
+    in agreement or results; each rater's scores on them are tested against the originals'."""
+
+    class InputSerializer(serializers.Serializer):
+        n = serializers.IntegerField(min_value=1, max_value=10_000, help_text="Copies to add.")
+        seed = serializers.IntegerField(default=0, help_text="The same seed gives the same copies.")
+        methods = serializers.ListField(child=serializers.ChoiceField(choices=METHODS), default=list(METHODS),
+                                        allow_empty=False, help_text="Damage methods, used in turn.")
+
+    @extend_schema(request=InputSerializer, responses={201: inline_serializer("DegradedCreated", {
+        "created": serializers.IntegerField(), "external_ids": serializers.ListField(child=serializers.CharField())}),
+        400: DETAIL, 403: DETAIL, 404: DETAIL})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        copies = degraded_controls_create(project=project, **data.validated_data)
+        return Response({"created": len(copies), "external_ids": [c.external_id for c in copies]},
+                        status=status.HTTP_201_CREATED)

@@ -20,6 +20,7 @@ api_urlpatterns = [
     path("projects/<int:pk>/qc/actions/", qc_apis.RaterActionListCreateApi.as_view(), name="api-qc-actions"),
     path("projects/<int:pk>/qc/raters/", qc_apis.RaterQualityApi.as_view(), name="api-qc-raters"),
     path("projects/<int:pk>/qc/apply/", qc_apis.QcApplyApi.as_view(), name="api-qc-apply"),
+    path("projects/<int:pk>/qc/degraded/", qc_apis.DegradedControlsCreateApi.as_view(), name="api-qc-degraded"),
 ]
 
 urlpatterns = [

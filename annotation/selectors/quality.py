@@ -3,8 +3,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
+import numpy as np
 from django.db.models import Count, QuerySet
-from scipy.stats import binomtest
+from scipy.stats import binomtest, mannwhitneyu
 
 from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction
 from annotation.task_types import REGISTRY
@@ -239,6 +240,85 @@ def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, Posi
     return overall, per_rater
 
 
+@dataclass
+class DegradedCheck:
+    n_controls: int = 0  # degraded copies judged
+    degraded: list[float] = field(default_factory=list)
+    originals: list[float] = field(default_factory=list)
+    intact_wins: int = 0  # pairwise
+    degraded_wins: int = 0
+    ties: int = 0
+
+    @property
+    def p_value(self) -> float | None:
+        """One-sided: small when damaged copies score lower (Mann–Whitney U on normalised scores), or, for
+        pairwise, when the intact side wins more often than chance (exact binomial test)."""
+        if self.degraded and self.originals:
+            return float(mannwhitneyu(self.degraded, self.originals, alternative="less").pvalue)
+        if self.intact_wins + self.degraded_wins:
+            return float(binomtest(self.intact_wins, self.intact_wins + self.degraded_wins, 0.5,
+                                   alternative="greater").pvalue)
+        return None
+
+    def as_dict(self) -> dict:
+        return {"n_controls": self.n_controls, "n_degraded_scores": len(self.degraded),
+                "n_original_scores": len(self.originals), "intact_wins": self.intact_wins,
+                "degraded_wins": self.degraded_wins, "ties": self.ties, "p_value": self.p_value}
+
+
+def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int, DegradedCheck]:
+    """Per rater, whether damaged copies score lower than their originals.
+
+    likert / rankme: the rater's scores are z-normalised per criterion over all their current non-gold
+    judgments (as WMT normalises each rater's direct-assessment scores); the copies' scores are compared
+    with the same rater's scores of the originals (same output system and criterion) by a one-sided
+    Mann–Whitney U test. pairwise: how often the intact side beat its damaged version.
+    """
+    judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
+    if rater_id is not None:
+        judgments = judgments.filter(rater_id=rater_id)
+    out: dict[int, DegradedCheck] = {}
+    if project.task_type == "pairwise":
+        rows = judgments.filter(item__degraded_from__isnull=False).values_list("rater_id", "item_id", "label",
+                                                                              "output__system")
+        for rater, _item, label, first_system in rows.order_by():
+            check = out.setdefault(rater, DegradedCheck())
+            check.n_controls += 1
+            if label == "tie":
+                check.ties += 1
+            elif label == first_system:  # the copy's first output is the intact original
+                check.intact_wins += 1
+            else:
+                check.degraded_wins += 1
+        return out
+    rows = list(judgments.values_list("rater_id", "criterion_id", "item_id", "item__degraded_from_id",
+                                      "output__system", "value").order_by())
+    if not any(row[3] for row in rows):
+        return out
+    by_rater_criterion: dict[tuple, list[float]] = defaultdict(list)
+    for rater, criterion, _, _, _, value in rows:
+        by_rater_criterion[(rater, criterion)].append(value)
+    stats = {k: (np.mean(v), np.std(v)) for k, v in by_rater_criterion.items()}
+
+    def z(rater, criterion, value):
+        mean, sd = stats[(rater, criterion)]
+        return float((value - mean) / sd) if sd > 0 else 0.0
+
+    originals = {(r, c, i, s): z(r, c, v) for r, c, i, d, s, v in rows if d is None}
+    copies: dict[int, set] = defaultdict(set)
+    for rater, criterion, item, original_item, system, value in rows:
+        if original_item is None:
+            continue
+        check = out.setdefault(rater, DegradedCheck())
+        copies[rater].add(item)
+        check.n_controls = len(copies[rater])
+        original = originals.get((rater, criterion, original_item, system))
+        if original is not None:
+            check.degraded.append(z(rater, criterion, value))
+            check.originals.append(original)
+    return out
+
+
 def rater_quality_report(project: Project) -> dict:
     """Everything the lead's rater page and the QC API show, per rater (members with the rater role)."""
     rules = qc_rules_current(project)
@@ -247,6 +327,7 @@ def rater_quality_report(project: Project) -> dict:
     accuracy = gold_accuracy(project)
     flags = behaviour_flags(project, rules)
     overall, bias = position_bias(project)
+    degraded = degraded_check(project)
     last_actions: dict[int, RaterAction] = {}
     for action in rater_action_list(project).filter(rater_id__in=[m.user_id for m in members]):
         last_actions.setdefault(action.rater_id, action)
@@ -259,6 +340,7 @@ def rater_quality_report(project: Project) -> dict:
             "gold": acc.as_dict() if acc else GoldAccuracy().as_dict(),
             "flags": flags.get(m.user_id, BehaviourFlags()).as_dict(),
             "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,
+            "degraded": degraded[m.user_id].as_dict() if m.user_id in degraded else None,
             "last_action": last_actions.get(m.user_id),
         })
     return {"rules": rules, "raters": raters,

@@ -12,6 +12,7 @@ from .assignment import (
     assignment_next_for_rater,
     rater_membership_check,
 )
+from .controls import degraded_controls_create
 from .import_records import ImportRejected, ImportReport, detect_format
 from .item_import import item_import
 from .item_flag import item_flag_create
@@ -35,4 +36,4 @@ __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "ju
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_next_for_rater", "item_flag_create",
            "judgment_submit", "rater_membership_check",
            "LEAD_ACTIONS", "qc_rules_apply", "qc_rules_apply_all", "qc_rules_update", "rater_exclude", "rater_include",
-           "rater_pause", "rater_resume"]
+           "rater_pause", "rater_resume", "degraded_controls_create"]

@@ -10,12 +10,13 @@ from annotation.models import Judgment, Membership, Project, QcRules, RaterActio
 from annotation.selectors.quality import (
     SPEED_MIN_SCREENS,
     behaviour_flags,
+    degraded_check,
     gold_accuracy,
     qc_rules_current,
 )
 
 RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
-               "straight_line_run")
+               "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
 
 
 class NotARaterOfProject(ValidationError):
@@ -30,10 +31,11 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     if unknown:
         raise ValidationError({"rules": f"unknown fields {sorted(unknown)}; the rules are {list(RULE_FIELDS)}"})
     errors = {}
-    threshold = fields.get("gold_accuracy_threshold", 0)
-    if not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
-        errors["gold_accuracy_threshold"] = f"a share from 0 to 1, got {threshold!r}"
-    for name in ("min_seconds_per_judgment", "min_gold_answered", "straight_line_run"):
+    for name in ("gold_accuracy_threshold", "degraded_p_threshold"):
+        share = fields.get(name, 0)
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            errors[name] = f"a share from 0 to 1, got {share!r}"
+    for name in ("min_seconds_per_judgment", "min_gold_answered", "straight_line_run", "min_degraded_answered"):
         value = fields.get(name, 0)
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             errors[name] = f"a number of at least 0, got {value!r}"
@@ -131,6 +133,12 @@ def _findings(project: Project, rules: QcRules, rater_id: int) -> list[tuple[str
                                            "min_seconds": rules.min_seconds_per_judgment}))
             if rules.straight_line_run > 0 and flags.current_run >= rules.straight_line_run:
                 found.append(("straight_line", {"run": flags.current_run, "limit": rules.straight_line_run}))
+    if rules.degraded_p_threshold > 0:
+        check = degraded_check(project, rater_id=rater_id).get(rater_id)
+        p = check.p_value if check is not None else None
+        if p is not None and check.n_controls >= rules.min_degraded_answered and p > rules.degraded_p_threshold:
+            found.append(("degraded", {"controls": check.n_controls, "p_value": round(p, 6),
+                                       "threshold": rules.degraded_p_threshold}))
     return found
 
 

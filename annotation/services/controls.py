@@ -1,0 +1,122 @@
+"""Degraded controls, as WMT's direct assessment uses "bad references" [1]: a damaged copy of a real item,
+served as an ordinary item, that a careful rater scores lower than the original.
+
+Damage methods (each on one output text, drawn with a seeded ``random.Random``, so the same seed gives
+the same copies):
+
+- ``swap_phrase``: an inner run of about a quarter of the words is replaced by a run of the same length
+  from another item's output;
+- ``truncate``: the second half of the words is cut;
+- ``shuffle_sentences``: the sentences are put in another order (the words, for a single sentence);
+- ``repeat_sentence``: one sentence is said twice.
+
+For ``likert`` and ``rankme`` every output of the copy is damaged (the systems keep their names, so a
+copy compares output by output with its original). For ``pairwise`` the copy puts the original's first
+output against its own damaged version, named ``"<system> (degraded)"``; the intact side should win.
+
+[1] Graham, Baldwin, Moffat, Zobel (2017), "Can machine translation systems be evaluated by the crowd
+    alone?", Natural Language Engineering 23(1). https://doi.org/10.1017/S1351324915000339
+"""
+import random
+import re
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.models import Item, Output, Project
+
+METHODS = ("swap_phrase", "truncate", "shuffle_sentences", "repeat_sentence")
+DEGRADED_SUFFIX = " (degraded)"
+MAX_CONTROLS = 10_000
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+
+
+def _reorder(parts: list[str], rng: random.Random) -> list[str]:
+    """A shuffle that differs from the given order whenever the parts are not all equal."""
+    if len(set(parts)) < 2:
+        return parts
+    shuffled = parts[:]
+    while shuffled == parts:
+        rng.shuffle(shuffled)
+    return shuffled
+
+
+def degrade(text: str, method: str, rng: random.Random, donor: str = "") -> str:
+    """``text`` damaged by ``method`` (see the module docstring); ``donor`` feeds ``swap_phrase``."""
+    words = text.split()
+    if method == "swap_phrase":
+        donor_words = donor.split()
+        span = max(1, len(words) // 4)
+        if len(words) < 3 or len(donor_words) < span:
+            return degrade(text, "truncate", rng)
+        start = rng.randrange(1, len(words) - span) if len(words) - span > 1 else 0  # inner: not the first word
+        d = rng.randrange(0, len(donor_words) - span + 1)
+        return " ".join(words[:start] + donor_words[d:d + span] + words[start + span:])
+    if method == "truncate":
+        if len(words) < 2:
+            return text[:max(1, len(text) // 2)]
+        return " ".join(words[:len(words) // 2])
+    if method == "shuffle_sentences":
+        sentences = _sentences(text)
+        if len(sentences) >= 2 and len(set(sentences)) >= 2:
+            return " ".join(_reorder(sentences, rng))
+        return " ".join(_reorder(words, rng)) if len(set(words)) >= 2 else degrade(text, "truncate", rng)
+    if method == "repeat_sentence":
+        sentences = _sentences(text) or [text]
+        k = rng.randrange(len(sentences))
+        return " ".join(sentences[:k + 1] + sentences[k:])
+    raise ValueError(f"unknown damage method {method!r}; the methods are {', '.join(METHODS)}")
+
+
+@transaction.atomic
+def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
+                             methods: tuple[str, ...] | list[str] = METHODS) -> list[Item]:
+    """Adds ``n`` degraded copies of distinct real items (drawn with ``seed``), methods taken in turn.
+
+    Raises ValidationError when there are too few real items or a method is unknown.
+    """
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ValidationError({"methods": f"unknown {unknown}; choose from {', '.join(METHODS)}"})
+    if not 1 <= n <= MAX_CONTROLS:
+        raise ValidationError({"n": f"from 1 to {MAX_CONTROLS}"})
+    originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True)
+                     .prefetch_related("outputs").order_by("id"))
+    if len(originals) < max(n, 2):
+        raise ValidationError({"n": f"the project has {len(originals)} real items; each copy needs its own "
+                                    "original and another item to borrow phrases from, so at most "
+                                    f"{len(originals) if len(originals) > 1 else 0} copies"})
+    rng = random.Random(seed)
+    chosen = rng.sample(range(len(originals)), n)
+    taken = set(Item.objects.filter(project=project, degraded_from__isnull=False)
+                .values_list("external_id", flat=True))
+    copies = []
+    for k, index in enumerate(chosen):
+        original = originals[index]
+        other = rng.randrange(len(originals) - 1)
+        donor = originals[other + (other >= index)]
+        donor_text = " ".join(o.text for o in donor.outputs.all())
+        method = methods[k % len(methods)]
+        external_id = f"{original.external_id}~degraded-{seed}-{k}"
+        if external_id in taken:
+            raise ValidationError({"seed": f"copies with seed {seed} exist already; use another seed"})
+        outputs = list(original.outputs.all())
+        if project.task_type == "pairwise":
+            first = outputs[0]
+            texts = [(first.system, first.text), (first.system + DEGRADED_SUFFIX, degrade(first.text, method, rng,
+                                                                                          donor_text))]
+        else:
+            texts = [(o.system, degrade(o.text, method, rng, donor_text)) for o in outputs]
+        copy = Item.objects.create(
+            project=project, external_id=external_id, input=original.input, references=original.references,
+            subgroup=original.subgroup, degraded_from=original, n_target=max(original.n_target, 1),
+            meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed})
+        Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
+                                    for p, (s, t) in enumerate(texts)])
+        copies.append(copy)
+    return copies
