@@ -103,7 +103,8 @@ def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | 
 
 @functools.cache
 def _locked_sql() -> str:
-    return (f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, i.gold IS NOT NULL AS item_is_gold, "
+    return (f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
+            f"(i.gold IS NOT NULL OR i.degraded_from_id IS NOT NULL) AS item_is_control, "
             f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
             f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
             f"JOIN {Item._meta.db_table} i ON i.id = a.item_id "
@@ -113,7 +114,7 @@ def _locked_sql() -> str:
 
 def assignment_locked(*, assignment_id: int) -> tuple[Assignment, str | None, bool] | None:
     """(assignment with its project, the rater's role in the project, paused?), the assignment row
-    locked; None when there is no such assignment. ``assignment.item_is_gold`` says whether its item is gold."""
+    locked; None when there is no such assignment. ``assignment.item_is_control`` says whether its item is gold or a degraded copy."""
     found = list(Assignment.objects.raw(_locked_sql(), [assignment_id]))
     if not found:
         return None

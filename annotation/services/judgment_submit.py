@@ -136,8 +136,9 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         assignment.save(update_fields=["status", "completed_at"])
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
-    # Quality rules are checked on gold screens only, which keeps the common submission free of them.
-    if assignment.item_is_gold:
+    # Quality rules are checked on control screens (gold, degraded copies) only, which keeps the common
+    # submission free of them.
+    if assignment.item_is_control:
         qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
     return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced))
 

@@ -10,10 +10,18 @@ from scipy.stats import binomtest, mannwhitneyu
 from agreement.selectors.judgment_records import judgment_records_for_project
 from annotation.models import Item, RaterAction
 from annotation.selectors.quality import degraded_check
-from annotation.services import degraded_controls_create, qc_rules_apply, qc_rules_update
+from annotation.services import (
+    RaterPaused,
+    assignment_next_for_rater,
+    degraded_controls_create,
+    judgment_submit,
+    qc_rules_apply,
+    qc_rules_update,
+)
 from annotation.services.controls import METHODS, degrade
 from evaluation.selectors import included_judgments
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
+from tests.annotation.rating import full_values
 
 pytestmark = pytest.mark.django_db
 
@@ -147,3 +155,20 @@ def test_the_api_adds_copies_for_leads(project, lead_client, rater_client):
     bad = lead_client.post(url, {"n": 5}, format="json")
     assert bad.status_code == 400 and "real items" in str(bad.json())
     assert lead_client.post(url, {"n": 1, "methods": ["burn"]}, format="json").status_code == 400
+
+
+def test_submitting_a_copy_through_the_rater_loop_applies_the_rule():
+    project = project_with_items("likert", n=12)
+    rater = UserFactory(username="always-five")
+    MembershipFactory(project=project, user=rater)
+    degraded_controls_create(project=project, n=6, seed=4)
+    qc_rules_update(project=project, degraded_p_threshold=0.05, min_degraded_answered=5, action="pause")
+    rng = random.Random(5)
+    with pytest.raises(RaterPaused):
+        for _ in range(18):  # every original and copy, then paused on asking for more
+            assignment = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng)
+            if assignment is None:
+                break
+            judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 5))
+    (action,) = RaterAction.objects.filter(rater=rater)
+    assert (action.kind, action.rule) == ("pause", "degraded") and action.evidence["controls"] >= 5
