@@ -101,11 +101,19 @@ def _displayed(pairwise: bool, system: str, value: float, label: str, shown: lis
     return (shown.index(system) if system in shown else -1, value)
 
 
-def _screens(project: Project, rater_id: int | None):
+def _screens(project: Project, rater_id: int | None, last_screens: int | None = None):
     """Per rater, their current screens in submission order: (answers as displayed, duration_ms); a
-    screen is the rows of one rater on one item."""
+    screen is the rows of one rater on one item. With ``rater_id`` and ``last_screens``, only about the
+    rater's last that many screens are read (from their assignments' completion times), so that applying
+    the rules after a judgment does not read a rater's whole history."""
     pairwise = project.task_type == "pairwise"
-    rows = (Judgment.objects.filter(project=project, is_current=True)
+    judgments = Judgment.objects.filter(project=project, is_current=True)
+    if rater_id is not None and last_screens:
+        cutoff = (Assignment.objects.filter(project=project, rater_id=rater_id, status=Assignment.Status.DONE)
+                  .order_by("-completed_at").values_list("completed_at", flat=True)[last_screens - 1:last_screens])
+        if cutoff:
+            judgments = judgments.filter(submitted_at__gte=cutoff[0])
+    rows = (judgments
             .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "label", "shown_order",
                          "duration_ms")
             .order_by("rater_id", "submitted_at", "item_id", "criterion_id", "output_id"))
@@ -146,13 +154,14 @@ def _run_lengths(answers: list[tuple]) -> tuple[int, int]:
     return longest, run
 
 
-def behaviour_flags(project: Project, rules: QcRules | None, *, rater_id: int | None = None
-                    ) -> dict[int, BehaviourFlags]:
+def behaviour_flags(project: Project, rules: QcRules | None, *, rater_id: int | None = None,
+                    last_screens: int | None = None) -> dict[int, BehaviourFlags]:
     """Per rater: screens answered faster than the rules' minimum (overall and in the last SPEED_WINDOW),
-    the longest and current runs of identical screens (straight-lining), and leases left to expire."""
+    the longest and current runs of identical screens (straight-lining), and leases left to expire.
+    ``last_screens`` (with ``rater_id``) limits the counts to about the rater's latest screens."""
     min_ms = (rules.min_seconds_per_judgment * 1000) if rules else 0
     out: dict[int, BehaviourFlags] = {}
-    for rater, screens in _screens(project, rater_id).items():
+    for rater, screens in _screens(project, rater_id, last_screens).items():
         flags = out.setdefault(rater, BehaviourFlags())
         flags.n_screens = len(screens)
         fast = [d is not None and d < min_ms for _, d in screens] if min_ms else [False] * len(screens)

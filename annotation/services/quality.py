@@ -9,6 +9,7 @@ from django.utils import timezone
 from annotation.models import Judgment, Membership, Project, QcRules, RaterAction
 from annotation.selectors.quality import (
     SPEED_MIN_SCREENS,
+    SPEED_WINDOW,
     behaviour_flags,
     degraded_check,
     gold_accuracy,
@@ -125,7 +126,8 @@ def _findings(project: Project, rules: QcRules, rater_id: int) -> list[tuple[str
                                             "accuracy": round(acc.accuracy, 4),
                                             "threshold": rules.gold_accuracy_threshold}))
     if rules.min_seconds_per_judgment > 0 or rules.straight_line_run > 0:
-        flags = behaviour_flags(project, rules, rater_id=rater_id).get(rater_id)
+        window = max(SPEED_WINDOW, rules.straight_line_run)
+        flags = behaviour_flags(project, rules, rater_id=rater_id, last_screens=window).get(rater_id)
         if flags is not None:
             if (rules.min_seconds_per_judgment > 0 and flags.recent_screens >= SPEED_MIN_SCREENS
                     and flags.recent_fast * 2 > flags.recent_screens):

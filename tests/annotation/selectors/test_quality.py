@@ -107,3 +107,16 @@ def test_rankme_position_bias_is_the_first_shown_output_scoring_highest():
 
 def test_likert_has_no_position_bias_audit(project):
     assert position_bias(project) == (None, {})
+
+
+def test_the_rules_read_only_a_raters_latest_screens(project):
+    rater = UserFactory()
+    for k in range(10):
+        at = MONDAY + timedelta(minutes=k)
+        item = ItemFactory(project=project)
+        Assignment.objects.create(project=project, item=item, rater=rater, status=Assignment.Status.DONE,
+                                  expires_at=at, completed_at=at)
+        judge(item, rater, 1 if k < 6 else 2, at=at)
+    flags = behaviour_flags(project, None, rater_id=rater.pk, last_screens=3)[rater.pk]
+    assert (flags.n_screens, flags.current_run) == (3, 3)
+    assert behaviour_flags(project, None, rater_id=rater.pk)[rater.pk].longest_run == 6
