@@ -46,6 +46,8 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
         raise ValidationError(errors)
     Project.objects.select_for_update().filter(pk=project.pk).first()  # serialise concurrent edits
     current = qc_rules_current(project)
+    if current is not None and all(getattr(current, name) == value for name, value in fields.items()):
+        return current  # nothing changes: no new version
     if current is not None and not Judgment.objects.filter(project=project).exists():
         rules = current
     else:

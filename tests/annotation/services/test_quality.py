@@ -39,6 +39,8 @@ def test_rules_are_edited_in_place_until_the_first_judgment_then_versioned(proje
     assert frozen.version == 2 and frozen.pk != first.pk
     assert (frozen.action, frozen.gold_accuracy_threshold, frozen.min_gold_answered) == ("exclude", 0.6, 3)
     assert QcRules.objects.get(pk=first.pk).action == "pause"
+    # An edit that changes nothing stores no version
+    assert qc_rules_update(project=project, by=lead, action="exclude").version == 2
 
 
 @pytest.mark.parametrize("fields, message", [
