@@ -15,6 +15,11 @@ active (no leaked lease).
 
     .venv/bin/python tests/bench/bench_soak.py                  # 5 minutes, 64 raters
     .venv/bin/python tests/bench/bench_soak.py --seconds 60 --raters 64 --workers 4
+    .venv/bin/python tests/bench/bench_soak.py --seconds 60 --outage-at 20 --outage-seconds 5
+
+``--outage-at`` takes the bench database away mid-run, as a PostgreSQL restart would (new connections
+refused, the server's connections terminated, on the bench database only), and brings it back after
+``--outage-seconds``: the raters see 503s, retry, and the audit must still come out clean.
 """
 import argparse
 import http.client
@@ -152,6 +157,21 @@ def audit(project_id: int, acks: list, flags: list) -> dict:
             "flags": len(flags), "items_done": sum(1 for i in items if i.raters >= i.n_target)}
 
 
+def database_outage(name: str, at: float, seconds: float) -> None:
+    import psycopg
+
+    time.sleep(at)
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        try:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", [name])
+            print(f"-- database cut at {at:g} s for {seconds:g} s", flush=True)
+            time.sleep(seconds)
+        finally:
+            admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        print("-- database back", flush=True)
+
+
 def start_redis():
     port = free_port()
     workdir = tempfile.mkdtemp(prefix="soak-redis-")
@@ -171,6 +191,8 @@ def main():
     parser.add_argument("--items", type=int, default=20000, help="items (2 raters each)")
     parser.add_argument("--client-processes", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--outage-at", type=float, default=None, help="seconds into the run to cut the database")
+    parser.add_argument("--outage-seconds", type=float, default=5.0)
     args = parser.parse_args()
 
     import psycopg
@@ -220,6 +242,9 @@ def main():
                  for i, chunk in enumerate(chunks)]
         for p in procs:
             p.start()
+        if args.outage_at is not None:
+            threading.Thread(target=database_outage, args=(name, args.outage_at, args.outage_seconds),
+                             daemon=True).start()
         parts = [queue.get(timeout=args.seconds + 600) for _ in procs]
         for p in procs:
             p.join()
