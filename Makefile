@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint
+.PHONY: run test lint security soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,3 +30,12 @@ test: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+
+# Reliability and security checks (issue 9), fast: access matrix, CSRF, throttles, fuzzing, schemathesis,
+# stored XSS in the browser, database and Redis faults.
+security: $(VENV)/.installed-test
+	$(BIN)/python -m pytest tests/security tests/integration/test_faults_db.py tests/integration/test_faults_redis.py -q
+
+# The 64-rater soak with its consistency audit, on demand (5 minutes; SOAK_ARGS="--seconds 60").
+soak: $(VENV)/.installed-test
+	$(BIN)/python tests/bench/bench_soak.py $(SOAK_ARGS)
