@@ -5,8 +5,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Membership, RaterAction
-from annotation.services import qc_rules_update, rater_pause
-from tests.annotation.factories import ItemFactory, JudgmentFactory
+from annotation.services import degraded_controls_create, qc_rules_update, rater_pause
+from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory
 from tests.annotation.rating import add_raters
 
 pytestmark = pytest.mark.django_db
@@ -87,3 +87,18 @@ def test_the_page_does_not_grow_with_raters(client, lead, project, django_assert
         rater_pause(project=project, rater=user, by=lead, reason="check")
     with django_assert_max_num_queries(len(few)):
         assert client.get(f"/projects/{project.pk}/raters/").status_code == 200
+
+
+def test_pairwise_page_shows_position_bias_and_the_degraded_test(client, lead):
+    project = ProjectFactory(task_type="pairwise")
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    (rater,) = add_raters(project, 1)
+    for _ in range(3):
+        ItemFactory(project=project)
+    for copy in degraded_controls_create(project=project, n=2, seed=1):
+        JudgmentFactory(item=copy, rater=rater, value=2, label=copy.outputs.get(position=0).system,
+                        shown_order=[o.system for o in copy.outputs.order_by("-position")])
+    client.force_login(lead)
+    page = client.get(f"/projects/{project.pk}/raters/").content.decode()
+    assert 'data-testid="position-bias"' in page and "won 0 of 2 decided screens" in page
+    assert "0.2500 (2 copies)" in page  # one-sided binomial: intact side won both
