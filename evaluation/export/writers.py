@@ -15,8 +15,10 @@ EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "parquet": "parquet"}
 # Column kinds and what each becomes in JSONL / CSV / Parquet.
 KINDS = ("string", "int", "float", "bool", "timestamp", "string_list", "json", "outputs", "label")
 
-# A Parquet row group of 100,000 judgment rows is ~5-10 MB of Arrow memory and reads well column by column.
+# A Parquet row group closes at 100,000 rows or 32 MB of Arrow data, whichever comes first: 100,000
+# judgment rows are ~10 MB, but 100,000 items with their texts would be ~120 MB held before writing.
 ROW_GROUP_ROWS = 100_000
+ROW_GROUP_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,8 @@ def _arrow_type(kind: str, pa, *, label_type=None):
 
 
 class _ParquetFile:
-    """Each batch becomes Arrow arrays at once (compact, off the Python heap); every ROW_GROUP_ROWS
-    rows are written as one row group."""
+    """Each batch becomes Arrow arrays at once (compact, off the Python heap), written as one row group
+    every ROW_GROUP_ROWS rows or ROW_GROUP_BYTES bytes."""
 
     def __init__(self, path: Path, spec: TableSpec, label_type: str):
         import pyarrow as pa
@@ -207,7 +209,7 @@ class _ParquetFile:
         self.timestamp_columns = {k for k, c in enumerate(spec.columns) if c.kind == "timestamp"}
         self.writer = pq.ParquetWriter(path, self.schema, compression="zstd")
         self.batches: list = []
-        self.n = 0
+        self.n = self.nbytes = 0
 
     def write(self, rows: Sequence[tuple]) -> None:
         if not rows:
@@ -221,15 +223,17 @@ class _ParquetFile:
                 arrays.append(self.pa.array(values, type=self.pa.string()).cast(f.type))
                 continue
             arrays.append(self.pa.array(values, type=f.type))
-        self.batches.append(self.pa.RecordBatch.from_arrays(arrays, schema=self.schema))
+        batch = self.pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self.batches.append(batch)
         self.n += len(rows)
-        if self.n >= ROW_GROUP_ROWS:
+        self.nbytes += batch.nbytes
+        if self.n >= ROW_GROUP_ROWS or self.nbytes >= ROW_GROUP_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self.n:
             self.writer.write_table(self.pa.Table.from_batches(self.batches), row_group_size=self.n)
-        self.batches, self.n = [], 0
+        self.batches, self.n, self.nbytes = [], 0, 0
 
     def close(self) -> None:
         self.flush()

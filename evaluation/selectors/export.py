@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 from django.db import connection
 from django.db.models import (
+    Aggregate,
     Avg,
     BooleanField,
     Count,
     ExpressionWrapper,
     F,
     FilteredRelation,
+    FloatField,
     Func,
     Max,
     Min,
@@ -543,6 +545,24 @@ def _quantiles(values: list[int]) -> dict:
     }
 
 
+class _Median(Aggregate):
+    """PostgreSQL's interpolated median, ``percentile_cont(0.5)``."""
+
+    function = "percentile_cont"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def _median_duration(timed: QuerySet) -> float | None:
+    """Median time on a screen: in the database on PostgreSQL, else the middle row(s) in order."""
+    if connection.vendor == "postgresql":
+        return timed.aggregate(m=_Median("duration_ms"))["m"]
+    n = timed.count()
+    middle = timed.order_by("duration_ms").values_list("duration_ms", flat=True)
+    values = list(middle[(n - 1) // 2 : n // 2 + 1])
+    return sum(values) / len(values) if values else None
+
+
 def card_counts(scope: ExportScope) -> dict:
     """Counts the card states about items, outputs, systems, subgroups, raters and the design."""
     project = scope.project
@@ -584,38 +604,44 @@ def card_counts(scope: ExportScope) -> dict:
         .values_list("n", flat=True)
         .iterator(chunk_size=CHUNK_ROWS)
     )
-    ordered = judgments.exclude(shown_order=[])
-    n_ordered = ordered.count()
-    first_shown_first = (
-        ordered.annotate(first_shown=KT("shown_order__0")).filter(first_shown=F("output__system")).count()
-        if n_ordered
-        else 0
-    )
-    durations = judgments.filter(duration_ms__isnull=False)
-    n_durations = durations.count()
-    median_duration = None
-    if n_durations:
-        middle = durations.order_by("duration_ms").values_list("duration_ms", flat=True)
-        if n_durations % 2:
-            median_duration = float(middle[n_durations // 2])
-        else:
-            pair = list(middle[n_durations // 2 - 1 : n_durations // 2 + 1])
-            median_duration = sum(pair) / 2
-    all_current = Judgment.objects.filter(project=project, is_current=True, id__lte=scope.max_judgment_id)
+    # one pass over the judgments for every per-judgment count the card states
+    in_export = Q() if scope.include_excluded or not scope.excluded else ~Q(rater_id__in=scope.excluded)
+    gold = Q(item__gold__isnull=False)
+    excluded = Q(rater_id__in=scope.excluded) if scope.excluded else Q(pk__in=[])
+    ordered = in_export & ~Q(shown_order=[])
+    totals = (
+        Judgment.objects.filter(project=project, is_current=True, id__lte=scope.max_judgment_id,
+                                item_id__lte=scope.max_item_id)
+        .annotate(first_shown=KT("shown_order__0"))
+        .aggregate(
+            n_ordered=Count("id", filter=ordered),
+            n_first_shown=Count("id", filter=ordered & Q(first_shown=F("output__system"))),
+            n_durations=Count("id", filter=in_export & Q(duration_ms__isnull=False)),
+            n_included=Count("id", filter=~gold & ~excluded),
+            n_gold=Count("id", filter=gold),
+            n_excluded=Count("id", filter=~gold & excluded),
+            n_rater=Count("id", filter=in_export & Q(source=Judgment.Source.RATER)),
+            n_import=Count("id", filter=in_export & Q(source=Judgment.Source.IMPORT)),
+            first=Min("submitted_at", filter=in_export),
+            last=Max("submitted_at", filter=in_export),
+        )
+    )  # fmt: skip
     exclusions = {
         "n_excluded_raters": len(scope.excluded),
-        "excluded_rater_judgments": all_current.filter(
-            item__gold__isnull=True, rater_id__in=scope.excluded
-        ).count()
-        if scope.excluded
-        else 0,
-        "gold_item_judgments": all_current.filter(item__gold__isnull=False).count(),
+        "excluded_rater_judgments": totals["n_excluded"],
+        "gold_item_judgments": totals["n_gold"],
         "superseded_revisions": Judgment.objects.filter(
             project=project, is_current=False, id__lte=scope.max_judgment_id
         ).count(),
     }
-    sources = dict(judgments.values("source").annotate(n=Count("id")).order_by().values_list("source", "n"))
-    weeks = judgments.aggregate(first=Min("submitted_at"), last=Max("submitted_at"))
+    sources = {name: totals[f"n_{name}"] for name in ("rater", "import") if totals[f"n_{name}"]}
+    weeks = totals
+    n_ordered, first_shown_first, n_durations = (
+        totals["n_ordered"],
+        totals["n_first_shown"],
+        totals["n_durations"],
+    )
+    median_duration = _median_duration(judgments.filter(duration_ms__isnull=False)) if n_durations else None
     return {
         "n_items": n_items,
         "n_gold_items": n_gold_items,
@@ -627,7 +653,7 @@ def card_counts(scope: ExportScope) -> dict:
             for name, n in subgroup_items.items()
         ],
         "n_judgments": sum(per_rater),
-        "n_included_judgments": scope.included().count(),
+        "n_included_judgments": totals["n_included"],
         "judgment_sources": sources,
         "n_raters": len(per_rater),
         "judgments_per_rater": _quantiles(per_rater),
