@@ -102,6 +102,7 @@ class ProjectOutputSerializer(serializers.Serializer):
     gold_rate = serializers.FloatField()
     lease_seconds = serializers.IntegerField()
     show_reference = serializers.BooleanField()
+    training_items = serializers.IntegerField()
     created_at = serializers.DateTimeField()
 
 
@@ -116,6 +117,9 @@ class ProjectListCreateApi(APIView):
         gold_rate = serializers.FloatField(min_value=0, max_value=0.99, default=0)
         lease_seconds = serializers.IntegerField(min_value=30, max_value=7 * 24 * 3600, default=900)
         show_reference = serializers.BooleanField(default=False)
+        training_items = serializers.IntegerField(
+            min_value=0, max_value=1000, default=0,
+            help_text="Each rater's first screens are gold items answered with feedback (training).")
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):
@@ -373,6 +377,9 @@ class JudgmentSubmitApi(RaterApi):
         revision = serializers.BooleanField(help_text="It replaced this rater's earlier answers on the item.")
         submitted_at = serializers.DateTimeField()
         values = ScreenValueSerializer(many=True)
+        feedback = inline_serializer("TrainingFeedback", {
+            "expected": ScreenValueSerializer(many=True), "explanation": serializers.CharField()},
+            required=False, help_text="Training screens only: the expected answers and why.")
 
     @extend_schema(
         request=InputSerializer,
@@ -389,6 +396,8 @@ class JudgmentSubmitApi(RaterApi):
         body = {"assignment_id": result.assignment.pk, "client_token": judgments[0].client_token,
                 "revision": result.revision, "submitted_at": judgments[0].submitted_at,
                 "values": judgment_screen_values(judgments, result.assignment.project)}
+        if result.feedback is not None:
+            body["feedback"] = result.feedback
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 

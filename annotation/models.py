@@ -27,6 +27,9 @@ class Project(models.Model):
     gold_rate = models.FloatField(default=0.0, help_text="Share of screens that show a gold item.")
     lease_seconds = models.PositiveIntegerField(default=900)
     show_reference = models.BooleanField(default=False)
+    training_items = models.PositiveSmallIntegerField(
+        default=0, help_text="Each rater's first screens: gold items answered with feedback (the expected answer "
+                             "and the item's meta.explanation); they count in no accuracy.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.LIVE)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -80,6 +83,7 @@ class Membership(models.Model):
     external_name = models.CharField(
         max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
     is_paused = models.BooleanField(default=False)
+    training_done = models.PositiveIntegerField(default=0, help_text="Training screens this rater has answered.")
     is_excluded = models.BooleanField(
         default=False, help_text="Quality control left this rater's judgments out of agreement, results and exports.")
     left_balance = models.JSONField(

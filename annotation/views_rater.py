@@ -18,6 +18,7 @@ from annotation.selectors import (
     assignment_get_for_rater,
     assignment_previous_for_rater,
     assignment_screen,
+    judgment_screen_values,
     rater_progress,
 )
 from annotation.services import (
@@ -150,15 +151,42 @@ def rate_submit(request, pk):
     values = _form_values(request.POST, assignment)
     duration = request.POST.get("duration_ms", "")
     try:
-        judgment_submit(rater=request.user, assignment_id=assignment.pk, values=values,
-                        client_token=request.POST.get("client_token", "")[:64],
-                        duration_ms=int(duration) if duration.isdigit() else None)
+        result = judgment_submit(rater=request.user, assignment_id=assignment.pk, values=values,
+                                 client_token=request.POST.get("client_token", "")[:64],
+                                 duration_ms=int(duration) if duration.isdigit() else None)
     except RaterRefused as refusal:
         return _refused(request, refusal, assignment.project)
     except ValidationError as exc:
         return _screen_again(request, assignment, exc,
                              answers={k[2:]: v for k, v in request.POST.items() if k.startswith("v-")})
+    if result.feedback is not None:
+        return _training_feedback(request, result)
     return redirect("rate-next", pk=assignment.project_id)
+
+
+def _shown(value) -> str:
+    if isinstance(value, list):
+        return f"{value[0]:g}–{value[1]:g}"
+    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(value, f"{value:g}" if isinstance(value, float)
+                                                                   else str(value))
+
+
+def _training_feedback(request, result):
+    """The expected answers beside the rater's, after a training screen."""
+    project = result.assignment.project
+    given = {(v["criterion"], v["position"]): v["value"]
+             for v in judgment_screen_values(result.judgments, project)}
+    rows = []
+    for expected in result.feedback["expected"]:
+        key = (expected["criterion"], expected.get("position"))
+        value = given.get(key)
+        want = expected["value"]
+        ok = want[0] <= value <= want[1] if isinstance(want, list) and value is not None else value == want
+        rows.append({"criterion": key[0], "where": "—" if key[1] is None else f"output {key[1] + 1}",
+                     "expected": _shown(want), "given": "—" if value is None else _shown(value), "ok": ok})
+    done = Membership.objects.filter(project=project, user=request.user).values_list("training_done", flat=True).first()
+    return render(request, "annotation/rater/feedback.html", {
+        "project": project, "rows": rows, "explanation": result.feedback["explanation"], "done": done})
 
 
 @login_required

@@ -62,7 +62,9 @@ class GoldAccuracy:
 
 def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int, GoldAccuracy]:
     """Per rater, how often their current answers on gold items match the gold: overall, over the last
-    ROLLING_GOLD answers, and per ISO week (Monday) of submission. One query."""
+    ROLLING_GOLD answers, and per ISO week (Monday) of submission. Each rater's first
+    ``project.training_items`` gold items were answered in training, with feedback: they do not count.
+    One query."""
     task_type = REGISTRY[project.task_type]
     rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=False)
             .values_list("rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value",
@@ -73,7 +75,13 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     out: dict[int, GoldAccuracy] = {}
     answers: dict[int, list[bool]] = defaultdict(list)
     items: dict[int, set] = defaultdict(set)
+    training: dict[int, list] = defaultdict(list)
     for rater, item_id, gold, criterion, system, value, submitted_at in rows:
+        first_items = training[rater]
+        if item_id in first_items or len(first_items) < project.training_items:
+            if item_id not in first_items:
+                first_items.append(item_id)
+            continue
         ok = task_type.gold_correct(gold or {}, criterion, system, value)
         if ok is None:
             continue

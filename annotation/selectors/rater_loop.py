@@ -21,8 +21,9 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
 
 
 PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
-                                           "show_reference"})
-MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance"})
+                                           "show_reference", "training_items"})
+MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
+                                                 "training_done"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
                                                "labels", "help_text"})
 
@@ -104,6 +105,7 @@ def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | 
 @functools.cache
 def _locked_sql() -> str:
     return (f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
+            f"m.training_done AS member_training_done, i.gold IS NOT NULL AS item_is_gold, "
             f"(i.gold IS NOT NULL OR i.degraded_from_id IS NOT NULL) AS item_is_control, "
             f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
             f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
@@ -114,7 +116,9 @@ def _locked_sql() -> str:
 
 def assignment_locked(*, assignment_id: int) -> tuple[Assignment, str | None, bool] | None:
     """(assignment with its project, the rater's role in the project, paused?), the assignment row
-    locked; None when there is no such assignment. ``assignment.item_is_control`` says whether its item is gold or a degraded copy."""
+    locked; None when there is no such assignment. ``assignment.item_is_control`` says whether its item
+    is gold or a degraded copy, ``item_is_gold`` whether it is gold, ``member_training_done`` how many
+    training screens the rater has answered."""
     found = list(Assignment.objects.raw(_locked_sql(), [assignment_id]))
     if not found:
         return None

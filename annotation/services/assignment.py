@@ -229,9 +229,12 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
         return current
 
     item = None
-    # Gold screens are drawn at the gold rate, and only while real work remains, so a gold item is
-    # never the last thing a rater sees (which would give it away).
-    if project.gold_rate > 0 and rng.random() < project.gold_rate and _has_open_item(project, rater):
+    # A rater in training is served gold items (answered with feedback) until the training is done.
+    # Otherwise gold screens are drawn at the gold rate, and only while real work remains, so a gold item
+    # is never the last thing a rater sees (which would give it away).
+    if membership.training_done < project.training_items:
+        item = _gold_item(project, rater)
+    elif project.gold_rate > 0 and rng.random() < project.gold_rate and _has_open_item(project, rater):
         item = _gold_item(project, rater)
     if item is not None:
         Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)

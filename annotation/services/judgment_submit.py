@@ -7,12 +7,12 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Assignment, Criterion, Item, Judgment, Output
+from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output
 from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
-from .quality import qc_rules_apply
+from .quality import qc_rules_apply, training_feedback
 
 MAX_CLIENT_TOKEN = 64
 MAX_DURATION_MS = 24 * 3600 * 1000
@@ -24,6 +24,8 @@ class SubmittedJudgment:
     judgments: list[Judgment]
     created: bool  # False: a replay of an earlier submission with the same client token
     revision: bool  # True: it replaced the rater's earlier answers on this item
+    # Training screens only: the expected answers as the screen takes them, and the item's explanation.
+    feedback: dict | None = None
 
 
 def _check_lease(assignment: Assignment, now: datetime) -> None:
@@ -136,9 +138,15 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         assignment.save(update_fields=["status", "completed_at"])
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
+    feedback = None
+    if assignment.item_is_gold and assignment.member_training_done < assignment.project.training_items:
+        feedback = training_feedback(assignment, shown)
+        if not n_replaced:
+            Membership.objects.filter(project_id=assignment.project_id, user=rater).update(
+                training_done=F("training_done") + 1)
     # Quality rules are checked on control screens (gold, degraded copies) only, which keeps the common
-    # submission free of them.
-    if assignment.item_is_control:
+    # submission free of them; training screens count in no rule.
+    elif assignment.item_is_control:
         qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
-    return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced))
+    return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced), feedback=feedback)
 

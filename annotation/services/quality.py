@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Judgment, Membership, Project, QcRules, RaterAction
+from annotation.models import Criterion, Item, Judgment, Membership, Project, QcRules, RaterAction
 from annotation.selectors.quality import (
     SPEED_MIN_SCREENS,
     SPEED_WINDOW,
@@ -15,6 +15,7 @@ from annotation.selectors.quality import (
     gold_accuracy,
     qc_rules_current,
 )
+from annotation.task_types import REGISTRY
 
 RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
                "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
@@ -180,3 +181,15 @@ def qc_rules_apply_all(*, project: Project, now: datetime | None = None) -> list
             "user_id", flat=True).order_by("id"):
         taken += qc_rules_apply(project=project, rater_id=rater_id, now=now)
     return taken
+
+
+def training_feedback(assignment, shown_systems: list[str]) -> dict:
+    """What a rater in training is shown after answering a gold item: the expected answers in display
+    terms and the item's ``meta.explanation`` (the guideline's reason)."""
+    gold, meta = Item.objects.values_list("gold", "meta").get(pk=assignment.item_id)
+    task_type = REGISTRY[assignment.project.task_type]
+    criteria = Criterion.objects.filter(project_id=assignment.project_id).order_by("position", "id")
+    expected = [v for name in criteria.values_list("name", flat=True)
+                for v in task_type.gold_on_screen(gold or {}, name, shown_systems)]
+    explanation = (meta or {}).get("explanation", "")
+    return {"expected": expected, "explanation": explanation if isinstance(explanation, str) else str(explanation)}

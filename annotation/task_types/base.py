@@ -60,6 +60,11 @@ class TaskType:
         """Gold answers in the task type's canonical form; raises TaskTypeError naming the field."""
         raise NotImplementedError
 
+    def gold_on_screen(self, gold: dict, criterion: str, shown_systems: list[str]) -> list[dict]:
+        """The gold answers as a rating screen takes them ({criterion, position?, value}), for training
+        feedback; ``shown_systems`` are the systems in display order."""
+        raise NotImplementedError
+
     def gold_correct(self, gold: dict, criterion: str, system: str, value: float) -> bool | None:
         """Whether a stored judgment (``value`` as coded, on ``system``'s output) matches the item's
         normalised gold; None when the gold says nothing about that criterion and output."""

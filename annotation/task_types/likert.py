@@ -54,6 +54,12 @@ class Likert(TaskType):
             }
         return out
 
+    def gold_on_screen(self, gold, criterion, shown_systems):
+        answer = gold.get(criterion)
+        per_system = answer if isinstance(answer, dict) else dict.fromkeys(shown_systems, answer)
+        return [{"criterion": criterion, "position": p, "value": per_system[s]}
+                for p, s in enumerate(shown_systems) if per_system.get(s) is not None]
+
     def gold_correct(self, gold, criterion, system, value):
         """Exact: the category given is the expected one."""
         expected = gold.get(criterion)

@@ -32,6 +32,13 @@ class Pairwise(TaskType):
             out[name] = winner
         return out
 
+    def gold_on_screen(self, gold, criterion, shown_systems):
+        winner = gold.get(criterion)
+        if winner is None:
+            return []
+        return [{"criterion": criterion, "position": None,
+                 "value": TIE if winner == TIE else ("A" if winner == shown_systems[0] else "B")}]
+
     def gold_correct(self, gold, criterion, system, value):
         """The judgment sits on the first output (``system``) and codes its outcome, whatever side the
         rater saw it on; the expected winner is coded the same way and compared."""

@@ -42,6 +42,11 @@ class RankME(TaskType):
             out[name] = ranges
         return out
 
+    def gold_on_screen(self, gold, criterion, shown_systems):
+        ranges = gold.get(criterion) or {}
+        return [{"criterion": criterion, "position": p, "value": ranges[s]}
+                for p, s in enumerate(shown_systems) if s in ranges]
+
     def gold_correct(self, gold, criterion, system, value):
         """The slider falls within the expected [low, high], both ends included."""
         bounds = (gold.get(criterion) or {}).get(system)
