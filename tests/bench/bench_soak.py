@@ -37,7 +37,10 @@ import time
 import uuid
 from collections import Counter, defaultdict
 
-from bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed
+try:  # run as a script (tests/bench on sys.path) or imported by pytest's doctest collection
+    from bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed
+except ModuleNotFoundError:
+    from tests.bench.bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed
 
 OK = {"next": {200, 204}, "judge": {201}, "retry": {200, 201}, "revise": {200, 201}, "flag": {201}}
 
