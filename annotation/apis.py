@@ -103,6 +103,7 @@ class ProjectOutputSerializer(serializers.Serializer):
     lease_seconds = serializers.IntegerField()
     show_reference = serializers.BooleanField()
     training_items = serializers.IntegerField()
+    repeat_rate = serializers.FloatField()
     created_at = serializers.DateTimeField()
 
 
@@ -120,6 +121,9 @@ class ProjectListCreateApi(APIView):
         training_items = serializers.IntegerField(
             min_value=0, max_value=1000, default=0,
             help_text="Each rater's first screens are gold items answered with feedback (training).")
+        repeat_rate = serializers.FloatField(
+            min_value=0, max_value=0.99, default=0,
+            help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).")
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):

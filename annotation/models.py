@@ -27,6 +27,9 @@ class Project(models.Model):
     gold_rate = models.FloatField(default=0.0, help_text="Share of screens that show a gold item.")
     lease_seconds = models.PositiveIntegerField(default=900)
     show_reference = models.BooleanField(default=False)
+    repeat_rate = models.FloatField(
+        default=0.0, help_text="Share of screens that repeat an item the rater judged some screens before "
+                               "(a repeat copy; pairwise with the sides swapped).")
     training_items = models.PositiveSmallIntegerField(
         default=0, help_text="Each rater's first screens: gold items answered with feedback (the expected answer "
                              "and the item's meta.explanation); they count in no accuracy.")
@@ -41,6 +44,8 @@ class Project(models.Model):
             models.CheckConstraint(condition=Q(double_annotation_share__gte=0, double_annotation_share__lte=1),
                                    name="project_double_share_in_unit_interval"),
             models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lt=1), name="project_gold_rate_below_one"),
+            models.CheckConstraint(condition=Q(repeat_rate__gte=0, repeat_rate__lt=1),
+                                   name="project_repeat_rate_below_one"),
             models.CheckConstraint(condition=Q(task_type__in=TaskType.values), name="project_task_type_known"),
         ]
 
@@ -114,6 +119,10 @@ class Item(models.Model):
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="degraded_copies",
         help_text="A quality-control copy of this item with damaged outputs (served as an ordinary item; never "
                   "counted in agreement or results).")
+    repeat_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats",
+        help_text="A quality-control repeat of this item, served only to raters who judged it some screens "
+                  "before (n_target 0: never in the queues); never counted in agreement or results.")
     n_target = models.PositiveSmallIntegerField(
         default=1, help_text="Raters wanted for this item (raters_per_item for the double-annotated share, else 1).")
     n_judged = models.PositiveIntegerField(default=0, help_text="Distinct raters with a judgment on this item.")

@@ -10,7 +10,7 @@ from annotation.apis import DETAIL, lead_project, paginated
 from annotation.models import Membership, QcRules
 from annotation.selectors import qc_rules_current, qc_rules_defaults, rater_action_list, rater_quality_report
 from annotation.services import LEAD_ACTIONS, degraded_controls_create, qc_rules_apply_all, qc_rules_update
-from annotation.services.controls import METHODS
+from annotation.services.controls import METHODS, repeat_controls_create
 
 
 class QcRulesSerializer(serializers.Serializer):
@@ -127,6 +127,15 @@ class QcApplyApi(APIView):
         return Response(RaterActionSerializer(actions, many=True).data)
 
 
+CONTROLS_CREATED = inline_serializer("ControlsCreated", {
+    "created": serializers.IntegerField(), "external_ids": serializers.ListField(child=serializers.CharField())})
+
+
+def _created(copies) -> Response:
+    return Response({"created": len(copies), "external_ids": [c.external_id for c in copies]},
+                    status=status.HTTP_201_CREATED)
+
+
 class DegradedControlsCreateApi(APIView):
     """Add degraded copies of real items (damaged outputs, seeded), served as ordinary items and never counted
     in agreement or results; each rater's scores on them are tested against the originals'."""
@@ -137,13 +146,25 @@ class DegradedControlsCreateApi(APIView):
         methods = serializers.ListField(child=serializers.ChoiceField(choices=METHODS), default=list(METHODS),
                                         allow_empty=False, help_text="Damage methods, used in turn.")
 
-    @extend_schema(request=InputSerializer, responses={201: inline_serializer("DegradedCreated", {
-        "created": serializers.IntegerField(), "external_ids": serializers.ListField(child=serializers.CharField())}),
-        400: DETAIL, 403: DETAIL, 404: DETAIL})
+    @extend_schema(request=InputSerializer, responses={201: CONTROLS_CREATED, 400: DETAIL, 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):
         project = lead_project(request, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        copies = degraded_controls_create(project=project, **data.validated_data)
-        return Response({"created": len(copies), "external_ids": [c.external_id for c in copies]},
-                        status=status.HTTP_201_CREATED)
+        return _created(degraded_controls_create(project=project, **data.validated_data))
+
+
+class RepeatControlsCreateApi(APIView):
+    """Add repeat copies of real items, served at the project's repeat rate to raters who judged the
+    original some screens before (pairwise with the sides swapped); consistency is on qc/raters/."""
+
+    class InputSerializer(serializers.Serializer):
+        n = serializers.IntegerField(min_value=1, max_value=10_000, help_text="Items to repeat.")
+        seed = serializers.IntegerField(default=0, help_text="The same seed picks the same items.")
+
+    @extend_schema(request=InputSerializer, responses={201: CONTROLS_CREATED, 400: DETAIL, 403: DETAIL, 404: DETAIL})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return _created(repeat_controls_create(project=project, **data.validated_data))

@@ -21,6 +21,7 @@ api_urlpatterns = [
     path("projects/<int:pk>/qc/raters/", qc_apis.RaterQualityApi.as_view(), name="api-qc-raters"),
     path("projects/<int:pk>/qc/apply/", qc_apis.QcApplyApi.as_view(), name="api-qc-apply"),
     path("projects/<int:pk>/qc/degraded/", qc_apis.DegradedControlsCreateApi.as_view(), name="api-qc-degraded"),
+    path("projects/<int:pk>/qc/repeats/", qc_apis.RepeatControlsCreateApi.as_view(), name="api-qc-repeats"),
 ]
 
 urlpatterns = [

@@ -40,7 +40,7 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
     rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
-                                    item__degraded_from__isnull=True)
+                                    item__degraded_from__isnull=True, item__repeat_of__isnull=True)
             .exclude(rater_id__in=excluded_rater_ids(project))
             .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
             .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")

@@ -291,7 +291,8 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
     with the same rater's scores of the originals (same output system and criterion) by a one-sided
     Mann–Whitney U test. pairwise: how often the intact side beat its damaged version.
     """
-    judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True)
+    judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
+                                        item__repeat_of__isnull=True)
     if rater_id is not None:
         judgments = judgments.filter(rater_id=rater_id)
     out: dict[int, DegradedCheck] = {}
@@ -336,6 +337,49 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
     return out
 
 
+@dataclass
+class RepeatConsistency:
+    n: int = 0  # values given twice (criterion × output of a repeated item)
+    same: int = 0
+    flips: int = 0  # pairwise: the winner turned into the other system
+    decided: int = 0  # pairwise: pairs of answers where neither was a tie
+
+    def as_dict(self) -> dict:
+        return {"n": self.n, "consistency": self.same / self.n if self.n else None,
+                "flips": self.flips, "flip_rate": self.flips / self.decided if self.decided else None}
+
+
+def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
+    """Per rater, how often a repeat got the same answer as its original: the same category (likert), the
+    same outcome (pairwise, whose sides were swapped; a flip is a win turned into a loss), or a slider within
+    a tenth of the scale (rankme)."""
+    rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
+                                    item__degraded_from__isnull=True)
+            .values_list("rater_id", "item_id", "item__repeat_of_id", "criterion_id", "output__system", "value",
+                         "criterion__scale_min", "criterion__scale_max").order_by())
+    originals, repeats = {}, []
+    for rater, item, repeat_of, criterion, system, value, low, high in rows:
+        if repeat_of is None:
+            originals[(rater, item, criterion, system)] = value
+        else:
+            repeats.append((rater, repeat_of, criterion, system, value, low, high))
+    out: dict[int, RepeatConsistency] = {}
+    for rater, original_item, criterion, system, value, low, high in repeats:
+        before = originals.get((rater, original_item, criterion, system))
+        if before is None:
+            continue
+        check = out.setdefault(rater, RepeatConsistency())
+        check.n += 1
+        if project.task_type == "rankme":
+            check.same += abs(value - before) <= (high - low) / 10
+        else:
+            check.same += value == before
+        if project.task_type == "pairwise" and 1.0 not in (value, before):  # 1 codes a tie
+            check.decided += 1
+            check.flips += value != before
+    return out
+
+
 def rater_quality_report(project: Project) -> dict:
     """Everything the lead's rater page and the QC API show, per rater (members with the rater role)."""
     rules = qc_rules_current(project)
@@ -345,6 +389,7 @@ def rater_quality_report(project: Project) -> dict:
     flags = behaviour_flags(project, rules)
     overall, bias = position_bias(project)
     degraded = degraded_check(project)
+    repeats = repeat_consistency(project)
     last_actions: dict[int, RaterAction] = {}
     for action in rater_action_list(project).filter(rater_id__in=[m.user_id for m in members]):
         last_actions.setdefault(action.rater_id, action)
@@ -358,6 +403,7 @@ def rater_quality_report(project: Project) -> dict:
             "flags": flags.get(m.user_id, BehaviourFlags()).as_dict(),
             "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,
             "degraded": degraded[m.user_id].as_dict() if m.user_id in degraded else None,
+            "repeats": repeats[m.user_id].as_dict() if m.user_id in repeats else None,
             "last_action": last_actions.get(m.user_id),
         })
     return {"rules": rules, "raters": raters,

@@ -21,7 +21,7 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
 
 
 PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
-                                           "show_reference", "training_items"})
+                                           "show_reference", "training_items", "repeat_rate"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
                                                  "training_done"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
@@ -106,7 +106,7 @@ def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | 
 def _locked_sql() -> str:
     return (f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
             f"m.training_done AS member_training_done, i.gold IS NOT NULL AS item_is_gold, "
-            f"(i.gold IS NOT NULL OR i.degraded_from_id IS NOT NULL) AS item_is_control, "
+            f"(i.gold IS NOT NULL OR i.degraded_from_id IS NOT NULL OR i.repeat_of_id IS NOT NULL) AS item_is_control, "
             f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
             f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
             f"JOIN {Item._meta.db_table} i ON i.id = a.item_id "

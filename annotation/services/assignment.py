@@ -33,6 +33,8 @@ from annotation.task_types import REGISTRY
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
 SCREEN_ITEM_FIELDS = ("id", "input", "references")
+# A repeat comes at least this many judged screens after its original.
+REPEAT_GAP = 3
 # A next call sweeps expired leases once in this many calls (and whenever it finds nothing open).
 SWEEP_ONE_IN = 8
 # Expired leases returned per call; a backlog larger than this drains over the next calls.
@@ -201,6 +203,19 @@ def _gold_item(project: Project, rater) -> Item | None:
             .order_by("?").select_for_update(skip_locked=True, of=("self",)).only(*SCREEN_ITEM_FIELDS).first())
 
 
+def _repeat_item(project: Project, rater) -> tuple[Item | None, list | None]:
+    """Locks a repeat copy of an item the rater judged, but not within their last REPEAT_GAP screens, and
+    returns it with the display order the rater saw the original in."""
+    done = Assignment.objects.filter(project=project, rater=rater, status=Assignment.Status.DONE)
+    recent = list(done.order_by("-completed_at").values_list("item_id", flat=True)[:REPEAT_GAP])
+    item = (Item.objects.filter(project=project, repeat_of__in=done.exclude(item_id__in=recent).values("item_id"))
+            .exclude(_taken_by(rater)).order_by("?").select_for_update(skip_locked=True, of=("self",))
+            .only(*SCREEN_ITEM_FIELDS, "repeat_of_id").first())
+    if item is None:
+        return None, None
+    return item, done.filter(item_id=item.repeat_of_id).values_list("shown_order", flat=True).first()
+
+
 def _has_open_item(project: Project, rater) -> bool:
     return (Item.objects.filter(project=project, gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
             .exclude(_taken_by(rater)).exists())
@@ -228,13 +243,16 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     if current is not None:
         return current
 
-    item = None
+    item, original_order = None, None
     # A rater in training is served gold items (answered with feedback) until the training is done.
-    # Otherwise gold screens are drawn at the gold rate, and only while real work remains, so a gold item
-    # is never the last thing a rater sees (which would give it away).
+    # Repeats are drawn at the repeat rate. Gold screens are drawn at the gold rate, and only while real
+    # work remains, so a gold item is never the last thing a rater sees (which would give it away).
     if membership.training_done < project.training_items:
         item = _gold_item(project, rater)
-    elif project.gold_rate > 0 and rng.random() < project.gold_rate and _has_open_item(project, rater):
+    elif project.repeat_rate > 0 and rng.random() < project.repeat_rate:
+        item, original_order = _repeat_item(project, rater)
+    if item is None and project.gold_rate > 0 and rng.random() < project.gold_rate \
+            and _has_open_item(project, rater):
         item = _gold_item(project, rater)
     if item is not None:
         Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
@@ -248,7 +266,10 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     task_type = REGISTRY[project.task_type]
     outputs = [(system, text) for _, _, system, text in outputs_of(item.pk)]
     systems = [system for system, _ in outputs]
-    order = task_type.draw_order(systems, rng, membership.left_balance)
+    if original_order is not None and not task_type.per_output:
+        order = list(reversed(original_order))  # a pairwise repeat swaps the sides the rater saw
+    else:
+        order = task_type.draw_order(systems, rng, membership.left_balance)
     if not task_type.per_output:
         balance = membership.left_balance
         left, right = systems[order[0]], systems[order[1]]

@@ -85,8 +85,8 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         raise ValidationError({"methods": f"unknown {unknown}; choose from {', '.join(METHODS)}"})
     if not 1 <= n <= MAX_CONTROLS:
         raise ValidationError({"n": f"from 1 to {MAX_CONTROLS}"})
-    originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True)
-                     .prefetch_related("outputs").order_by("id"))
+    originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
+                                         repeat_of__isnull=True).prefetch_related("outputs").order_by("id"))
     if len(originals) < max(n, 2):
         raise ValidationError({"n": f"the project has {len(originals)} real items; each copy needs its own "
                                     "original and another item to borrow phrases from, so at most "
@@ -118,5 +118,32 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
             meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed})
         Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
                                     for p, (s, t) in enumerate(texts)])
+        copies.append(copy)
+    return copies
+
+
+@transaction.atomic
+def repeat_controls_create(*, project: Project, n: int, seed: int = 0) -> list[Item]:
+    """Adds repeat copies of ``n`` distinct real items (drawn with ``seed``): the same input and outputs,
+    served (at the project's repeat rate) only to raters who judged the original at least
+    ``REPEAT_GAP`` screens before, pairwise with the sides the rater saw swapped."""
+    originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
+                                         repeat_of__isnull=True).prefetch_related("outputs").order_by("id"))
+    if not 1 <= n <= min(len(originals), MAX_CONTROLS):
+        raise ValidationError({"n": f"from 1 to the project's {len(originals)} real items"})
+    rng = random.Random(seed)
+    taken = set(Item.objects.filter(project=project, repeat_of__isnull=False).values_list("external_id", flat=True))
+    copies = []
+    for k, index in enumerate(sorted(rng.sample(range(len(originals)), n))):
+        original = originals[index]
+        external_id = f"{original.external_id}~repeat-{seed}-{k}"
+        if external_id in taken:
+            raise ValidationError({"seed": f"repeats with seed {seed} exist already; use another seed"})
+        copy = Item.objects.create(
+            project=project, external_id=external_id, input=original.input, references=original.references,
+            subgroup=original.subgroup, repeat_of=original, n_target=0,
+            meta={"control": "repeat", "original": original.external_id, "seed": seed})
+        Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text)
+                                    for o in original.outputs.all()])
         copies.append(copy)
     return copies

@@ -11,7 +11,8 @@ from annotation.task_types import REGISTRY, TaskTypeError
 @transaction.atomic
 def project_create(*, created_by, name: str, task_type: str, criteria: list[dict], instructions: str = "",
                    raters_per_item: int = 1, double_annotation_share: float = 0.0, gold_rate: float = 0.0,
-                   lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0) -> Project:
+                   lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
+                   repeat_rate: float = 0.0) -> Project:
     """A project with its criteria; its creator becomes a lead. Raises ValidationError by field."""
     if task_type not in REGISTRY:
         raise ValidationError({"task_type": f"unknown task type {task_type!r}; choose one of {', '.join(REGISTRY)}"})
@@ -20,6 +21,7 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
     project = Project(name=name, task_type=task_type, instructions=instructions, raters_per_item=raters_per_item,
                       double_annotation_share=double_annotation_share, gold_rate=gold_rate,
                       lease_seconds=lease_seconds, show_reference=show_reference, training_items=training_items,
+                      repeat_rate=repeat_rate,
                       created_by=created_by)
     project.full_clean()
     project.save()

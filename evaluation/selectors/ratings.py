@@ -19,7 +19,7 @@ def included_judgments(project: Project) -> QuerySet[Judgment]:
     """The judgments results are computed from: current ones, not on gold items or degraded copies, not from
     excluded raters. The one place where exclusions are decided."""
     judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
-                                        item__degraded_from__isnull=True)
+                                        item__degraded_from__isnull=True, item__repeat_of__isnull=True)
     excluded = excluded_rater_ids(project)
     if excluded:
         judgments = judgments.exclude(rater_id__in=excluded)
@@ -33,6 +33,7 @@ def exclusion_counts(project: Project) -> dict:
     return {
         "gold_items": current.filter(item__gold__isnull=False).count(),
         "degraded_controls": current.filter(item__degraded_from__isnull=False).count(),
+        "repeats": current.filter(item__repeat_of__isnull=False).count(),
         "excluded_raters": current.filter(item__gold__isnull=True, rater_id__in=excluded).count()
         if excluded
         else 0,

@@ -79,6 +79,7 @@ EXPECTED = {
     "api-qc-raters": LEAD_READ,
     "api-qc-apply": {"post": (401, 404, 403, 200, 200)},
     "api-qc-degraded": {"post": (401, 404, 403, 400, 400)},
+    "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
     "rater-action": PAGE_LEAD_POST,
 }
