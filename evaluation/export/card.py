@@ -164,7 +164,7 @@ def _files(facts: dict) -> list[str]:
             else "Each table is one file per format (split `train`)."
         )
         + " Also in the archive: `heds.json` (HEDS 3.0 datasheet), `card.json` (the facts this card was "
-        "written from), `export.json` (files, sizes and checksums)"
+        "written from), `export.json` (every file with its rows and size)"
         + (f" and `{CHART_NAME}` (the agreement trend)." if facts.get("chart") else "."),
         "",
     ]

@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from django.conf import settings
@@ -150,13 +150,6 @@ class _Progress:
             self.report(round(share * 1000), 1000, message)
 
 
-@dataclass
-class ExportSummary:
-    files: list[dict] = field(default_factory=list)
-    n_judgments: int = 0
-    agreement_recomputed: bool = False
-
-
 def _split_names(subgroups: list[str]) -> dict[str, str]:
     """Hugging Face split names (``\\w+``) for subgroups, unique, in subgroup order."""
     names, used = {}, set()
@@ -249,41 +242,7 @@ def export_write(
         files += raters.close()
 
         report.tell(0.95, "writing the data card")
-        facts = {
-            "project": {
-                "name": options.pretty_name or project.name,
-                "task_type": task_type,
-                "instructions": project.instructions,
-                "raters_per_item": project.raters_per_item,
-                "double_annotation_share": project.double_annotation_share,
-                "gold_rate": project.gold_rate,
-                "lease_seconds": project.lease_seconds,
-                "show_reference": project.show_reference,
-            },
-            "options": {
-                "formats": list(options.formats),
-                "split": options.split,
-                "include_usernames": options.include_usernames,
-                "include_excluded": options.include_excluded,
-                "license": options.license,
-                "languages": list(options.languages),
-                "task_categories": list(options.task_categories),
-            },
-            "criteria": criteria_for_card(project),
-            "counts": counts,
-            "label_distributions": label_distributions(scope),
-            "systems": system_summary(scope),
-            "agreement": agreement_for_card(project, rater_names=scope.rater_names),
-            "qc_rules": [],  # TODO(#6): quality-control rules and their versions, once issue 6 builds them
-            "files": [
-                {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows}
-                for f in files
-            ],
-            "tables": {
-                spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
-                for spec in (item_spec, judgments_table(task_type), scores_table(task_type), RATERS)
-            },
-        }
+        facts = _facts(project, options, scope, counts, files, item_spec)
         chart, facts["chart"] = None, None
         if facts["agreement"]["trend"]:
             from evaluation.export.chart import trend_png
@@ -312,6 +271,48 @@ def export_write(
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _facts(
+    project: Project, options: ExportOptions, scope, counts: dict, files: list[WrittenFile], item_spec
+) -> dict:
+    """Everything the card and the datasheet state, as plain data (it is also ``card.json``)."""
+    task_type = project.task_type
+    return {
+        "project": {
+            "name": options.pretty_name or project.name,
+            "task_type": task_type,
+            "instructions": project.instructions,
+            "raters_per_item": project.raters_per_item,
+            "double_annotation_share": project.double_annotation_share,
+            "gold_rate": project.gold_rate,
+            "lease_seconds": project.lease_seconds,
+            "show_reference": project.show_reference,
+        },
+        "options": {
+            "formats": list(options.formats),
+            "split": options.split,
+            "include_usernames": options.include_usernames,
+            "include_excluded": options.include_excluded,
+            "license": options.license,
+            "languages": list(options.languages),
+            "task_categories": list(options.task_categories),
+        },
+        "criteria": criteria_for_card(project),
+        "counts": counts,
+        "label_distributions": label_distributions(scope),
+        "systems": system_summary(scope),
+        "agreement": agreement_for_card(project, rater_names=scope.rater_names),
+        "qc_rules": [],  # TODO(#6): quality-control rules and their versions, once issue 6 builds them
+        "files": [
+            {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows}
+            for f in files
+        ],
+        "tables": {
+            spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
+            for spec in (item_spec, judgments_table(task_type), scores_table(task_type), RATERS)
+        },
+    }
 
 
 def _zip(

@@ -55,9 +55,7 @@ def test_lead_starts_an_export_and_downloads_the_zip_from_the_jobs_result(
     assert listed["results"][0]["options"]["license"] == "cc-by-4.0"
 
 
-def test_download_answers_whatever_the_client_accepts(
-    study, lead_client, django_capture_on_commit_callbacks
-):
+def test_download_answers_whatever_the_client_accepts(study, lead_client, django_capture_on_commit_callbacks):
     export_id = start(lead_client, study, django_capture_on_commit_callbacks, formats=["csv"]).json()[
         "export_id"
     ]
