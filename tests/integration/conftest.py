@@ -22,6 +22,14 @@ BROKER = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 VISIBILITY_TIMEOUT = 4
 
 
+def reset_celery_connections() -> None:
+    """Forget the app's pooled broker connections and producers, so the next send connects to the
+    broker_url configured now. Celery does the same in a forked child (``_after_fork``)."""
+    if celery_app._pool is not None:
+        celery_app._pool.force_close_all()
+    celery_app._after_fork()
+
+
 class Worker:
     """Starts, kills and restarts one ``celery worker`` process."""
 
@@ -76,8 +84,10 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     celery_app.conf.task_always_eager = False
     celery_app.conf.broker_url = BROKER
     celery_app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    reset_celery_connections()  # whatever broker earlier tests used
     worker = Worker(url)
     worker.start()
     yield worker
     worker.stop()
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = previous
+    reset_celery_connections()

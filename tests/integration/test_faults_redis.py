@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Job, Judgment, Membership
 from config.celery_app import app as celery_app
+from tests.integration.conftest import reset_celery_connections
 from tests.annotation.factories import MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 
@@ -42,6 +43,7 @@ def stopped_redis(settings, tmp_path):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": URL}}
     previous = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = False, URL
+    reset_celery_connections()  # drop pooled connections to the previous broker
     cache.set("warm", 1)  # the app has connected to it
     try:
         client.shutdown(nosave=True)
@@ -49,7 +51,7 @@ def stopped_redis(settings, tmp_path):
         pass  # the shutdown closes the connection it came on
     yield
     celery_app.conf.task_always_eager, celery_app.conf.broker_url = previous
-    celery_app.pool.force_close_all()
+    reset_celery_connections()
 
 
 @pytest.mark.django_db(transaction=True)  # the job is sent on commit
