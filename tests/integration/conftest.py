@@ -35,7 +35,8 @@ class Worker:
 
     def __init__(self, database_url: str):
         self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url,
-                    "REDIS_URL": BROKER, "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT)}
+                    "REDIS_URL": BROKER, "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+                    "CELERY_UNACKED_RESTORE_INTERVAL": "1", "CELERY_UNACKED_RESTORE_THROTTLE": "1"}
         self.proc = None
         self.log = None
 
