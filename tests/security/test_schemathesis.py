@@ -70,7 +70,7 @@ def _ids(case):
 
 
 @schema.exclude(path=list(SKIPPED)).parametrize()
-@settings(max_examples=4, deadline=None, derandomize=True,
+@settings(max_examples=3, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_api_conforms_and_never_fails(case, lead_token):
     _ids(case)
