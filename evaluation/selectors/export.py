@@ -8,6 +8,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from django.db import connection
 from django.db.models import (
@@ -36,8 +37,6 @@ from . import ratings
 # Rows fetched per round trip and handed to the writers at once: 10,000 judgment rows are ~3 MB of
 # Python tuples, enough to amortise the round trip and small enough to keep memory flat.
 CHUNK_ROWS = 10_000
-# Items are read in batches of this many, each batch's outputs in one query.
-ITEM_BATCH = 2_000
 
 NO_SUBGROUP = ""
 
@@ -256,35 +255,48 @@ def _batches(rows: Iterator[tuple], by_subgroup: bool, convert) -> Iterator[tupl
 # --- Items --------------------------------------------------------------------------------------------
 
 
+def _json_value(value):
+    """A JSON column as Python data: PostgreSQL rows read raw carry its text, Django's rows the value."""
+    return json.loads(value) if value.__class__ is str else value
+
+
 def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """Items exactly as the item import reads them (external_id, input, references, outputs, subgroup,
-    meta, gold): a gold item is one whose ``gold`` holds its expected answers."""
-    items = scope.items().order_by(*(["subgroup", "id"] if scope.by_subgroup else ["id"]))
-    fields = ("id", "subgroup", "external_id", "input", "references", "meta", "gold")
-    batch: list[tuple] = []
-    for row in items.values_list(*fields).iterator(chunk_size=ITEM_BATCH):
-        batch.append(row)
-        if len(batch) >= ITEM_BATCH:
-            yield from _item_rows(scope, batch)
-            batch = []
-    if batch:
-        yield from _item_rows(scope, batch)
-
-
-def _item_rows(scope: ExportScope, batch: list[tuple]) -> Iterator[tuple[str, list[tuple]]]:
-    outputs: dict[int, list[dict]] = {}
-    for item_id, system, text in (
-        Output.objects.filter(item_id__in=[row[0] for row in batch])
-        .order_by("item_id", "position")
+    meta, gold): a gold item is one whose ``gold`` holds its expected answers. Items and outputs are
+    read as two streams in the same order and merged, one pass each."""
+    by_subgroup = ["subgroup"] if scope.by_subgroup else []
+    items = stream_rows(
+        scope.items()
+        .order_by(*by_subgroup, "id")
+        .values_list("id", "subgroup", "external_id", "input", "references", "meta", "gold")
+    )
+    outputs = stream_rows(
+        Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id)
+        .order_by(*(f"item__{f}" for f in by_subgroup), "item_id", "position")
         .values_list("item_id", "system", "text")
-    ):
-        outputs.setdefault(item_id, []).append({"system": system, "text": text})
+    )
 
-    def convert(row):
-        item_id, subgroup, external_id, text, references, meta, gold = row
-        return (external_id, text, references, outputs.get(item_id, []), subgroup, meta, gold)
+    def merged():
+        pending = next(outputs, None)
+        for item_id, subgroup, external_id, text, references, meta, gold in items:
+            mine = []
+            while pending is not None and pending[0] == item_id:
+                mine.append({"system": pending[1], "text": pending[2]})
+                pending = next(outputs, None)
+            if not mine:
+                raise RuntimeError(f"item {external_id!r}: its outputs are out of step with the items")
+            row = (
+                external_id,
+                text,
+                _json_value(references),
+                mine,
+                subgroup,
+                _json_value(meta),
+                _json_value(gold),
+            )
+            yield subgroup, row
 
-    yield from _batches(((row[1], *row) for row in batch), scope.by_subgroup, lambda raw: convert(raw[1:]))
+    yield from _batches(merged(), scope.by_subgroup, itemgetter(1))
 
 
 def max_outputs_per_item(scope: ExportScope) -> int:

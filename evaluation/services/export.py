@@ -11,11 +11,12 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from annotation.models import Job, Project
@@ -208,19 +209,20 @@ def export_write(
         include_excluded=options.include_excluded,
         by_subgroup=options.split == "subgroup",
     )
-    counts = card_counts(scope)
-    split_names = (
-        _split_names([s["subgroup"] for s in counts["subgroups"]])
-        if scope.by_subgroup
-        else {NO_SUBGROUP: "train"}
-    )
+    # The card's aggregates are read on a second connection while the rows are written, when the
+    # export runs outside a transaction (a job, the command): the database works on them while this
+    # thread formats rows. Inside a transaction (tests, a request) a second connection would not see
+    # uncommitted rows, so they are read here, after the rows.
+    card_facts = _in_background(lambda: _card_facts(project, scope))
+    subgroups = list(scope.items().values_list("subgroup", flat=True).distinct().order_by("subgroup"))
+    split_names = _split_names(subgroups) if scope.by_subgroup else {NO_SUBGROUP: "train"}
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".export-", dir=destination.parent))
     try:
         task_type = project.task_type
         item_spec = replace(ITEMS, csv_outputs=max_outputs_per_item(scope))
-        total_rows = counts["n_judgments"] + counts["n_items"]
+        total_rows = scope.judgments().count() + scope.items().count()
         report.phase(rows_start, 0.95 - rows_start, total_rows)
 
         def writer(spec, split_files=scope.by_subgroup, label_type="string"):
@@ -242,7 +244,7 @@ def export_write(
         files += raters.close()
 
         report.tell(0.95, "writing the data card")
-        facts = _facts(project, options, scope, counts, files, item_spec)
+        facts = _facts(project, options, card_facts(), files, item_spec)
         chart, facts["chart"] = None, None
         if facts["agreement"]["trend"]:
             from evaluation.export.chart import trend_png
@@ -265,7 +267,7 @@ def export_write(
         _zip(destination, work, files, readme, heds, facts, chart, manifest)
         report.tell(1.0, "done")
         return {
-            "n_judgments": counts["n_judgments"],
+            "n_judgments": facts["counts"]["n_judgments"],
             "agreement_recomputed": recompute,
             "files": manifest["files"],
         }
@@ -273,8 +275,36 @@ def export_write(
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _in_background(read: Callable[[], dict]) -> Callable[[], dict]:
+    """Starts ``read`` on its own thread and connection when no transaction is open; returns a function
+    that waits for its result (or runs ``read`` then, inside a transaction)."""
+    if connection.in_atomic_block or connection.vendor != "postgresql":
+        return read
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="export-facts")
+    future = pool.submit(_on_own_connection, read)
+    pool.shutdown(wait=False)  # the thread ends with its read; nothing else is queued
+    return future.result
+
+
+def _on_own_connection(read: Callable[[], dict]) -> dict:
+    try:
+        return read()
+    finally:
+        connections.close_all()  # this thread's connections only
+
+
+def _card_facts(project: Project, scope) -> dict:
+    return {
+        "counts": card_counts(scope),
+        "criteria": criteria_for_card(project),
+        "label_distributions": label_distributions(scope),
+        "systems": system_summary(scope),
+        "agreement": agreement_for_card(project, rater_names=scope.rater_names),
+    }
+
+
 def _facts(
-    project: Project, options: ExportOptions, scope, counts: dict, files: list[WrittenFile], item_spec
+    project: Project, options: ExportOptions, card_facts: dict, files: list[WrittenFile], item_spec
 ) -> dict:
     """Everything the card and the datasheet state, as plain data (it is also ``card.json``)."""
     task_type = project.task_type
@@ -298,11 +328,7 @@ def _facts(
             "languages": list(options.languages),
             "task_categories": list(options.task_categories),
         },
-        "criteria": criteria_for_card(project),
-        "counts": counts,
-        "label_distributions": label_distributions(scope),
-        "systems": system_summary(scope),
-        "agreement": agreement_for_card(project, rater_names=scope.rater_names),
+        **card_facts,
         "qc_rules": [],  # TODO(#6): quality-control rules and their versions, once issue 6 builds them
         "files": [
             {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows}

@@ -219,3 +219,32 @@ def test_bad_options_are_refused_naming_the_option(study, tmp_path, options, fie
         export_write(project=study, options=ExportOptions(**options), destination=tmp_path / "x.zip")
     assert list(error.value.errors) == [field]
     assert not (tmp_path / "x.zip").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_card_is_read_on_a_second_connection_with_the_same_result(
+    tmp_path, monkeypatch
+):
+    # a job or the command runs outside a transaction: the card's aggregates are read on another
+    # connection while the rows are written; the card must be the one the sequential path writes
+    import threading
+
+    from django.db import transaction
+
+    from evaluation.services import export as export_service
+    from tests.annotation.factories import UserFactory
+
+    threads = []
+    own_connection = export_service._on_own_connection
+    monkeypatch.setattr(
+        export_service,
+        "_on_own_connection",
+        lambda read: threads.append(threading.current_thread().name) or own_connection(read),
+    )
+    project = likert_study(UserFactory(username="lead-t"), n_items=6)
+    threaded = export(project, tmp_path, formats=("jsonl",))
+    assert len(threads) == 1 and threads[0].startswith("export-facts")
+    with transaction.atomic():
+        sequential = export(project, tmp_path, formats=("jsonl",))
+    assert threaded["README.md"] == sequential["README.md"]
+    assert json.loads(threaded["card.json"]) == json.loads(sequential["card.json"])
