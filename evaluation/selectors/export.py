@@ -38,6 +38,9 @@ from . import ratings
 # Python tuples, enough to amortise the round trip and small enough to keep memory flat.
 CHUNK_ROWS = 10_000
 
+# Items carry their texts (often a few kB with their outputs): 2,000 at a time keep each batch near 5 MB.
+ITEM_CHUNK = 2_000
+
 NO_SUBGROUP = ""
 
 
@@ -133,7 +136,7 @@ def export_scope(
     )
 
 
-def stream_rows(rows: QuerySet) -> Iterator[tuple]:
+def stream_rows(rows: QuerySet, *, chunk: int = CHUNK_ROWS) -> Iterator[tuple]:
     """The rows of a ``values_list`` queryset, in its field order, from a server-side cursor.
 
     On PostgreSQL the rows come as the driver reads them (Django's iterator would convert each one in
@@ -143,7 +146,7 @@ def stream_rows(rows: QuerySet) -> Iterator[tuple]:
     """
     query = rows.query
     if connection.vendor != "postgresql":  # other databases need Django's conversions (dates from text)
-        yield from rows.iterator(chunk_size=CHUNK_ROWS)
+        yield from rows.iterator(chunk_size=chunk)
         return
     # Django 5.2 selects in values_list order (query.selected); earlier versions put annotations last
     selected = list(
@@ -155,18 +158,18 @@ def stream_rows(rows: QuerySet) -> Iterator[tuple]:
     sql, params = query.sql_with_params()
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql, params)
-        for chunk in _prefetched(cursor):
+        for fetched in _prefetched(cursor, chunk):
             if identity:
-                yield from chunk
+                yield from fetched
             else:
-                for row in chunk:
+                for row in fetched:
                     yield tuple(row[k] for k in order)
 
 
 PREFETCH_CHUNKS = 2
 
 
-def _prefetched(cursor) -> Iterator[list]:
+def _prefetched(cursor, size: int) -> Iterator[list]:
     """Chunks of ``cursor.fetchmany`` read by a helper thread, PREFETCH_CHUNKS ahead of the caller.
 
     The thread only fetches from the cursor the caller opened (the driver's connection is thread-safe
@@ -177,7 +180,7 @@ def _prefetched(cursor) -> Iterator[list]:
     def fetch():
         try:
             while not stop.is_set():
-                chunk = cursor.fetchmany(CHUNK_ROWS)
+                chunk = cursor.fetchmany(size)
                 while not stop.is_set():
                     try:
                         chunks.put(chunk, timeout=0.1)
@@ -234,8 +237,10 @@ class _JsonTexts:
         return value
 
 
-def _batches(rows: Iterator[tuple], by_subgroup: bool, convert) -> Iterator[tuple[str, list[tuple]]]:
-    """(subgroup, rows) batches of at most CHUNK_ROWS converted rows; the first field of each raw row
+def _batches(
+    rows: Iterator[tuple], by_subgroup: bool, convert, size: int = CHUNK_ROWS
+) -> Iterator[tuple[str, list[tuple]]]:
+    """(subgroup, rows) batches of at most ``size`` converted rows; the first field of each raw row
     is its subgroup, and rows arrive ordered by it when ``by_subgroup``."""
     batch, current = [], None
     for raw in rows:
@@ -245,7 +250,7 @@ def _batches(rows: Iterator[tuple], by_subgroup: bool, convert) -> Iterator[tupl
             batch = []
         current = key
         batch.append(convert(raw))
-        if len(batch) >= CHUNK_ROWS:
+        if len(batch) >= size:
             yield current, batch
             batch = []
     if batch:
@@ -268,12 +273,14 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     items = stream_rows(
         scope.items()
         .order_by(*by_subgroup, "id")
-        .values_list("id", "subgroup", "external_id", "input", "references", "meta", "gold")
+        .values_list("id", "subgroup", "external_id", "input", "references", "meta", "gold"),
+        chunk=ITEM_CHUNK,
     )
     outputs = stream_rows(
         Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id)
         .order_by(*(f"item__{f}" for f in by_subgroup), "item_id", "position")
-        .values_list("item_id", "system", "text")
+        .values_list("item_id", "system", "text"),
+        chunk=ITEM_CHUNK,
     )
 
     def merged():
@@ -296,7 +303,7 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
             )
             yield subgroup, row
 
-    yield from _batches(merged(), scope.by_subgroup, itemgetter(1))
+    yield from _batches(merged(), scope.by_subgroup, itemgetter(1), ITEM_CHUNK)
 
 
 def max_outputs_per_item(scope: ExportScope) -> int:
