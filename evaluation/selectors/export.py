@@ -136,7 +136,7 @@ def export_scope(
     )
 
 
-def stream_rows(rows: QuerySet, *, chunk: int = CHUNK_ROWS) -> Iterator[tuple]:
+def stream_rows(rows: QuerySet, *, chunk: int | None = None) -> Iterator[tuple]:
     """The rows of a ``values_list`` queryset, in its field order, from a server-side cursor.
 
     On PostgreSQL the rows come as the driver reads them (Django's iterator would convert each one in
@@ -144,6 +144,7 @@ def stream_rows(rows: QuerySet, *, chunk: int = CHUNK_ROWS) -> Iterator[tuple]:
     the caller writes the last ones, so the database's work and the writing overlap. At most
     PREFETCH_CHUNKS chunks wait in between: memory stays flat.
     """
+    chunk = chunk or CHUNK_ROWS
     query = rows.query
     if connection.vendor != "postgresql":  # other databases need Django's conversions (dates from text)
         yield from rows.iterator(chunk_size=chunk)
@@ -238,11 +239,11 @@ class _JsonTexts:
 
 
 def _batches(
-    rows: Iterator[tuple], by_subgroup: bool, convert, size: int = CHUNK_ROWS
+    rows: Iterator[tuple], by_subgroup: bool, convert, size: int | None = None
 ) -> Iterator[tuple[str, list[tuple]]]:
     """(subgroup, rows) batches of at most ``size`` converted rows; the first field of each raw row
     is its subgroup, and rows arrive ordered by it when ``by_subgroup``."""
-    batch, current = [], None
+    batch, current, size = [], None, size or CHUNK_ROWS
     for raw in rows:
         key = raw[0] if by_subgroup else NO_SUBGROUP
         if key != current and batch:
