@@ -316,17 +316,32 @@ def _design(facts: dict) -> list[str]:
     return out + [""]
 
 
+def _actions(counts: dict) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in counts.items()) or "none"
+
+
 def _quality(facts: dict) -> list[str]:
     c, e = facts["counts"], facts["counts"]["exclusions"]
-    rules = facts["qc_rules"]
+    qc = facts["qc"]
     out = ["## Quality control", ""]
-    if rules:
+    if qc["rules"]:
         out += [
-            table(["rule", "version", "excluded"], [[r["name"], r["version"], num(r["n"])] for r in rules]),
+            "Rules, every version (a version is frozen once judging starts; an edit stores the next one). "
+            "0 turns a rule off; the action is what a rule does to a rater it catches.",
             "",
-        ]
+            table(
+                ["version", "gold accuracy at least", "after gold answers", "faster than (s)",
+                 "same answers in a row", "degraded-control p above", "action", "actions taken"],
+                [[r["version"], num(r["gold_accuracy_threshold"], 2), r["min_gold_answered"],
+                  num(r["min_seconds_per_judgment"], 1), r["straight_line_run"], num(r["degraded_p_threshold"], 2),
+                  r["action"], _actions(r["actions"])] for r in qc["rules"]],
+            ),
+            "",
+        ]  # fmt: skip
     else:
-        out += ["- Rules: none configured (this platform version has no automatic quality-control rules)."]
+        out += ["- Rules: none configured for this project."]
+    if qc["manual_actions"]:
+        out += [f"- Leads' own actions on raters: {_actions(qc['manual_actions'])}."]
     out += [
         f"- Gold (control) items: {num(c['n_gold_items'])}, with {num(e['gold_item_judgments'])} judgments on "
         "them (flag `gold_item`); they are left out of the scores and the agreement.",

@@ -152,11 +152,14 @@ def build(facts: dict) -> dict:
     p, c, o = facts["project"], facts["counts"], facts["options"]
     systems = list(c["systems"])
     n_items = c["n_items"] - c["n_gold_items"]
-    qc_answer = (
-        ["automatic quality checking methods are used during/post evaluation"] if c["n_gold_items"] else []
-    )
-    if c["exclusions"]["n_excluded_raters"]:
-        qc_answer.append("evaluators are excluded if they fail quality checks")
+    rules = facts["qc"]["rules"]
+    qc_answer = []
+    if c["n_gold_items"] or rules:
+        qc_answer.append("automatic quality checking methods are used during/post evaluation")
+    if any(r["action"] == "exclude" for r in rules) or c["exclusions"]["n_excluded_raters"]:
+        qc_answer.append("evaluators are excluded if they fail quality checks (often or badly enough)")
+    if facts["qc"]["manual_actions"]:
+        qc_answer.append("manual quality checking methods are used during/post evaluation")
     sections = [
         {
             "section": "1",
@@ -266,8 +269,12 @@ def build(facts: dict) -> dict:
                     "Quality assurance methods.",
                     qc_answer or ["none of the above"],
                     PARTLY,
-                    f"{c['n_gold_items']} gold items; {c['exclusions']['n_excluded_raters']} raters excluded; no "
-                    "automatic quality-control rules configured on the platform.",
+                    f"{c['n_gold_items']} gold items; {c['exclusions']['n_excluded_raters']} raters excluded; "
+                    + (
+                        f"{len(rules)} version(s) of quality-control rules, listed in the data card."
+                        if rules
+                        else "no quality-control rules configured on the platform."
+                    ),
                 ),
                 _q(
                     "3.3.4",

@@ -742,6 +742,36 @@ def system_summary(scope: ExportScope) -> dict[str, list[dict]]:
     return {name: rows_ for name, rows_ in out.items() if rows_}
 
 
+# --- Quality control ---------------------------------------------------------------------------------
+
+
+def qc_for_card(project: Project) -> dict:
+    """Every version of the project's quality-control rules with the actions each took (counts by kind),
+    and the leads' own actions: no rater is named."""
+    from annotation.models import QcRules, RaterAction
+
+    counts = Counter(
+        RaterAction.objects.filter(project=project).values_list("rules__version", "kind").order_by()
+    )
+    taken = sorted(counts.items(), key=lambda entry: (entry[0][0] or 0, entry[0][1]))
+    versions = [
+        {
+            "version": r.version,
+            "gold_accuracy_threshold": r.gold_accuracy_threshold,
+            "min_gold_answered": r.min_gold_answered,
+            "action": r.action,
+            "min_seconds_per_judgment": r.min_seconds_per_judgment,
+            "straight_line_run": r.straight_line_run,
+            "degraded_p_threshold": r.degraded_p_threshold,
+            "min_degraded_answered": r.min_degraded_answered,
+            "actions": {kind: n for (version, kind), n in taken if version == r.version},
+        }
+        for r in QcRules.objects.filter(project=project).order_by("version")
+    ]
+    manual = {kind: n for (version, kind), n in taken if version is None}
+    return {"rules": versions, "manual_actions": manual}
+
+
 # --- Agreement, as the dashboard shows it --------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from evaluation.selectors.export import (
     judgment_batches,
     label_distributions,
     max_outputs_per_item,
+    qc_for_card,
     rater_rows,
     score_batches,
     system_summary,
@@ -300,6 +301,7 @@ def _card_facts(project: Project, scope) -> dict:
         "label_distributions": label_distributions(scope),
         "systems": system_summary(scope),
         "agreement": agreement_for_card(project, rater_names=scope.rater_names),
+        "qc": qc_for_card(project),
     }
 
 
@@ -329,7 +331,6 @@ def _facts(
             "task_categories": list(options.task_categories),
         },
         **card_facts,
-        "qc_rules": [],  # TODO(#6): quality-control rules and their versions, once issue 6 builds them
         "files": [
             {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows}
             for f in files

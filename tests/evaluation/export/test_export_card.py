@@ -185,3 +185,42 @@ def test_the_heds_datasheet_fills_what_the_platform_knows_and_marks_the_rest(exp
     main = facts["agreement"]["labels"]["fluency"][facts["agreement"]["main_statistic"]]
     assert f"{main['value']:.3f}" in criteria["fluency"]["4.3.11"]["answer"]
     assert all(q["status"] in ("filled", "partly_filled", "not_known") for q in answers.values())
+
+
+def test_quality_control_rules_versions_and_exclusions_are_stated(lead, tmp_path):
+    from annotation.models import Membership
+    from annotation.services.quality import qc_rules_update, rater_exclude, rater_pause
+
+    # given rules edited after judging started (two versions), a rule's pause and a lead's exclusion
+    project = likert_study(lead)
+    first = qc_rules_update(project=project, gold_accuracy_threshold=0.8, action="pause")
+    qc_rules_update(
+        project=project, gold_accuracy_threshold=0.9, action="exclude", min_seconds_per_judgment=2
+    )
+    worker = Membership.objects.get(project=project, external_name="worker-12").user
+    rater_pause(project=project, rater=worker, rules=first, rule="gold_accuracy", evidence={"accuracy": 0.5})
+    rater_exclude(project=project, rater=worker, by=lead, reason="answers at random")
+
+    # when exported
+    files = read_zip(_write(project, tmp_path))
+    card, facts = files["README.md"].decode(), json.loads(files["card.json"])
+    heds = json.loads(files["heds.json"])
+
+    # then the card lists both versions with what they did, the lead's action and the exclusion's weight
+    assert [r["version"] for r in facts["qc"]["rules"]] == [1, 2]
+    assert facts["qc"]["rules"][0]["actions"] == {"pause": 1}
+    assert facts["qc"]["manual_actions"] == {"exclude": 1}
+    assert "| 1 | 0.80 | 5 | 0.0 | 0 | 0.00 | pause | pause 1 |" in card
+    assert "| 2 | 0.90 | 5 | 2.0 | 0 | 0.00 | exclude | none |" in card
+    assert "Leads' own actions on raters: exclude 1." in card
+    excluded = Judgment.objects.filter(
+        project=project, rater=worker, is_current=True, item__gold__isnull=True
+    )
+    assert f"Excluded raters: 1, with {excluded.count()} judgments" in card
+    answers = {q["id"]: q for s in heds["sections"] for q in s.get("questions", [])}
+    assert (
+        "evaluators are excluded if they fail quality checks (often or badly enough)"
+        in answers["3.3.3"]["answer"]
+    )
+    judgments = [json.loads(line) for line in files["data/judgments.jsonl"].splitlines()]
+    assert {j["rater"] for j in judgments if j["excluded"]} == {"rater-002"}
