@@ -1,6 +1,7 @@
 """Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
 statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
 last good snapshots in place."""
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -144,12 +145,18 @@ class _ProjectComputation:
         self.duration = records.duration_ms[order]
         self.categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
         self.n_criteria = len(records.criteria)
-        self.rng = np.random.default_rng(project.id)
+        self.project_id = project.id
+        self.criterion_position = {c.id: k for k, c in enumerate(records.criteria)}
 
     def main(self, window, scope: ScopeId, m: np.ndarray, categories) -> None:
         """The scope's main coefficient (alpha at the plan's level) with its bootstrap interval."""
+        # seeded by project and scope (names and positions, not database ids), so an interval depends
+        # neither on the order scopes are computed in nor on which rows the database numbered first
+        label = self.criterion_position.get(scope.criterion_id, "")
+        scope_seed = zlib.crc32(f"{window.name}|{window.week_start}|{scope.scope}|{scope.subgroup}|{label}".encode())
+        rng = np.random.default_rng([self.project_id, scope_seed])
         try:
-            outcome = bootstrap_alpha(m, level_of_measurement=self.plan.level, rng=self.rng,
+            outcome = bootstrap_alpha(m, level_of_measurement=self.plan.level, rng=rng,
                                       n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS)
         except InsufficientDataError:
             # alpha itself may still be defined on too few units for an interval: store it alone

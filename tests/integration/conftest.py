@@ -5,9 +5,11 @@ database connection.
 """
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -33,7 +35,8 @@ def reset_celery_connections() -> None:
 class Worker:
     """Starts, kills and restarts one ``celery worker`` process."""
 
-    def __init__(self, database_url: str):
+    def __init__(self, database_url: str, queue: str):
+        self.queue = queue
         self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url,
                     "REDIS_URL": BROKER, "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
                     "CELERY_UNACKED_RESTORE_INTERVAL": "1", "CELERY_UNACKED_RESTORE_THROTTLE": "1"}
@@ -44,14 +47,22 @@ class Worker:
         self.log = open(ROOT / "artifacts" / "celery-worker.log", "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO",
-             "--without-gossip", "--without-mingle", "--without-heartbeat"],
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", self.queue,
+             "-n", f"{self.queue}@%h"],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_until_ready()
+        except RuntimeError:
+            self.stop()  # never leave a worker behind to take another run's jobs
+            raise
+
+    def _wait_until_ready(self) -> None:
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the Celery worker exited with {self.proc.returncode}; "
                                    "see artifacts/celery-worker.log")
-            replies = celery_app.control.ping(timeout=0.5)
+            replies = celery_app.control.ping(destination=[f"{self.queue}@{socket.gethostname()}"], timeout=0.5)
             if replies:
                 return
         raise RuntimeError("the Celery worker did not answer a ping within 60 s")
@@ -81,14 +92,18 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
         url = (f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
                f"{connection.settings_dict['NAME']}")
-    previous = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
+    previous = (celery_app.conf.task_always_eager, celery_app.conf.broker_url, celery_app.conf.task_default_queue)
+    # a queue of this session's own: a worker left over from another run cannot take its jobs
+    queue = f"concord-test-{uuid.uuid4().hex[:8]}"
+    celery_app.conf.task_default_queue = queue
     celery_app.conf.task_always_eager = False
     celery_app.conf.broker_url = BROKER
     celery_app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
     reset_celery_connections()  # whatever broker earlier tests used
-    worker = Worker(url)
+    worker = Worker(url, queue)
     worker.start()
     yield worker
     worker.stop()
-    celery_app.conf.task_always_eager, celery_app.conf.broker_url = previous
+    (celery_app.conf.task_always_eager, celery_app.conf.broker_url,
+     celery_app.conf.task_default_queue) = previous
     reset_celery_connections()

@@ -15,9 +15,9 @@ from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Job, Judgment, Membership
 from config.celery_app import app as celery_app
-from tests.integration.conftest import reset_celery_connections
 from tests.annotation.factories import MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
+from tests.integration.conftest import reset_celery_connections
 
 PORT = 6390
 URL = f"redis://127.0.0.1:{PORT}/0"
