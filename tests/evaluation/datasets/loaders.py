@@ -9,6 +9,7 @@ from pathlib import Path
 from annotation.models import Membership, Project
 from annotation.services import item_import, judgment_import, project_create
 from evaluation.services import judge_rating_import, metric_score_import
+from tests.agreement.pandalm import pandalm_item_lines, pandalm_judgment_lines, pandalm_rows
 
 HANNA_CRITERIA = ["Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Complexity"]
 HANNA_CODES = {
@@ -120,40 +121,11 @@ def load_hanna(lead, folder: Path, *, judges=HANNA_LLMS, judge_variant=1):
 
 
 def load_pandalm(lead, folder: Path):
-    """PandaLM as a pairwise project: response1 is the first output; annotatorK is a rater;
-    labels 1 → model1 wins, 2 → model2 wins, 0 → tie."""
-    data = json.loads((folder / "pandalm_pairwise" / "testset-v1.json").read_text(encoding="utf-8"))
+    """PandaLM as a pairwise project (see tests/agreement/pandalm.py for the mapping)."""
+    data = pandalm_rows(folder)
     project = new_project(lead, "PandaLM", "pairwise", [{"name": "overall"}])
-    item_import(
-        project=project,
-        stream=lines(
-            {
-                "external_id": str(d["idx"]),
-                "input": f"{d['instruction']}\n\n{d['input']}".strip(),
-                "outputs": [
-                    {"system": d["cmp_key"].split("_")[0], "text": d["response1"]},
-                    {"system": d["cmp_key"].split("_")[1], "text": d["response2"]},
-                ],
-                "subgroup": d["motivation_app"][:100],
-            }
-            for d in data
-        ),
-    )
-    judgment_import(
-        project=project,
-        stream=lines(
-            {
-                "item": str(d["idx"]),
-                "rater": f"annotator{k}",
-                "criterion": "overall",
-                "value": "tie"
-                if d[f"annotator{k}"] == 0
-                else d["cmp_key"].split("_")[d[f"annotator{k}"] - 1],
-            }
-            for d in data
-            for k in (1, 2, 3)
-        ),
-    )
+    item_import(project=project, stream=lines(pandalm_item_lines(data)))
+    judgment_import(project=project, stream=lines(pandalm_judgment_lines(data)))
     return project, data
 
 

@@ -22,6 +22,7 @@ from agreement.services import snapshot_compute_for_project
 from annotation.models import Membership
 from annotation.services import item_import, judgment_import
 from evaluation.services import ExportOptions, export_write
+from tests.agreement.pandalm import pandalm_item_lines, pandalm_judgment_lines, pandalm_rows
 from tests.annotation.factories import ProjectFactory
 from tests.evaluation.export.studies import jsonl, lines, read_zip
 
@@ -33,7 +34,7 @@ START = datetime(2023, 5, 1, 9, 0, tzinfo=UTC)
 
 
 def load_pandalm(datasets: Path, lead):
-    rows = json.loads((datasets / "pandalm_pairwise" / "testset-v1.json").read_text(encoding="utf-8"))
+    rows = pandalm_rows(datasets)
     project = ProjectFactory(
         id=PROJECT_ID,
         name="PandaLM human-annotated test set",
@@ -44,39 +45,9 @@ def load_pandalm(datasets: Path, lead):
         double_annotation_share=1.0,
     )
     Membership.objects.create(project=project, user=lead, role=Membership.Role.LEAD)
-    item_import(
-        project=project,
-        stream=lines(
-            {
-                "external_id": str(r["idx"]),
-                "input": f"{r['instruction']}\n\n{r['input']}".strip(),
-                "outputs": [
-                    {"system": r["cmp_key"].split("_")[0], "text": r["response1"]},
-                    {"system": r["cmp_key"].split("_")[1], "text": r["response2"]},
-                ],
-                "subgroup": r["motivation_app"],
-            }
-            for r in rows
-        ),
-    )
-    judgment_import(
-        project=project,
-        stream=lines(
-            {
-                "item": str(r["idx"]),
-                "rater": f"annotator{k}",
-                "criterion": "overall",
-                "value": "tie"
-                if r[f"annotator{k}"] == 0
-                else r["cmp_key"].split("_")[r[f"annotator{k}"] - 1],
-                "submitted_at": (
-                    START + timedelta(weeks=r["idx"] * 4 // len(rows), minutes=r["idx"])
-                ).isoformat(),
-            }
-            for r in rows
-            for k in (1, 2, 3)
-        ),
-    )
+    item_import(project=project, stream=lines(pandalm_item_lines(rows)))
+    dated = lambda r: (START + timedelta(weeks=r["idx"] * 4 // len(rows), minutes=r["idx"])).isoformat()  # noqa: E731
+    judgment_import(project=project, stream=lines(pandalm_judgment_lines(rows, submitted_at=dated)))
     return project, rows
 
 
