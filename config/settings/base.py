@@ -39,6 +39,9 @@ INSTALLED_APPS = [
     "annotation",
     "evaluation",
     "agreement",
+    "audit",
+    "console",
+    "staffing",
 ]
 
 MIDDLEWARE = [
