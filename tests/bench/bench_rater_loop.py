@@ -218,6 +218,24 @@ def free_port():
     return port
 
 
+def start_gunicorn(env: dict, workers: int, token: str, *, warm_calls: int) -> tuple[subprocess.Popen, int]:
+    """gunicorn on a free loopback port, each worker warmed up (imports, URLconf, first connection)
+    by `warm_calls` requests before anything is timed."""
+    port = free_port()
+    server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b",
+                               f"127.0.0.1:{port}", "-w", str(workers), "--log-level", "warning"],
+                              cwd=ROOT, env=env)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    for _ in range(warm_calls):
+        call(port, "GET", "/api/v1/projects/", token)
+    return server, port
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
@@ -253,19 +271,7 @@ def main():
         from django.db import connections
 
         connections.close_all()
-        port = free_port()
-        server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b",
-                                   f"127.0.0.1:{port}", "-w", str(args.workers), "--log-level", "warning"],
-                                  cwd=ROOT, env=env)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        # Warm every worker up (imports, URLconf, first connection) before anything is timed.
-        for _ in range(8 * args.workers):
-            call(port, "GET", "/api/v1/projects/", tokens[0])
+        server, port = start_gunicorn(env, args.workers, tokens[0], warm_calls=8 * args.workers)
         workers = children_of(server.pid)
         print(f"gunicorn: {args.workers} sync workers; {args.client_processes} client processes; "
               f"{args.seconds:g} s per phase; {os.cpu_count()} cores\n", flush=True)

@@ -28,7 +28,6 @@ import multiprocessing
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,9 +37,9 @@ import uuid
 from collections import Counter, defaultdict
 
 try:  # run as a script (tests/bench on sys.path) or imported by pytest's doctest collection
-    from bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed
+    from bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed, start_gunicorn
 except ModuleNotFoundError:
-    from tests.bench.bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed
+    from tests.bench.bench_rater_loop import ADMIN_URL, ROOT, free_port, percentile, seed, start_gunicorn
 
 OK = {"next": {200, 204}, "judge": {201}, "retry": {200, 201}, "revise": {200, 201}, "flag": {201}}
 
@@ -222,18 +221,7 @@ def main():
         from django.db import connections
 
         connections.close_all()
-        port = free_port()
-        server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b",
-                                   f"127.0.0.1:{port}", "-w", str(args.workers), "--log-level", "warning"],
-                                  cwd=ROOT, env=env)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        for _ in range(4 * args.workers):
-            call(port, "GET", "/api/v1/projects/", tokens[0])
+        server, port = start_gunicorn(env, args.workers, tokens[0], warm_calls=4 * args.workers)
         print(f"gunicorn {args.workers} sync workers; {args.raters} raters in {args.client_processes} client "
               f"processes; think 0-{2 * args.think:g} s; {args.seconds:g} s; {os.cpu_count()} cores", flush=True)
         deadline = time.time() + args.seconds
