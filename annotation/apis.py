@@ -104,6 +104,7 @@ class ProjectOutputSerializer(serializers.Serializer):
     show_reference = serializers.BooleanField()
     training_items = serializers.IntegerField()
     repeat_rate = serializers.FloatField()
+    rankme_modulus = serializers.FloatField(allow_null=True)
     created_at = serializers.DateTimeField()
 
 
@@ -124,6 +125,11 @@ class ProjectListCreateApi(APIView):
         repeat_rate = serializers.FloatField(
             min_value=0, max_value=0.99, default=0,
             help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).")
+        rankme_modulus = serializers.FloatField(
+            required=False, allow_null=True, default=None,
+            help_text="rankme only: the fixed score of the reference output shown first on every screen; outputs "
+                      "then take any positive score relative to it (magnitude estimation). Every item needs a "
+                      "reference. Null or omitted: sliders over each criterion's range.")
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):
@@ -326,8 +332,9 @@ class ScreenValueSerializer(serializers.Serializer):
         help_text="Display position of the output judged (as served by next); omitted for pairwise and for "
                   "single-output items.")
     value = serializers.JSONField(
-        help_text="likert: a whole number on the scale; rankme: a number in the range; pairwise: \"A\" (left "
-                  "output better), \"B\" (right) or \"tie\", as displayed.")
+        help_text="likert: a whole number on the scale; rankme: a number in the range (any positive number when "
+                  "the project has a modulus); pairwise: \"A\" (left output better), \"B\" (right) or \"tie\", "
+                  "as displayed.")
 
 
 class AssignmentNextApi(RaterApi):
@@ -339,9 +346,17 @@ class AssignmentNextApi(RaterApi):
                 position = serializers.IntegerField(help_text="Display position; send it back with the value.")
                 text = serializers.CharField()
 
+            class ModulusSerializer(serializers.Serializer):
+                text = serializers.CharField(help_text="The item's (first) reference, shown before the outputs.")
+                score = serializers.FloatField(help_text="Its fixed score; not judged, not stored as a judgment.")
+
             input = serializers.CharField()
             references = serializers.ListField(child=serializers.CharField(),
                                                help_text="Shown only when the project shows references.")
+            modulus = ModulusSerializer(
+                allow_null=True,
+                help_text="rankme with a modulus: the reference output to score against (any positive value, "
+                          "scale_min and scale_max are then null); null otherwise.")
             outputs = ShownOutputSerializer(many=True)
 
         assignment_id = serializers.IntegerField()

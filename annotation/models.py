@@ -1,4 +1,6 @@
 """Projects and everything raters judge: criteria, members, items, outputs, assignments, judgments."""
+import math
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -33,6 +35,11 @@ class Project(models.Model):
     training_items = models.PositiveSmallIntegerField(
         default=0, help_text="Each rater's first screens: gold items answered with feedback (the expected answer "
                              "and the item's meta.explanation); they count in no accuracy.")
+    rankme_modulus = models.FloatField(
+        null=True, blank=True,
+        help_text="RankME only: each screen first shows the item's (first) reference with this fixed score, and "
+                  "outputs are scored relative to it with any positive number (magnitude estimation). "
+                  "Empty: sliders over the criterion's range.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.LIVE)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -47,10 +54,23 @@ class Project(models.Model):
             models.CheckConstraint(condition=Q(repeat_rate__gte=0, repeat_rate__lt=1),
                                    name="project_repeat_rate_below_one"),
             models.CheckConstraint(condition=Q(task_type__in=TaskType.values), name="project_task_type_known"),
+            models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(rankme_modulus__gt=0),
+                                   name="project_rankme_modulus_positive"),
+            models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(task_type="rankme"),
+                                   name="project_rankme_modulus_only_rankme"),
         ]
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        if self.rankme_modulus is None:
+            return
+        if self.task_type != TaskType.RANKME:
+            raise ValidationError({"rankme_modulus": f"only a rankme project takes a modulus; this one is "
+                                                     f"{self.task_type!r}"})
+        if not (math.isfinite(self.rankme_modulus) and self.rankme_modulus > 0):
+            raise ValidationError({"rankme_modulus": f"must be a positive finite number, got {self.rankme_modulus!r}"})
 
 
 class Criterion(models.Model):

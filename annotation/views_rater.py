@@ -65,15 +65,15 @@ def _screen_context(request, assignment, *, answers=None, errors=None, revising=
     screen = assignment_screen(assignment)
     answers = answers if answers is not None else {}
     outputs = screen["item"]["outputs"]
+    modulus = screen["item"]["modulus"] and screen["item"]["modulus"]["score"]
     questions = []
     for criterion in screen["criteria"]:
         slots = outputs if task_type.per_output else [None]
         for output in slots:
             key = f"{criterion['id']}" + ("" if output is None else f"-{output['position']}")
             question = {"criterion": criterion, "output": output, "field": f"v-{key}", "answer": answers.get(key)}
-            if criterion["choices"] is None:  # a slider: where it starts, and its keyboard step
-                low, high = criterion["scale_min"], criterion["scale_max"]
-                question.update(mid=f"{(low + high) / 2:g}", step=f"{(high - low) / 100:g}")
+            if criterion["choices"] is None:  # a slider: its ends, where it starts, its keyboard step
+                question["slider"] = task_type.slider(criterion, question["answer"], modulus)
             questions.append(question)
     for output in outputs:
         output["questions"] = [q for q in questions if q["output"] is output]

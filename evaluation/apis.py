@@ -103,7 +103,7 @@ class ResultsApi(EvaluationApi):
         normalisation = serializers.ChoiceField(
             choices=[n for n in NORMALISATIONS if n != "modulus"],
             required=False,
-            help_text="Per-rater normalisation; default zscore for rankme, none otherwise.",
+            help_text="Per-rater normalisation; default zscore for rankme (log with a RankME modulus), none otherwise.",
         )
         ties = serializers.ChoiceField(
             choices=TIE_MODELS, default="half", help_text="Bradley–Terry ties: half-wins or Davidson's model."

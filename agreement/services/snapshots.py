@@ -140,6 +140,11 @@ class _ProjectComputation:
         self.unit = records.unit[order]
         self.rater = records.rater[order]
         self.value = records.value[order]
+        if project.rankme_modulus is not None:
+            # Magnitude estimates are ratios: agreement is measured on log(score / modulus), where twice and
+            # half as good as the reference lie equally far from it and one huge score cannot swamp the
+            # interval distances (Bard et al. 1996). Scores are positive (the task type refuses others).
+            self.value = np.log(self.value / project.rankme_modulus)
         self.subgroup = records.subgroup_index[order]
         self.week = records.week_index[order]
         self.duration = records.duration_ms[order]

@@ -20,14 +20,23 @@ def assignment_screen(assignment: Assignment) -> dict:
         texts = {position: text for _, position, _, text in outputs_of(assignment.item_id)}
         shown = [texts[position] for position in (assignment.shown_order or sorted(texts))]
     item = assignment.item
+    references = list(item.references)
+    criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
+    modulus = None
+    if project.rankme_modulus is not None:
+        # The first reference is the modulus output (the import requires one); scores are unbounded.
+        modulus = {"text": references.pop(0) if references else "", "score": project.rankme_modulus}
+        for criterion in criteria:
+            criterion.update(scale_min=None, scale_max=None)
     return {
         "assignment_id": assignment.pk,
         "item": {
             "input": item.input,
-            "references": list(item.references) if project.show_reference else [],
+            "references": references if project.show_reference else [],
+            "modulus": modulus,
             "outputs": [{"position": position, "text": text} for position, text in enumerate(shown)],
         },
-        "criteria": [task_type.screen_criterion(c) for c in criteria_of(project.pk)],
+        "criteria": criteria,
         "expires_at": assignment.expires_at,
     }
 

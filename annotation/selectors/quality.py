@@ -1,4 +1,5 @@
 """Quality-control reads: rules, the action log, gold accuracy, behaviour flags and position bias per rater."""
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
@@ -9,6 +10,7 @@ from scipy.stats import binomtest, mannwhitneyu
 
 from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction
 from annotation.task_types import REGISTRY
+from annotation.task_types.rankme import LOG_DECADES
 
 # Gold answers the rolling accuracy looks back over.
 ROLLING_GOLD = 20
@@ -352,7 +354,7 @@ class RepeatConsistency:
 def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
     """Per rater, how often a repeat got the same answer as its original: the same category (likert), the
     same outcome (pairwise, whose sides were swapped; a flip is a win turned into a loss), or a slider within
-    a tenth of the scale (rankme)."""
+    a tenth of the scale (rankme; with a modulus, a tenth of the log slider: scores within a factor of 2.5)."""
     rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
                                     item__degraded_from__isnull=True)
             .values_list("rater_id", "item_id", "item__repeat_of_id", "criterion_id", "output__system", "value",
@@ -370,7 +372,10 @@ def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
             continue
         check = out.setdefault(rater, RepeatConsistency())
         check.n += 1
-        if project.task_type == "rankme":
+        if project.task_type == "rankme" and project.rankme_modulus is not None:
+            # unbounded magnitudes: within a tenth of the log slider's span, i.e. a factor of 10**0.4 (about 2.5)
+            check.same += abs(math.log10(value / before)) <= 2 * LOG_DECADES / 10
+        elif project.task_type == "rankme":
             check.same += abs(value - before) <= (high - low) / 10
         else:
             check.same += value == before

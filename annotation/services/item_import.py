@@ -38,7 +38,9 @@ class ItemRules:
 
     def __init__(self, project: Project):
         self.task_type = REGISTRY[project.task_type]
-        self.criteria = {c.name: CriterionScale(c.name, c.scale_min, c.scale_max) for c in project.criteria.all()}
+        self.criteria = {c.name: CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus)
+                         for c in project.criteria.all()}
+        self.modulus = project.rankme_modulus
 
     def parse(self, record: dict) -> ParsedItem:
         unknown = sorted(set(record) - set(ITEM_FIELDS))
@@ -58,7 +60,11 @@ class ItemRules:
         gold = record.get("gold")
         if gold is not None:
             gold = self.task_type.normalise_gold(gold, self.criteria, systems)
-        return ParsedItem(external_id, text, _references(record), subgroup, meta, gold, outputs)
+        references = _references(record)
+        if self.modulus is not None and not any(r.strip() for r in references[:1]):
+            raise TaskTypeError(f"reference is missing: this project scores outputs against the item's reference "
+                                f"(RankME modulus {self.modulus:g}), so every item needs a non-empty reference")
+        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs)
 
 
 def _required_text(record: dict, name: str, max_length: int | None) -> str:

@@ -40,7 +40,7 @@ class _ProjectIndex:
 
     def __init__(self, project: Project):
         self.task_type = REGISTRY[project.task_type]
-        self.criteria = {c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max))
+        self.criteria = {c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus))
                          for c in Criterion.objects.filter(project=project)}
         self.items: dict[str, tuple[int, list[str], dict[str, int]]] = {}
         rows = (Output.objects.filter(item__project=project)

@@ -66,7 +66,8 @@ def _coded_rows(assignment: Assignment, values: list[dict]
             continue
         try:
             system, value = task_type.screen_value(entry.get("value"), shown, position)
-            scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max)
+            scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max,
+                                   assignment.project.rankme_modulus)
             judged, coded, label = task_type.code_value(value, scale, systems, system)
         except TaskTypeError as exc:
             errors.append(f"{where}: {exc}")

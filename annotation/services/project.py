@@ -12,8 +12,11 @@ from annotation.task_types import REGISTRY, TaskTypeError
 def project_create(*, created_by, name: str, task_type: str, criteria: list[dict], instructions: str = "",
                    raters_per_item: int = 1, double_annotation_share: float = 0.0, gold_rate: float = 0.0,
                    lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
-                   repeat_rate: float = 0.0) -> Project:
-    """A project with its criteria; its creator becomes a lead. Raises ValidationError by field."""
+                   repeat_rate: float = 0.0, rankme_modulus: float | None = None) -> Project:
+    """A project with its criteria; its creator becomes a lead. Raises ValidationError by field.
+
+    ``rankme_modulus`` (rankme only) turns on magnitude estimation against each item's reference.
+    """
     if task_type not in REGISTRY:
         raise ValidationError({"task_type": f"unknown task type {task_type!r}; choose one of {', '.join(REGISTRY)}"})
     if not criteria:
@@ -21,8 +24,7 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
     project = Project(name=name, task_type=task_type, instructions=instructions, raters_per_item=raters_per_item,
                       double_annotation_share=double_annotation_share, gold_rate=gold_rate,
                       lease_seconds=lease_seconds, show_reference=show_reference, training_items=training_items,
-                      repeat_rate=repeat_rate,
-                      created_by=created_by)
+                      repeat_rate=repeat_rate, rankme_modulus=rankme_modulus, created_by=created_by)
     project.full_clean()
     project.save()
     seen = set()

@@ -15,6 +15,8 @@ class CriterionScale:
     name: str
     scale_min: float | None
     scale_max: float | None
+    # rankme with a modulus: values are positive magnitudes relative to it, the range does not bound them
+    modulus: float | None = None
 
 
 def number(value, what: str) -> float:
@@ -106,6 +108,11 @@ class TaskType:
             except ValueError:
                 pass
         return raw
+
+    def slider(self, criterion: dict, answer, modulus: float | None) -> dict:
+        """For a criterion a screen asks with a slider (``choices`` None): ``{low, high, step, position,
+        log_scale}`` (and ``ends``, the scores at a log slider's ends) as the template writes them."""
+        raise NotImplementedError
 
     def screen_criterion(self, criterion) -> dict:
         """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""

@@ -1,8 +1,16 @@
 """RankME (Novikova et al., NAACL 2018): relative magnitude estimation of 2–k outputs shown side by
-side, one continuous slider per output and criterion (default range 0–100)."""
-from .base import TaskType, TaskTypeError, check_gold_criteria, check_system, in_scale, number
+side, one continuous slider per output and criterion (default range 0–100).
+
+With a project modulus, the item's reference is shown first with that fixed score and every output
+takes any positive score relative to it (magnitude estimation: 200 = twice as good as the reference).
+"""
+import math
+
+from .base import CriterionScale, TaskType, TaskTypeError, check_gold_criteria, check_system, in_scale, number
 
 DEFAULT_RANGE = (0.0, 100.0)
+# With a modulus the slider spans this many powers of ten either side of it (typed numbers go further).
+LOG_DECADES = 2
 
 
 class RankME(TaskType):
@@ -34,8 +42,8 @@ class RankME(TaskType):
                 check_system(s, systems, f"gold.{name}")
                 if not isinstance(bounds, list | tuple) or len(bounds) != 2:
                     raise TaskTypeError(f"{what} must be [low, high], got {bounds!r}")
-                low = in_scale(number(bounds[0], what), criteria[name], f"{what} low")
-                high = in_scale(number(bounds[1], what), criteria[name], f"{what} high")
+                low = score(bounds[0], criteria[name], f"{what} low")
+                high = score(bounds[1], criteria[name], f"{what} high")
                 if low > high:
                     raise TaskTypeError(f"{what}: low {low:g} is above high {high:g}")
                 ranges[s] = [low, high]
@@ -56,7 +64,48 @@ class RankME(TaskType):
         if system is None:
             raise TaskTypeError("system: name the output judged")
         check_system(system, systems, "system")
-        return system, in_scale(number(value, "value"), criterion, "value"), ""
+        return system, score(value, criterion, "value"), ""
+
+    def slider(self, criterion: dict, answer, modulus: float | None) -> dict:
+        """How a screen draws one slider: its ends, start, keyboard step and position for ``answer``.
+
+        With a modulus the slider runs over log10 of the score, from a hundredth to a hundred times
+        the modulus (an arrow key moves about 2.3%, Page Up/Down about ×2.5); the number field
+        beside it takes any positive score, beyond the slider's ends too.
+        """
+        at = _as_number(answer)
+        if modulus is None:
+            low, high = criterion["scale_min"], criterion["scale_max"]
+            mid, step = (low + high) / 2, (high - low) / 100
+        else:
+            mid = math.log10(modulus)
+            low, high, step = mid - LOG_DECADES, mid + LOG_DECADES, 0.01
+            at = math.log10(at) if at is not None and at > 0 else None
+        slider = {"low": f"{low:g}", "high": f"{high:g}", "step": f"{step:g}",
+                  "position": f"{mid if at is None else at:g}", "log_scale": modulus is not None}
+        if modulus is not None:  # the scores at the slider's ends, for the rater
+            slider["ends"] = (f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}")
+        return slider
+
+
+def _as_number(answer) -> float | None:
+    """A stored answer (a float) or one sent back by a refused form (a string), if it reads as a finite number."""
+    try:
+        x = float(answer)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def score(value, criterion: CriterionScale, what: str) -> float:
+    """A slider value: within the criterion's range, or any positive number when the project has a modulus."""
+    x = number(value, what)
+    if criterion.modulus is None:
+        return in_scale(x, criterion, what)
+    if x <= 0:
+        raise TaskTypeError(f"{what} must be a positive score relative to the modulus "
+                            f"({criterion.modulus:g}), got {x:g}")
+    return x
 
 
 TYPE = RankME()

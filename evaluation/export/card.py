@@ -187,6 +187,12 @@ def _task(facts: dict) -> list[str]:
     out = ["## Task, instructions and criteria", "", f"Task type: **{kind}**. {how}", ""]
     if p["show_reference"]:
         out += ["Raters were shown the reference text(s) beside the input.", ""]
+    modulus = p.get("rankme_modulus")
+    if modulus is not None:
+        out += [f"Magnitude estimation against a modulus: every screen first showed the item's reference with the "
+                f"fixed score {modulus:g}, and raters scored each output with any positive number relative to it "
+                f"(twice the number: twice as good). Scores are published as given; agreement is measured on "
+                f"log(score / {modulus:g}) and system scores use per-rater log normalisation.", ""]
     out += ["### Instructions given to raters", ""]
     if p["instructions"].strip():
         out += ["> " + line if line.strip() else ">" for line in p["instructions"].strip().splitlines()]
@@ -201,6 +207,8 @@ def _task(facts: dict) -> list[str]:
             scale = "–"
         elif p["task_type"] == "likert":
             scale = f"{c['scale_min']:g}–{c['scale_max']:g} (integers)"
+        elif modulus is not None:
+            scale = f"any positive number, relative to the reference's {modulus:g}"
         else:
             scale = f"{c['scale_min']:g}–{c['scale_max']:g} (continuous)"
         labels = ", ".join(c["labels"]) if c["labels"] else "–"
@@ -447,12 +455,20 @@ def _agreement(facts: dict) -> list[str]:
     return out
 
 
+def _distribution_bins(project: dict) -> str:
+    if project["task_type"] != "rankme":
+        return "."
+    if project.get("rankme_modulus") is None:
+        return " (per tenth of the slider range)."
+    return " (in doublings of the modulus)."
+
+
 def _distributions(facts: dict) -> list[str]:
     out = [
         "## Label distributions",
         "",
         "How often each value was given, in the judgments used for scores and agreement"
-        + (" (per tenth of the slider range)." if facts["project"]["task_type"] == "rankme" else "."),
+        + _distribution_bins(facts["project"]),
         "",
     ]
     for name, counts in facts["label_distributions"].items():

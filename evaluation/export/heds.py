@@ -27,6 +27,9 @@ _ELICITATION = {
     "rankme": "relative quality estimation (including ranking)",
     "pairwise": "relative quality estimation (including ranking)",
 }
+# by whether the project has a RankME modulus (evaluation.services._common.default_normalisation)
+_RANKME_NORMALISATION = {False: ", after per-rater z-score normalisation",
+                         True: ", after per-rater log normalisation (log score minus the rater's mean log score)"}
 _INSTRUMENT = {"likert": "multiple-choice options", "rankme": "slider", "pairwise": "multiple-choice options"}
 
 
@@ -41,6 +44,9 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
         values = f"{criterion['scale_min']:g}–{criterion['scale_max']:g}" + (
             f" ({', '.join(criterion['labels'])})" if criterion["labels"] else ""
         )
+    elif facts["project"].get("rankme_modulus") is not None:
+        size = "continuous"
+        values = f"any positive number, relative to the reference's fixed {facts['project']['rankme_modulus']:g}"
     else:
         size, values = "continuous", f"{criterion['scale_min']:g}–{criterion['scale_max']:g}"
     if stats:
@@ -71,7 +77,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
         "strengths with bootstrap intervals on the platform's results page."
         if task_type == "pairwise"
         else "Per output: mean of the raters' values; per system: mean over outputs"
-        + (", after per-rater z-score normalisation" if task_type == "rankme" else "")
+        + (_RANKME_NORMALISATION[facts["project"].get("rankme_modulus") is not None] if task_type == "rankme" else "")
         + ", with percentile bootstrap intervals over items on the platform's results page."
     )
     return {

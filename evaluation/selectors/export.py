@@ -1,6 +1,7 @@
 """What a dataset export reads: items, judgments, per-output scores and raters as batches of plain rows
 (server-side cursors, never a whole table in memory), and the small aggregates its data card states."""
 
+import bisect
 import json
 import math
 import queue
@@ -511,6 +512,8 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
     (likert), per outcome for the first output as imported (pairwise), per tenth of the scale (rankme)."""
     criteria = Criterion.objects.filter(project=scope.project).order_by("position", "id")
     out = {c.name: {} for c in criteria}
+    if scope.project.task_type == TaskType.RANKME and scope.project.rankme_modulus is not None:
+        return _modulus_distributions(scope, criteria)
     if scope.project.task_type == TaskType.RANKME:
         for c in criteria:
             low, high = c.scale_min, c.scale_max
@@ -541,6 +544,25 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
         else:
             points = [(float(v), f"{v:g}") for v in range(int(c.scale_min), int(c.scale_max) + 1)]
         out[c.name] = {label: counts.get((c.name, value), 0) for value, label in points}
+    return out
+
+
+# Magnitude estimates binned by doublings of the modulus m: below m/8, m/8–m/4, …, 4m–8m, from 8m.
+MODULUS_DOUBLINGS = 3
+
+
+def _modulus_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
+    m = scope.project.rankme_modulus
+    edges = [m * 2.0**k for k in range(-MODULUS_DOUBLINGS, MODULUS_DOUBLINGS + 1)]
+    labels = ([f"below {edges[0]:g}"] + [f"{low:g}–{high:g}" for low, high in zip(edges, edges[1:], strict=False)]
+              + [f"{edges[-1]:g} and above"])
+    out = {}
+    for c in criteria:
+        counts = Counter()
+        rows = scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
+        for value, n in rows:
+            counts[bisect.bisect_right(edges, value)] += n
+        out[c.name] = {label: counts.get(k, 0) for k, label in enumerate(labels)}
     return out
 
 

@@ -57,5 +57,11 @@ def human_matrix(
 
 
 def default_normalisation(project: Project) -> str:
-    """RankME sliders are normalised per rater by default (z-scores); Likert ratings are not."""
-    return "zscore" if project.task_type == "rankme" else "none"
+    """RankME sliders are normalised per rater by default (z-scores); Likert ratings are not.
+
+    With a modulus the scores are unbounded magnitude estimates, whose z-scores a single 10,000 would
+    swamp: they take logs centred on each rater's geometric mean instead (Bard et al. 1996).
+    """
+    if project.task_type != "rankme":
+        return "none"
+    return "zscore" if project.rankme_modulus is None else "log"

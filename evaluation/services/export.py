@@ -320,6 +320,7 @@ def _facts(
             "gold_rate": project.gold_rate,
             "lease_seconds": project.lease_seconds,
             "show_reference": project.show_reference,
+            "rankme_modulus": project.rankme_modulus,
         },
         "options": {
             "formats": list(options.formats),

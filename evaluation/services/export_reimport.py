@@ -82,6 +82,7 @@ def export_reimport(
             gold_rate=p["gold_rate"],
             lease_seconds=p["lease_seconds"],
             show_reference=p["show_reference"],
+            rankme_modulus=p.get("rankme_modulus"),  # absent from exports made before the setting existed
         )
         with _spool(archive, _jsonl_members(archive, "items"), None) as items:
             n_items = item_import(project=project, stream=items, fmt="jsonl")

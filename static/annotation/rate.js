@@ -14,11 +14,16 @@
 
   function radios(g) { return Array.prototype.slice.call(g.querySelectorAll("input[type=radio]")); }
   function isSlider(g) { return g.classList.contains("slider"); }
+  // RankME with a modulus: the slider moves over log10 of the score; the number is any positive score.
+  function isLog(g) { return g.dataset.scale === "log"; }
+
+  function numberOk(g, n) {
+    return n.value !== "" && n.checkValidity() && (!isLog(g) || Number(n.value) > 0);
+  }
 
   function answered(g) {
     if (isSlider(g)) {
-      var n = g.querySelector("input[type=number]");
-      return !g.classList.contains("unset") && n.value !== "" && n.checkValidity();
+      return !g.classList.contains("unset") && numberOk(g, g.querySelector("input[type=number]"));
     }
     return radios(g).some(function (r) { return r.checked; });
   }
@@ -83,13 +88,14 @@
     var range = g.querySelector("input[type=range]");
     var number = g.querySelector("input[type=number]");
     range.addEventListener("input", function () {
-      number.value = range.value;
+      // three significant digits: 102, not 102.32929922807544
+      number.value = isLog(g) ? String(Number(Math.pow(10, range.value).toPrecision(3))) : range.value;
       g.classList.remove("unset");
       refresh();
     });
     number.addEventListener("input", function () {
-      if (number.value !== "" && number.checkValidity()) {
-        range.value = number.value;
+      if (numberOk(g, number)) {
+        range.value = isLog(g) ? Math.log10(Number(number.value)) : number.value;
         g.classList.remove("unset");
       } else {
         g.classList.add("unset");

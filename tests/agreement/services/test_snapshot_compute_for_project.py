@@ -4,7 +4,9 @@ import pytest
 
 from agreement.models import AgreementSnapshot
 from agreement.services import snapshot_compute_for_project
+from agreement.stats import krippendorff_alpha
 from tests.agreement.pandalm import load_pandalm
+from tests.annotation.factories import ItemFactory, JudgmentFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -59,3 +61,25 @@ def test_recompute_is_idempotent_and_covers_subgroups_and_raters(datasets):
     assert scopes == {"overall", "criterion", "subgroup", "subgroup_criterion", "pair", "rater"}
     small = AgreementSnapshot.objects.filter(project=project, scope="subgroup_criterion", n_units__lt=30)
     assert small.exists() and all(s.unreliable for s in small)
+
+
+def test_with_a_rankme_modulus_agreement_is_measured_on_log_ratios_to_the_modulus():
+    # Two raters agree within a factor of about 1.2 on five outputs; on the sixth 10,000 against 2,000 (a factor
+    # of 5) would dominate interval distances between raw magnitudes.
+    project = ProjectFactory(task_type="rankme", criteria=["quality"], rankme_modulus=100)
+    outputs = [o for _ in range(3) for o in ItemFactory(project=project, systems=["a", "b"],
+                                                        references=["r"]).outputs.order_by("position")]
+    scores = {"r1": [50, 100, 200, 400, 25, 10000], "r2": [60, 90, 250, 350, 30, 2000]}
+    for name, values in scores.items():
+        rater = UserFactory(username=name)
+        for output, value in zip(outputs, values, strict=True):
+            JudgmentFactory(item=output.item, output=output, rater=rater, value=value)
+
+    snapshot_compute_for_project(project_id=project.id)
+
+    main = AgreementSnapshot.objects.get(project=project, scope="criterion", window="cumulative", is_main=True)
+    logs = np.log(np.array(list(scores.values()), dtype=float) / 100)
+    assert main.statistic == "krippendorff_alpha_interval"
+    assert main.value == pytest.approx(krippendorff_alpha(logs, level_of_measurement="interval").value, abs=1e-12)
+    raw = krippendorff_alpha(np.array(list(scores.values()), dtype=float), level_of_measurement="interval").value
+    assert main.value > 0.8 and raw < 0.4

@@ -55,6 +55,31 @@ def test_rankme_criteria_default_to_a_0_to_100_slider(staff):
     assert (criteria[0]["scale_min"], criteria[0]["scale_max"]) == (0.0, 100.0)
 
 
+def test_a_rankme_modulus_is_set_on_creation_and_read_back_in_the_detail(staff):
+    client = client_for(staff)
+    payload = {**LIKERT, "task_type": "rankme", "criteria": [{"name": "quality"}], "rankme_modulus": 100}
+    created = client.post("/api/v1/projects/", payload, format="json")
+    assert created.status_code == 201, created.data
+    assert created.json()["rankme_modulus"] == 100.0
+    assert client.get(f"/api/v1/projects/{created.json()['id']}/").json()["rankme_modulus"] == 100.0
+    plain = client.post("/api/v1/projects/", {**payload, "rankme_modulus": None}, format="json").json()
+    assert plain["rankme_modulus"] is None
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"task_type": "likert"}, "only a rankme project takes a modulus; this one is 'likert'"),
+    ({"rankme_modulus": 0}, "must be a positive finite number, got 0.0"),
+    ({"rankme_modulus": -10}, "must be a positive finite number, got -10.0"),
+    ({"rankme_modulus": "a lot"}, "A valid number is required."),
+])
+def test_a_bad_rankme_modulus_is_a_400_naming_it(staff, change, message):
+    payload = {**LIKERT, "task_type": "rankme", "criteria": [{"name": "quality", "scale_min": 1, "scale_max": 5}],
+               "rankme_modulus": 100, **change}
+    response = client_for(staff).post("/api/v1/projects/", payload, format="json")
+    assert response.status_code == 400
+    assert message in str(response.json()["rankme_modulus"])
+
+
 def test_members_see_their_projects_only(project, rater_client):
     ProjectFactory(name="someone else's")
     names = [p["name"] for p in rater_client.get("/api/v1/projects/").json()["results"]]

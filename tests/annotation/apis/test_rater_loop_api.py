@@ -7,6 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Judgment, Project
+from tests.annotation.factories import ItemFactory
 from tests.annotation.rating import add_raters, rating_project
 from tests.conftest import client_for
 
@@ -135,6 +136,62 @@ def test_bad_input_is_a_400_naming_the_problem(loop, payload, field, fragment):
 
     assert response.status_code == 400, response.content
     assert fragment in str(response.json()[field])
+    assert not Judgment.objects.exists()
+
+
+@pytest.fixture
+def modulus_loop():
+    project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100)
+    ItemFactory(project=project, systems=["bart", "t5"], references=["the reference", "a second one"])
+    (rater,) = add_raters(project)
+    return project, client_for(rater)
+
+
+def test_with_a_modulus_next_serves_the_reference_with_its_fixed_score_and_unbounded_criteria(modulus_loop):
+    project, client = modulus_loop
+
+    body = client.post(next_url(project)).json()
+
+    assert body["item"]["modulus"] == {"text": "the reference", "score": 100.0}
+    assert body["item"]["references"] == []  # the project does not show references beside the input
+    assert (body["criteria"][0]["scale_min"], body["criteria"][0]["scale_max"]) == (None, None)
+    assert len(body["item"]["outputs"]) == 2
+
+
+def test_without_a_modulus_next_serves_no_modulus(loop):
+    project, client = loop
+    assert client.post(next_url(project)).json()["item"]["modulus"] is None
+
+
+def test_with_a_modulus_a_judgment_takes_unbounded_positive_scores(modulus_loop):
+    project, client = modulus_loop
+    screen = client.post(next_url(project)).json()
+    values = [{"criterion": "quality", "position": 0, "value": 350}, {"criterion": "quality", "position": 1,
+                                                                      "value": 0.5}]
+
+    response = client.post(judgment_url(screen["assignment_id"]), {"values": values}, format="json")
+
+    assert response.status_code == 201, response.content
+    assert sorted(Judgment.objects.values_list("value", flat=True)) == [0.5, 350.0]
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    ('{"values": [{"criterion": "quality", "position": 0, "value": 0}]}', "got 0"),
+    ('{"values": [{"criterion": "quality", "position": 0, "value": -3}]}', "positive score"),
+    ('{"values": [{"criterion": "quality", "position": 0, "value": "120"}]}', "must be a number, got '120'"),
+    # NaN and an overflowing number never reach the service: the JSON parser and field refuse them
+    ('{"values": [{"criterion": "quality", "position": 0, "value": 1e999}]}', "must be valid JSON"),
+    ('{"values": [{"criterion": "quality", "position": 0, "value": NaN}]}', "NaN"),
+])
+def test_with_a_modulus_zero_negatives_non_finite_and_strings_are_a_400_with_the_reason(modulus_loop, body,
+                                                                                        fragment):
+    project, client = modulus_loop
+    screen = client.post(next_url(project)).json()
+
+    response = client.post(judgment_url(screen["assignment_id"]), body, content_type="application/json")
+
+    assert response.status_code == 400, response.content
+    assert fragment in str(response.json())
     assert not Judgment.objects.exists()
 
 

@@ -108,6 +108,43 @@ def test_rankme_sliders_start_unset_and_take_arrows_or_typed_numbers(page, live_
     assert sorted(Judgment.objects.values_list("value", flat=True)) == [49.0, 51.0, 87.5]
 
 
+def test_rankme_with_a_modulus_scores_against_the_reference_from_the_keyboard(page, live_server, screenshot):
+    project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100)
+    ItemFactory(project=project, systems=["a", "b", "c"], references=["The reference summary."])
+    (rater,) = add_raters(project)
+    enter_project(page, live_server, rater, project)
+
+    # the reference comes first with its fixed score, and takes no input
+    assert page.inner_text("[data-testid=modulus-score]") == "score 100"
+    assert "The reference summary." in page.inner_text("[data-testid=modulus]")
+    assert page.locator("[data-testid=modulus] input").count() == 0
+
+    page.keyboard.press("ArrowRight")  # log slider: 100 → 10^2.01, shown as 102
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # second slider
+    page.keyboard.press("PageDown")  # a tenth of the four decades: 100 → 10^1.6, shown as 39.8
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # third slider
+    page.keyboard.press("Tab")  # its number field
+    page.keyboard.type("0")  # not a magnitude: the question stays open
+    assert "1 question left" in page.inner_text("#rate-status")
+    page.keyboard.press("Enter")  # refused in the page; the focus goes back to the open question
+    assert not Judgment.objects.exists()
+    page.keyboard.press("Tab")  # from its slider to its number field again
+    page.keyboard.press("Control+A")
+    page.keyboard.type("25000")  # beyond the slider's end (100 × the modulus): typed numbers have no bound
+    assert "Every question is answered" in page.inner_text("#rate-status")
+    assert page.eval_on_selector_all("fieldset.q input[type=number]", "els => els.map(e => e.value)") == [
+        "102", "39.8", "25000"]
+    screenshot(page, "rankme-modulus-set")
+    submit_and_wait(page)
+
+    page.wait_for_selector("[data-testid=finished]")
+    screenshot(page, "rankme-modulus-finished")
+    # raw magnitudes, one per output; the reference's fixed score is no judgment
+    assert sorted(Judgment.objects.filter(rater=rater).values_list("value", flat=True)) == [39.8, 102.0, 25000.0]
+
+
 def test_a_lead_sees_progress_move(browser, page, live_server, screenshot):
     project = rating_project(n_items=2)
     lead = UserFactory(username="lead-watch")

@@ -115,6 +115,23 @@ def test_gold_per_task_type_is_checked_and_normalised(db):
     assert "low 90 is above high 10" in errors[1] and "120 is off the scale 0–100" in errors[2]
 
 
+def test_with_a_rankme_modulus_every_item_needs_a_reference_and_gold_is_unbounded():
+    project = ProjectFactory(task_type="rankme", criteria=["quality"], rankme_modulus=100)
+    errors = rejected(project, jsonl(
+        item("a", ("x", "y"), reference="the reference"),
+        item("b", ("x", "y")),
+        item("c", ("x", "y"), references=["  "]),
+        item("d", ("x", "y"), reference="r", gold={"quality": {"x": [0, 50]}})))
+    assert 1 not in errors
+    assert errors[2] == errors[3] == ("reference is missing: this project scores outputs against the item's "
+                                      "reference (RankME modulus 100), so every item needs a non-empty reference")
+    assert "gold.quality.x low must be a positive score" in errors[4]
+
+    assert item_import(project=project, stream=jsonl(
+        item("a", ("x", "y"), references=["first", "second"], gold={"quality": {"x": [150, 1000]}}))) == 1
+    assert Item.objects.get(project=project).gold == {"quality": {"x": [150.0, 1000.0]}}
+
+
 CSV = (
     "external_id,input,reference,subgroup,meta,gold,output_1,system_1,output_2,system_2\n"
     'c1,"A source, with a comma",the ref,news,"{""k"": 1}",,first text,bart,second text,pegasus\n'

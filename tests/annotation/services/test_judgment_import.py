@@ -118,3 +118,15 @@ def test_a_real_pairwise_study_loads_whole_and_counts_toward_targets(datasets, d
     # every item was judged by its three raters: none is left open for serving
     assert not Item.objects.filter(project=project, n_judged__lt=3).exists()
     assert set(Item.objects.filter(project=project).values_list("n_target", flat=True)) == {3}
+
+
+def test_with_a_rankme_modulus_imported_scores_are_any_positive_number():
+    project = ProjectFactory(task_type="rankme", criteria=["quality"], rankme_modulus=100)
+    item_import(project=project, stream=jsonl(item("d1", ("bart", "pegasus"), reference="the reference")))
+    rankme = {"item": "d1", "rater": "w1", "criterion": "quality", "system": "bart"}
+
+    assert "value must be a positive score relative to the modulus (100), got 0" in rejected(
+        project, {**rankme, "value": 250}, {**rankme, "system": "pegasus", "value": 0})[2]
+    assert judgment_import(project=project, stream=jsonl({**rankme, "value": 250},
+                                                         {**rankme, "system": "pegasus", "value": 40})) == 2
+    assert sorted(Judgment.objects.filter(project=project).values_list("value", flat=True)) == [40.0, 250.0]

@@ -1,4 +1,5 @@
 """judgment_submit: rows per criterion × output, pairwise mapping, idempotency, revisions, refusals."""
+import math
 import random
 from datetime import timedelta
 
@@ -14,6 +15,7 @@ from annotation.services import (
     assignment_next_for_rater,
     judgment_submit,
 )
+from tests.annotation.factories import ItemFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 
 pytestmark = pytest.mark.django_db
@@ -158,6 +160,41 @@ def test_rankme_takes_numbers_in_the_range():
     values[0]["value"] = 100.5
     with pytest.raises(ValidationError, match="off the scale 0–100"):
         judgment_submit(rater=rater, assignment_id=a.pk, values=values)
+
+
+def test_with_a_modulus_rankme_takes_any_positive_score_stored_as_given():
+    project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100)
+    ItemFactory(project=project, systems=["a", "b", "c"], references=["the reference"])
+    (rater,) = add_raters(project)
+    a = assignment_next_for_rater(project_id=project.pk, rater=rater)
+    values = [{"criterion": "quality", "position": p, "value": v} for p, v in enumerate((0.25, 100, 12000))]
+
+    judgment_submit(rater=rater, assignment_id=a.pk, values=values)
+
+    assert sorted(Judgment.objects.values_list("value", flat=True)) == [0.25, 100.0, 12000.0]
+    assert Judgment.objects.count() == 3  # the reference's fixed score is no judgment
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    (0, "must be a positive score relative to the modulus (100), got 0"),
+    (-1, "must be a positive score relative to the modulus (100), got -1"),
+    (math.nan, "must be a finite number, got nan"),
+    (math.inf, "must be a finite number, got inf"),
+    ("100", "must be a number, got '100'"),
+])
+def test_with_a_modulus_zero_negatives_non_finite_and_strings_are_refused(value, message):
+    project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100)
+    ItemFactory(project=project, systems=["a", "b"], references=["the reference"])
+    (rater,) = add_raters(project)
+    a = assignment_next_for_rater(project_id=project.pk, rater=rater)
+    values = [{"criterion": "quality", "position": 0, "value": 50}, {"criterion": "quality", "position": 1,
+                                                                      "value": value}]
+
+    with pytest.raises(ValidationError) as caught:
+        judgment_submit(rater=rater, assignment_id=a.pk, values=values)
+
+    assert caught.value.message_dict["values"] == [f"values[1] (criterion 'quality', position 1): value {message}"]
+    assert not Judgment.objects.exists()
 
 
 def test_only_the_assigned_rater_may_judge(likert):

@@ -12,7 +12,7 @@ from annotation.services import assignment_next_for_rater, judgment_submit
 from annotation.services.assignment import REPEAT_GAP
 from annotation.services.controls import repeat_controls_create
 from evaluation.selectors import included_judgments
-from tests.annotation.factories import ItemFactory
+from tests.annotation.factories import ItemFactory, JudgmentFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +98,18 @@ def test_the_api_adds_repeats_for_leads(project, lead_client, rater_client):
     assert rater_client.post(url, {"n": 1}, format="json").status_code == 403
     assert lead_client.post(url, {"n": 1}, format="json").status_code == 201
     assert lead_client.post(url, {"n": 5}, format="json").status_code == 400
+
+
+def test_with_a_rankme_modulus_consistency_is_a_ratio_within_the_tenth_of_the_log_slider():
+    project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100)
+    original = ItemFactory(project=project, systems=["a", "b"], references=["r"])
+    repeat = ItemFactory(project=project, systems=["a", "b"], references=["r"], repeat_of=original)
+    (rater,) = add_raters(project)
+    # 1000 then 1200: within a factor of 10**0.4; 10 then 40: four times, a different answer (though only 30 apart)
+    for item, values in ((original, {"a": 1000, "b": 10}), (repeat, {"a": 1200, "b": 40})):
+        for output in item.outputs.all():
+            JudgmentFactory(item=item, output=output, rater=rater, value=values[output.system])
+
+    check = repeat_consistency(project)[rater.pk].as_dict()
+
+    assert (check["n"], check["consistency"]) == (2, 0.5)

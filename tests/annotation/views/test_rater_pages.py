@@ -85,6 +85,60 @@ def test_an_incomplete_form_is_shown_again_with_the_reason(client):
     assert not Judgment.objects.exists()
 
 
+def modulus_project(**fields):
+    project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100, **fields)
+    ItemFactory(project=project, systems=["a", "b"], references=["The <i>reference</i> summary."])
+    return project
+
+
+def test_with_a_modulus_the_reference_comes_first_with_its_fixed_score_and_log_sliders(client):
+    project = modulus_project()
+    logged_in(client, project)
+
+    instructions = client.get(f"/projects/{project.pk}/instructions/").content.decode()
+    html = client.get(f"/projects/{project.pk}/rate/").content.decode()
+
+    assert "a reference with the fixed score\n    <strong>100</strong>" in instructions
+    assert "(0–100)" not in instructions  # the criterion's range does not bound the scores
+
+    reference, outputs = html.index('data-testid="modulus"'), html.index('data-testid="output"')
+    assert reference < outputs  # shown first, beside the outputs
+    assert "The &lt;i&gt;reference&lt;/i&gt; summary." in html[reference:outputs]
+    assert 'data-testid="modulus-score">score 100<' in html
+    assert html[reference:outputs].count("<input") == 0  # fixed: nothing to set
+    assert html.count('data-scale="log"') == 2
+    assert 'type="range" min="0" max="4" step="0.01" value="2"' in html
+    assert 'type="number" name="v-' in html and 'min="0" step="any"' in html and 'max="100"' not in html
+
+
+def test_with_a_modulus_the_form_stores_scores_beyond_the_range_and_refuses_zero_with_the_reason(client):
+    project = modulus_project()
+    rater = logged_in(client, project)
+    start(client, project)
+    assignment = Assignment.objects.get(rater=rater)
+    field = f"v-{project.criteria.get().pk}"
+
+    refused = client.post(f"/assignments/{assignment.pk}/submit/", {f"{field}-0": "0", f"{field}-1": "250"})
+    assert refused.status_code == 400
+    assert b"must be a positive score relative to the modulus (100), got 0" in refused.content
+    assert b'value="250"' in refused.content and not Judgment.objects.exists()
+
+    stored = client.post(f"/assignments/{assignment.pk}/submit/", {f"{field}-0": "0.5", f"{field}-1": "250"})
+    assert stored.status_code == 302
+    assert sorted(Judgment.objects.values_list("value", flat=True)) == [0.5, 250.0]
+    back = client.get(f"/assignments/{assignment.pk}/").content.decode()
+    assert 'value="2.39794"' in back  # the slider of 250 sits at log10(250)
+
+
+def test_with_a_modulus_an_item_without_a_reference_says_so(client):
+    project = rating_project(task_type="rankme", n_items=1, criteria=["quality"], rankme_modulus=100)
+    logged_in(client, project)
+
+    html = start(client, project).content.decode()
+
+    assert "This item has no reference to score against: flag it as broken" in html
+
+
 def test_a_pairwise_choice_is_stored_for_the_system_shown(client):
     project = rating_project(task_type="pairwise", n_items=1, criteria=["overall"], systems=["bart", "t5"])
     rater = logged_in(client, project)

@@ -1,10 +1,11 @@
 """GET /api/v1/projects/{id}/results/: who may read it, what it holds, what it leaves out."""
 
+import numpy as np
 import pytest
 
 from annotation.models import Membership
 from evaluation.selectors import ratings as rating_selectors
-from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for
 from tests.evaluation.factories import pairwise_study, rated_study
 
@@ -97,3 +98,24 @@ def test_query_count_does_not_grow_with_the_data(project, lead_client, django_as
     rated_study(project, n_items=20, seed=1)
     with django_assert_max_num_queries(len(small.captured_queries)):
         lead_client.get(url(project))
+
+
+def test_with_a_rankme_modulus_scores_are_log_normalised_per_rater_by_default(lead):
+    # magnitude estimates: rater 2 uses ten times rater 1's numbers, and both put "good" at four times "bad"
+    project = ProjectFactory(task_type="rankme", criteria=["quality"], rankme_modulus=100)
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    raters = [UserFactory(username=f"magnitude-{k}") for k in range(2)]
+    for k in range(6):
+        item = ItemFactory(project=project, systems=["good", "bad"], references=["r"])
+        for output in item.outputs.all():
+            for scale, rater in zip((1, 10), raters, strict=True):
+                value = (400 if output.system == "good" else 100) * scale * (1 + k / 10)
+                JudgmentFactory(item=item, output=output, rater=rater, value=value)
+
+    body = client_for(lead).get(url(project)).json()
+
+    assert body["options"]["normalisation"] == "log"
+    good, bad = body["criteria"][0]["systems"]
+    assert (good["system"], bad["system"]) == ("good", "bad")
+    # log scores centred on each rater's mean log: ±log(4)/2 whatever the rater's own scale
+    assert good["mean"] == pytest.approx(np.log(4) / 2) and bad["mean"] == pytest.approx(-np.log(4) / 2)

@@ -13,7 +13,7 @@ from agreement.services import snapshot_compute_for_project
 from annotation.models import Judgment
 from evaluation.export.card import estimate, num
 from evaluation.services import ExportOptions, export_write
-from tests.evaluation.export.studies import likert_study, read_zip
+from tests.evaluation.export.studies import likert_study, rankme_modulus_study, read_zip
 
 pytestmark = pytest.mark.django_db
 
@@ -224,3 +224,20 @@ def test_quality_control_rules_versions_and_exclusions_are_stated(lead, tmp_path
     )
     judgments = [json.loads(line) for line in files["data/judgments.jsonl"].splitlines()]
     assert {j["rater"] for j in judgments if j["excluded"]} == {"rater-002"}
+
+
+def test_a_rankme_modulus_is_stated_and_its_scores_binned_in_doublings_of_the_modulus(lead, tmp_path):
+    project = rankme_modulus_study(lead)
+    files = read_zip(_write(project, tmp_path))
+    card, facts = files["README.md"].decode(), json.loads(files["card.json"])
+    heds = files["heds.json"].decode()
+
+    assert facts["project"]["rankme_modulus"] == 100
+    assert "every screen first showed the item's reference with the fixed score 100" in card
+    assert "| quality | any positive number, relative to the reference's 100 |" in card
+    assert "(in doublings of the modulus)" in card and "per tenth of the slider range" not in card
+    raw = Counter(Judgment.objects.filter(project=project).values_list("value", flat=True))
+    assert facts["label_distributions"]["quality"] == {
+        "below 12.5": raw[5], "12.5–25": raw[20], "25–50": 0, "50–100": 0, "100–200": raw[100] + raw[150],
+        "200–400": 0, "400–800": raw[700], "800 and above": raw[2500]}
+    assert "after per-rater log normalisation" in heds and "relative to the reference's fixed 100" in heds

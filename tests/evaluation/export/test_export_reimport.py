@@ -13,7 +13,7 @@ from annotation.services import item_import, judgment_import, project_create
 from annotation.services.judgment_import import JUDGMENT_FIELDS
 from evaluation.selectors.export import rater_pseudonyms
 from evaluation.services import ExportOptions, NotAnExport, export_reimport, export_write
-from tests.evaluation.export.studies import jsonl, likert_study, pairwise_study, read_zip
+from tests.evaluation.export.studies import jsonl, likert_study, pairwise_study, rankme_modulus_study, read_zip
 
 pytestmark = pytest.mark.django_db
 
@@ -98,6 +98,17 @@ def test_a_reimported_export_has_the_same_agreement(lead, tmp_path):
         )
 
     assert values(copy) == values(original)
+
+
+def test_a_reimported_export_keeps_the_rankme_modulus(lead, tmp_path):
+    original = rankme_modulus_study(lead)
+    path = tmp_path / "export.zip"
+    export_write(project=original, options=ExportOptions(formats=("jsonl",)), destination=path)
+
+    copy, counts = export_reimport(archive_path=path, created_by=lead, name="copy")
+
+    assert copy.rankme_modulus == 100 and counts == {"items": 4, "judgments": 24}
+    assert item_table(copy) == item_table(original)
 
 
 def test_reimport_needs_the_jsonl_files_and_an_export(lead, tmp_path):
