@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import ItemFlag, Membership
+from annotation.rater_session import AFTER_FINISHED
 from annotation.selectors import (
     assignment_answers,
     assignment_get_for_rater,
@@ -99,6 +100,9 @@ def rate_next(request, pk):
     except RaterRefused as refusal:
         return _refused(request, refusal)
     if assignment is None:
+        after = request.session.get(AFTER_FINISHED.format(pk))
+        if after:
+            return redirect(after)
         membership = _rater_membership(request, pk)
         return render(request, "annotation/rater/finished.html", {
             "project": membership.project, "progress": rater_progress(project=membership.project,
