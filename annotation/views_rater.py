@@ -91,7 +91,8 @@ def _screen_context(request, assignment, *, answers=None, errors=None, revising=
 
 @login_required
 def rate_next(request, pk):
-    """The rater's current screen (resumed or newly leased), the instructions on first visit, or the end."""
+    """The rater's current screen (resumed or newly leased), the instructions on first visit, or the end:
+    the finished screen, or the page another app set for this rater under AFTER_FINISHED."""
     if not request.session.get(SEEN_INSTRUCTIONS.format(pk)):
         _rater_membership(request, pk)
         return redirect("rater-instructions", pk=pk)

@@ -1,12 +1,15 @@
 """Sends a user who still has a one-time password (a bulk-created account) to the password change
-page before anything else. One query per session: once the account is known to be clear, the
-session remembers it."""
+page before anything else.
+
+The check costs a query only on a successful login through the login page, the one way such an account
+gets in (its password exists nowhere else); the session then carries the obligation until the change.
+"""
 from django.shortcuts import redirect
 from django.urls import reverse
 
 from staffing.models import PasswordChangeRequired
 
-CLEAR = "staffing-password-clear"
+MUST_CHANGE = "staffing-must-change-password"
 
 
 class PasswordChangeRequiredMiddleware:
@@ -14,11 +17,12 @@ class PasswordChangeRequiredMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        user = getattr(request, "user", None)
-        if (user is not None and not request.path.startswith(("/api/", "/static/")) and user.is_authenticated
-                and request.session.get(CLEAR) != user.pk):
-            if not PasswordChangeRequired.objects.filter(user=user).exists():
-                request.session[CLEAR] = user.pk
-            elif request.path not in (reverse("staffing-password-change"), reverse("logout")):
-                return redirect(f"{reverse('staffing-password-change')}?next={request.path}")
-        return self.get_response(request)
+        change = reverse("staffing-password-change")
+        if (request.session.get(MUST_CHANGE) and not request.path.startswith("/api/")
+                and request.path not in (change, reverse("logout"))):
+            return redirect(f"{change}?next={request.path}")
+        response = self.get_response(request)
+        if (request.method == "POST" and request.path == reverse("login") and request.user.is_authenticated
+                and PasswordChangeRequired.objects.filter(user=request.user).exists()):
+            request.session[MUST_CHANGE] = True
+        return response

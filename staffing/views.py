@@ -155,14 +155,18 @@ def accounts_page(request, pk):
 @login_required
 def external_page(request, pk):
     project = _lead_project(request, pk)
-    if request.method == "POST":
-        if request.POST.get("action") == "disable":
-            external_link_disable(project=project, by=request.user)
-            messages.success(request, "The external-worker link is off: it admits no one now.")
-        else:
-            external_link_reset(project=project, by=request.user)
-            messages.success(request, "A new external-worker link is ready; any older link stopped working.")
+    action, error = request.POST.get("action"), None
+    if request.method == "POST" and action == "disable":
+        external_link_disable(project=project, by=request.user)
+        messages.success(request, "The external-worker link is off: it admits no one now.")
         return redirect("staffing-external", pk=project.pk)
+    if request.method == "POST" and action == "reset":
+        external_link_reset(project=project, by=request.user)
+        messages.success(request, "A new external-worker link is ready; any older link stopped working.")
+        return redirect("staffing-external", pk=project.pk)
+    if request.method == "POST":
+        error = f"Unknown action {action!r}: choose reset or disable."
     link = ExternalLink.objects.filter(project=project).first()
     return render(request, "staffing/external.html", {
-        "project": project, "link": link, "external_urls": _external_urls(request, link)})
+        "project": project, "link": link, "external_urls": _external_urls(request, link), "error": error},
+        status=400 if error else 200)

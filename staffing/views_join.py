@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from annotation.models import Membership
 from annotation.rater_session import AFTER_FINISHED
 from annotation.selectors import rater_progress
+from staffing.middleware import MUST_CHANGE
 from staffing.models import ExternalWorker, Invite
 from staffing.selectors import invite_get_by_token
 from staffing.services import (
@@ -47,7 +48,9 @@ def invite_open(request, token):
     if request.method == "POST":
         try:
             if request.user.is_authenticated:
-                invite_accept(token=token, user=request.user)
+                membership, _ = invite_accept(token=token, user=request.user)
+                if membership.role != Membership.Role.RATER:  # a lead trying their own link
+                    return redirect("project-detail", pk=invite.project_id)
             else:
                 password = request.POST.get("password", "")
                 if password != request.POST.get("password_again", ""):
@@ -102,6 +105,7 @@ def password_change(request):
         user = form.save()
         password_change_done(user=user)
         update_session_auth_hash(request, user)
+        request.session.pop(MUST_CHANGE, None)
         messages.success(request, "Your password is changed.")
         after = request.GET.get("next", "")
         safe = url_has_allowed_host_and_scheme(after, allowed_hosts={request.get_host()})

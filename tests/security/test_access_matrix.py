@@ -91,7 +91,7 @@ EXPECTED = {
     "staffing-invites": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "staffing-invite-revoke": {"post": (302, 404, 403, 302, 302)},
     "staffing-accounts": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
-    "staffing-external": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 302, 302)},
+    "staffing-external": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     # Holding the link is the permission: with the project's token but no worker id, everyone gets 400.
     "staffing-external-entry": {"get": (400,) * 5},
     # Only a crowd worker of the project has a completion code.

@@ -48,3 +48,22 @@ def test_the_team_is_for_leads_only(project, lead_client, rater):
     assert {(m["username"], m["role"]) for m in team} == {("lead", "lead"), ("rater", "rater")}
     assert client_for(rater).get(f"/api/v1/projects/{project.pk}/team/").status_code == 403
     assert client_for(rater).get(f"/api/v1/projects/{project.pk}/invites/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_invite_list_costs_the_same_queries_for_1_or_10_invites(project, lead, lead_client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from staffing.services import invite_create
+
+    def count():
+        with CaptureQueriesContext(connection) as ctx:
+            assert lead_client.get(f"/api/v1/projects/{project.pk}/invites/").status_code == 200
+        return len(ctx.captured_queries)
+
+    invite_create(project=project, by=lead, max_uses=1, valid_days=1)
+    one = count()
+    for _ in range(9):
+        invite_create(project=project, by=lead, max_uses=1, valid_days=1)
+    assert count() == one

@@ -1,6 +1,9 @@
 """External workers: entry by link and worker id, pseudonymous accounts, unique and stable completion codes."""
+import threading
+
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection, connections
 
 from annotation.models import Membership
 from audit.models import AuditEntry
@@ -80,3 +83,34 @@ def test_a_removed_worker_cannot_come_back_by_the_link(project, lead, link):
     team_rater_remove(project=project, rater=worker.user, by=lead)
     with pytest.raises(ExternalLinkInvalid):
         external_worker_enter(project_id=project.pk, token=link.token, worker_id="W1")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_worker_entering_from_many_tabs_at_once_gets_one_account():
+    if connection.vendor != "postgresql":
+        pytest.skip("the race needs real concurrent connections")
+    from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+    project = ProjectFactory(name="tabs")
+    lead = UserFactory(username="tabs-lead")
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    link = external_link_reset(project=project, by=lead)
+    barrier, codes, errors = threading.Barrier(8), [], []
+
+    def enter(_):
+        try:
+            barrier.wait()
+            codes.append(external_worker_enter(project_id=project.pk, token=link.token,
+                                               worker_id="SAMEWORKER").completion_code)
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=enter, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors and len(codes) == 8 and len(set(codes)) == 1
+    assert ExternalWorker.objects.count() == 1
+    assert Membership.objects.filter(project=project, role=Membership.Role.RATER).count() == 1

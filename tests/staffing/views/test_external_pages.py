@@ -89,3 +89,21 @@ def test_a_missing_or_malformed_worker_id_is_refused(study, query):
 def test_a_wrong_token_is_404(study):
     project, _ = study
     assert Client().get(f"/projects/{project.pk}/external/wrong/?worker_id=W1").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_lead_turns_the_link_on_resets_and_off(project, lead):
+    from staffing.models import ExternalLink
+    client = Client()
+    client.force_login(lead)
+    url = f"/projects/{project.pk}/external/"
+    assert "The link is off" in client.get(url).content.decode()
+    assert client.post(url, {"action": "reset"}).status_code == 302
+    token = ExternalLink.objects.get(project=project).token
+    page = client.get(url).content.decode()
+    assert f"/projects/{project.pk}/external/{token}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}" in page
+    assert client.post(url, {"action": "explode"}).status_code == 400
+    assert client.post(url, {"action": "reset"}).status_code == 302
+    assert ExternalLink.objects.get(project=project).token != token
+    assert client.post(url, {"action": "disable"}).status_code == 302
+    assert not ExternalLink.objects.filter(project=project).exists()

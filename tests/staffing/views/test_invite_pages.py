@@ -139,3 +139,20 @@ def test_forms_need_csrf(project, lead):
     assert page.count("csrfmiddlewaretoken") >= 2  # the create form and the revoke button
     invite.refresh_from_db()
     assert invite.revoked_at is None and Invite.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_lead_opening_their_own_invite_stays_a_lead_and_uses_nothing(project, lead):
+    invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
+    client = _client(lead)
+    assert "already in this project" in client.get(f"/invite/{invite.token}/").content.decode()
+    assert client.post(f"/invite/{invite.token}/")["Location"] == f"/projects/{project.pk}/"
+    invite.refresh_from_db()
+    assert invite.n_used == 0 and Membership.objects.get(user=lead).role == "lead"
+
+
+@pytest.mark.django_db
+def test_a_visitor_with_an_account_logs_in_and_comes_back_to_join(project, lead):
+    invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
+    page = Client().get(f"/invite/{invite.token}/").content.decode()
+    assert f'href="/accounts/login/?next=/invite/{invite.token}/"' in page
