@@ -73,6 +73,16 @@ def test_a_lead_invites_and_a_newcomer_signs_up_and_rates(browser, page, live_se
     context.close()
     assert Invite.objects.get().n_used == 1
 
+    # The lead sees the newcomer on the team page and pauses them there
+    page.goto(f"{live_server.url}/projects/{project.pk}/team/")
+    row = page.locator("tr[data-member='newcomer']")
+    row.locator("input[name=reason]").fill("checking their first answers")
+    with page.expect_navigation():
+        row.locator("button[value=pause]").click()
+    assert "newcomer: pause done" in page.inner_text("main")
+    assert Membership.objects.get(user__username="newcomer").is_paused
+    screenshot(page, "staffing-team-paused")
+
 
 def test_a_crowd_worker_judges_and_sees_their_completion_code(page, live_server, screenshot):
     project = rating_project(n_items=1, instructions="Rate the fluency.")
