@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import ItemFlag, Membership
+from annotation.rater_session import AFTER_FINISHED
 from annotation.selectors import (
     assignment_answers,
     assignment_get_for_rater,
@@ -90,7 +91,8 @@ def _screen_context(request, assignment, *, answers=None, errors=None, revising=
 
 @login_required
 def rate_next(request, pk):
-    """The rater's current screen (resumed or newly leased), the instructions on first visit, or the end."""
+    """The rater's current screen (resumed or newly leased), the instructions on first visit, or the end:
+    the finished screen, or the page another app set for this rater under AFTER_FINISHED."""
     if not request.session.get(SEEN_INSTRUCTIONS.format(pk)):
         _rater_membership(request, pk)
         return redirect("rater-instructions", pk=pk)
@@ -99,6 +101,9 @@ def rate_next(request, pk):
     except RaterRefused as refusal:
         return _refused(request, refusal)
     if assignment is None:
+        after = request.session.get(AFTER_FINISHED.format(pk))
+        if after:
+            return redirect(after)
         membership = _rater_membership(request, pk)
         return render(request, "annotation/rater/finished.html", {
             "project": membership.project, "progress": rater_progress(project=membership.project,

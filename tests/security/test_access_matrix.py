@@ -82,6 +82,24 @@ EXPECTED = {
     "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
     "rater-action": PAGE_LEAD_POST,
+    "api-invites": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 201, 201)},
+    "api-invite-revoke": {"post": (401, 404, 403, 200, 200)},
+    "api-team": LEAD_READ,
+    "staffing-team": {"get": (302, 404, 403, 200, 200)},
+    "staffing-team-action": PAGE_LEAD_POST,
+    # An empty form has no expiry: refused after the gate.
+    "staffing-invites": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "staffing-invite-revoke": {"post": (302, 404, 403, 302, 302)},
+    "staffing-accounts": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "staffing-external": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    # Holding the link is the permission: with the project's token but no worker id, everyone gets 400.
+    "staffing-external-entry": {"get": (400,) * 5},
+    # Only a crowd worker of the project has a completion code.
+    "staffing-done": {"get": (302, 404, 404, 404, 404)},
+    # The link is the permission (it names its project to whoever holds it); an unknown token is 404 for all.
+    # tests/staffing/views/test_invite_pages.py covers open, expired, revoked and used-up invites.
+    "staffing-invite-open": {"get": (404,) * 5},
+    "staffing-password-change": {"get": (302, 200, 200, 200, 200)},
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 
@@ -96,6 +114,10 @@ def test_every_route_is_in_the_table():
 def _path(route: str, world) -> str:
     def fill(match):
         key = match.group(1)
+        if key == "invite_id":
+            return str(world.ids["invite_id"])
+        if key == "token":
+            return world.ids["external_token"] if "/external/" in route else "no-such-invite"
         if key == "calibrator_id":
             return str(world.ids["calibrator_id"])
         if route.startswith("api/v1/jobs/"):

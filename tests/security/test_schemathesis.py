@@ -57,8 +57,8 @@ def _ids(case):
     world = _WORLD["world"]
     path = case.path
     for name in list(case.path_parameters or {}):
-        if name in ("calibrator_id",):
-            case.path_parameters[name] = world.ids["calibrator_id"]
+        if name in ("calibrator_id", "invite_id"):
+            case.path_parameters[name] = world.ids[name]
         elif path.startswith("/api/v1/assignments/"):
             case.path_parameters[name] = world.ids["pk_assignment"]
         elif path.startswith("/api/v1/jobs/"):

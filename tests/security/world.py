@@ -12,6 +12,7 @@ from agreement.models import AgreementSnapshot
 from annotation.models import Job, Membership
 from annotation.services import assignment_next_for_rater, item_flag_create, item_import, judgment_submit
 from evaluation.models import Calibrator, Export
+from staffing.services import external_link_reset, invite_create
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.annotation.rating import full_values
 
@@ -81,8 +82,11 @@ def build_world() -> World:
                                            params={"features": ["bleu"], "means": [0.0], "scales": [1.0],
                                                    "weights": [1.0], "intercept": 0.0, "alpha": 1.0})
     world = World(project=project, other_project=other, users=users, assignment=assignment)
+    invite = invite_create(project=project, by=users["lead"], max_uses=100, valid_days=1)
+    link = external_link_reset(project=project, by=users["lead"])
     world.ids = {"pk_project": project.pk, "pk_assignment": assignment.pk, "pk_job": job.pk,
-                 "pk_export": export.pk, "calibrator_id": calibrator.pk}
+                 "pk_export": export.pk, "calibrator_id": calibrator.pk, "invite_id": invite.pk,
+                 "external_token": link.token}
     return world
 
 

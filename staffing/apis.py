@@ -1,0 +1,92 @@
+"""The staffing API for a project's leads: invites (list, create, revoke) and the team."""
+from django.urls import reverse
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Membership, Project
+from annotation.pagination import StandardPagination
+from annotation.selectors import project_get_for_user, project_role
+from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
+from staffing.services import invite_create, invite_revoke
+
+
+def lead_project(request, pk) -> Project:
+    """The project, if the requester leads it (403 for its raters, 404 for outsiders)."""
+    project = project_get_for_user(request.user, pk)
+    if project_role(request.user, project) != Membership.Role.LEAD:
+        raise PermissionDenied("Only the project's leads may do this.")
+    return project
+
+
+def _paginated(request, view, rows, serializer_class):
+    paginator = StandardPagination()
+    page = paginator.paginate_queryset(rows, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True, context={"request": request}).data)
+
+
+class InviteOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.SerializerMethodField()
+    max_uses = serializers.IntegerField()
+    n_used = serializers.IntegerField()
+    expires_at = serializers.DateTimeField()
+    revoked_at = serializers.DateTimeField(allow_null=True)
+    state = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+
+    def get_url(self, invite) -> str:
+        return self.context["request"].build_absolute_uri(reverse("staffing-invite-open", args=[invite.token]))
+
+    def get_state(self, invite) -> str:
+        return invite.state_at(timezone.now())
+
+
+class InviteListCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        max_uses = serializers.IntegerField(default=1, help_text="1 for a single-use link.")
+        valid_days = serializers.FloatField(default=7, help_text="Days until the link expires.")
+
+    @extend_schema(responses=InviteOutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        return _paginated(request, self, invite_list_for_project(project), InviteOutputSerializer)
+
+    @extend_schema(request=InputSerializer, responses={201: InviteOutputSerializer})
+    def post(self, request, pk):
+        project = lead_project(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        invite = invite_create(project=project, by=request.user, **data.validated_data)
+        return Response(InviteOutputSerializer(invite, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class InviteRevokeApi(APIView):
+    @extend_schema(request=None, responses=InviteOutputSerializer)
+    def post(self, request, pk, invite_id):
+        project = lead_project(request, pk)
+        invite = invite_revoke(invite=invite_get_for_project(project, invite_id), by=request.user)
+        return Response(InviteOutputSerializer(invite, context={"request": request}).data)
+
+
+class TeamListApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        user_id = serializers.IntegerField()
+        username = serializers.CharField()
+        role = serializers.CharField()
+        is_paused = serializers.BooleanField()
+        is_excluded = serializers.BooleanField()
+        judged = serializers.IntegerField(help_text="Screens judged.")
+        leased = serializers.IntegerField(help_text="Items leased to them now.")
+        worker_id = serializers.CharField(help_text="A crowd worker's platform id; empty for other members.")
+        completed_at = serializers.DateTimeField(allow_null=True, help_text="When a crowd worker reached their code.")
+        joined_at = serializers.DateTimeField()
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = lead_project(request, pk)
+        return _paginated(request, self, team_list_for_project(project), self.OutputSerializer)

@@ -1,0 +1,90 @@
+"""Who may join a project and how: invite links, the external-worker link and its workers, and the
+accounts that must change their one-time password."""
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class Invite(models.Model):
+    """A link that makes whoever opens it a rater of the project, at most ``max_uses`` times, until
+    ``expires_at`` or until a lead revokes it."""
+
+    class State(models.TextChoices):
+        OPEN = "open"
+        EXPIRED = "expired"
+        REVOKED = "revoked"
+        USED_UP = "used_up", "used up"
+
+    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="invites")
+    token = models.CharField(max_length=64, unique=True)
+    max_uses = models.PositiveIntegerField(default=1, help_text="1 for a single-use link.")
+    n_used = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(max_uses__gte=1), name="invite_max_uses_positive"),
+            models.CheckConstraint(condition=Q(n_used__lte=F("max_uses")), name="invite_used_within_cap"),
+        ]
+
+    def __str__(self):
+        return f"invite {self.pk} to project {self.project_id}"
+
+    def state_at(self, now) -> str:
+        if self.revoked_at is not None:
+            return self.State.REVOKED
+        if self.n_used >= self.max_uses:
+            return self.State.USED_UP
+        if self.expires_at <= now:
+            return self.State.EXPIRED
+        return self.State.OPEN
+
+
+class ExternalLink(models.Model):
+    """The project's entry link for crowd workers (Prolific, MTurk); resetting it changes the token."""
+
+    project = models.OneToOneField("annotation.Project", on_delete=models.CASCADE, related_name="external_link")
+    token = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"external link of project {self.project_id}"
+
+
+class ExternalWorker(models.Model):
+    """A crowd worker's pseudonymous rater account in one project, with the completion code they are
+    shown once nothing is left for them to judge."""
+
+    project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="external_workers")
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_worker")
+    worker_id = models.CharField(max_length=64)
+    completion_code = models.CharField(max_length=16, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True, help_text="When the worker first saw their code.")
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "worker_id"], name="externalworker_unique_in_project"),
+        ]
+
+    def __str__(self):
+        return f"worker {self.worker_id} in project {self.project_id}"
+
+
+class PasswordChangeRequired(models.Model):
+    """The account still has the one-time password it was created with."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="password_change_required")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.user_id} must change their password"

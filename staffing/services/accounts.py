@@ -1,0 +1,125 @@
+"""Rater accounts created in bulk from a CSV, with one-time passwords their owners must change."""
+import codecs
+import csv
+import secrets
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+
+from annotation.models import Membership, Project
+from audit.services import audit_record
+from staffing.models import PasswordChangeRequired
+
+# Each account costs one password hash (PBKDF2: about 0.3 s a hash at Django 5.2's iterations), so one
+# upload stays well within a request's time.
+MAX_ACCOUNTS = 200
+MAX_BYTES = 1_000_000
+COLUMNS = ("username", "email")
+
+
+@dataclass(frozen=True)
+class Credential:
+    username: str
+    email: str
+    password: str
+
+
+class BulkRejected(Exception):
+    """The file was refused whole; ``errors`` are (line number, message) pairs, the header being line 1."""
+
+    def __init__(self, errors: list[tuple[int, str]]):
+        super().__init__(f"{len(errors)} problem(s); no account was created")
+        self.errors = errors
+
+
+def _rows(stream) -> tuple[list[tuple[int, dict]], int]:
+    """(line number, row) pairs, blank lines skipped, and the header's width."""
+    data = stream.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise BulkRejected([(0, f"the file is larger than {MAX_BYTES // 1000} kB")])
+    try:
+        text = codecs.decode(data, "utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BulkRejected([(0, f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})")]) from exc
+    reader = csv.reader(text.splitlines())
+    header = [name.strip().lower() for name in next(reader, [])]
+    if "username" not in header:
+        raise BulkRejected([(1, "the first line must be a header naming the columns: username, and optionally email")])
+    unknown = [name for name in header if name not in COLUMNS]
+    if unknown or len(set(header)) != len(header):
+        raise BulkRejected([(1, f"the header may name only {', '.join(COLUMNS)}, each once; got {', '.join(header)}")])
+    rows = []
+    for values in reader:
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(header):
+            rows.append((reader.line_num, {"_width": len(values)}))
+        else:
+            rows.append((reader.line_num, {k: v.strip() for k, v in zip(header, values, strict=True)}))
+    return rows, len(header)
+
+
+def _errors(rows: list[tuple[int, dict]], width: int) -> list[tuple[int, str]]:
+    User = get_user_model()
+    errors, seen = [], {}
+    names = [row.get("username", "") for _, row in rows]
+    existing = set(User.objects.filter(username__in=names).values_list("username", flat=True))
+    for line, row in rows:
+        if "_width" in row:
+            errors.append((line, f"{row['_width']} values where the header has {width}"))
+            continue
+        username, email = row["username"], row.get("email", "")
+        if not username:
+            errors.append((line, "username is empty"))
+            continue
+        try:
+            User(username=username).clean_fields(exclude=[f.name for f in User._meta.fields if f.name != "username"])
+        except ValidationError as exc:
+            errors.append((line, f"username {username!r}: {' '.join(exc.messages)}"))
+        if username in seen:
+            errors.append((line, f"username {username!r} is also on line {seen[username]}"))
+        else:
+            seen[username] = line
+        if username in existing:
+            errors.append((line, f"username {username!r} is taken by an existing account"))
+        if email:
+            try:
+                validate_email(email)
+            except ValidationError:
+                errors.append((line, f"email {email!r} is not a valid address"))
+    return errors
+
+
+@transaction.atomic
+def accounts_bulk_create(*, project: Project, stream, by) -> list[Credential]:
+    """Rater accounts of ``project`` for the CSV's rows, each with a random password it must change at
+    its first login; all or nothing (BulkRejected, line-numbered). The passwords are returned once and
+    only their hashes are stored."""
+    rows, width = _rows(stream)
+    if not rows:
+        raise BulkRejected([(2, "no account: the file has a header but no rows")])
+    if len(rows) > MAX_ACCOUNTS:
+        raise BulkRejected([(rows[MAX_ACCOUNTS][0], f"more than {MAX_ACCOUNTS} accounts in one file")])
+    errors = _errors(rows, width)
+    if errors:
+        raise BulkRejected(errors)
+    User = get_user_model()
+    credentials = []
+    for _, row in rows:
+        password = secrets.token_urlsafe(12)
+        user = User(username=row["username"], email=row.get("email", ""))
+        user.set_password(password)
+        user.save()
+        Membership.objects.create(project=project, user=user, role=Membership.Role.RATER)
+        PasswordChangeRequired.objects.create(user=user)
+        credentials.append(Credential(username=user.username, email=user.email, password=password))
+    audit_record(actor=by, action="accounts.bulk_create", project=project, target=f"{len(credentials)} accounts",
+                 detail={"usernames": [c.username for c in credentials]})
+    return credentials
+
+
+def password_change_done(*, user) -> None:
+    PasswordChangeRequired.objects.filter(user=user).delete()

@@ -1,0 +1,172 @@
+"""The lead's staffing pages: the team (pause, resume, remove), invite links, bulk accounts and the
+external-worker link."""
+import csv
+import io
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from annotation.models import Membership
+from annotation.selectors import project_get_for_user, project_role
+from staffing.models import ExternalLink, Invite
+from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
+from staffing.services import (
+    MAX_ACCOUNTS,
+    BulkRejected,
+    accounts_bulk_create,
+    external_link_disable,
+    external_link_reset,
+    invite_create,
+    invite_revoke,
+    team_rater_pause,
+    team_rater_remove,
+    team_rater_resume,
+)
+
+TEAM_ACTIONS = {"pause": team_rater_pause, "resume": team_rater_resume}
+
+
+def _lead_project(request, pk):
+    project = project_get_for_user(request.user, pk)
+    if project_role(request.user, project) != Membership.Role.LEAD:
+        raise PermissionDenied
+    return project
+
+
+def _external_urls(request, link) -> dict:
+    """The link as a crowd platform takes it: Prolific fills in {{%PROLIFIC_PID%}}; others add worker_id."""
+    if link is None:
+        return {}
+    base = request.build_absolute_uri(reverse("staffing-external-entry", args=[link.project_id, link.token]))
+    return {"prolific": base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}", "other": base + "?worker_id="}
+
+
+@login_required
+def team_page(request, pk, *, status=200, error=None):
+    project = _lead_project(request, pk)
+    link = ExternalLink.objects.filter(project=project).first()
+    return render(request, "staffing/team.html", {
+        "project": project, "members": team_list_for_project(project), "error": error,
+        "external_urls": _external_urls(request, link)}, status=status)
+
+
+@login_required
+@require_POST
+def team_action(request, pk):
+    project = _lead_project(request, pk)
+    action = request.POST.get("action", "")
+    rater_id = request.POST.get("rater", "")
+    rater = get_user_model().objects.filter(
+        pk=rater_id if rater_id.isdigit() else None,
+        memberships__project=project, memberships__role=Membership.Role.RATER).first()
+    if action not in (*TEAM_ACTIONS, "remove"):
+        return team_page(request, pk, status=400, error=f"Unknown action {action!r}: choose pause, resume or remove.")
+    if rater is None:
+        return team_page(request, pk, status=400, error="That is not a rater of this project.")
+    try:
+        if action == "remove":
+            released = team_rater_remove(project=project, rater=rater, by=request.user)
+            messages.success(request, f"{rater.username} removed from the project; {released} item"
+                                      f"{'s' if released != 1 else ''} they held went back to the pool.")
+        else:
+            TEAM_ACTIONS[action](project=project, rater=rater, by=request.user, reason=request.POST.get("reason", ""))
+            messages.success(request, f"{rater.username}: {action} done.")
+    except ValidationError as exc:
+        return team_page(request, pk, status=400, error=" ".join(exc.messages))
+    return redirect("staffing-team", pk=project.pk)
+
+
+def _number(raw: str, kind):
+    try:
+        return kind(raw)
+    except (TypeError, ValueError):
+        return raw
+
+
+@login_required
+def invites_page(request, pk):
+    project = _lead_project(request, pk)
+    errors, status = {}, 200
+    if request.method == "POST":
+        multi = request.POST.get("kind") == "multi"
+        try:
+            invite = invite_create(project=project, by=request.user,
+                                   max_uses=_number(request.POST.get("max_uses", ""), int) if multi else 1,
+                                   valid_days=_number(request.POST.get("valid_days", ""), float))
+        except ValidationError as exc:
+            errors, status = exc.message_dict, 400
+        else:
+            messages.success(request, f"Invite created: it admits {invite.max_uses} rater"
+                                      f"{'s' if invite.max_uses != 1 else ''}.")
+            return redirect("staffing-invites", pk=project.pk)
+    invites = list(invite_list_for_project(project))
+    now = timezone.now()
+    for invite in invites:
+        invite.state = invite.state_at(now)
+        invite.state_label = Invite.State(invite.state).label
+        invite.url = request.build_absolute_uri(reverse("staffing-invite-open", args=[invite.token]))
+    return render(request, "staffing/invites.html", {
+        "project": project, "invites": invites, "errors": errors, "form": request.POST}, status=status)
+
+
+@login_required
+@require_POST
+def invite_revoke_view(request, pk, invite_id):
+    project = _lead_project(request, pk)
+    invite = invite_revoke(invite=invite_get_for_project(project, invite_id), by=request.user)
+    messages.success(request, f"Invite {invite.pk} revoked: its link no longer admits anyone.")
+    return redirect("staffing-invites", pk=project.pk)
+
+
+@login_required
+def accounts_page(request, pk):
+    project = _lead_project(request, pk)
+    if request.method != "POST":
+        return render(request, "staffing/accounts.html", {"project": project, "max_accounts": MAX_ACCOUNTS})
+    upload = request.FILES.get("file")
+    if upload is None:
+        return render(request, "staffing/accounts.html", {
+            "project": project, "max_accounts": MAX_ACCOUNTS, "errors": [(0, "choose a CSV file to upload")]},
+            status=400)
+    try:
+        credentials = accounts_bulk_create(project=project, stream=upload, by=request.user)
+    except BulkRejected as exc:
+        return render(request, "staffing/accounts.html", {
+            "project": project, "max_accounts": MAX_ACCOUNTS, "errors": exc.errors}, status=400)
+    login_url = request.build_absolute_uri(reverse("login"))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["username", "email", "password", "login_url"])
+    for c in credentials:
+        writer.writerow([c.username, c.email, c.password, login_url])
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="project-{project.pk}-credentials.csv"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+def external_page(request, pk):
+    project = _lead_project(request, pk)
+    action, error = request.POST.get("action"), None
+    if request.method == "POST" and action == "disable":
+        external_link_disable(project=project, by=request.user)
+        messages.success(request, "The external-worker link is off: it admits no one now.")
+        return redirect("staffing-external", pk=project.pk)
+    if request.method == "POST" and action == "reset":
+        external_link_reset(project=project, by=request.user)
+        messages.success(request, "A new external-worker link is ready; any older link stopped working.")
+        return redirect("staffing-external", pk=project.pk)
+    if request.method == "POST":
+        error = f"Unknown action {action!r}: choose reset or disable."
+    link = ExternalLink.objects.filter(project=project).first()
+    return render(request, "staffing/external.html", {
+        "project": project, "link": link, "external_urls": _external_urls(request, link), "error": error},
+        status=400 if error else 200)

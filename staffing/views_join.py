@@ -1,0 +1,114 @@
+"""Joining a project: opening an invite link (sign up or log in, then join), the external-worker
+entry and its completion code, and the password change that bulk-created accounts must make first."""
+from django.contrib import messages
+from django.contrib.auth import login, update_session_auth_hash
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import PasswordChangeForm
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from annotation.models import Membership
+from annotation.rater_session import AFTER_FINISHED
+from annotation.selectors import rater_progress
+from staffing.middleware import MUST_CHANGE
+from staffing.models import ExternalWorker, Invite
+from staffing.selectors import invite_get_by_token
+from staffing.services import (
+    ExternalLinkInvalid,
+    InviteUnavailable,
+    external_worker_complete,
+    external_worker_enter,
+    invite_accept,
+    invite_signup,
+    password_change_done,
+)
+
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+UNAVAILABLE_STATUS = 410
+
+
+def _unavailable(request, invite: Invite, state: str):
+    return render(request, "staffing/invite_unavailable.html", {"invite": invite, "state": state},
+                  status=UNAVAILABLE_STATUS)
+
+
+def invite_open(request, token):
+    """GET: what the invite offers (a sign-up form for visitors); POST: join, or sign up and join."""
+    invite = invite_get_by_token(token)
+    state = invite.state_at(timezone.now())
+    if state != Invite.State.OPEN:
+        return _unavailable(request, invite, state)
+    member = (request.user.is_authenticated
+              and Membership.objects.filter(project=invite.project, user=request.user).exists())
+    errors, status = {}, 200
+    if request.method == "POST":
+        try:
+            if request.user.is_authenticated:
+                membership, _ = invite_accept(token=token, user=request.user)
+                if membership.role != Membership.Role.RATER:  # a lead trying their own link
+                    return redirect("project-detail", pk=invite.project_id)
+            else:
+                password = request.POST.get("password", "")
+                if password != request.POST.get("password_again", ""):
+                    raise ValidationError({"password_again": "the two passwords differ"})
+                user = invite_signup(token=token, username=request.POST.get("username", "").strip(),
+                                     password=password)
+                login(request, user, backend=BACKEND)
+        except InviteUnavailable as exc:
+            return _unavailable(request, exc.invite, exc.state)
+        except ValidationError as exc:
+            errors, status = exc.message_dict, 400
+        else:
+            messages.success(request, f"Welcome to {invite.project.name}.")
+            return redirect("rate-next", pk=invite.project_id)
+    return render(request, "staffing/invite_open.html", {
+        "invite": invite, "project": invite.project, "member": member, "errors": errors,
+        "username": request.POST.get("username", ""),
+        "login_url": f"{reverse('login')}?next={request.path}"}, status=status)
+
+
+def external_entry(request, pk, token):
+    worker_id = request.GET.get("worker_id") or request.GET.get("PROLIFIC_PID") or ""
+    try:
+        worker = external_worker_enter(project_id=pk, token=token, worker_id=worker_id)
+    except ExternalLinkInvalid as exc:
+        raise Http404(str(exc)) from exc
+    except ValidationError as exc:
+        return render(request, "staffing/external_refused.html", {"errors": exc.messages}, status=400)
+    login(request, worker.user, backend=BACKEND)  # a new session when it was someone else's
+    request.session[AFTER_FINISHED.format(pk)] = reverse("staffing-done", args=[pk])
+    return redirect("rate-next", pk=pk)
+
+
+@login_required
+def worker_done(request, pk):
+    """The crowd worker's completion code, once nothing is left for them to judge."""
+    worker = ExternalWorker.objects.select_related("project").filter(project_id=pk, user=request.user).first()
+    if worker is None or not Membership.objects.filter(project_id=pk, user=request.user).exists():
+        raise Http404("No such project.")
+    progress = rater_progress(project=worker.project, rater=request.user)
+    if progress["assigned"] or progress["remaining"]:
+        return redirect("rate-next", pk=pk)
+    worker = external_worker_complete(worker=worker)
+    return render(request, "staffing/done.html", {"project": worker.project, "worker": worker,
+                                                  "progress": progress})
+
+
+@login_required
+def password_change(request):
+    form = PasswordChangeForm(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        password_change_done(user=user)
+        update_session_auth_hash(request, user)
+        request.session.pop(MUST_CHANGE, None)
+        messages.success(request, "Your password is changed.")
+        after = request.GET.get("next", "")
+        safe = url_has_allowed_host_and_scheme(after, allowed_hosts={request.get_host()})
+        return redirect(after if after and safe else "home")
+    return render(request, "staffing/password_change.html", {"form": form, "next": request.GET.get("next", "")},
+                  status=400 if request.method == "POST" else 200)
