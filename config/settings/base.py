@@ -53,6 +53,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "audit.context.AuditRequestMiddleware",
     # Last, so its process_exception is asked first: database or broker down -> 503, not 500.
     "annotation.middleware.ServiceUnavailableMiddleware",
 ]

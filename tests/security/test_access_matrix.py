@@ -82,6 +82,8 @@ EXPECTED = {
     "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
     "rater-action": PAGE_LEAD_POST,
+    "api-audit": LEAD_READ,
+    "audit-log": {"get": (302, 404, 403, 200, 200)},
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 
