@@ -1,7 +1,7 @@
 """Reads of the audit log: a project's entries, newest first, filtered."""
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from .models import AuditEntry
 
@@ -24,3 +24,11 @@ def audit_list_for_project(project, *, action: str | None = None, actor: str | N
 def audit_actor_names_for_project(project) -> list[str]:
     return list(AuditEntry.objects.filter(project=project).exclude(actor_name="")
                 .values_list("actor_name", flat=True).distinct().order_by("actor_name"))
+
+
+def audit_action_counts_for_project(project, *, leave_out: tuple[str, ...] = ()) -> dict[str, int]:
+    """How many times each action was recorded, by action name; ``leave_out`` drops whole groups by prefix."""
+    entries = AuditEntry.objects.filter(project=project)
+    for prefix in leave_out:
+        entries = entries.exclude(action__startswith=prefix.rstrip(".") + ".")
+    return dict(entries.values_list("action").annotate(n=Count("id")).order_by("action"))
