@@ -26,6 +26,12 @@ ACTIONS = {
     "agreement.settings_update": "changed the agreement alert settings (detail: before and after)",
     "agreement.schedule_set": "set the weekly agreement recompute (detail: before and after)",
     "agreement.recompute": "asked for an agreement recompute (detail: the job)",
+    "metrics.import": "imported metric scores computed elsewhere (target: the file; detail: count, metrics)",
+    "metrics.compute": "scored the outputs with automatic metrics (detail: the metrics, the job or the count)",
+    "calibrator.fit": "fitted (or refitted) a metric calibrator (target: its name)",
+    "calibrator.apply": "scored the outputs with a calibrator (detail: outputs scored)",
+    "judges.import": "imported an automatic judge's ratings (target: the file; detail: count, judges)",
+    "judge.from_metric": "made a judge from a metric and thresholds (target: its name)",
     "export.create": "exported the dataset (detail: the options, the export or the file written)",
     "export.reimport": "loaded an export into this new project (target: the zip; detail: counts)",
 }
