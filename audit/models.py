@@ -1,7 +1,7 @@
 """What leads (and staff) did to a project: one append-only row per action.
 
 Action names are dotted, ``<subject>.<verb>``; a filter by prefix (``rater``) takes a whole group.
-The names recorded today are those of ``ACTIONS``; a new lead action adds its own name there.
+Every name in use is in ``ACTIONS`` with what it means; a new lead action adds its own name there.
 """
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -9,6 +9,7 @@ from django.db import models
 
 ACTIONS = {
     "project.create": "created the project (detail: its settings and criteria)",
+    # Reserved for the lead console's project edit (no update service exists yet).
     "project.update": "changed the project's settings (detail: each changed field, before and after)",
     "member.add": "added a member (target: the user; detail: role)",
     "member.role_change": "changed a member's role (detail: before and after)",
