@@ -126,7 +126,7 @@ class AgreementSettingsApi(APIView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         schedule = fields.pop("schedule", None)
-        rules = agreement_settings_update(project=project, **fields)
+        rules = agreement_settings_update(project=project, by=request.user, **fields)
         if schedule is not None:
-            schedule_set(project=project, **schedule)
+            schedule_set(project=project, by=request.user, **schedule)
         return Response(self.OutputSerializer(self._out(project, rules)).data)

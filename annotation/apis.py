@@ -78,7 +78,7 @@ class UserCreateApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = user_create(**data.validated_data)
+        user = user_create(**data.validated_data, by=request.user)
         return Response(self.OutputSerializer(user).data, status=status.HTTP_201_CREATED)
 
 
@@ -173,7 +173,7 @@ class MemberListAddApi(APIView):
         project = lead_project(request, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        membership = membership_set(project=project, **data.validated_data)
+        membership = membership_set(project=project, **data.validated_data, by=request.user)
         return Response(self.OutputSerializer(membership).data, status=status.HTTP_201_CREATED)
 
 
@@ -231,6 +231,12 @@ def import_upload(request):
     return request.data, detect_format(None, request.content_type)
 
 
+def upload_name(request) -> str:
+    """The uploaded file's name, for the audit log; empty for a raw body."""
+    upload = request.FILES.get("file") if hasattr(request.data, "getlist") else None
+    return upload.name if upload is not None else ""
+
+
 class ItemImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
 
@@ -239,7 +245,8 @@ class ItemImportApi(APIView):
         project = lead_project(request, pk)
         stream, fmt = import_upload(request)
         with stream:
-            imported = item_import(project=project, stream=stream, fmt=fmt)
+            imported = item_import(project=project, stream=stream, fmt=fmt, by=request.user,
+                                   file_name=upload_name(request))
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
 
 
@@ -253,7 +260,8 @@ class JudgmentImportApi(APIView):
         if fmt != "jsonl":
             raise serializers.ValidationError({"file": "judgments are imported as JSON lines"})
         with stream:
-            imported = judgment_import(project=project, stream=stream)
+            imported = judgment_import(project=project, stream=stream, by=request.user,
+                                       file_name=upload_name(request))
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
 
 

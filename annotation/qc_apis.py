@@ -123,7 +123,7 @@ class QcApplyApi(APIView):
 
     @extend_schema(request=None, responses={200: RaterActionSerializer(many=True), 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):
-        actions = qc_rules_apply_all(project=lead_project(request, pk))
+        actions = qc_rules_apply_all(project=lead_project(request, pk), by=request.user)
         return Response(RaterActionSerializer(actions, many=True).data)
 
 
@@ -151,7 +151,7 @@ class DegradedControlsCreateApi(APIView):
         project = lead_project(request, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return _created(degraded_controls_create(project=project, **data.validated_data))
+        return _created(degraded_controls_create(project=project, **data.validated_data, by=request.user))
 
 
 class RepeatControlsCreateApi(APIView):
@@ -167,4 +167,4 @@ class RepeatControlsCreateApi(APIView):
         project = lead_project(request, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return _created(repeat_controls_create(project=project, **data.validated_data))
+        return _created(repeat_controls_create(project=project, **data.validated_data, by=request.user))

@@ -55,7 +55,8 @@ def item_import_upload(request, pk):
         upload = form.cleaned_data["file"]
         try:
             with spool(upload) as stream:
-                n = item_import(project=project, stream=stream, fmt=detect_format(upload.name, upload.content_type))
+                n = item_import(project=project, stream=stream, fmt=detect_format(upload.name, upload.content_type),
+                                by=request.user, file_name=upload.name)
         except ImportRejected as exc:
             context["import_errors"] = exc.report.as_dict()
         except ImportTooLarge as exc:

@@ -1,19 +1,63 @@
-"""What leads (and staff) did to a project: one append-only row per action."""
+"""What leads (and staff) did to a project: one append-only row per action.
+
+Action names are dotted, ``<subject>.<verb>``; a filter by prefix (``rater``) takes a whole group.
+Every name in use is in ``ACTIONS`` with what it means; a new lead action adds its own name there.
+"""
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+
+ACTIONS = {
+    "project.create": "created the project (detail: its settings and criteria)",
+    # Reserved for the lead console's project edit (no update service exists yet).
+    "project.update": "changed the project's settings (detail: each changed field, before and after)",
+    "member.add": "added a member (target: the user; detail: role)",
+    "member.role_change": "changed a member's role (detail: before and after)",
+    "user.create": "created a login account (staff only; no project)",
+    "items.import": "imported items (target: the file; detail: count and format)",
+    "judgments.import": "imported judgments run elsewhere (target: the file; detail: count)",
+    "qc.rules_update": "changed the quality-control rules (detail: version and each changed rule)",
+    "qc.apply": "applied the rules to every rater now (detail: the actions they took)",
+    "rater.pause": "paused a rater (target: the rater; detail: reason)",
+    "rater.resume": "resumed a rater",
+    "rater.exclude": "excluded a rater's judgments from agreement, results and exports",
+    "rater.include": "counted an excluded rater's judgments again",
+    "controls.degraded_create": "added degraded control copies (detail: n, seed, methods)",
+    "controls.repeat_create": "added repeat control copies (detail: n, seed)",
+    "agreement.settings_update": "changed the agreement alert settings (detail: before and after)",
+    "agreement.schedule_set": "set the weekly agreement recompute (detail: before and after)",
+    "agreement.recompute": "asked for an agreement recompute (detail: the job)",
+    "metrics.import": "imported metric scores computed elsewhere (target: the file; detail: count, metrics)",
+    "metrics.compute": "scored the outputs with automatic metrics (detail: the metrics, the job or the count)",
+    "calibrator.fit": "fitted (or refitted) a metric calibrator (target: its name)",
+    "calibrator.apply": "scored the outputs with a calibrator (detail: outputs scored)",
+    "judges.import": "imported an automatic judge's ratings (target: the file; detail: count, judges)",
+    "judge.from_metric": "made a judge from a metric and thresholds (target: its name)",
+    "export.create": "exported the dataset (detail: the options, the export or the file written)",
+    "export.reimport": "loaded an export into this new project (target: the zip; detail: counts)",
+}
 
 
 class AuditEntry(models.Model):
+    class Source(models.TextChoices):
+        WEB = "web", "web page"
+        API = "api", "API"
+        COMMAND = "command", "command or job"
+
     project = models.ForeignKey("annotation.Project", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="audit_entries")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="+")
     # Kept beside the foreign keys so the log still reads after a user or project is deleted.
-    actor_name = models.CharField(max_length=150, blank=True)
+    actor_name = models.CharField(max_length=150, blank=True,
+                                  help_text="The user's name, or for a command its name (manage.py …).")
     project_name = models.CharField(max_length=200, blank=True)
-    action = models.CharField(max_length=64, help_text="Dotted verb, e.g. project.create, items.import, export.run.")
+    action = models.CharField(max_length=64, help_text="Dotted verb, e.g. project.create, items.import, "
+                                                       "export.create; the list is audit.models.ACTIONS.")
     target = models.CharField(max_length=255, blank=True, help_text="What the action touched, e.g. a rater's name.")
-    detail = models.JSONField(default=dict, blank=True)
+    detail = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.COMMAND)
+    ip = models.GenericIPAddressField(null=True, blank=True, help_text="The client's address, for web and API.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

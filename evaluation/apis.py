@@ -15,7 +15,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import IMPORT_SCHEMA, import_upload, lead_project, paginated
+from annotation.apis import IMPORT_SCHEMA, import_upload, lead_project, paginated, upload_name
 from annotation.pagination import StandardPagination
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
 from evaluation.export.writers import FORMATS
@@ -248,7 +248,7 @@ class ImportApi(EvaluationApi):
     parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
     formats = ("jsonl", "csv")
 
-    def run_import(self, project, stream, fmt) -> int:
+    def run_import(self, project, stream, fmt, *, by, file_name) -> int:
         raise NotImplementedError
 
     @extend_schema(**IMPORT_SCHEMA)
@@ -258,7 +258,7 @@ class ImportApi(EvaluationApi):
         if fmt not in self.formats:
             raise serializers.ValidationError({"file": f"this import takes {' or '.join(self.formats)}"})
         with stream:
-            imported = self.run_import(project, stream, fmt)
+            imported = self.run_import(project, stream, fmt, by=request.user, file_name=upload_name(request))
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
 
 
@@ -267,8 +267,8 @@ class MetricImportApi(ImportApi):
     ``{item, system, scores: {...}}``, or CSV with ``item, system`` and one column per metric.
     All lines or none: a bad line gives 400 with every bad line number."""
 
-    def run_import(self, project, stream, fmt):
-        return metric_score_import(project=project, stream=stream, fmt=fmt)
+    def run_import(self, project, stream, fmt, *, by, file_name):
+        return metric_score_import(project=project, stream=stream, fmt=fmt, by=by, file_name=file_name)
 
 
 class MetricComputeApi(EvaluationApi):
@@ -411,7 +411,7 @@ class CalibratorApplyApi(EvaluationApi):
         calibrator = Calibrator.objects.filter(project=project, pk=calibrator_id).first()
         if calibrator is None:
             raise NotFound("No such calibrator.")
-        return Response({"scored": calibrator_apply(calibrator=calibrator)})
+        return Response({"scored": calibrator_apply(calibrator=calibrator, by=request.user)})
 
 
 # --- Judges -------------------------------------------------------------------------------------------
@@ -439,8 +439,8 @@ class JudgeImportApi(ImportApi):
     parser_classes = [JSONLinesParser, JSONLParser, MultiPartParser, FormParser]
     formats = ("jsonl",)
 
-    def run_import(self, project, stream, fmt):
-        return judge_rating_import(project=project, stream=stream)
+    def run_import(self, project, stream, fmt, *, by, file_name):
+        return judge_rating_import(project=project, stream=stream, by=by, file_name=file_name)
 
 
 class JudgeFromMetricApi(EvaluationApi):
@@ -457,7 +457,7 @@ class JudgeFromMetricApi(EvaluationApi):
         project = lead_project(request, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        judge = judge_from_metric(project=project, **data.validated_data)
+        judge = judge_from_metric(project=project, **data.validated_data, by=request.user)
         judge.n_ratings = judge.ratings.count()
         return Response(JudgeListApi.OutputSerializer(judge).data, status=status.HTTP_201_CREATED)
 

@@ -2,9 +2,11 @@
 before that exceeds the margin and leaves the previous week's confidence interval."""
 from django.conf import settings as django_settings
 from django.core.mail import send_mail
+from django.db import transaction
 
 from agreement.models import MIN_RELIABLE_UNITS, AgreementAlert, AgreementSettings, AgreementSnapshot
 from annotation.models import Membership, Project
+from audit.services import audit_record
 
 
 def agreement_settings_get(project: Project) -> AgreementSettings:
@@ -57,10 +59,14 @@ def _email_leads(project: Project, alerts: list[AgreementAlert]) -> None:
                   django_settings.DEFAULT_FROM_EMAIL, emails)
 
 
-def agreement_settings_update(*, project: Project, **fields) -> AgreementSettings:
+@transaction.atomic
+def agreement_settings_update(*, project: Project, by=None, **fields) -> AgreementSettings:
     rules = agreement_settings_get(project)
+    changed = {name: [getattr(rules, name), value] for name, value in fields.items() if getattr(rules, name) != value}
     for name, value in fields.items():
         setattr(rules, name, value)
     rules.full_clean()
     rules.save()
+    if changed:
+        audit_record(actor=by, action="agreement.settings_update", project=project, detail={"changed": changed})
     return rules

@@ -24,6 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Item, Output, Project
+from audit.services import audit_record
 
 METHODS = ("swap_phrase", "truncate", "shuffle_sentences", "repeat_sentence")
 DEGRADED_SUFFIX = " (degraded)"
@@ -75,7 +76,7 @@ def degrade(text: str, method: str, rng: random.Random, donor: str = "") -> str:
 
 @transaction.atomic
 def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
-                             methods: tuple[str, ...] | list[str] = METHODS) -> list[Item]:
+                             methods: tuple[str, ...] | list[str] = METHODS, by=None) -> list[Item]:
     """Adds ``n`` degraded copies of distinct real items (drawn with ``seed``), methods taken in turn.
 
     Raises ValidationError when there are too few real items or a method is unknown.
@@ -119,11 +120,13 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
                                     for p, (s, t) in enumerate(texts)])
         copies.append(copy)
+    audit_record(actor=by, action="controls.degraded_create", project=project, target=f"{n} copies",
+                 detail={"n": n, "seed": seed, "methods": list(methods)})
     return copies
 
 
 @transaction.atomic
-def repeat_controls_create(*, project: Project, n: int, seed: int = 0) -> list[Item]:
+def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) -> list[Item]:
     """Adds repeat copies of ``n`` distinct real items (drawn with ``seed``): the same input and outputs,
     served (at the project's repeat rate) only to raters who judged the original at least
     ``REPEAT_GAP`` screens before, pairwise with the sides the rater saw swapped."""
@@ -146,4 +149,6 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0) -> list[I
         Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text)
                                     for o in original.outputs.all()])
         copies.append(copy)
+    audit_record(actor=by, action="controls.repeat_create", project=project, target=f"{n} copies",
+                 detail={"n": n, "seed": seed})
     return copies

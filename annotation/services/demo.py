@@ -89,7 +89,7 @@ def demo_setup(*, lead_username: str, lead_password: str, rater_password: str, n
                                      instructions=INSTRUCTIONS, raters_per_item=2, double_annotation_share=0.5,
                                      show_reference=task_type == "likert")
             body = "\n".join(json.dumps(line) for line in demo_items(task_type, n_items, seed)).encode()
-            item_import(project=project, stream=io.BytesIO(body), fmt="jsonl")
+            item_import(project=project, stream=io.BytesIO(body), fmt="jsonl", by=lead, file_name="demo items")
         for rater in raters:
             Membership.objects.get_or_create(project=project, user=rater, defaults={"role": Membership.Role.RATER})
         projects.append(project)

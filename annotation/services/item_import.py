@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from annotation.models import Item, Output, Project
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+from audit.services import audit_record
 
 from .bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids, uses_copy
 from .import_records import BadRecord, ImportRejected, ImportReport, records
@@ -224,8 +225,9 @@ def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -
 
 
 def item_import(*, project: Project, stream, fmt: str = "jsonl",
-                progress: Callable[[int, int], None] | None = None) -> int:
-    """Import every item of a seekable binary ``stream`` or none; returns the number imported.
+                progress: Callable[[int, int], None] | None = None, by=None, file_name: str = "") -> int:
+    """Import every item of a seekable binary ``stream`` or none; returns the number imported. ``by`` (who
+    imported) and ``file_name`` go to the audit log.
 
     Raises ImportRejected listing every bad line. Holds a lock on the project row while it runs, so
     concurrent imports into one project queue instead of racing on external ids.
@@ -251,6 +253,8 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
             report.add(0, f"the database refused the items ({exc.__class__.__name__}); nothing was imported")
             raise ImportRejected(report) from exc
         refresh_planner_statistics(Item, Output)
+        audit_record(actor=by, action="items.import", project=project, target=file_name,
+                     detail={"imported": total, "format": fmt})
         if progress:
             progress(total, total)
     return total

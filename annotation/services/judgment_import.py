@@ -12,6 +12,7 @@ from django.utils.dateparse import parse_datetime
 
 from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+from audit.services import audit_record
 
 from .bulk_insert import insert_rows, refresh_planner_statistics
 from .import_records import BadRecord, ImportRejected, ImportReport, records
@@ -163,8 +164,10 @@ def _refresh_item_counts(item_ids: set[int]) -> None:
         Item.objects.filter(id__in=ids[start:start + BATCH_SIZE]).update(n_judged=Coalesce(Subquery(raters), 0))
 
 
-def judgment_import(*, project: Project, stream, progress: Callable[[int, int], None] | None = None) -> int:
+def judgment_import(*, project: Project, stream, progress: Callable[[int, int], None] | None = None, by=None,
+                    file_name: str = "") -> int:
     """Import every judgment line of a seekable binary JSONL ``stream`` or none; returns the count.
+    ``by`` (who imported) and ``file_name`` go to the audit log.
 
     Imported judgments count toward each item's raters-per-item target (``Item.n_judged``).
     """
@@ -190,6 +193,8 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         insert_rows(Judgment, fields, batch)
         _refresh_item_counts(touched)
         refresh_planner_statistics(Judgment)
+        audit_record(actor=by, action="judgments.import", project=project, target=file_name,
+                     detail={"imported": total, "raters": len(names)})
         if progress:
             progress(total, total)
     return total

@@ -6,6 +6,11 @@ from django.db import transaction
 
 from annotation.models import Criterion, Membership, Project
 from annotation.task_types import REGISTRY, TaskTypeError
+from audit.services import audit_record
+
+# The settings a project.create entry states (the instructions are left out: they can be long).
+PROJECT_SETTINGS = ("raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds", "show_reference",
+                    "training_items", "repeat_rate")
 
 
 @transaction.atomic
@@ -44,22 +49,33 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
         criterion.save()
     if created_by is not None:
         Membership.objects.create(project=project, user=created_by, role=Membership.Role.LEAD)
+    audit_record(actor=created_by, action="project.create", project=project, target=project.name, detail={
+        "task_type": task_type, "criteria": [spec.get("name") for spec in criteria],
+        **{name: getattr(project, name) for name in PROJECT_SETTINGS}})
     return project
 
 
 @transaction.atomic
-def membership_set(*, project: Project, username: str, role: str) -> Membership:
-    """Adds a user to the project, or changes the role of one already in it."""
+def membership_set(*, project: Project, username: str, role: str, by=None) -> Membership:
+    """Adds a user to the project, or changes the role of one already in it (``by``: who did, for the log)."""
     if role not in Membership.Role.values:
         raise ValidationError({"role": f"unknown role {role!r}; choose one of {', '.join(Membership.Role.values)}"})
     user = get_user_model().objects.filter(username=username, is_active=True).first()
     if user is None:
         raise ValidationError({"username": f"no active user named {username!r}"})
-    membership, _ = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
+    before = Membership.objects.select_for_update().filter(project=project, user=user).values_list(
+        "role", flat=True).first()
+    membership, created = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
+    if created:
+        audit_record(actor=by, action="member.add", project=project, target=username, detail={"role": role})
+    elif before != role:
+        audit_record(actor=by, action="member.role_change", project=project, target=username,
+                     detail={"changed": {"role": [before, role]}})
     return membership
 
 
-def user_create(*, username: str, password: str, is_staff: bool = False):
+@transaction.atomic
+def user_create(*, username: str, password: str, is_staff: bool = False, by=None):
     """A login account; the password must pass the configured validators."""
     User = get_user_model()
     if User.objects.filter(username=username).exists():
@@ -72,4 +88,5 @@ def user_create(*, username: str, password: str, is_staff: bool = False):
         raise ValidationError({"password": exc.messages}) from exc
     user.set_password(password)
     user.save()
+    audit_record(actor=by, action="user.create", target=username, detail={"is_staff": is_staff})
     return user

@@ -16,6 +16,7 @@ from annotation.selectors.quality import (
     qc_rules_current,
 )
 from annotation.task_types import REGISTRY
+from audit.services import audit_record
 
 RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
                "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
@@ -49,6 +50,8 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     current = qc_rules_current(project)
     if current is not None and all(getattr(current, name) == value for name, value in fields.items()):
         return current  # nothing changes: no new version
+    changed = {name: [getattr(current, name) if current else None, value] for name, value in fields.items()
+               if current is None or getattr(current, name) != value}
     if current is not None and not Judgment.objects.filter(project=project).exists():
         rules = current
     else:
@@ -61,6 +64,8 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     rules.created_by = by
     rules.full_clean(exclude=["project", "created_by"])
     rules.save()
+    audit_record(actor=by, action="qc.rules_update", project=project, target=f"version {rules.version}",
+                 detail={"version": rules.version, "changed": changed})
     return rules
 
 
@@ -92,6 +97,9 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
     for name, value in state.items():
         setattr(membership, name, value)
     membership.save(update_fields=list(state))
+    if by is not None:  # a lead's action; a rule's is in the qc.apply entry or the rater-action log
+        audit_record(actor=by, action=f"rater.{kind}", project=project, target=rater.username,
+                     detail={"reason": reason})
     return _log(project=project, rater=rater, kind=kind, by=by, reason=reason, **logged)
 
 
@@ -174,12 +182,19 @@ def qc_rules_apply(*, project: Project, rater_id: int, now: datetime | None = No
     return taken
 
 
-def qc_rules_apply_all(*, project: Project, now: datetime | None = None) -> list[RaterAction]:
-    """Applies the current rules to every rater of the project (the QC job and the lead's button)."""
+@transaction.atomic
+def qc_rules_apply_all(*, project: Project, now: datetime | None = None, by=None) -> list[RaterAction]:
+    """Applies the current rules to every rater of the project (the QC job, or a lead ``by`` pressing the
+    button, which the audit log records with the actions taken)."""
     taken = []
     for rater_id in Membership.objects.filter(project=project, role=Membership.Role.RATER).values_list(
             "user_id", flat=True).order_by("id"):
         taken += qc_rules_apply(project=project, rater_id=rater_id, now=now)
+    if by is not None:
+        rules = qc_rules_current(project)
+        audit_record(actor=by, action="qc.apply", project=project,
+                     target=f"version {rules.version}" if rules else "no rules", detail={
+                         "actions": [{"rater": a.rater.username, "kind": a.kind, "rule": a.rule} for a in taken]})
     return taken
 
 

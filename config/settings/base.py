@@ -54,6 +54,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "staffing.middleware.PasswordChangeRequiredMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "audit.context.AuditRequestMiddleware",
     # Last, so its process_exception is asked first: database or broker down -> 503, not 500.
     "annotation.middleware.ServiceUnavailableMiddleware",
 ]

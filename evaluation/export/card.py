@@ -350,6 +350,8 @@ def _quality(facts: dict) -> list[str]:
         out += ["- Rules: none configured for this project."]
     if qc["manual_actions"]:
         out += [f"- Leads' own actions on raters: {_actions(qc['manual_actions'])}."]
+    if qc.get("lead_actions"):
+        out += [f"- Lead actions in the project's audit log (exports aside): {_actions(qc['lead_actions'])}."]
     out += [
         f"- Gold (control) items: {num(c['n_gold_items'])}, with {num(e['gold_item_judgments'])} judgments on "
         "them (flag `gold_item`); they are left out of the scores and the agreement.",

@@ -769,8 +769,15 @@ def system_summary(scope: ExportScope) -> dict[str, list[dict]]:
 
 def qc_for_card(project: Project) -> dict:
     """Every version of the project's quality-control rules with the actions each took (counts by kind),
-    and the leads' own actions: no rater is named."""
+    the leads' own actions on raters, and how often each lead action of the audit log was taken: no rater
+    or lead is named.
+
+    The actions on raters are counted from the rater-action log, QC's own history, which also covers
+    projects older than the audit log. Exports are left out of the audit counts: they do not shape the
+    data, and an export started as a job is logged before its card is written, one by the command after.
+    """
     from annotation.models import QcRules, RaterAction
+    from audit.selectors import audit_action_counts_for_project
 
     counts = Counter(
         RaterAction.objects.filter(project=project).values_list("rules__version", "kind").order_by()
@@ -791,7 +798,8 @@ def qc_for_card(project: Project) -> dict:
         for r in QcRules.objects.filter(project=project).order_by("version")
     ]
     manual = {kind: n for (version, kind), n in taken if version is None}
-    return {"rules": versions, "manual_actions": manual}
+    return {"rules": versions, "manual_actions": manual,
+            "lead_actions": audit_action_counts_for_project(project, leave_out=("export",))}
 
 
 # --- Agreement, as the dashboard shows it --------------------------------------------------------------

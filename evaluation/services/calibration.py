@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from annotation.models import Criterion, Output, Project
 from annotation.services.bulk_insert import insert_rows
+from audit.services import audit_record
 from evaluation.models import Calibrator, MetricScore
 from evaluation.selectors import metric_matrix, metric_names_for_project, rating_frame
 from evaluation.stats import Calibrator as FittedCalibrator
@@ -82,11 +83,18 @@ def calibrator_fit(
             "created_by": created_by,
         },
     )
+    audit_record(
+        actor=created_by,
+        action="calibrator.fit",
+        project=project,
+        target=name,
+        detail={"criterion": criterion, "metrics": list(metrics), "seed": seed},
+    )
     return calibrator
 
 
 @transaction.atomic
-def calibrator_apply(*, calibrator: Calibrator) -> int:
+def calibrator_apply(*, calibrator: Calibrator, by=None) -> int:
     """Score every output that has all the calibrator's metrics (new outputs included); the scores
     are stored as metric ``calibrated:<name>``. Returns the number of outputs scored."""
     fitted = FittedCalibrator.from_dict(calibrator.params)
@@ -117,4 +125,12 @@ def calibrator_apply(*, calibrator: Calibrator) -> int:
             if ok
         ],
     )
-    return int(complete.sum())
+    scored = int(complete.sum())
+    audit_record(
+        actor=by,
+        action="calibrator.apply",
+        project=project,
+        target=calibrator.name,
+        detail={"scored": scored, "metric": calibrator.metric_name},
+    )
+    return scored

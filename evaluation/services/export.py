@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from annotation.models import Job, Project
 from annotation.services.job import job_start
+from audit.services import audit_record
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export.tables import ITEMS, RATERS, judgments_table, scores_table, value_type
@@ -186,10 +187,13 @@ def export_write(
     options: ExportOptions,
     destination: Path,
     progress: Callable[[float, float, str], None] | None = None,
+    by=None,
 ) -> dict:
     """Writes the export zip of ``project`` to ``destination`` (created or replaced) and returns what
     it holds. Reads agreement from the stored snapshots, computing them first when there are none or
-    ``recompute_agreement`` asks for it, so the card's figures are the dashboard's."""
+    ``recompute_agreement`` asks for it, so the card's figures are the dashboard's. An export written
+    for ``by`` (a command) is recorded in the audit log once the zip is complete; a job's export was
+    recorded when it was started."""
     from agreement.models import AgreementSnapshot
     from agreement.services import snapshot_compute_for_project
 
@@ -266,6 +270,9 @@ def export_write(
             "files": [],
         }
         _zip(destination, work, files, readme, heds, facts, chart, manifest)
+        if by is not None:
+            audit_record(actor=by, action="export.create", project=project, target=destination.name, detail={
+                "file": str(destination), "options": asdict(options), "n_judgments": facts["counts"]["n_judgments"]})
         report.tell(1.0, "done")
         return {
             "n_judgments": facts["counts"]["n_judgments"],
@@ -406,6 +413,8 @@ def export_start(*, project: Project, options: ExportOptions, created_by) -> Exp
         )
         Export.objects.filter(pk=export.pk).update(job=job)
         export.job = job
+        audit_record(actor=created_by, action="export.create", project=project, target=f"export {export.id}",
+                     detail={"export_id": export.id, "options": asdict(options)})
     return export
 
 

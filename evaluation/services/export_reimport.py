@@ -12,6 +12,7 @@ from django.db import transaction
 from annotation.models import Project
 from annotation.services import item_import, judgment_import, project_create
 from annotation.services.judgment_import import JUDGMENT_FIELDS
+from audit.services import audit_record
 
 
 class NotAnExport(ValueError):
@@ -55,8 +56,10 @@ def export_reimport(
     created_by,
     name: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    by=None,
 ) -> tuple[Project, dict]:
-    """Creates a project from an export and imports its items and judgments, all or nothing.
+    """Creates a project from an export and imports its items and judgments, all or nothing; ``by`` (who
+    loaded it, e.g. a command) is the actor of the imports in the audit log.
 
     Returns the project and ``{items, judgments}``; raises NotAnExport for a file that is not an
     export and ImportRejected when a line does not import.
@@ -85,7 +88,11 @@ def export_reimport(
             rankme_modulus=p.get("rankme_modulus"),  # absent from exports made before the setting existed
         )
         with _spool(archive, _jsonl_members(archive, "items"), None) as items:
-            n_items = item_import(project=project, stream=items, fmt="jsonl")
+            n_items = item_import(project=project, stream=items, fmt="jsonl", by=by, file_name="data/items")
         with _spool(archive, _jsonl_members(archive, "judgments"), JUDGMENT_FIELDS) as judgments:
-            n_judgments = judgment_import(project=project, stream=judgments, progress=progress)
+            n_judgments = judgment_import(project=project, stream=judgments, progress=progress, by=by,
+                                          file_name="data/judgments")
+        audit_record(actor=by, action="export.reimport", project=project, target=Path(archive_path).name,
+                     detail={"lead": getattr(created_by, "username", None), "items": n_items,
+                             "judgments": n_judgments})
     return project, {"items": n_items, "judgments": n_judgments}

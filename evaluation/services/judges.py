@@ -17,6 +17,7 @@ from annotation.services.bulk_insert import insert_rows
 from annotation.services.import_records import BadRecord, records
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from annotation.task_types.base import in_scale, number
+from audit.services import audit_record
 from evaluation.models import Judge, JudgeRating, MetricScore
 from evaluation.selectors import included_judgments
 from evaluation.stats import InsufficientDataError, judge_agreement
@@ -82,7 +83,7 @@ class _Index:
         return judge, kind, outputs[system], criterion[0], value
 
 
-def judge_rating_import(*, project: Project, stream) -> int:
+def judge_rating_import(*, project: Project, stream, by=None, file_name: str = "") -> int:
     """Import every judge rating of a seekable binary JSONL ``stream`` or none (ImportRejected lists
     every bad line); judges are created on first sight. A rating already stored for the same judge,
     output and criterion is replaced. Returns the number of ratings."""
@@ -122,12 +123,19 @@ def judge_rating_import(*, project: Project, stream) -> int:
                 ["judge", "output", "criterion", "value"],
                 [(judges[j].id, o, c, v) for j, _, o, c, v in parsed[start : start + BATCH_SIZE]],
             )
+        audit_record(
+            actor=by,
+            action="judges.import",
+            project=project,
+            target=file_name,
+            detail={"imported": len(parsed), "judges": sorted(judges)},
+        )
     return len(parsed)
 
 
 @transaction.atomic
 def judge_from_metric(
-    *, project: Project, name: str, metric: str, criterion: str, thresholds: list[float]
+    *, project: Project, name: str, metric: str, criterion: str, thresholds: list[float], by=None
 ) -> Judge:
     """A judge that rates with a metric and thresholds (kind ``metric``).
 
@@ -188,6 +196,13 @@ def judge_from_metric(
                     )
                 )
     insert_rows(JudgeRating, ["judge", "output", "criterion", "value"], rows)
+    audit_record(
+        actor=by,
+        action="judge.from_metric",
+        project=project,
+        target=name,
+        detail={"metric": metric, "criterion": criterion, "thresholds": cuts},
+    )
     return judge
 
 

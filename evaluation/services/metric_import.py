@@ -17,6 +17,7 @@ from annotation.models import Output, Project
 from annotation.services import ImportRejected, ImportReport
 from annotation.services.bulk_insert import insert_rows
 from annotation.services.import_records import BadRecord, records
+from audit.services import audit_record
 from evaluation.models import MetricScore
 
 BATCH_SIZE = 5000
@@ -123,9 +124,16 @@ def _check(stream, fmt: str, outputs: dict) -> tuple[int, set[str]]:
 
 
 def metric_score_import(
-    *, project: Project, stream, fmt: str = "jsonl", progress: Callable[[int, int], None] | None = None
+    *,
+    project: Project,
+    stream,
+    fmt: str = "jsonl",
+    progress: Callable[[int, int], None] | None = None,
+    by=None,
+    file_name: str = "",
 ) -> int:
     """Import every score of a seekable binary ``stream`` or none; returns the number of scores.
+    ``by`` (who imported) and ``file_name`` go to the audit log.
 
     Raises ImportRejected listing every bad line with its number.
     """
@@ -156,6 +164,13 @@ def metric_score_import(
                 if progress:
                     progress(done, total)
         _replace(batch, fields, replacing)
+        audit_record(
+            actor=by,
+            action="metrics.import",
+            project=project,
+            target=file_name,
+            detail={"imported": total, "metrics": sorted(names), "format": fmt},
+        )
         if progress:
             progress(total, total)
     return total

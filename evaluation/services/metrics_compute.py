@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from annotation.models import Output, Project
 from annotation.services.bulk_insert import insert_rows
+from audit.services import audit_record
 from evaluation.metrics import REGISTRY, compute_metrics
 from evaluation.models import MetricScore
 
@@ -38,11 +39,12 @@ def metric_names_check(names) -> list[str]:
 
 
 def metrics_compute(
-    *, project: Project, names=None, progress: Callable[[int, int], None] | None = None
+    *, project: Project, names=None, progress: Callable[[int, int], None] | None = None, by=None
 ) -> dict:
     """Score every output of the project with each metric (replacing earlier scores of those names);
     returns ``{"metrics": names, "outputs": n}``. Gold items are scored too: they are left out of
-    results later, not here."""
+    results later, not here. A run for ``by`` (a command) is recorded in the audit log; a job's run
+    was recorded when it was started."""
     names = metric_names_check(names)
     rows = list(
         Output.objects.filter(item__project=project)
@@ -75,18 +77,32 @@ def metrics_compute(
                 for oid, name, value in scored
             ],
         )
+        if by is not None:
+            audit_record(
+                actor=by, action="metrics.compute", project=project, detail={"metrics": names, "outputs": total}
+            )
     return {"metrics": names, "outputs": total}
 
 
+@transaction.atomic
 def metrics_compute_start(*, project: Project, names=None, created_by=None):
     """Start the metrics job (the Celery task runs ``metrics_compute``); returns the Job row."""
     from annotation.services.job import job_start
     from evaluation.jobs import metrics_compute_job
 
-    return job_start(
+    names = metric_names_check(names)
+    job = job_start(
         kind="metrics_compute",
         task=metrics_compute_job,
         project=project,
         created_by=created_by,
-        params={"metrics": metric_names_check(names)},
+        params={"metrics": names},
     )
+    audit_record(
+        actor=created_by,
+        action="metrics.compute",
+        project=project,
+        target=f"job {job.id}",
+        detail={"job_id": job.id, "metrics": names},
+    )
+    return job

@@ -100,6 +100,8 @@ EXPECTED = {
     # tests/staffing/views/test_invite_pages.py covers open, expired, revoked and used-up invites.
     "staffing-invite-open": {"get": (404,) * 5},
     "staffing-password-change": {"get": (302, 200, 200, 200, 200)},
+    "api-audit": LEAD_READ,
+    "audit-log": {"get": (302, 404, 403, 200, 200)},
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 

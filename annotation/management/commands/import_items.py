@@ -8,4 +8,5 @@ class Command(ImportCommand):
     noun = "items"
 
     def run_import(self, project, stream, name, progress):
-        return item_import(project=project, stream=stream, fmt=detect_format(name, None), progress=progress)
+        return item_import(project=project, stream=stream, fmt=detect_format(name, None), progress=progress,
+                           by="manage.py import_items", file_name=name)

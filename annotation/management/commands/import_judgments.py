@@ -8,4 +8,5 @@ class Command(ImportCommand):
     noun = "judgments"
 
     def run_import(self, project, stream, name, progress):
-        return judgment_import(project=project, stream=stream, progress=progress)
+        return judgment_import(project=project, stream=stream, progress=progress, by="manage.py import_judgments",
+                               file_name=name)

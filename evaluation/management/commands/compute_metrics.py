@@ -32,7 +32,7 @@ class Command(BaseCommand):
             bar.update(done - bar.n)
 
         try:
-            done = metrics_compute(project=project, names=metrics, progress=progress)
+            done = metrics_compute(project=project, names=metrics, progress=progress, by="manage.py compute_metrics")
         except MetricUnavailable as exc:
             raise CommandError(str(exc)) from exc
         bar.close()

@@ -65,7 +65,8 @@ class Command(BaseCommand):
             bar.update(round(100 * done / total) - bar.n)
 
         try:
-            summary = export_write(project=project, options=options, destination=output, progress=progress)
+            summary = export_write(project=project, options=options, destination=output, progress=progress,
+                                   by="manage.py export_project")
         except ExportOptionsError as exc:
             raise CommandError(str(exc)) from exc
         finally:

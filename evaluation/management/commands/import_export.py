@@ -30,7 +30,7 @@ class Command(BaseCommand):
 
         try:
             project, counts = export_reimport(
-                archive_path=archive, created_by=user, name=name, progress=progress
+                archive_path=archive, created_by=user, name=name, progress=progress, by="manage.py import_export"
             )
         except NotAnExport as exc:
             raise CommandError(str(exc)) from exc

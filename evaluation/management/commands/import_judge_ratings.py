@@ -10,4 +10,6 @@ class Command(ImportCommand):
     noun = "ratings"
 
     def run_import(self, project, stream, name, progress):
-        return judge_rating_import(project=project, stream=stream)
+        return judge_rating_import(
+            project=project, stream=stream, by="manage.py import_judge_ratings", file_name=name
+        )

@@ -12,5 +12,10 @@ class Command(ImportCommand):
 
     def run_import(self, project, stream, name, progress):
         return metric_score_import(
-            project=project, stream=stream, fmt=detect_format(name, None), progress=progress
+            project=project,
+            stream=stream,
+            fmt=detect_format(name, None),
+            progress=progress,
+            by="manage.py import_metric_scores",
+            file_name=name,
         )

@@ -213,6 +213,11 @@ def test_quality_control_rules_versions_and_exclusions_are_stated(lead, tmp_path
     assert "| 1 | 0.80 | 5 | 0.0 | 0 | 0.00 | pause | pause 1 |" in card
     assert "| 2 | 0.90 | 5 | 2.0 | 0 | 0.00 | exclude | none |" in card
     assert "Leads' own actions on raters: exclude 1." in card
+    # and how often each lead action of the audit log was taken, the rule's own pause not among them
+    assert facts["qc"]["lead_actions"] == {"items.import": 1, "judgments.import": 1, "project.create": 1,
+                                           "qc.rules_update": 2, "rater.exclude": 1}
+    assert ("Lead actions in the project's audit log (exports aside): items.import 1, judgments.import 1, "
+            "project.create 1, qc.rules_update 2, rater.exclude 1.") in card
     excluded = Judgment.objects.filter(
         project=project, rater=worker, is_current=True, item__gold__isnull=True
     )
