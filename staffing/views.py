@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Membership
 from annotation.selectors import project_get_for_user, project_role
+from annotation.services import rater_pause, rater_resume
 from staffing.models import ExternalLink, Invite
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
 from staffing.services import (
@@ -25,12 +26,11 @@ from staffing.services import (
     external_link_reset,
     invite_create,
     invite_revoke,
-    team_rater_pause,
     team_rater_remove,
-    team_rater_resume,
 )
 
-TEAM_ACTIONS = {"pause": team_rater_pause, "resume": team_rater_resume}
+# Quality control's own services: they log the RaterAction and the audit entry.
+TEAM_ACTIONS = {"pause": rater_pause, "resume": rater_resume}
 
 
 def _lead_project(request, pk):

@@ -8,9 +8,9 @@ from .external import (
     external_worker_enter,
 )
 from .invites import InviteUnavailable, invite_accept, invite_create, invite_revoke, invite_signup
-from .team import team_rater_pause, team_rater_remove, team_rater_resume
+from .team import team_rater_remove
 
 __all__ = ["MAX_ACCOUNTS", "BulkRejected", "Credential", "accounts_bulk_create", "password_change_done",
            "ExternalLinkInvalid", "external_link_disable", "external_link_reset", "external_worker_complete",
            "external_worker_enter", "InviteUnavailable", "invite_accept", "invite_create", "invite_revoke",
-           "invite_signup", "team_rater_pause", "team_rater_remove", "team_rater_resume"]
+           "invite_signup", "team_rater_remove"]

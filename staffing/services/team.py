@@ -1,4 +1,4 @@
-"""A lead's changes to a project's team: pausing, resuming and removing raters."""
+"""A lead's changes to a project's team beyond quality control's pause and resume: removing a rater."""
 from collections import Counter
 
 from django.core.exceptions import ValidationError
@@ -6,22 +6,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotation.models import Assignment, Item, Membership, Project
-from annotation.services import rater_pause, rater_resume
 from audit.services import audit_record
-
-
-@transaction.atomic
-def team_rater_pause(*, project: Project, rater, by, reason: str):
-    action = rater_pause(project=project, rater=rater, by=by, reason=reason)
-    audit_record(actor=by, action="rater.pause", project=project, target=rater.username, detail={"reason": reason})
-    return action
-
-
-@transaction.atomic
-def team_rater_resume(*, project: Project, rater, by, reason: str):
-    action = rater_resume(project=project, rater=rater, by=by, reason=reason)
-    audit_record(actor=by, action="rater.resume", project=project, target=rater.username, detail={"reason": reason})
-    return action
 
 
 @transaction.atomic

@@ -3,10 +3,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotation.models import Assignment, Item, Judgment, Membership, RaterAction
-from annotation.services import assignment_next_for_rater, judgment_submit
+from annotation.services import assignment_next_for_rater, judgment_submit, rater_pause, rater_resume
 from audit.models import AuditEntry
 from staffing.selectors import team_list_for_project
-from staffing.services import team_rater_pause, team_rater_remove, team_rater_resume
+from staffing.services import team_rater_remove
 from tests.annotation.factories import MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 
@@ -66,10 +66,10 @@ def test_pause_and_resume_use_quality_control_and_are_audited(lead_of):
     lead = lead_of(project)
     (rater,) = add_raters(project)
     with pytest.raises(ValidationError):
-        team_rater_pause(project=project, rater=rater, by=lead, reason="  ")
-    team_rater_pause(project=project, rater=rater, by=lead, reason="too fast")
+        rater_pause(project=project, rater=rater, by=lead, reason="  ")
+    rater_pause(project=project, rater=rater, by=lead, reason="too fast")
     assert Membership.objects.get(user=rater).is_paused
-    team_rater_resume(project=project, rater=rater, by=lead, reason="talked")
+    rater_resume(project=project, rater=rater, by=lead, reason="talked")
     assert not Membership.objects.get(user=rater).is_paused
     assert [a.kind for a in RaterAction.objects.order_by("id")] == ["pause", "resume"]
     assert [e.action for e in AuditEntry.objects.order_by("id")] == ["rater.pause", "rater.resume"]
