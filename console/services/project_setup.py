@@ -3,6 +3,7 @@
 Both go through annotation's project rules (SETTING_LIMITS, criteria_normalise, the task type's scale
 checks), so the API and the console accept and refuse the same projects.
 """
+import math
 import uuid
 
 from django.core.exceptions import ValidationError
@@ -52,7 +53,7 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
     targets and the criteria's scales are fixed, and no criterion is added or removed.
     """
     project = Project.objects.select_for_update().get(pk=project.pk)
-    changes = {k: settings[k] for k in SETTINGS if k in settings and settings[k] != getattr(project, k)}
+    changes = {k: settings[k] for k in SETTINGS if k in settings and not _same(settings[k], getattr(project, k))}
     task_type = changes.get("task_type", project.task_type)
     project_settings_check(**{k: settings[k] for k in SETTINGS if k in settings})
     specs = criteria_normalise(task_type=task_type, criteria=criteria)
@@ -78,6 +79,13 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
                              | ({"instructions": "edited"} if "instructions" in changes else {}),
                              "criteria": criteria_log})
     return project
+
+
+def _same(new, old) -> bool:
+    """Shares come back from the page through percent: 1/3 is 33.3333 % there, and that is no change."""
+    if isinstance(old, float) and isinstance(new, int | float):
+        return math.isclose(new, old, rel_tol=0, abs_tol=1e-6)
+    return new == old
 
 
 def _check_fixed(changes: dict, specs: list[dict], existing: dict, removed: list) -> None:

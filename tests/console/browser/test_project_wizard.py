@@ -103,3 +103,22 @@ def test_errors_show_beside_the_fields_and_take_the_focus(page, live_server, scr
     assert page.get_attribute("#id_name", "aria-invalid") == "true"
     screenshot(page, "console-wizard-errors")
     assert not Project.objects.exists()
+
+
+def test_defaults_follow_the_task_type_and_the_preview_shows_its_controls(page, live_server, screenshot):
+    lead = _creator()
+    log_in(page, live_server.url, lead.username, PASSWORD, "/projects/new/")
+    frame = page.frame_locator("#preview-frame")
+    page.check("input[name=task_type][value=rankme]")
+    assert (page.input_value("#id_criteria-0-scale_min"), page.input_value("#id_criteria-0-scale_max")) == ("0", "100")
+    assert page.input_value("#id_criteria-0-labels") == "Worst\nBest"
+    n = _previewed(page, 0)
+    assert frame.locator("input[type=range]").count() == 3  # one slider per sample output
+    assert "own random order" in frame.locator("[data-testid=preview-note]").inner_text()
+    screenshot(page, "console-wizard-rankme")
+
+    page.check("input[name=task_type][value=pairwise]")
+    assert not page.is_visible("#id_criteria-0-scale_min")
+    _previewed(page, n)
+    assert "A is better" in frame.locator("fieldset.q").first.inner_text()
+    assert frame.locator("[data-testid=output]").count() == 2

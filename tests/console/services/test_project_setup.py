@@ -128,3 +128,13 @@ def test_criterion_ids_of_another_project_are_refused():
     other = project_setup_create(actor=user, settings=_settings(name="other"), criteria=LIKERT)
     with pytest.raises(ValidationError, match="is not one of this project's"):
         project_settings_update(project=project, actor=user, settings=_settings(), criteria=_specs(other))
+
+
+def test_a_share_that_only_went_through_percent_rounding_is_no_change_once_started():
+    user = UserFactory()
+    project = project_setup_create(actor=user, settings=_settings(double_annotation_share=1 / 3), criteria=LIKERT)
+    JudgmentFactory(item=ItemFactory(project=project))
+    project_settings_update(project=project, actor=user, settings=_settings(double_annotation_share=0.333333),
+                            criteria=_specs(project))
+    project.refresh_from_db()
+    assert project.double_annotation_share == 1 / 3

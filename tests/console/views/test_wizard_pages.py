@@ -180,3 +180,14 @@ def test_the_preview_of_a_new_project_uses_a_sample_item_and_skips_bad_rows(clie
     assert "tram line" in preview["screen"] and "A is better" in preview["screen"]
     assert preview["notes"] == ["criterion 'fluency' is named twice: the preview shows it once"]
     assert preview["screen"].count("which output is better") == 1
+
+
+def test_the_preview_offers_the_first_three_ordinary_items_and_shows_the_one_picked(client, lead, project):
+    for n in range(4):
+        ItemFactory(project=project, external_id=f"doc-{n}", input=f"text of doc {n}")
+    ItemFactory(project=project, external_id="gold-1", gold={"fluency": {"sysA": 3}}, n_target=0)
+    client.force_login(lead)
+    preview = client.post(f"/projects/{project.pk}/settings/preview/",
+                          _settings_post(project, preview_item="2")).json()
+    assert preview["items"] == ["Item doc-0", "Item doc-1", "Item doc-2"] and preview["item"] == 2
+    assert "text of doc 2" in preview["screen"] and "text of doc 0" not in preview["screen"]
