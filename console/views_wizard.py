@@ -18,9 +18,8 @@ from annotation.services.project import criteria_normalise
 from annotation.task_types import REGISTRY
 from annotation.templatetags.markdown_render import markdown_to_html
 from console.forms import CRITERION_DEFAULTS, CriterionForm, CriterionFormSet, ProjectSettingsForm
-from console.selectors import preview_items, preview_screen_context
+from console.selectors import preview_items, preview_screen_context, project_has_started
 from console.services import project_clone, project_settings_update, project_setup_create, project_status_set
-from console.services.project_setup import project_has_started
 
 PREFIX = "criteria"
 # A preview rater: the top bar shows a rater's name, never the lead's.
@@ -57,7 +56,8 @@ def _unbound(project: Project | None):
 def _with_one_more_row(data):
     """The POSTed form with one more, empty criterion row (the "Add a criterion" button without JS)."""
     data = data.copy()
-    total = int(data.get(f"{PREFIX}-TOTAL_FORMS") or 0)
+    total = data.get(f"{PREFIX}-TOTAL_FORMS", "")
+    total = int(total) if total.isdigit() else 0
     data[f"{PREFIX}-TOTAL_FORMS"] = str(total + 1)
     return data
 

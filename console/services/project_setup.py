@@ -9,10 +9,11 @@ import uuid
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Assignment, Criterion, Judgment, Project
+from annotation.models import Criterion, Project
 from annotation.services.item_import import item_targets_replan
 from annotation.services.project import criteria_normalise, criterion_error, project_create, project_settings_check
 from audit.services import audit_record
+from console.selectors import project_has_started
 
 # The settings the console edits (the API's training_items and repeat_rate are left as they are).
 SETTINGS = ("name", "task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate",
@@ -25,12 +26,6 @@ FIXED_ONCE_STARTED = {
     "double_annotation_share": "The double-annotated share cannot change once raters have started; clone the "
                                "project for a new round.",
 }
-
-
-def project_has_started(project: Project) -> bool:
-    """A rater has been served or has judged something (imported judgments count)."""
-    return (Assignment.objects.filter(project=project).exists()
-            or Judgment.objects.filter(project=project).exists())
 
 
 @transaction.atomic
