@@ -31,6 +31,12 @@ def _percent(field: str, label: str, help_text: str) -> forms.FloatField:
                             widget=forms.NumberInput(attrs={"step": "any"}))
 
 
+def _plain(x: float) -> float | int:
+    """A number as a person writes it: 15, not 15.0; 33.3333, not 33.33333333333333."""
+    x = round(x, 4)
+    return int(x) if x.is_integer() else x
+
+
 class ProjectSettingsForm(forms.Form):
     """The settings in the units a lead thinks in (percent, minutes); ``settings()`` gives the
     services' units."""
@@ -66,8 +72,8 @@ class ProjectSettingsForm(forms.Form):
                     "randomise_output_order": True, "show_reference": False}
         return {"name": project.name, "task_type": project.task_type, "instructions": project.instructions,
                 "raters_per_item": project.raters_per_item,
-                "double_annotation_share": round(project.double_annotation_share * 100, 4),
-                "gold_rate": round(project.gold_rate * 100, 4), "lease_minutes": project.lease_seconds / 60,
+                "double_annotation_share": _plain(project.double_annotation_share * 100),
+                "gold_rate": _plain(project.gold_rate * 100), "lease_minutes": _plain(project.lease_seconds / 60),
                 "randomise_output_order": project.randomise_output_order, "show_reference": project.show_reference}
 
     def settings(self) -> dict:

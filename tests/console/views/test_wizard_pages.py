@@ -91,6 +91,16 @@ def test_add_a_criterion_without_javascript_adds_an_empty_row(client, creator):
     assert not Project.objects.exists()
 
 
+def test_update_the_preview_without_javascript_rerenders_the_page_and_saves_nothing(client, creator):
+    client.force_login(creator)
+    response = client.post("/projects/new/", wizard_post(action="preview", instructions="Read *slowly*."))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "&lt;legend&gt;coherence" in page and "&lt;legend&gt;fluency" in page  # inside the iframe's srcdoc
+    assert "<p>Read <em>slowly</em>.</p>" in page
+    assert not Project.objects.exists()
+
+
 def test_removed_rows_are_not_saved(client, creator):
     client.force_login(creator)
     client.post("/projects/new/", wizard_post(**{"criteria-1-DELETE": "on"}))
