@@ -33,7 +33,7 @@ def _percent(field: str, label: str, help_text: str) -> forms.FloatField:
 
 def _plain(x: float) -> float | int:
     """A number as a person writes it: 15, not 15.0; 33.3333, not 33.33333333333333."""
-    x = round(x, 4)
+    x = round(float(x), 4)
     return int(x) if x.is_integer() else x
 
 
@@ -106,7 +106,8 @@ class CriterionForm(forms.Form):
 
     @staticmethod
     def initial_from(spec: dict) -> dict:
-        return {**spec, "labels": "\n".join(spec.get("labels") or [])}
+        scale = {k: None if spec.get(k) is None else _plain(spec[k]) for k in ("scale_min", "scale_max")}
+        return {**spec, **scale, "labels": "\n".join(spec.get("labels") or [])}
 
 
 class BaseCriterionFormSet(forms.BaseFormSet):

@@ -34,9 +34,11 @@
     field(row, "help_text").value = spec.help_text || "";
   }
 
+  const sameNumber = (text, value) => (text === "" ? value == null : value != null && Number(text) === value);
+
   function matches(row, spec) {
-    return field(row, "scale_min").value === String(spec.scale_min ?? "")
-      && field(row, "scale_max").value === String(spec.scale_max ?? "")
+    return sameNumber(field(row, "scale_min").value, spec.scale_min)
+      && sameNumber(field(row, "scale_max").value, spec.scale_max)
       && field(row, "labels").value.trim() === (spec.labels || []).join("\n");
   }
 

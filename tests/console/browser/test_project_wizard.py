@@ -78,8 +78,9 @@ def test_a_lead_creates_a_likert_project_sees_the_preview_and_makes_it_live(page
     assert page.inner_text("[data-testid=project-status]") == "Draft"
     screenshot(page, "console-project-draft")
 
+    page.focus("button[data-status=live]")
     with page.expect_navigation():
-        page.click("button[data-status=live]")
+        page.keyboard.press("Enter")
     assert page.inner_text("[data-testid=project-status]") == "Live"
     assert "The project is live now." in page.inner_text("main")
     screenshot(page, "console-project-live")
