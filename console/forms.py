@@ -116,6 +116,13 @@ class BaseCriterionFormSet(forms.BaseFormSet):
         form.fields["ORDER"].label = "Position"
         form.fields["DELETE"].label = "Remove"
 
+    def forms_in_order(self) -> list:
+        """The rows as the lead ordered them (their positions), for showing the form again."""
+        def position(indexed):
+            raw = str(indexed[1]["ORDER"].value() or "")
+            return (int(raw) if raw.isdigit() else float("inf"), indexed[0])
+        return [form for _, form in sorted(enumerate(self.forms), key=position)]
+
     def specs(self) -> list[dict]:
         """The criteria kept, in the order given (call after is_valid)."""
         return [form.spec() for form in self.ordered_forms]

@@ -75,6 +75,13 @@ def test_errors_are_shown_beside_their_fields_and_nothing_is_saved(client, creat
     assert not Project.objects.exists()
 
 
+def test_a_refused_form_comes_back_with_the_rows_in_the_order_given(client, creator):
+    client.force_login(creator)
+    page = client.post("/projects/new/", wizard_post(name="")).content.decode()
+    # coherence (row 1) was given position 1, fluency (row 0) position 2
+    assert page.index('name="criteria-1-name"') < page.index('name="criteria-0-name"')
+
+
 def test_duplicate_criterion_names_are_refused_on_the_row(client, creator):
     client.force_login(creator)
     response = client.post("/projects/new/", wizard_post(**{"criteria-1-name": "fluency"}))
