@@ -27,6 +27,7 @@ def _previewed(page, before: int):
 
 def test_a_lead_creates_a_likert_project_sees_the_preview_and_makes_it_live(page, live_server, screenshot):
     lead = _creator()
+    page.set_viewport_size({"width": 1280, "height": 800})
     log_in(page, live_server.url, lead.username, PASSWORD, "/")
     with page.expect_navigation():
         page.click("[data-testid=new-project]")
@@ -61,6 +62,7 @@ def test_a_lead_creates_a_likert_project_sees_the_preview_and_makes_it_live(page
     assert page.inner_html("#instructions-preview").startswith("<h2>Before you start</h2>")
     assert "<strong>whole</strong>" in page.inner_html("#instructions-preview")
     screenshot(page, "console-wizard-1280")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
     page.set_viewport_size({"width": 820, "height": 1180})
     screenshot(page, "console-wizard-tablet")
