@@ -18,6 +18,7 @@ from annotation.selectors import (
     item_list_for_project,
     judgment_list_for_project,
     judgment_screen_values,
+    project_create_allowed,
     project_get_for_user,
     project_list_for_user,
     project_role,
@@ -37,6 +38,7 @@ from annotation.services import (
     rater_membership_check,
     user_create,
 )
+from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import AuthRateThrottle
 
 
@@ -105,7 +107,13 @@ class ProjectOutputSerializer(serializers.Serializer):
     training_items = serializers.IntegerField()
     repeat_rate = serializers.FloatField()
     rankme_modulus = serializers.FloatField(allow_null=True)
+    randomise_output_order = serializers.BooleanField()
     created_at = serializers.DateTimeField()
+
+
+def _limits(field: str) -> dict:
+    low, high = SETTING_LIMITS[field]
+    return {"min_value": low, "max_value": high}
 
 
 class ProjectListCreateApi(APIView):
@@ -114,22 +122,24 @@ class ProjectListCreateApi(APIView):
         task_type = serializers.ChoiceField(choices=TaskType.values)
         criteria = CriterionSerializer(many=True)
         instructions = serializers.CharField(required=False, allow_blank=True, default="")
-        raters_per_item = serializers.IntegerField(min_value=1, max_value=100, default=1)
-        double_annotation_share = serializers.FloatField(min_value=0, max_value=1, default=0)
-        gold_rate = serializers.FloatField(min_value=0, max_value=0.99, default=0)
-        lease_seconds = serializers.IntegerField(min_value=30, max_value=7 * 24 * 3600, default=900)
+        raters_per_item = serializers.IntegerField(**_limits("raters_per_item"), default=1)
+        double_annotation_share = serializers.FloatField(**_limits("double_annotation_share"), default=0)
+        gold_rate = serializers.FloatField(**_limits("gold_rate"), default=0)
+        lease_seconds = serializers.IntegerField(**_limits("lease_seconds"), default=900)
         show_reference = serializers.BooleanField(default=False)
         training_items = serializers.IntegerField(
-            min_value=0, max_value=1000, default=0,
+            **_limits("training_items"), default=0,
             help_text="Each rater's first screens are gold items answered with feedback (training).")
         repeat_rate = serializers.FloatField(
-            min_value=0, max_value=0.99, default=0,
+            **_limits("repeat_rate"), default=0,
             help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).")
         rankme_modulus = serializers.FloatField(
             required=False, allow_null=True, default=None,
             help_text="rankme only: the fixed score of the reference output shown first on every screen; outputs "
                       "then take any positive score relative to it (magnitude estimation). Every item needs a "
                       "reference. Null or omitted: sliders over each criterion's range.")
+        randomise_output_order = serializers.BooleanField(
+            default=True, help_text="Likert and RankME: shuffle the outputs per rater (else imported order).")
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):
@@ -137,7 +147,7 @@ class ProjectListCreateApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: ProjectOutputSerializer})
     def post(self, request):
-        if not (request.user.is_staff or request.user.has_perm("annotation.add_project")):
+        if not project_create_allowed(request.user):
             raise PermissionDenied("Only staff and users allowed to add projects may create one.")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -29,6 +29,9 @@ class Project(models.Model):
     gold_rate = models.FloatField(default=0.0, help_text="Share of screens that show a gold item.")
     lease_seconds = models.PositiveIntegerField(default=900)
     show_reference = models.BooleanField(default=False)
+    randomise_output_order = models.BooleanField(
+        default=True, help_text="Likert and RankME: show each rater the outputs in a fresh random order (else as "
+                                "imported). Pairwise always balances the sides.")
     repeat_rate = models.FloatField(
         default=0.0, help_text="Share of screens that repeat an item the rater judged some screens before "
                                "(a repeat copy; pairwise with the sides swapped).")

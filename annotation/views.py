@@ -10,6 +10,7 @@ from annotation.models import Membership
 from annotation.parsers import ImportTooLarge, spool
 from annotation.selectors import (
     item_flag_list_for_project,
+    project_create_allowed,
     project_get_for_user,
     project_list_for_user,
     project_role,
@@ -25,7 +26,8 @@ from annotation.services import ImportRejected, detect_format, item_import
 def home(request):
     projects = project_list_for_user(request.user).order_by("-id")
     return render(request, "annotation/home.html", {"projects": projects,
-                                                    "rating": rater_project_list(request.user)})
+                                                    "rating": rater_project_list(request.user),
+                                                    "may_create": project_create_allowed(request.user)})
 
 
 @login_required

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.models import ItemFlag, Membership
+from annotation.models import ItemFlag, Membership, Project
 from annotation.rater_session import AFTER_FINISHED
 from annotation.selectors import (
     assignment_answers,
@@ -21,6 +21,7 @@ from annotation.selectors import (
     assignment_screen,
     judgment_screen_values,
     rater_progress,
+    screen_questions,
 )
 from annotation.services import (
     LeaseGone,
@@ -45,7 +46,8 @@ def _refused(request, refusal: RaterRefused, project=None):
 
 def _rater_membership(request, pk) -> Membership:
     membership = (Membership.objects.select_related("project")
-                  .filter(project_id=pk, user=request.user, role=Membership.Role.RATER).first())
+                  .filter(project_id=pk, user=request.user, role=Membership.Role.RATER)
+                  .exclude(project__status=Project.Status.DRAFT).first())
     if membership is None:
         raise Http404("No such project.")
     return membership
@@ -62,26 +64,11 @@ def rater_instructions(request, pk):
 
 def _screen_context(request, assignment, *, answers=None, errors=None, revising=False) -> dict:
     project = assignment.project
-    task_type = REGISTRY[project.task_type]
     screen = assignment_screen(assignment)
-    answers = answers if answers is not None else {}
-    outputs = screen["item"]["outputs"]
-    modulus = screen["item"]["modulus"] and screen["item"]["modulus"]["score"]
-    questions = []
-    for criterion in screen["criteria"]:
-        slots = outputs if task_type.per_output else [None]
-        for output in slots:
-            key = f"{criterion['id']}" + ("" if output is None else f"-{output['position']}")
-            question = {"criterion": criterion, "output": output, "field": f"v-{key}", "answer": answers.get(key)}
-            if criterion["choices"] is None:  # a slider: its ends, where it starts, its keyboard step
-                question["slider"] = task_type.slider(criterion, question["answer"], modulus)
-            questions.append(question)
-    for output in outputs:
-        output["questions"] = [q for q in questions if q["output"] is output]
     return {
-        "project": project, "assignment": assignment, "screen": screen, "outputs": outputs,
-        "questions": questions, "pair_questions": [q for q in questions if q["output"] is None],
-        "letters": "AB", "errors": errors or [], "revising": revising,
+        "project": project, "assignment": assignment, "screen": screen,
+        **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers),
+        "errors": errors or [], "revising": revising,
         "client_token": uuid.uuid4().hex, "served_ms": int(time.time() * 1000),
         "progress": rater_progress(project=project, rater=request.user),
         "previous": assignment_previous_for_rater(assignment),

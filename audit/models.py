@@ -9,8 +9,11 @@ from django.db import models
 
 ACTIONS = {
     "project.create": "created the project (detail: its settings and criteria)",
-    # Reserved for the lead console's project edit (no update service exists yet).
-    "project.update": "changed the project's settings (detail: each changed field, before and after)",
+    "project.update": "changed the project's settings or criteria (detail: each changed field, before and after)",
+    "project.live": "opened the project to its raters (detail: the status before)",
+    "project.paused": "paused the project: raters get nothing to judge (detail: the status before)",
+    "project.closed": "closed the project for good (detail: the status before)",
+    "project.clone": "made this project as a copy of another (target: the original; detail: what was copied)",
     "member.add": "added a member (target: the user; detail: role)",
     "member.role_change": "changed a member's role (detail: before and after)",
     "user.create": "created a login account (staff only; no project)",
@@ -22,6 +25,13 @@ ACTIONS = {
     "rater.resume": "resumed a rater",
     "rater.exclude": "excluded a rater's judgments from agreement, results and exports",
     "rater.include": "counted an excluded rater's judgments again",
+    "rater.remove": "took a rater out of the project, releasing their leases (their judgments stay)",
+    "invite.create": "made an invite link for raters (detail: uses allowed, expiry)",
+    "invite.revoke": "revoked an invite link",
+    "accounts.bulk_create": "created rater accounts from a CSV (target: how many; passwords never logged)",
+    "external_link.create": "made the external-worker (crowd platform) entry link",
+    "external_link.reset": "replaced the external-worker link's token (the old link stops working)",
+    "external_link.disable": "turned the external-worker link off",
     "controls.degraded_create": "added degraded control copies (detail: n, seed, methods)",
     "controls.repeat_create": "added repeat control copies (detail: n, seed)",
     "agreement.settings_update": "changed the agreement alert settings (detail: before and after)",

@@ -1,6 +1,6 @@
 """The one write path of the audit log: append an entry. Entries are never changed or deleted."""
 from .context import request_origin
-from .models import AuditEntry
+from .models import ACTIONS, AuditEntry
 
 
 def audit_record(*, actor, action: str, project=None, target: str = "", detail: dict | None = None,
@@ -11,6 +11,8 @@ def audit_record(*, actor, action: str, project=None, target: str = "", detail: 
     ``"manage.py export_project"``), which is also what ``actor_name`` gives. The source (web, API or
     command) and the client's address come from the request being served, if any.
     """
+    if action not in ACTIONS:  # one list of names, so the log's filters and readers know every action
+        raise ValueError(f"unknown audit action {action!r}: add it to audit.models.ACTIONS with its meaning")
     if isinstance(actor, str):
         actor, actor_name = None, actor_name or actor
     user = actor if getattr(actor, "pk", None) else None

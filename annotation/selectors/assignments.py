@@ -41,6 +41,28 @@ def assignment_screen(assignment: Assignment) -> dict:
     }
 
 
+def screen_questions(*, screen: dict, task_type, answers: dict | None = None) -> dict:
+    """What a rating template iterates over: ``outputs`` (each with its ``questions``), every question,
+    and ``pair_questions`` (one per criterion, for task types judging the screen as a whole); each
+    question names its form field and carries the rater's earlier ``answer``."""
+    answers = answers if answers is not None else {}
+    outputs = screen["item"]["outputs"]
+    modulus = (screen["item"].get("modulus") or {}).get("score")
+    questions = []
+    for criterion in screen["criteria"]:
+        slots = outputs if task_type.per_output else [None]
+        for output in slots:
+            key = f"{criterion['id']}" + ("" if output is None else f"-{output['position']}")
+            question = {"criterion": criterion, "output": output, "field": f"v-{key}", "answer": answers.get(key)}
+            if criterion["choices"] is None:  # a slider: its ends, where it starts, its keyboard step
+                question["slider"] = task_type.slider(criterion, question["answer"], modulus)
+            questions.append(question)
+    for output in outputs:
+        output["questions"] = [q for q in questions if q["output"] is output]
+    return {"outputs": outputs, "questions": questions, "letters": "AB",
+            "pair_questions": [q for q in questions if q["output"] is None]}
+
+
 def assignment_get_for_rater(*, rater, pk: int) -> Assignment | None:
     return Assignment.objects.select_related("project", "item").filter(pk=pk, rater=rater).first()
 
@@ -98,8 +120,10 @@ def rater_progress(*, project: Project, rater) -> dict:
 
 
 def rater_project_list(rater) -> list[tuple[Project, dict]]:
-    """The projects ``rater`` rates in, each with its rater_progress, in three queries."""
+    """The projects ``rater`` rates in (drafts are hidden from raters), each with its rater_progress, in
+    three queries."""
     memberships = list(Membership.objects.filter(user=rater, role=Membership.Role.RATER)
+                       .exclude(project__status=Project.Status.DRAFT)
                        .select_related("project").order_by("-project_id"))
     ids = [m.project_id for m in memberships]
     done = {row["project_id"]: row for row in Assignment.objects.filter(project_id__in=ids, rater=rater)

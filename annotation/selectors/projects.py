@@ -1,17 +1,22 @@
 """Which projects a user may see, and in which role."""
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from annotation.models import Membership, Project
 
 
 def project_list_for_user(user) -> QuerySet[Project]:
+    """Staff see every project; members see theirs, but for drafts, which only their leads see."""
     projects = Project.objects.prefetch_related("criteria")
-    return projects if user.is_staff else projects.filter(memberships__user=user)
+    if user.is_staff:
+        return projects
+    return projects.filter(Q(memberships__user=user)
+                           & (Q(memberships__role=Membership.Role.LEAD) | ~Q(status=Project.Status.DRAFT)))
 
 
 def project_get_for_user(user, pk) -> Project:
-    """The project if ``user`` is staff or a member; else Http404, so its existence is not revealed."""
+    """The project if ``user`` is staff or a member (a lead, for a draft); else Http404, so its existence
+    is not revealed."""
     project = project_list_for_user(user).filter(pk=pk).first()
     if project is None:
         raise Http404("No such project.")
@@ -23,3 +28,8 @@ def project_role(user, project: Project) -> str | None:
     if user.is_staff:
         return Membership.Role.LEAD
     return Membership.objects.filter(project=project, user=user).values_list("role", flat=True).first()
+
+
+def project_create_allowed(user) -> bool:
+    """Staff, and users holding the ``annotation.add_project`` permission, may create projects."""
+    return user.is_authenticated and (user.is_staff or user.has_perm("annotation.add_project"))

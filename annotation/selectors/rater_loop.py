@@ -21,7 +21,8 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
 
 
 PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
-                                           "show_reference", "training_items", "repeat_rate", "rankme_modulus"})
+                                           "show_reference", "training_items", "repeat_rate", "rankme_modulus",
+                                           "randomise_output_order"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
                                                  "training_done"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
@@ -55,7 +56,8 @@ def _fetch(sql: str, params) -> list[tuple]:
 
 def _project(values) -> Project:
     values = list(values)
-    values[PROJECT_FIELDS.index("show_reference")] = bool(values[PROJECT_FIELDS.index("show_reference")])
+    for flag in ("show_reference", "randomise_output_order"):
+        values[PROJECT_FIELDS.index(flag)] = bool(values[PROJECT_FIELDS.index(flag)])
     return Project.from_db(connection.alias, PROJECT_FIELDS, values)
 
 

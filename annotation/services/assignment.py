@@ -86,10 +86,12 @@ class LeaseGone(RaterRefused):
 def rater_may_work_check(*, project: Project, role: str | None, is_paused: bool) -> None:
     """Raises a RaterRefused unless a member with ``role`` may rate in ``project`` now (404 for
     outsiders, so a project's existence is not revealed)."""
-    if role is None:
-        raise ProjectNotFound("No such project.")
+    if role is None or (role == Membership.Role.RATER and project.status == Project.Status.DRAFT):
+        raise ProjectNotFound("No such project.")  # a draft is not shown to its raters yet
     if role != Membership.Role.RATER:
         raise NotARater("Only the project's raters are served items.")
+    if project.status == Project.Status.CLOSED:
+        raise ProjectNotLive("This project is closed: it serves no more items and takes no more judgments.")
     if project.status != Project.Status.LIVE:
         raise ProjectNotLive(f"This project is {project.get_status_display().lower()}: no items are served "
                              "and no judgments are taken until its lead makes it live again.")
@@ -269,7 +271,8 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     if original_order is not None and not task_type.per_output:
         order = list(reversed(original_order))  # a pairwise repeat swaps the sides the rater saw
     else:
-        order = task_type.draw_order(systems, rng, membership.left_balance)
+        order = task_type.draw_order(systems, rng, membership.left_balance,
+                                     randomise=project.randomise_output_order)
     if not task_type.per_output:
         balance = membership.left_balance
         left, right = systems[order[0]], systems[order[1]]

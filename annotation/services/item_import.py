@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotation.models import Item, Output, Project
@@ -258,3 +260,22 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
         if progress:
             progress(total, total)
     return total
+
+
+def item_targets_replan(*, project: Project) -> int:
+    """Sets the raters wanted for each of the project's ordinary items anew from its raters_per_item and
+    double-annotated share, by the rule of the import (_TargetPlanner), in id order; degraded copies
+    follow their originals. For a project no rater has started; returns the number of ordinary items."""
+    ordinary = Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
+                                   repeat_of__isnull=True)
+    ids = list(ordinary.order_by("id").values_list("id", flat=True))
+    share = Fraction(project.double_annotation_share).limit_denominator(10_000)
+    doubled = [pk for k, pk in enumerate(ids) if int((k + 1) * share) > int(k * share)]
+    with transaction.atomic():
+        ordinary.update(n_target=1)
+        for start in range(0, len(doubled), BATCH_SIZE):
+            Item.objects.filter(pk__in=doubled[start:start + BATCH_SIZE]).update(n_target=project.raters_per_item)
+        original = Item.objects.filter(pk=OuterRef("degraded_from_id")).values("n_target")
+        Item.objects.filter(project=project, degraded_from__isnull=False).update(
+            n_target=Greatest(Subquery(original), Value(1)))
+    return len(ids)

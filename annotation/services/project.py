@@ -10,41 +10,95 @@ from audit.services import audit_record
 
 # The settings a project.create entry states (the instructions are left out: they can be long).
 PROJECT_SETTINGS = ("raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds", "show_reference",
-                    "training_items", "repeat_rate")
+                    "training_items", "repeat_rate", "rankme_modulus", "randomise_output_order")
+
+# The bounds of a project's numeric settings, (low, high) both included: the API's serializer, the
+# services and the lead console's forms all read them, so every entry point refuses the same values.
+SETTING_LIMITS = {
+    "raters_per_item": (1, 100),
+    "double_annotation_share": (0.0, 1.0),
+    "gold_rate": (0.0, 0.99),
+    "lease_seconds": (30, 7 * 24 * 3600),
+    "training_items": (0, 1000),
+    "repeat_rate": (0.0, 0.99),
+}
+
+
+def project_settings_check(**settings) -> None:
+    """Raises ValidationError by field for a known numeric setting outside SETTING_LIMITS or an
+    unknown task type."""
+    errors = {}
+    task_type = settings.get("task_type")
+    if task_type is not None and task_type not in REGISTRY:
+        errors["task_type"] = f"unknown task type {task_type!r}; choose one of {', '.join(REGISTRY)}"
+    for field, (low, high) in SETTING_LIMITS.items():
+        value = settings.get(field)
+        if value is not None and not low <= value <= high:
+            errors[field] = f"{field} must be between {low:g} and {high:g}, got {value:g}"
+    if errors:
+        raise ValidationError(errors)
+
+
+def criteria_normalise(*, task_type: str, criteria: list[dict]) -> list[dict]:
+    """The criteria specs with their scales checked and normalised by the task type (name, scale_min,
+    scale_max, labels, help_text); raises ValidationError on ``criteria`` naming the criterion."""
+    if not criteria:
+        raise ValidationError({"criteria": "a project needs at least one criterion"})
+    seen, out = set(), []
+    for row, spec in enumerate(criteria):
+        name = spec.get("name")
+        if name in seen:
+            raise ValidationError({"criteria": criterion_error(f"criterion {name!r} is named twice", row, "name")})
+        seen.add(name)
+        try:
+            low, high, labels = REGISTRY[task_type].normalise_scale(
+                spec.get("scale_min"), spec.get("scale_max"), spec.get("labels"))
+        except TaskTypeError as exc:
+            raise ValidationError({"criteria": criterion_error(
+                f"criterion {name!r}: {exc}", row, _scale_field(str(exc)))}) from exc
+        out.append({**spec, "scale_min": low, "scale_max": high, "labels": labels,
+                    "help_text": spec.get("help_text", "")})
+    return out
+
+
+def criterion_error(message: str, row: int, field: str | None) -> ValidationError:
+    """An error about the ``row``-th criterion given; ``params`` carry the row and field for forms
+    that show it beside the field (the message reads the same without them)."""
+    # Django formats a message with its params (``%``): a literal % in a criterion's name is doubled.
+    return ValidationError(message.replace("%", "%%"), code="criterion", params={"row": row, "field": field})
+
+
+def _scale_field(message: str) -> str:
+    """The criterion field a task type's scale message is about."""
+    for field in ("labels", "scale_min must", "scale_max must"):
+        if message.startswith(field):
+            return field.split()[0]
+    return "scale_max"
 
 
 @transaction.atomic
 def project_create(*, created_by, name: str, task_type: str, criteria: list[dict], instructions: str = "",
                    raters_per_item: int = 1, double_annotation_share: float = 0.0, gold_rate: float = 0.0,
                    lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
-                   repeat_rate: float = 0.0, rankme_modulus: float | None = None) -> Project:
+                   repeat_rate: float = 0.0, rankme_modulus: float | None = None,
+                   randomise_output_order: bool = True, status: str = Project.Status.LIVE) -> Project:
     """A project with its criteria; its creator becomes a lead. Raises ValidationError by field.
 
     ``rankme_modulus`` (rankme only) turns on magnitude estimation against each item's reference.
     """
-    if task_type not in REGISTRY:
-        raise ValidationError({"task_type": f"unknown task type {task_type!r}; choose one of {', '.join(REGISTRY)}"})
-    if not criteria:
-        raise ValidationError({"criteria": "a project needs at least one criterion"})
-    project = Project(name=name, task_type=task_type, instructions=instructions, raters_per_item=raters_per_item,
-                      double_annotation_share=double_annotation_share, gold_rate=gold_rate,
-                      lease_seconds=lease_seconds, show_reference=show_reference, training_items=training_items,
-                      repeat_rate=repeat_rate, rankme_modulus=rankme_modulus, created_by=created_by)
+    settings = dict(task_type=task_type, raters_per_item=raters_per_item,
+                    double_annotation_share=double_annotation_share, gold_rate=gold_rate,
+                    lease_seconds=lease_seconds, training_items=training_items, repeat_rate=repeat_rate)
+    project_settings_check(**settings)
+    criteria = criteria_normalise(task_type=task_type, criteria=criteria)
+    project = Project(name=name, instructions=instructions, show_reference=show_reference,
+                      rankme_modulus=rankme_modulus, randomise_output_order=randomise_output_order, status=status,
+                      created_by=created_by, **settings)
     project.full_clean()
     project.save()
-    seen = set()
     for position, spec in enumerate(criteria):
-        name_ = spec.get("name")
-        if name_ in seen:
-            raise ValidationError({"criteria": f"criterion {name_!r} is named twice"})
-        seen.add(name_)
-        try:
-            low, high, labels = REGISTRY[task_type].normalise_scale(
-                spec.get("scale_min"), spec.get("scale_max"), spec.get("labels"))
-        except TaskTypeError as exc:
-            raise ValidationError({"criteria": f"criterion {name_!r}: {exc}"}) from exc
-        criterion = Criterion(project=project, name=name_, position=position, scale_min=low, scale_max=high,
-                              labels=labels, help_text=spec.get("help_text", ""))
+        criterion = Criterion(project=project, name=spec["name"], position=position, scale_min=spec["scale_min"],
+                              scale_max=spec["scale_max"], labels=spec["labels"], help_text=spec["help_text"])
         criterion.full_clean()
         criterion.save()
     if created_by is not None:

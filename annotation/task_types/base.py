@@ -80,11 +80,13 @@ class TaskType:
         """
         raise NotImplementedError
 
-    def draw_order(self, systems: list[str], rng: random.Random, left_balance: dict[str, int]) -> list[int]:
+    def draw_order(self, systems: list[str], rng: random.Random, left_balance: dict[str, int], *,
+                   randomise: bool = True) -> list[int]:
         """Output positions (as imported) in the order one rater is shown them: a fresh shuffle, so
-        no system profits from always being read first."""
+        no system profits from always being read first; the imported order when ``randomise`` is off."""
         order = list(range(len(systems)))
-        rng.shuffle(order)
+        if randomise:
+            rng.shuffle(order)
         return order
 
     def screen_value(self, value, shown_systems: list[str], display_position: int | None) -> tuple[str | None, object]:

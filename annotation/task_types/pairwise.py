@@ -56,9 +56,10 @@ class Pairwise(TaskType):
         check_system(value, systems, "value")
         return systems[0], WINS if value == systems[0] else LOSES, value
 
-    def draw_order(self, systems, rng, left_balance):
+    def draw_order(self, systems, rng, left_balance, *, randomise=True):
         """Put on the left the system this rater has seen on the left less often (ties drawn at
-        random), so each system is left about half the time whichever pairs the rater gets."""
+        random), so each system is left about half the time whichever pairs the rater gets; always,
+        whatever ``randomise`` says, since a fixed side would bias every judgment."""
         first, second = (left_balance.get(s, 0) for s in systems)
         if first == second:
             return [0, 1] if rng.random() < 0.5 else [1, 0]

@@ -102,6 +102,15 @@ EXPECTED = {
     "staffing-password-change": {"get": (302, 200, 200, 200, 200)},
     "api-audit": LEAD_READ,
     "audit-log": {"get": (302, 404, 403, 200, 200)},
+    # Creating (and cloning) a project needs the right to create projects, as POST api-projects: the
+    # world's lead leads a project but may not create one. An empty form is refused after the gate.
+    "console-project-new": {"get": (302, 403, 403, 200, 403), "post": (302, 403, 403, 400, 403)},
+    "console-project-new-preview": {"post": (302, 403, 403, 200, 403)},
+    "console-project-settings": {"get": (302, 404, 403, 200, 200), "post": PAGE_LEAD_POST["post"]},
+    "console-project-preview": {"post": (302, 404, 403, 200, 200)},
+    # A refused status change goes back to the project page with the reason.
+    "console-project-status": {"post": (302, 404, 403, 302, 302)},
+    "console-project-clone": {"get": (302, 404, 403, 200, 403), "post": (302, 404, 403, 400, 403)},
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 

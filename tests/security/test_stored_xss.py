@@ -70,3 +70,39 @@ def test_item_texts_and_flag_comments_are_shown_as_text_to_the_lead(page, live_s
     page.wait_for_load_state("load")
     expected = ["Flag <script>window.__xss=1;"] if path == "/projects/{pk}/" else []
     _assert_inert(page, dialogs, expected)
+
+
+MARKDOWN_PAYLOAD = ("## Steps\n\nRead **carefully**. [help](javascript:window.__xss=1) "
+                    "[data](data:text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==) "
+                    "![x](x\" onerror=\"window.__xss=1)\n\n" + PAYLOAD)
+
+
+@pytest.mark.parametrize("who", ["rater", "lead"])
+def test_markdown_instructions_are_rendered_but_run_nothing(page, live_server, who):
+    project, lead, rater = _hostile_project()
+    project.instructions = MARKDOWN_PAYLOAD
+    project.save(update_fields=["instructions"])
+    dialogs = _watch(page)
+    user, path = (rater, "/projects/{pk}/instructions/") if who == "rater" else (lead, "/projects/{pk}/")
+    log_in(page, live_server.url, user.username, PASSWORD, path.format(pk=project.pk))
+    page.wait_for_load_state("load")
+    _assert_inert(page, dialogs, ["Read carefully.", "<script>window.__xss=1;"])
+    instructions = page.locator(".instructions")
+    assert instructions.locator("h2").inner_text() == "Steps"
+    assert instructions.locator("strong").inner_text() == "carefully"
+    assert page.locator("a[href^='javascript'], a[href^='data'], .instructions img, .instructions script").count() == 0
+    page.click("text=help")  # a link left without its href goes nowhere
+    assert dialogs == [] and page.evaluate("window.__xss === undefined")
+
+
+def test_the_wizard_preview_renders_markdown_and_item_texts_inert(page, live_server):
+    project, lead, _ = _hostile_project()
+    dialogs = _watch(page)
+    log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/settings/")
+    page.fill("#id_instructions", MARKDOWN_PAYLOAD)
+    page.wait_for_function("Number(document.getElementById('wizard').dataset.previewed || 0) > 0")
+    assert page.locator("#instructions-preview strong").inner_text() == "carefully"
+    assert page.locator("#instructions-preview a[href], #instructions-preview img").count() == 0
+    frame = page.frame_locator("#preview-frame")
+    assert "Output <script>window.__xss=1;" in frame.locator("body").inner_text()
+    assert dialogs == [] and page.evaluate("window.__xss === undefined")

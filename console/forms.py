@@ -1,0 +1,161 @@
+"""The lead console's forms: a project's settings and its criteria (a formset). They parse and bound the
+input for the page; the services apply the project rules (annotation.services.project)."""
+from django import forms
+from django.core.exceptions import ValidationError
+
+from annotation.models import Project, TaskType
+from annotation.services.project import SETTING_LIMITS
+
+# The task types' default criterion, and the instructions a new project starts from.
+CRITERION_DEFAULTS = {
+    "likert": {"name": "Overall quality", "scale_min": 1, "scale_max": 5,
+               "labels": ["Very poor", "Poor", "Acceptable", "Good", "Very good"],
+               "help_text": "How good is this output as an answer to the input?"},
+    "rankme": {"name": "Overall quality", "scale_min": 0, "scale_max": 100, "labels": ["Worst", "Best"],
+               "help_text": "Place each output on the slider relative to the others."},
+    "pairwise": {"name": "Overall", "scale_min": None, "scale_max": None, "labels": [],
+                 "help_text": "Which output answers the input better? Choose a tie only if they are equally good."},
+}
+INSTRUCTIONS_DEFAULT = """## What you will do
+
+Read the **input**, then judge each output on every criterion below.
+
+- Judge each output on its own merits.
+- If an item is broken or you cannot judge it, flag it.
+"""
+
+
+def _percent(field: str, label: str, help_text: str) -> forms.FloatField:
+    low, high = SETTING_LIMITS[field]
+    return forms.FloatField(label=label, min_value=low * 100, max_value=high * 100, help_text=help_text,
+                            widget=forms.NumberInput(attrs={"step": "any"}))
+
+
+def _plain(x: float) -> float | int:
+    """A number as a person writes it: 15, not 15.0; 33.3333, not 33.33333333333333."""
+    x = round(float(x), 4)
+    return int(x) if x.is_integer() else x
+
+
+class ProjectSettingsForm(forms.Form):
+    """The settings in the units a lead thinks in (percent, minutes); ``settings()`` gives the
+    services' units."""
+
+    name = forms.CharField(max_length=200, label="Project name")
+    task_type = forms.ChoiceField(choices=TaskType.choices, widget=forms.RadioSelect, label="Task type")
+    instructions = forms.CharField(
+        required=False, label="Instructions for raters",
+        widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "true"}),
+        help_text="Markdown: **bold**, *italic*, lists, headings, links. Raters read them before their first item.")
+    raters_per_item = forms.IntegerField(
+        label="Raters per item", min_value=SETTING_LIMITS["raters_per_item"][0],
+        max_value=SETTING_LIMITS["raters_per_item"][1],
+        help_text="How many raters judge each double-annotated item.")
+    double_annotation_share = _percent(
+        "double_annotation_share", "Double-annotated share (%)",
+        "Share of items judged by that many raters; the others get one rater. Agreement needs some overlap.")
+    gold_rate = _percent("gold_rate", "Gold rate (%)", "Share of screens showing a gold item (checks raters).")
+    lease_minutes = forms.FloatField(
+        label="Lease time (minutes)", min_value=SETTING_LIMITS["lease_seconds"][0] / 60,
+        max_value=SETTING_LIMITS["lease_seconds"][1] / 60, widget=forms.NumberInput(attrs={"step": "any"}),
+        help_text="How long an item stays reserved for the rater who opened it.")
+    randomise_output_order = forms.BooleanField(
+        required=False, label="Shuffle the outputs for each rater",
+        help_text="Likert and RankME. Pairwise always balances left and right.")
+    show_reference = forms.BooleanField(required=False, label="Show the reference texts to raters")
+
+    @classmethod
+    def initial_for(cls, project: Project | None) -> dict:
+        if project is None:
+            return {"task_type": "likert", "instructions": INSTRUCTIONS_DEFAULT, "raters_per_item": 2,
+                    "double_annotation_share": 20, "gold_rate": 0, "lease_minutes": 15,
+                    "randomise_output_order": True, "show_reference": False}
+        return {"name": project.name, "task_type": project.task_type, "instructions": project.instructions,
+                "raters_per_item": project.raters_per_item,
+                "double_annotation_share": _plain(project.double_annotation_share * 100),
+                "gold_rate": _plain(project.gold_rate * 100), "lease_minutes": _plain(project.lease_seconds / 60),
+                "randomise_output_order": project.randomise_output_order, "show_reference": project.show_reference}
+
+    def settings(self) -> dict:
+        data = self.cleaned_data
+        return {"name": data["name"], "task_type": data["task_type"], "instructions": data["instructions"],
+                "raters_per_item": data["raters_per_item"],
+                "double_annotation_share": data["double_annotation_share"] / 100,
+                "gold_rate": data["gold_rate"] / 100, "lease_seconds": round(data["lease_minutes"] * 60),
+                "randomise_output_order": data["randomise_output_order"], "show_reference": data["show_reference"]}
+
+
+class CriterionForm(forms.Form):
+    id = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    name = forms.CharField(max_length=100, label="Name")
+    scale_min = forms.FloatField(required=False, label="Scale from", widget=forms.NumberInput(attrs={"step": "any"}))
+    scale_max = forms.FloatField(required=False, label="to", widget=forms.NumberInput(attrs={"step": "any"}))
+    labels = forms.CharField(
+        required=False, label="Labels", widget=forms.Textarea(attrs={"rows": 5}),
+        help_text="One per line, lowest first: one per scale point (Likert) or the two ends (RankME).")
+    help_text = forms.CharField(required=False, label="Help text", widget=forms.Textarea(attrs={"rows": 2}))
+
+    def spec(self) -> dict:
+        data = self.cleaned_data
+        labels = [line.strip() for line in data["labels"].splitlines() if line.strip()]
+        spec = {"name": data["name"], "scale_min": data["scale_min"], "scale_max": data["scale_max"],
+                "labels": labels, "help_text": data["help_text"]}
+        if data.get("id"):
+            spec["id"] = data["id"]
+        return spec
+
+    @staticmethod
+    def initial_from(spec: dict) -> dict:
+        scale = {k: None if spec.get(k) is None else _plain(spec[k]) for k in ("scale_min", "scale_max")}
+        return {**spec, **scale, "labels": "\n".join(spec.get("labels") or [])}
+
+
+class BaseCriterionFormSet(forms.BaseFormSet):
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        form.fields["ORDER"].label = "Position"
+        form.fields["DELETE"].label = "Remove"
+
+    def forms_in_order(self) -> list:
+        """The rows as the lead ordered them (their positions), for showing the form again."""
+        def position(indexed):
+            raw = str(indexed[1]["ORDER"].value() or "")
+            return (int(raw) if raw.isdigit() else float("inf"), indexed[0])
+        return [form for _, form in sorted(enumerate(self.forms), key=position)]
+
+    def specs(self) -> list[dict]:
+        """The criteria kept, in the order given (call after is_valid)."""
+        return [form.spec() for form in self.ordered_forms]
+
+    def lenient_specs(self) -> list[dict]:
+        """The rows that parse, in the order given, whatever the others hold (for the live preview)."""
+        if not self.is_bound:
+            return [{**row, "labels": [x for x in row.get("labels", "").splitlines() if x.strip()]}
+                    for row in self.initial or []]
+        rows = []
+        for index, form in enumerate(self.forms):
+            if not form.is_valid() or not form.has_changed() and index >= self.initial_form_count():
+                continue
+            if form.cleaned_data.get("DELETE"):
+                continue
+            order = form.cleaned_data.get("ORDER")
+            rows.append((order if order is not None else float("inf"), index, form.spec()))
+        return [spec for _, _, spec in sorted(rows, key=lambda r: (r[0], r[1]))]
+
+    def add_service_errors(self, errors: list[ValidationError]) -> list[str]:
+        """Puts each service error about a criterion beside its row and field; returns the others."""
+        kept = self.ordered_forms
+        loose = []
+        for error in errors:
+            params = error.params or {}
+            row = params.get("row")
+            if row is not None and row < len(kept):
+                field = params.get("field")
+                kept[row].add_error(field if field in kept[row].fields else None, error.messages)
+            else:
+                loose.extend(error.messages)
+        return loose
+
+
+CriterionFormSet = forms.formset_factory(CriterionForm, formset=BaseCriterionFormSet, extra=0, can_order=True,
+                                         can_delete=True, max_num=50, validate_max=True)

@@ -1,0 +1,6 @@
+"""The lead console's writes: setting a project up, its lifecycle, and cloning it for a new round."""
+from .project_clone import project_clone
+from .project_lifecycle import TRANSITIONS, project_status_set
+from .project_setup import project_settings_update, project_setup_create
+
+__all__ = ["TRANSITIONS", "project_clone", "project_settings_update", "project_setup_create", "project_status_set"]

@@ -1,0 +1,54 @@
+"""Cloning a project for a new round: its settings, criteria, instructions and quality-control rules,
+and optionally its items with their outputs, gold and subgroups (never judgments or assignments)."""
+from django.db import transaction
+
+from annotation.models import Criterion, Item, Membership, Output, Project, QcRules
+from audit.services import audit_record
+
+COPIED = ("task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds",
+          "show_reference", "repeat_rate", "training_items", "randomise_output_order")
+QC_COPIED = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
+             "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
+BATCH = 1000
+
+
+@transaction.atomic
+def project_clone(*, project: Project, actor, name: str, with_items: bool = False) -> Project:
+    """A draft copy of ``project`` named ``name``, ``actor`` its lead; raises ValidationError by field.
+
+    Items are copied without their quality-control copies (degraded and repeat items: make them anew
+    in the clone) and start unjudged.
+    """
+    clone = Project(name=name, status=Project.Status.DRAFT, created_by=actor,
+                    **{field: getattr(project, field) for field in COPIED})
+    clone.full_clean()
+    clone.save()
+    Criterion.objects.bulk_create(
+        Criterion(project=clone, name=c.name, position=c.position, scale_min=c.scale_min, scale_max=c.scale_max,
+                  labels=c.labels, help_text=c.help_text) for c in project.criteria.all())
+    Membership.objects.create(project=clone, user=actor, role=Membership.Role.LEAD)
+    rules = QcRules.objects.filter(project=project).order_by("-version").first()
+    if rules is not None:
+        QcRules.objects.create(project=clone, version=1, created_by=actor,
+                               **{field: getattr(rules, field) for field in QC_COPIED})
+    n_items = _items_copy(project, clone) if with_items else 0
+    audit_record(actor=actor, action="project.clone", project=clone, target=project.name,
+                 detail={"source_project": project.pk, "with_items": with_items, "n_items": n_items})
+    return clone
+
+
+def _items_copy(source: Project, clone: Project) -> int:
+    items = (Item.objects.filter(project=source, degraded_from__isnull=True, repeat_of__isnull=True)
+             .order_by("id").only("id", "external_id", "input", "references", "subgroup", "meta", "gold", "n_target"))
+    n, last = 0, 0
+    while batch := list(items.filter(id__gt=last)[:BATCH]):
+        last = batch[-1].pk
+        copies = Item.objects.bulk_create(
+            Item(project=clone, external_id=i.external_id, input=i.input, references=i.references,
+                 subgroup=i.subgroup, meta=i.meta, gold=i.gold, n_target=i.n_target) for i in batch)
+        new_id = {old.pk: new.pk for old, new in zip(batch, copies, strict=True)}
+        Output.objects.bulk_create(
+            Output(item_id=new_id[o.item_id], position=o.position, system=o.system, text=o.text)
+            for o in Output.objects.filter(item_id__in=new_id).order_by("item_id", "position"))
+        n += len(batch)
+    return n

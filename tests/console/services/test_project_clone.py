@@ -1,0 +1,62 @@
+"""Cloning a project for a new round: settings, criteria, instructions and rules, optionally the items,
+never the judgments, assignments or raters."""
+import pytest
+from django.core.exceptions import ValidationError
+
+from annotation.models import Item, Judgment, Membership, Output, Project, QcRules
+from audit.models import AuditEntry
+from console.services import project_clone
+from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def source():
+    project = ProjectFactory(name="round 1", criteria=["fluency", "coherence"], instructions="**Read** first.",
+                             raters_per_item=3, gold_rate=0.1, lease_seconds=1200, randomise_output_order=False,
+                             status="closed")
+    project.criteria.filter(name="fluency").update(labels=list("abcde"), help_text="well written?")
+    MembershipFactory(project=project, role=Membership.Role.RATER)
+    QcRules.objects.create(project=project, version=2, gold_accuracy_threshold=0.8, action="pause")
+    item = ItemFactory(project=project, external_id="a", subgroup="news", systems=["s1", "s2"], n_target=3)
+    ItemFactory(project=project, external_id="g", gold={"fluency": {"s1": 4}}, n_target=0)
+    ItemFactory(project=project, external_id="a-degraded", degraded_from=item)
+    JudgmentFactory(item=item)
+    return project
+
+
+def test_clone_without_items_copies_settings_criteria_and_rules_as_a_draft(source):
+    cloner = UserFactory()
+    clone = project_clone(project=source, actor=cloner, name="round 2")
+    assert (clone.name, clone.status, clone.task_type) == ("round 2", Project.Status.DRAFT, "likert")
+    assert (clone.instructions, clone.raters_per_item, clone.gold_rate, clone.lease_seconds,
+            clone.randomise_output_order) == ("**Read** first.", 3, 0.1, 1200, False)
+    assert [(c.name, c.labels, c.help_text, c.scale_max) for c in clone.criteria.all()] == [
+        ("fluency", list("abcde"), "well written?", 5.0), ("coherence", [], "", 5.0)]
+    assert list(clone.memberships.values_list("user", "role")) == [(cloner.pk, "lead")]
+    rules = QcRules.objects.get(project=clone)
+    assert (rules.version, rules.gold_accuracy_threshold, rules.action) == (1, 0.8, "pause")
+    assert not clone.items.exists()
+    entry = AuditEntry.objects.get(project=clone)
+    assert entry.action == "project.clone" and entry.detail == {"source_project": source.pk, "with_items": False,
+                                                                "n_items": 0}
+
+
+def test_clone_with_items_copies_outputs_gold_and_subgroups_but_no_judgment(source):
+    clone = project_clone(project=source, actor=UserFactory(), name="round 2", with_items=True)
+    items = {i.external_id: i for i in clone.items.all()}
+    assert set(items) == {"a", "g"}  # not the degraded copy
+    assert (items["a"].subgroup, items["a"].n_target, items["a"].n_judged) == ("news", 3, 0)
+    assert items["g"].gold == {"fluency": {"s1": 4}}
+    assert list(Output.objects.filter(item=items["a"]).values_list("position", "system", "text")) == [
+        (0, "s1", "s1 on a"), (1, "s2", "s2 on a")]
+    assert not Judgment.objects.filter(project=clone).exists() and not clone.assignments.exists()
+    assert Item.objects.filter(project=source).count() == 3  # the source is untouched
+
+
+def test_clone_needs_a_name(source):
+    with pytest.raises(ValidationError) as caught:
+        project_clone(project=source, actor=UserFactory(), name="")
+    assert "name" in caught.value.message_dict
+    assert Project.objects.count() == 1
