@@ -104,7 +104,7 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
     if created_by is not None:
         Membership.objects.create(project=project, user=created_by, role=Membership.Role.LEAD)
     audit_record(actor=created_by, action="project.create", project=project, target=project.name, detail={
-        "task_type": task_type, "criteria": [spec.get("name") for spec in criteria],
+        "task_type": task_type, "status": status, "criteria": [spec.get("name") for spec in criteria],
         **{name: getattr(project, name) for name in PROJECT_SETTINGS}})
     return project
 

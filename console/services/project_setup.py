@@ -33,10 +33,7 @@ def project_setup_create(*, actor, settings: dict, criteria: list[dict]) -> Proj
     """A draft project from the wizard, ``actor`` its lead; raises ValidationError by field."""
     project = project_create(created_by=actor, criteria=criteria, status=Project.Status.DRAFT,
                              **{k: settings[k] for k in SETTINGS if k in settings})
-    audit_record(actor=actor, action="project.create", project=project, target=project.name,
-                 detail={"task_type": project.task_type, "criteria": [c["name"] for c in criteria],
-                         "status": project.status})
-    return project
+    return project  # project_create recorded the audit entry
 
 
 @transaction.atomic
