@@ -63,18 +63,23 @@ class ProjectSettingsForm(forms.Form):
         required=False, label="Shuffle the outputs for each rater",
         help_text="Likert and RankME. Pairwise always balances left and right.")
     show_reference = forms.BooleanField(required=False, label="Show the reference texts to raters")
+    rankme_modulus = forms.FloatField(
+        required=False, min_value=0, label="RankME modulus (optional)", widget=forms.NumberInput(attrs={"step": "any"}),
+        help_text="RankME only: each item's reference is shown first with this fixed score (e.g. 100) and raters "
+                  "give the outputs any positive score relative to it. Every item then needs a reference.")
 
     @classmethod
     def initial_for(cls, project: Project | None) -> dict:
         if project is None:
             return {"task_type": "likert", "instructions": INSTRUCTIONS_DEFAULT, "raters_per_item": 2,
                     "double_annotation_share": 20, "gold_rate": 0, "lease_minutes": 15,
-                    "randomise_output_order": True, "show_reference": False}
+                    "randomise_output_order": True, "show_reference": False, "rankme_modulus": None}
         return {"name": project.name, "task_type": project.task_type, "instructions": project.instructions,
                 "raters_per_item": project.raters_per_item,
                 "double_annotation_share": _plain(project.double_annotation_share * 100),
                 "gold_rate": _plain(project.gold_rate * 100), "lease_minutes": _plain(project.lease_seconds / 60),
-                "randomise_output_order": project.randomise_output_order, "show_reference": project.show_reference}
+                "randomise_output_order": project.randomise_output_order, "show_reference": project.show_reference,
+                "rankme_modulus": project.rankme_modulus}
 
     def settings(self) -> dict:
         data = self.cleaned_data
@@ -82,7 +87,8 @@ class ProjectSettingsForm(forms.Form):
                 "raters_per_item": data["raters_per_item"],
                 "double_annotation_share": data["double_annotation_share"] / 100,
                 "gold_rate": data["gold_rate"] / 100, "lease_seconds": round(data["lease_minutes"] * 60),
-                "randomise_output_order": data["randomise_output_order"], "show_reference": data["show_reference"]}
+                "randomise_output_order": data["randomise_output_order"], "show_reference": data["show_reference"],
+                "rankme_modulus": data["rankme_modulus"]}
 
 
 class CriterionForm(forms.Form):

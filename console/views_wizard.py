@@ -74,6 +74,7 @@ def _preview(request, project: Project | None, form, formset) -> dict:
                               task_type=task_type, instructions=data["instructions"] or "",
                               show_reference=data["show_reference"],
                               randomise_output_order=data["randomise_output_order"],
+                              rankme_modulus=data["rankme_modulus"] if task_type == "rankme" else None,
                               lease_seconds=round(data["lease_minutes"] * 60))
     notes, criteria = [], []
     for spec in formset.lenient_specs():

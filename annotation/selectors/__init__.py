@@ -9,6 +9,7 @@ from .assignments import (
     rater_progress,
     rater_progress_for_project,
     rater_project_list,
+    screen_modulus,
     screen_questions,
 )
 from .items import item_list_for_project
@@ -28,6 +29,6 @@ __all__ = ["item_list_for_project", "project_create_allowed",
            "project_role", "rater_names_for_project",
            "assignment_answers", "assignment_get_for_rater", "assignment_previous_for_rater", "assignment_screen",
            "item_flag_list_for_project", "judgment_screen_values", "rater_progress", "rater_progress_for_project",
-           "rater_project_list", "screen_questions",
+           "rater_project_list", "screen_modulus", "screen_questions",
            "excluded_rater_ids", "gold_accuracy", "qc_rules_current", "qc_rules_defaults", "rater_action_list",
            "rater_quality_report"]

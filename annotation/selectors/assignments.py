@@ -22,12 +22,7 @@ def assignment_screen(assignment: Assignment) -> dict:
     item = assignment.item
     references = list(item.references)
     criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
-    modulus = None
-    if project.rankme_modulus is not None:
-        # The first reference is the modulus output (the import requires one); scores are unbounded.
-        modulus = {"text": references.pop(0) if references else "", "score": project.rankme_modulus}
-        for criterion in criteria:
-            criterion.update(scale_min=None, scale_max=None)
+    modulus = screen_modulus(project, references, criteria)
     return {
         "assignment_id": assignment.pk,
         "item": {
@@ -39,6 +34,16 @@ def assignment_screen(assignment: Assignment) -> dict:
         "criteria": criteria,
         "expires_at": assignment.expires_at,
     }
+
+
+def screen_modulus(project: Project, references: list[str], criteria: list[dict]) -> dict | None:
+    """RankME with a modulus: the reference output raters score against ({text, score}), taken off
+    ``references`` (the first; the import requires one), with the ``criteria`` made unbounded."""
+    if project.rankme_modulus is None:
+        return None
+    for criterion in criteria:
+        criterion.update(scale_min=None, scale_max=None)
+    return {"text": references.pop(0) if references else "", "score": project.rankme_modulus}
 
 
 def screen_questions(*, screen: dict, task_type, answers: dict | None = None) -> dict:

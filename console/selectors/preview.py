@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotation.models import Assignment, Criterion, Item, Project
-from annotation.selectors import screen_questions
+from annotation.selectors import screen_modulus, screen_questions
 from annotation.task_types import REGISTRY
 
 PREVIEW_ITEMS = 3
@@ -40,11 +40,14 @@ def preview_screen_context(*, project: Project, criteria: list[dict], item: dict
     task_type = REGISTRY[project.task_type]
     rows = [Criterion(pk=n + 1, name=c["name"], position=n, scale_min=c["scale_min"], scale_max=c["scale_max"],
                       labels=c["labels"], help_text=c["help_text"]) for n, c in enumerate(criteria)]
+    references, screen_criteria = list(item["references"]), [task_type.screen_criterion(c) for c in rows]
+    modulus = screen_modulus(project, references, screen_criteria)
     screen = {
         "assignment_id": None,
-        "item": {"input": item["input"], "references": item["references"] if project.show_reference else [],
+        "item": {"input": item["input"], "references": references if project.show_reference else [],
+                 "modulus": modulus,
                  "outputs": [{"position": p, "text": text} for p, text in enumerate(item["outputs"])]},
-        "criteria": [task_type.screen_criterion(c) for c in rows],
+        "criteria": screen_criteria,
     }
     assignment = Assignment(project=project, expires_at=timezone.now() + timedelta(seconds=project.lease_seconds))
     return {

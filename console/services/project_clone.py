@@ -6,7 +6,7 @@ from annotation.models import Criterion, Item, Membership, Output, Project, QcRu
 from audit.services import audit_record
 
 COPIED = ("task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds",
-          "show_reference", "repeat_rate", "training_items", "randomise_output_order")
+          "show_reference", "repeat_rate", "training_items", "randomise_output_order", "rankme_modulus")
 QC_COPIED = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
              "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
 BATCH = 1000

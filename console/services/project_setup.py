@@ -17,12 +17,14 @@ from console.selectors import project_has_started
 
 # The settings the console edits (the API's training_items and repeat_rate are left as they are).
 SETTINGS = ("name", "task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate",
-            "lease_seconds", "show_reference", "randomise_output_order")
+            "lease_seconds", "show_reference", "randomise_output_order", "rankme_modulus")
 # Settings fixed once raters have started: judgments on the old terms would mix with new ones.
 FIXED_ONCE_STARTED = {
     "task_type": "The task type cannot change once the project has judgments.",
     "raters_per_item": "Raters per item cannot change once raters have started (items keep the targets "
                        "they were given); clone the project for a new round.",
+    "rankme_modulus": "The RankME modulus cannot change once raters have started: their scores are relative to "
+                      "it; clone the project for a new round.",
     "double_annotation_share": "The double-annotated share cannot change once raters have started; clone the "
                                "project for a new round.",
 }
@@ -57,6 +59,9 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
     removed = [c for pk, c in existing.items() if pk not in kept]
     if project_has_started(project):
         _check_fixed(changes, specs, existing, removed)
+    if changes.get("rankme_modulus") is not None and project.items.filter(references=[]).exists():
+        raise ValidationError({"rankme_modulus": "Some items have no reference to score against; a modulus "
+                                                 "needs one on every item (re-import them with references)."})
 
     for field, value in changes.items():
         setattr(project, field, value)

@@ -138,3 +138,16 @@ def test_a_share_that_only_went_through_percent_rounding_is_no_change_once_start
                             criteria=_specs(project))
     project.refresh_from_db()
     assert project.double_annotation_share == 1 / 3
+
+
+def test_a_modulus_needs_a_reference_on_every_item_already_imported():
+    user = UserFactory()
+    project = project_setup_create(actor=user, settings=_settings(task_type="rankme"), criteria=[
+        {"name": "quality", "scale_min": 0, "scale_max": 100, "labels": ["Worst", "Best"]}])
+    ItemFactory(project=project, references=[])
+    with pytest.raises(ValidationError) as refused:
+        project_settings_update(project=project, actor=user, settings=_settings(task_type="rankme", rankme_modulus=100),
+                                criteria=_specs(project))
+    assert "no reference" in refused.value.message_dict["rankme_modulus"][0]
+    project.refresh_from_db()
+    assert project.rankme_modulus is None

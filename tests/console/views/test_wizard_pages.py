@@ -208,3 +208,23 @@ def test_the_preview_offers_the_first_three_ordinary_items_and_shows_the_one_pic
                           _settings_post(project, preview_item="2")).json()
     assert preview["items"] == ["Item doc-0", "Item doc-1", "Item doc-2"] and preview["item"] == 2
     assert "text of doc 2" in preview["screen"] and "text of doc 0" not in preview["screen"]
+
+
+RANKME_ROWS = {"task_type": "rankme", "criteria-TOTAL_FORMS": "1", "criteria-0-name": "quality",
+               "criteria-0-scale_min": "0", "criteria-0-scale_max": "100", "criteria-0-labels": "Worst\nBest"}
+
+
+def test_the_wizard_sets_a_rankme_modulus_and_previews_the_reference_scored_by_it(client, creator):
+    client.force_login(creator)
+    preview = client.post("/projects/new/preview/", wizard_post(**RANKME_ROWS, rankme_modulus="100")).json()
+    assert "score 100" in preview["screen"] and "Council extends the tram line" in preview["screen"]
+    assert 'data-scale="log"' in preview["screen"]
+    assert client.post("/projects/new/", wizard_post(**RANKME_ROWS, rankme_modulus="100")).status_code == 302
+    assert Project.objects.get(name="Summaries round 1").rankme_modulus == 100
+
+
+def test_a_modulus_on_a_likert_project_is_refused_beside_its_field(client, creator):
+    client.force_login(creator)
+    response = client.post("/projects/new/", wizard_post(rankme_modulus="100"))
+    assert response.status_code == 400 and not Project.objects.exists()
+    assert "only a rankme project takes a modulus" in response.content.decode()
