@@ -1,0 +1,1 @@
+"""Write paths of the lead console."""
