@@ -82,6 +82,12 @@ EXPECTED = {
     "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
     "rater-action": PAGE_LEAD_POST,
+    # The lead console's item and progress pages. An empty upload form is refused after the gate.
+    "console-item-upload": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "console-items": {"get": (302, 404, 403, 200, 200)},
+    "console-item-detail": {"get": (302, 404, 403, 200, 200)},
+    "console-progress": {"get": (302, 404, 403, 200, 200)},
+    "api-progress-summary": LEAD_READ,
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 
@@ -98,6 +104,8 @@ def _path(route: str, world) -> str:
         key = match.group(1)
         if key == "calibrator_id":
             return str(world.ids["calibrator_id"])
+        if key == "item_pk":
+            return str(world.ids["pk_item"])
         if route.startswith("api/v1/jobs/"):
             return str(world.ids["pk_job"])
         if route.startswith(("api/v1/exports/", "exports/")):

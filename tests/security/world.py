@@ -82,7 +82,7 @@ def build_world() -> World:
                                                    "weights": [1.0], "intercept": 0.0, "alpha": 1.0})
     world = World(project=project, other_project=other, users=users, assignment=assignment)
     world.ids = {"pk_project": project.pk, "pk_assignment": assignment.pk, "pk_job": job.pk,
-                 "pk_export": export.pk, "calibrator_id": calibrator.pk}
+                 "pk_export": export.pk, "calibrator_id": calibrator.pk, "pk_item": first.item_id}
     return world
 
 
