@@ -47,7 +47,6 @@ EXPECTED = {
     "api-docs": {"get": (200,) * 5},
     "home": {"get": (302, 200, 200, 200, 200)},
     "project-detail": {"get": (302, 404, 200, 200, 200)},
-    "item-import": PAGE_LEAD_POST,
     "rater-instructions": {"get": (302, 404, 200, 404, 404)},
     "rate-next": {"get": (302, 404, 302, 404, 404)},
     # An assignment not yet judged sends its rater back to the current screen.

@@ -128,3 +128,13 @@ def test_raters_get_403_and_outsiders_404(client, rater, project, django_user_mo
     client.force_login(django_user_model.objects.create_user("outsider", password="x-pass-12345"))
     assert client.get(f"/projects/{project.pk}/items/upload/").status_code == 404
     assert not Item.objects.exists()
+
+
+def test_the_upload_requires_a_csrf_token(lead, project):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(lead)
+    assert _upload(client, project, GOOD).status_code == 403
+    assert _upload(client, project, GOOD, HTTP_ACCEPT="application/json").status_code == 403
+    assert not Item.objects.exists()
