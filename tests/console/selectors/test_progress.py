@@ -90,9 +90,9 @@ def test_an_empty_project():
 
 def test_query_count_does_not_grow_with_the_project(django_assert_num_queries):
     small = known_project().project
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(7):
         progress_summary(small, now=NOW)
     large = known_project(extra_untouched=300)
     large.project.refresh_from_db()
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(7):
         progress_summary(large.project, now=NOW)
