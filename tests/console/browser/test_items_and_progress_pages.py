@@ -95,6 +95,7 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     screenshot(page, "console-item-detail")
 
     # When the lead opens the progress page, the chart is drawn and the numbers add up
+    page.clock.install()  # the page refreshes its numbers every 30 s: the test moves the clock on
     with page.expect_navigation():
         page.get_by_role("navigation", name="Lead console").get_by_role("link", name="Progress").click()
     page.wait_for_selector("#per-day-chart[data-drawn=true]")
@@ -112,6 +113,14 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     assert "console-rater-1" in page.inner_text("[data-testid=rater-throughput]")
     assert _no_sideways_scroll(page)
     screenshot(page, "console-progress")
+
+    # And it refreshes from the summary API when more work is done
+    for _ in range(4):
+        assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 4))
+    page.clock.run_for(31_000)
+    page.wait_for_function("document.querySelector('[data-key=complete]').textContent === '20'")
+    assert page.inner_text('[data-key="percent_complete"]') == "50"
 
     # At a tablet's width the pages still fit
     page.set_viewport_size({"width": 768, "height": 1024})
