@@ -1,4 +1,4 @@
-"""The progress page and its JSON twin: leads only, the numbers of progress_summary, a constant query count."""
+"""The progress page: leads only, the numbers of progress_summary, a constant query count."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -28,31 +28,11 @@ def test_the_page_shows_counts_chart_data_raters_and_leases(client, world):
     assert "Based on" in html
 
 
-def test_the_summary_api_matches_the_page(client, world):
-    client.force_login(world.lead)
-    data = client.get(f"/api/v1/projects/{world.project.pk}/progress/summary/").json()
-    assert {k: data["items"][k] for k in ("complete", "in_progress", "untouched", "gold", "slots_filled")} == {
-        "complete": 4, "in_progress": 3, "untouched": 3, "gold": 2, "slots_filled": 10}
-    assert data["median_seconds_per_item"] == 50 and data["leases"]["n_active"] == 1
-    assert data["leases"]["raters"] == [{"rater": "known-r3", "n": 1, "oldest_age_seconds": data["leases"]["raters"][0]
-                                         ["oldest_age_seconds"]}]
-    assert set(data["eta"]) == {"status", "seconds", "finish_at", "slots_per_hour", "n_recent", "based_on"}
-    assert {"day", "judgments", "screens"} == set(data["per_day"][0])
-
-
-def test_the_summary_api_is_in_the_schema(client, world):
-    schema = client.get("/api/schema/?format=json").json()
-    operation = schema["paths"]["/api/v1/projects/{id}/progress/summary/"]["get"]
-    assert "leases held now" in operation["description"]
-
-
 def test_raters_get_403_and_outsiders_404(client, world, django_user_model):
     client.force_login(world.raters["r1"])
     assert client.get(f"/projects/{world.project.pk}/progress/").status_code == 403
-    assert client.get(f"/api/v1/projects/{world.project.pk}/progress/summary/").status_code == 403
     client.force_login(django_user_model.objects.create_user("outsider", password="x-pass-12345"))
     assert client.get(f"/projects/{world.project.pk}/progress/").status_code == 404
-    assert client.get(f"/api/v1/projects/{world.project.pk}/progress/summary/").status_code == 404
 
 
 def test_page_queries_do_not_grow_with_the_project(client):
