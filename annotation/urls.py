@@ -27,7 +27,6 @@ api_urlpatterns = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("projects/<int:pk>/", views.project_detail, name="project-detail"),
-    path("projects/<int:pk>/items/import/", views.item_import_upload, name="item-import"),
     path("projects/<int:pk>/raters/", views_qc.rater_quality_page, name="rater-quality"),
     path("projects/<int:pk>/raters/action/", views_qc.rater_action, name="rater-action"),
     path("projects/<int:pk>/instructions/", views_rater.rater_instructions, name="rater-instructions"),

@@ -111,9 +111,9 @@ def test_the_entry_is_rolled_back_with_its_action(project, lead):
     assert not AuditEntry.objects.exists() and not Item.objects.exists()
 
 
-def test_item_upload_on_the_project_page(project, lead):
+def test_item_upload_on_the_console_upload_page(project, lead):
     upload = SimpleUploadedFile("page.csv", b"external_id,input,output_1,system_1\nc1,in,out,sys\n")
-    response = browser(lead).post(f"/projects/{project.pk}/items/import/", {"file": upload})
+    response = browser(lead).post(f"/projects/{project.pk}/items/upload/", {"file": upload})
     assert response.status_code == 302
     found = entry("items.import", project)
     assert (found.actor, found.target, found.detail, found.source) == (

@@ -47,7 +47,6 @@ EXPECTED = {
     "api-docs": {"get": (200,) * 5},
     "home": {"get": (302, 200, 200, 200, 200)},
     "project-detail": {"get": (302, 404, 200, 200, 200)},
-    "item-import": PAGE_LEAD_POST,
     "rater-instructions": {"get": (302, 404, 200, 404, 404)},
     "rate-next": {"get": (302, 404, 302, 404, 404)},
     # An assignment not yet judged sends its rater back to the current screen.
@@ -111,6 +110,12 @@ EXPECTED = {
     # A refused status change goes back to the project page with the reason.
     "console-project-status": {"post": (302, 404, 403, 302, 302)},
     "console-project-clone": {"get": (302, 404, 403, 200, 403), "post": (302, 404, 403, 400, 403)},
+    # The lead console's item and progress pages. An empty upload form is refused after the gate.
+    "console-item-upload": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "console-items": {"get": (302, 404, 403, 200, 200)},
+    "console-item-detail": {"get": (302, 404, 403, 200, 200)},
+    "console-progress": {"get": (302, 404, 403, 200, 200)},
+    "api-progress-summary": LEAD_READ,
 }
 ROUTES = sorted({(route, name) for route, name in url_patterns()}, key=lambda r: r[1] or "")
 
@@ -131,6 +136,8 @@ def _path(route: str, world) -> str:
             return world.ids["external_token"] if "/external/" in route else "no-such-invite"
         if key == "calibrator_id":
             return str(world.ids["calibrator_id"])
+        if key == "item_pk":
+            return str(world.ids["pk_item"])
         if route.startswith("api/v1/jobs/"):
             return str(world.ids["pk_job"])
         if route.startswith(("api/v1/exports/", "exports/")):

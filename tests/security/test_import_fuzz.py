@@ -153,7 +153,7 @@ def test_the_upload_page_refuses_a_file_over_the_limit_with_413(settings):
     client = Client()
     client.force_login(world.users["lead"])
     upload = SimpleUploadedFile("items.jsonl", b"x" * 5000, content_type="application/x-ndjson")
-    response = client.post(f"/projects/{world.project.pk}/items/import/", {"file": upload})
+    response = client.post(f"/projects/{world.project.pk}/items/upload/", {"file": upload})
     assert response.status_code == 413
     assert b"CONCORD_MAX_IMPORT_BYTES" in response.content
     assert Item.objects.count() == n_items

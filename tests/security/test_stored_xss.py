@@ -106,3 +106,29 @@ def test_the_wizard_preview_renders_markdown_and_item_texts_inert(page, live_ser
     frame = page.frame_locator("#preview-frame")
     assert "Output <script>window.__xss=1;" in frame.locator("body").inner_text()
     assert dialogs == [] and page.evaluate("window.__xss === undefined")
+
+
+def test_the_lead_console_shows_item_texts_system_names_and_flags_as_text(page, live_server):
+    project, lead, _ = _hostile_project()
+    item = project.items.get()
+    dialogs = _watch(page)
+    log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/items/")
+    _assert_inert(page, dialogs, ["sys<script>window.__xss=1;"])
+    page.goto(f"{live_server.url}/projects/{project.pk}/items/{item.pk}/")
+    _assert_inert(page, dialogs, ["Input <script>window.__xss=1;", "Output <script>window.__xss=1;",
+                                  "Ref <script>window.__xss=1;", "Flag <script>window.__xss=1;"])
+    page.goto(f"{live_server.url}/projects/{project.pk}/progress/")
+    _assert_inert(page, dialogs, [])
+
+
+def test_the_upload_error_report_shows_hostile_field_names_as_text(page, live_server, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path
+    project, lead, _ = _hostile_project()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"external_id": "y", "input": "i", "outputs": [], PAYLOAD: 1}) + "\n")
+    dialogs = _watch(page)
+    log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/items/upload/")
+    page.set_input_files("#id_file", str(bad))
+    page.click("text=Upload and import")
+    page.wait_for_selector("#upload-progress[data-state=failed]")
+    _assert_inert(page, dialogs, ["unknown field '<script>window.__xss=1;"])

@@ -86,7 +86,7 @@ def build_world() -> World:
     link = external_link_reset(project=project, by=users["lead"])
     world.ids = {"pk_project": project.pk, "pk_assignment": assignment.pk, "pk_job": job.pk,
                  "pk_export": export.pk, "calibrator_id": calibrator.pk, "invite_id": invite.pk,
-                 "external_token": link.token}
+                 "external_token": link.token, "pk_item": first.item_id}
     return world
 
 

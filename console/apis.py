@@ -1,0 +1,74 @@
+"""REST API of the lead console: one APIView per operation, thin over the console's selectors."""
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from console.access import lead_project
+from console.selectors.progress import progress_summary
+
+
+class ProgressSummaryApi(APIView):
+    """A project's progress for its leads: item states, target slots, judgments and screens per day (UTC),
+    per-rater throughput and median time per item (serving to submission), leases held now, and the
+    estimated time to completion with what it is based on."""
+
+    class OutputSerializer(serializers.Serializer):
+        class Items(serializers.Serializer):
+            n_items = serializers.IntegerField()
+            n_target_items = serializers.IntegerField(help_text="Non-gold items: complete + in_progress + untouched.")
+            complete = serializers.IntegerField()
+            in_progress = serializers.IntegerField()
+            untouched = serializers.IntegerField()
+            gold = serializers.IntegerField()
+            slots_target = serializers.IntegerField(help_text="Raters wanted, summed over non-gold items.")
+            slots_filled = serializers.IntegerField()
+            slots_remaining = serializers.IntegerField()
+            percent_complete = serializers.FloatField(allow_null=True, help_text="Filled slots in percent.")
+
+        class Eta(serializers.Serializer):
+            status = serializers.ChoiceField(choices=["done", "estimated", "not_enough_data"])
+            seconds = serializers.IntegerField(allow_null=True)
+            finish_at = serializers.DateTimeField(allow_null=True)
+            slots_per_hour = serializers.FloatField(allow_null=True)
+            n_recent = serializers.IntegerField(help_text="Slots filled in the recent window.")
+            based_on = serializers.CharField()
+
+        class Day(serializers.Serializer):
+            day = serializers.DateField()
+            judgments = serializers.IntegerField()
+            screens = serializers.IntegerField()
+
+        class Rater(serializers.Serializer):
+            rater = serializers.CharField()
+            is_paused = serializers.BooleanField()
+            judgments = serializers.IntegerField()
+            screens = serializers.IntegerField()
+            active_days = serializers.IntegerField()
+            judgments_per_day = serializers.FloatField(allow_null=True, help_text="Per active day.")
+            screens_per_day = serializers.FloatField(allow_null=True, help_text="Per active day.")
+            last_active = serializers.DateTimeField(allow_null=True)
+            median_seconds_per_item = serializers.FloatField(allow_null=True)
+
+        class Leases(serializers.Serializer):
+            class Holder(serializers.Serializer):
+                rater = serializers.CharField()
+                n = serializers.IntegerField(help_text="Leases this rater holds now.")
+                oldest_age_seconds = serializers.IntegerField()
+
+            n_active = serializers.IntegerField()
+            oldest_age_seconds = serializers.IntegerField(allow_null=True)
+            raters = Holder(many=True)
+
+        generated_at = serializers.DateTimeField()
+        items = Items()
+        median_seconds_per_item = serializers.FloatField(allow_null=True)
+        eta = Eta()
+        per_day = Day(many=True)
+        raters = Rater(many=True)
+        leases = Leases()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, pk):
+        project = lead_project(request.user, pk)
+        return Response(self.OutputSerializer(progress_summary(project)).data)

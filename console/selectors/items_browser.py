@@ -1,0 +1,103 @@
+"""The lead's item browser: items filtered by external id, subgroup, system and status, with counts per
+status, and one item with everything raters said about it."""
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.shortcuts import get_object_or_404
+
+from annotation.models import Item, ItemFlag, Judgment, Output, Project
+from annotation.selectors.judgments import rater_names_for_project
+
+PAGE_SIZE = 50
+
+# Every non-gold item is in exactly one of complete / in progress / untouched; gold items are served outside
+# the targets, and "flagged" (a rater reported the item) cuts across the others.
+STATUS_FILTERS = {
+    "untouched": Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0),
+    "in_progress": Q(gold__isnull=True, n_judged__lt=F("n_target")) & (Q(n_judged__gt=0) | Q(n_leased__gt=0)),
+    "complete": Q(gold__isnull=True, n_judged__gte=F("n_target")),
+    "gold": Q(gold__isnull=False),
+    "flagged": Q(is_flagged=True),
+}
+STATUS_LABELS = {"untouched": "Untouched", "in_progress": "In progress", "complete": "Complete", "gold": "Gold",
+                 "flagged": "Flagged"}
+
+
+@dataclass(frozen=True)
+class ItemFilters:
+    search: str = ""
+    subgroup: str = ""
+    system: str = ""
+    status: str = ""
+
+    def __post_init__(self):
+        if self.status and self.status not in STATUS_FILTERS:
+            raise ValueError(f"unknown status {self.status!r}; use one of {', '.join(STATUS_FILTERS)}")
+
+
+def item_status(item: Item) -> str:
+    """One of untouched / in_progress / complete / gold for an item row."""
+    if item.gold is not None:
+        return "gold"
+    if item.n_judged >= item.n_target:
+        return "complete"
+    return "in_progress" if item.n_judged or item.n_leased else "untouched"
+
+
+def _items(project: Project, filters: ItemFilters) -> QuerySet[Item]:
+    items = Item.objects.filter(project=project).annotate(
+        is_flagged=Exists(ItemFlag.objects.filter(item=OuterRef("pk"))))
+    if filters.search:
+        items = items.filter(external_id__icontains=filters.search)
+    if filters.subgroup:
+        items = items.filter(subgroup=filters.subgroup)
+    if filters.system:
+        items = items.filter(Exists(Output.objects.filter(item=OuterRef("pk"), system=filters.system)))
+    return items
+
+
+def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str = 1,
+                      page_size: int = PAGE_SIZE) -> dict:
+    """The page of items matching ``filters`` (with their systems), the count per status among the items
+    matching every filter but the status, and the subgroups and systems to filter by. Six queries."""
+    items = _items(project, filters)
+    # Prefixed: an aggregate may not share a name with a field it filters on (gold).
+    counts = items.aggregate(total=Count("id"), **{
+        f"n_{status}": Count("id", filter=condition) for status, condition in STATUS_FILTERS.items()})
+    counts.update({status: counts.pop(f"n_{status}") for status in STATUS_FILTERS})
+    if filters.status:
+        items = items.filter(STATUS_FILTERS[filters.status])
+    items = items.only("id", "external_id", "subgroup", "gold", "n_target", "n_judged", "n_leased").prefetch_related(
+        Prefetch("outputs", queryset=Output.objects.only("id", "item_id", "position", "system")))
+    page_obj: Page = Paginator(items.order_by("id"), page_size).get_page(page)
+    for item in page_obj:
+        item.status = item_status(item)
+        item.status_label = STATUS_LABELS[item.status]
+    return {
+        "page": page_obj,
+        "counts": counts,
+        "subgroups": list(Item.objects.filter(project=project).exclude(subgroup="").order_by("subgroup")
+                          .values_list("subgroup", flat=True).distinct()),
+        "systems": list(Output.objects.filter(item__project=project).order_by("system")
+                        .values_list("system", flat=True).distinct()),
+    }
+
+
+def item_detail_for_lead(project: Project, item_pk: int) -> dict:
+    """One item of ``project`` (Http404 otherwise) with its outputs and system names, gold answer, flags and
+    every judgment row, current or revised, in submission order. Five queries."""
+    item = get_object_or_404(Item.objects.filter(project=project), pk=item_pk)
+    item.status = item_status(item)
+    item.status_label = STATUS_LABELS[item.status]
+    judgments = list(Judgment.objects.filter(item=item).select_related("criterion", "output", "rater")
+                     .order_by("rater_id", "submitted_at", "id"))
+    names = rater_names_for_project(project)
+    for judgment in judgments:
+        judgment.rater_name = names.get(judgment.rater_id, judgment.rater.username)
+    return {
+        "item": item,
+        "outputs": list(item.outputs.order_by("position")),
+        "judgments": judgments,
+        "flags": list(ItemFlag.objects.filter(item=item).select_related("rater").order_by("created_at", "id")),
+    }

@@ -1,0 +1,170 @@
+"""How far a project has come, for its leads: item states, target slots, judgments per day, per-rater
+throughput and time per item, leases held now and an estimate of the time to completion."""
+import statistics
+from collections import defaultdict
+from datetime import UTC, date, datetime, timedelta
+
+from django.db import NotSupportedError
+from django.db.models import Count, FloatField, Func, IntegerField, Max, Min, Q, Sum
+from django.db.models.functions import Least, TruncDate
+from django.utils import timezone
+
+from annotation.models import Assignment, Item, Judgment, Membership, Project
+
+from .items_browser import STATUS_FILTERS
+
+# The estimate uses the slots filled in this recent window, and none when fewer were filled or the
+# filling spans too short a time to give a rate.
+ETA_WINDOW = timedelta(days=7)
+ETA_MIN_SLOTS = 10
+ETA_MIN_SPAN = timedelta(minutes=10)
+MAX_DAYS_CHARTED = 366
+
+
+def _items(project: Project) -> dict:
+    states = ("complete", "in_progress", "untouched", "gold")
+    counts = Item.objects.filter(project=project).aggregate(
+        n_items=Count("id"),
+        # Prefixed: an aggregate may not share a name with a field it filters on (gold).
+        **{f"n_{state}": Count("id", filter=STATUS_FILTERS[state]) for state in states},
+        slots_target=Sum("n_target", filter=Q(gold__isnull=True), default=0),
+        slots_filled=Sum(Least("n_judged", "n_target", output_field=IntegerField()), filter=Q(gold__isnull=True),
+                         default=0),
+    )
+    counts.update({state: counts.pop(f"n_{state}") for state in states})
+    counts["n_target_items"] = counts["complete"] + counts["in_progress"] + counts["untouched"]
+    counts["slots_remaining"] = counts["slots_target"] - counts["slots_filled"]
+    counts["percent_complete"] = (round(100 * counts["slots_filled"] / counts["slots_target"], 1)
+                                  if counts["slots_target"] else None)
+    return counts
+
+
+class SecondsBetween(Func):
+    """Seconds from the first datetime to the second, as a float (fetched as such: parsing tens of
+    thousands of datetimes in Python costs more than the query)."""
+
+    arity = 2
+    output_field = FloatField()
+
+    def as_sql(self, compiler, connection, **extra):
+        raise NotSupportedError(f"SecondsBetween has no SQL for {connection.vendor}")
+
+    def as_postgresql(self, compiler, connection, **extra):
+        start, end = self.source_expressions
+        return Func(end, start, template="EXTRACT(EPOCH FROM (%(expressions)s))", arg_joiner=" - ",
+                    output_field=FloatField()).as_sql(compiler, connection, **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        start, end = self.source_expressions
+        # Django registers django_timestamp_diff (microseconds) on its SQLite connections; julianday()
+        # would lose microseconds.
+        return Func(end, start, template="(django_timestamp_diff(%(expressions)s) / 1000000.0)",
+                    output_field=FloatField()).as_sql(compiler, connection, **extra)
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _eta(*, remaining: int, n_recent: int, first_recent: datetime | None, now: datetime) -> dict:
+    based_on = (f"target slots (one rater on one non-gold item) filled through the rater loop in the last "
+                f"{ETA_WINDOW.days} days")
+    if remaining == 0:
+        return {"status": "done", "seconds": 0, "finish_at": None, "slots_per_hour": None, "n_recent": n_recent,
+                "based_on": based_on}
+    span = now - first_recent if first_recent else timedelta(0)
+    if n_recent < ETA_MIN_SLOTS or span < ETA_MIN_SPAN:
+        return {"status": "not_enough_data", "seconds": None, "finish_at": None, "slots_per_hour": None,
+                "n_recent": n_recent,
+                "based_on": f"{based_on}; needs at least {ETA_MIN_SLOTS} over at least "
+                            f"{int(ETA_MIN_SPAN.total_seconds() // 60)} minutes"}
+    rate = n_recent / span.total_seconds()
+    seconds = remaining / rate
+    return {"status": "estimated", "seconds": round(seconds), "finish_at": now + timedelta(seconds=seconds),
+            "slots_per_hour": round(rate * 3600, 2), "n_recent": n_recent, "based_on": based_on}
+
+
+def _days(first: date, last: date) -> list[date]:
+    first = max(first, last - timedelta(days=MAX_DAYS_CHARTED - 1))
+    return [first + timedelta(days=k) for k in range((last - first).days + 1)]
+
+
+def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
+    """Everything the progress page shows, in seven queries whatever the project's size.
+
+    Days are UTC dates. Judgments are the current ones (a revision replaces its row); a screen is a done
+    assignment, and its time is from serving to submission. The estimate divides the slots left by the rate
+    at which slots were filled in the last ``ETA_WINDOW`` (done assignments on non-gold items).
+    """
+    now = now or timezone.now()
+    items = _items(project)
+
+    judgments_by_rater_day = (Judgment.objects.filter(project=project, is_current=True)
+                              .annotate(day=TruncDate("submitted_at", tzinfo=UTC)).values("rater_id", "day")
+                              .annotate(n=Count("id"), last=Max("submitted_at")).order_by())
+    per_day = defaultdict(lambda: {"judgments": 0, "screens": 0})
+    raters = defaultdict(lambda: {"judgments": 0, "screens": 0, "days": set(), "last_active": None, "seconds": []})
+    for row in judgments_by_rater_day:
+        per_day[row["day"]]["judgments"] += row["n"]
+        rater = raters[row["rater_id"]]
+        rater["judgments"] += row["n"]
+        rater["days"].add(row["day"])
+        rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
+
+    done = Assignment.objects.filter(project=project, status=Assignment.Status.DONE, completed_at__isnull=False)
+    screens_by_rater_day = (done.annotate(day=TruncDate("completed_at", tzinfo=UTC)).values("rater_id", "day")
+                            .annotate(n=Count("id"), last=Max("completed_at")).order_by())
+    for row in screens_by_rater_day:
+        per_day[row["day"]]["screens"] += row["n"]
+        rater = raters[row["rater_id"]]
+        rater["screens"] += row["n"]
+        rater["days"].add(row["day"])
+        rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
+    all_seconds = []
+    for rater_id, seconds in done.annotate(seconds=SecondsBetween("served_at", "completed_at")).values_list(
+            "rater_id", "seconds"):
+        seconds = max(float(seconds), 0.0)
+        all_seconds.append(seconds)
+        raters[rater_id]["seconds"].append(seconds)
+    recent = done.filter(item__gold__isnull=True, item__n_target__gt=0, completed_at__gte=now - ETA_WINDOW).aggregate(
+        n=Count("id"), first=Min("completed_at"))
+
+    leases = list(Assignment.objects.filter(project=project, status=Assignment.Status.ACTIVE, expires_at__gt=now)
+                  .values("rater_id").annotate(n=Count("id"), oldest=Min("served_at")).order_by("-n", "oldest"))
+    names, memberships = {}, {}
+    for user_id, external_name, username, role, is_paused in Membership.objects.filter(project=project).values_list(
+            "user_id", "external_name", "user__username", "role", "is_paused"):
+        names[user_id] = external_name or username  # as rater_names_for_project
+        if role == Membership.Role.RATER:
+            memberships[user_id] = is_paused
+
+    rater_rows = []
+    for rater_id in set(raters) | set(memberships):
+        r = raters[rater_id]
+        n_days = len(r["days"])
+        rater_rows.append({
+            "rater": names.get(rater_id, f"user {rater_id}"), "is_paused": memberships.get(rater_id, False),
+            "judgments": r["judgments"], "screens": r["screens"], "active_days": n_days,
+            "judgments_per_day": round(r["judgments"] / n_days, 1) if n_days else None,
+            "screens_per_day": round(r["screens"] / n_days, 1) if n_days else None,
+            "last_active": r["last_active"], "median_seconds_per_item": _median(r["seconds"]),
+        })
+    rater_rows.sort(key=lambda row: (-row["judgments"], row["rater"]))
+
+    today = now.astimezone(UTC).date()
+    days = _days(min(per_day), max(max(per_day), today)) if per_day else []
+    return {
+        "generated_at": now,
+        "items": items,
+        "median_seconds_per_item": _median(all_seconds),
+        "eta": _eta(remaining=items["slots_remaining"], n_recent=recent["n"], first_recent=recent["first"], now=now),
+        "per_day": [{"day": day, **per_day.get(day, {"judgments": 0, "screens": 0})} for day in days],
+        "raters": rater_rows,
+        "leases": {
+            "n_active": sum(row["n"] for row in leases),
+            "oldest_age_seconds": round((now - min(row["oldest"] for row in leases)).total_seconds()) if leases
+            else None,
+            "raters": [{"rater": names.get(row["rater_id"], f"user {row['rater_id']}"), "n": row["n"],
+                        "oldest_age_seconds": round((now - row["oldest"]).total_seconds())} for row in leases],
+        },
+    }

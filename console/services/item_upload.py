@@ -1,0 +1,83 @@
+"""The upload page's item import as a background job: the file is kept under MEDIA_ROOT until the job has
+run annotation's item_import on it, with progress the page can poll at ``/api/v1/jobs/{id}/``."""
+import shutil
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
+
+from annotation.models import Job, Project
+from annotation.parsers import spool
+from annotation.services import ImportRejected, detect_format, item_import
+from annotation.services.job import job_start
+from console.selectors.import_errors import import_error_rows
+
+KIND = "item_import"
+UPLOAD_DIR = "imports"
+
+
+class _ProgressOnItsOwnConnection:
+    """item_import writes everything in one transaction, so progress written through the same connection
+    would stay invisible to the polling page until the very end: it goes through a connection of its own,
+    in autocommit. SQLite allows one writer at a time, so there progress is reported only at the end."""
+
+    def __init__(self, job_id: int):
+        self.job_id = job_id
+        self.last = 0.0
+        self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
+
+    def __call__(self, done: int, total: int) -> None:
+        share = min(1.0, done / total) if total else 1.0
+        if share - self.last < 0.02 and share < 1.0:
+            return
+        self.last = share
+        table = self.connection.ops.quote_name(Job._meta.db_table)
+        with self.connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s",
+                           [share, f"{done} of {total} items written", self.job_id])
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def _upload_path(name: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / UPLOAD_DIR / name
+
+
+def item_upload_start(*, project: Project, upload, created_by) -> Job:
+    """Keeps the uploaded file and starts the import job once the transaction commits.
+
+    Raises ImportTooLarge past CONCORD_MAX_IMPORT_BYTES (nothing is kept then).
+    """
+    from console.jobs import item_upload_import_job
+
+    fmt = detect_format(upload.name, upload.content_type)
+    name = f"{uuid.uuid4().hex}.{fmt}"
+    path = _upload_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with spool(upload) as source, open(path, "wb") as target:
+        shutil.copyfileobj(source, target)
+    return job_start(kind=KIND, task=item_upload_import_job, project=project, created_by=created_by,
+                     params={"file": name, "format": fmt, "filename": upload.name})
+
+
+def item_upload_import(*, job: Job) -> dict:
+    """Runs item_import on the job's file and deletes the file. A rejected file leaves the error report,
+    one ``{line, field, problem}`` per bad line, in the job's result before the job fails."""
+    path = _upload_path(job.params["file"])
+    progress = None if connections[DEFAULT_DB_ALIAS].vendor == "sqlite" else _ProgressOnItsOwnConnection(job.pk)
+    try:
+        with open(path, "rb") as stream:
+            imported = item_import(project=job.project, stream=stream, fmt=job.params["format"], progress=progress,
+                                   by=job.created_by, file_name=job.params["filename"])
+    except ImportRejected as exc:
+        report = exc.report.as_dict()
+        Job.objects.filter(pk=job.pk).update(result={
+            "detail": report["detail"], "n_errors": report["n_errors"], "errors": import_error_rows(report)})
+        raise
+    finally:
+        path.unlink(missing_ok=True)
+        if progress:
+            progress.close()
+    return {"imported": imported}

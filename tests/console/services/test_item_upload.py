@@ -1,0 +1,44 @@
+"""The upload import job's progress is visible to other connections while the import's transaction is open."""
+import importlib
+import json
+
+import pytest
+from django.db import DEFAULT_DB_ALIAS, connections
+
+import console.services.item_upload as item_upload
+from annotation.models import Job, Membership
+from console.services.item_upload import item_upload_import
+from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_is_committed_while_the_import_runs(settings, tmp_path, monkeypatch):
+    settings.MEDIA_ROOT = tmp_path
+    project = ProjectFactory(criteria=["fluency"])
+    lead = UserFactory(username="progress-lead")
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    (tmp_path / "imports").mkdir()
+    (tmp_path / "imports" / "f.jsonl").write_bytes(b"".join(
+        json.dumps({"external_id": f"d{k}", "input": "x", "outputs": [{"system": "s", "text": "t"}]}).encode() + b"\n"
+        for k in range(10)))
+    job = Job.objects.create(kind="item_import", project=project, created_by=lead,
+                             params={"file": "f.jsonl", "format": "jsonl", "filename": "f.jsonl"})
+    # The package re-exports the function under the module's name: fetch the module itself.
+    monkeypatch.setattr(importlib.import_module("annotation.services.item_import"), "BATCH_SIZE", 2)
+    seen = []
+    report = item_upload._ProgressOnItsOwnConnection.__call__
+    watcher = connections.create_connection(DEFAULT_DB_ALIAS)  # as the page polling the job
+
+    def spy(self, done, total):
+        report(self, done, total)
+        with watcher.cursor() as cursor:
+            cursor.execute("SELECT progress FROM annotation_job WHERE id = %s", [job.pk])
+            seen.append(cursor.fetchone()[0])
+
+    monkeypatch.setattr(item_upload._ProgressOnItsOwnConnection, "__call__", spy)
+    try:
+        assert item_upload_import(job=job) == {"imported": 10}
+    finally:
+        watcher.close()
+    assert seen == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
+    assert not (tmp_path / "imports" / "f.jsonl").exists()
