@@ -81,3 +81,16 @@ def gather_ratings(data: np.ndarray, *, min_ratings: int = 2):
         ms.append(block.m)
         used |= block.rater_used
     return np.concatenate(units), np.concatenate(values), np.concatenate(ms), used
+
+
+def unit_kinds(counts: np.ndarray):
+    """The distinct rows of a per-unit counts table and each unit's row among them."""
+    if counts.shape[0] == 0:
+        return counts, np.zeros(0, dtype=np.intp)
+    base = float(counts.max()) + 1.0
+    if base ** counts.shape[1] < 2.0**53:  # one exact float code per row
+        code = counts @ base ** np.arange(counts.shape[1])
+        _, first, kind = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, kind = np.unique(counts, axis=0, return_index=True, return_inverse=True)
+    return counts[first], kind.reshape(-1)
