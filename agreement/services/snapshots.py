@@ -9,6 +9,7 @@ from threadpoolctl import threadpool_limits
 
 from agreement.models import AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
+from agreement.services.gold_snapshots import gold_accuracy_rows
 from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
 from agreement.services.snapshot_rows import SNAPSHOT_FIELDS, RowBuilder, Scope, ScopeId, Sizes, Window
 from agreement.services.snapshots_from_counts import MAX_COUNTED_CATEGORIES, CountsComputation
@@ -230,6 +231,7 @@ def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, in
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
             project_computation(project, records, builder).run(progress)
+        gold_accuracy_rows(project, records.weeks, builder)
     with transaction.atomic():
         AgreementSnapshot.objects.filter(project=project).delete()
         insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
