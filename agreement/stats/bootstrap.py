@@ -358,7 +358,7 @@ def _summarise(name, original, replicates, failed, level) -> BootstrapResult:
             f"the statistic was undefined on {failed} of {replicates.size} bootstrap replicates "
             "(too few units or a single category); there are too few units for a bootstrap interval"
         )
-    low, high = np.quantile(valid, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    low, high = _percentiles(valid, np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0]))
     return BootstrapResult(
         statistic=name,
         value=float(original),
@@ -368,3 +368,16 @@ def _summarise(name, original, replicates, failed, level) -> BootstrapResult:
         n_resamples=int(replicates.size),
         n_failed=int(failed),
     )
+
+
+def _percentiles(values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``np.quantile(values, q)`` (its default "linear" method, the same floating-point steps) from
+    one sort: np.quantile's own overhead was a tenth of the dashboard's bootstrap time."""
+    ordered = np.sort(values)
+    virtual = (ordered.size - 1) * q
+    below = np.floor(virtual).astype(np.intp)
+    above = np.minimum(below + 1, ordered.size - 1)
+    gamma = virtual - below
+    a, b = ordered[below], ordered[above]
+    diff = b - a
+    return np.where(gamma >= 0.5, b - diff * (1.0 - gamma), a + diff * gamma)
