@@ -78,7 +78,8 @@ class CountsComputation:
             [lo + np.flatnonzero(self.cu_subgroup[lo:hi] == g)
              for lo, hi in zip(self.criterion_start[:-1], self.criterion_start[1:], strict=True)]
             for g in range(len(records.subgroups))]
-        self.columns = [np.searchsorted(self.values, c) for c in categories]
+        self.column_numbers = [np.searchsorted(self.values, c) for c in categories]
+        self.columns = [_as_slice(numbers) for numbers in self.column_numbers]
         self.criterion_position = {c.id: k for k, c in enumerate(records.criteria)}
         self.pairs = _RatingPairs(self)
         self.durations = _CumulativeDurations(self)
@@ -121,9 +122,8 @@ class CountsComputation:
         self.judgments = np.bincount(criterion * r + rater, minlength=n_c * r).reshape(n_c, r)
         self.slice_scope(window, ScopeId(Scope.OVERALL, "overall"), self.pooled, self.pairable_raters["overall"])
         for c, record in enumerate(self.records.criteria):
-            units = self.criterion_start[c] + np.flatnonzero(
-                self.rated[self.criterion_start[c]:self.criterion_start[c + 1]])
-            if units.size:
+            units = slice(self.criterion_start[c], self.criterion_start[c + 1])
+            if self.rated[units].any():
                 self.criterion_scope(window, c, record.id, units, week, cumulative, rows)
         for g, name in enumerate(self.records.subgroups):
             units = self.subgroup_units[g]
@@ -140,10 +140,15 @@ class CountsComputation:
                                            int(self.pairable_raters["subgroup_criterion"][g * n_c + c]), 0)
                     self.main(window, scope, counted)
 
-    def counted(self, units: np.ndarray, columns, values, n_raters_pairable: int, n_raters_rated: int):
-        """The scope of ``units`` (in column order) over ``columns`` of the tables."""
-        units = units[self.rated[units]]
-        table = self.counts[units][:, columns]
+    def counted(self, units, columns, values, n_raters_pairable: int, n_raters_rated: int):
+        """The scope of ``units`` (in column order; a slice for a range) over ``columns`` of the tables."""
+        if isinstance(units, slice):  # a criterion's units: rows of a range, no gather
+            rows = self.counts[units]
+            table = rows[self.rated[units]][:, columns]
+            units = np.arange(units.start, units.stop)[self.rated[units]]
+        else:
+            units = units[self.rated[units]]
+            table = self.counts[units][:, columns]
         pairable = table[self.pairable[units]]
         return CountedScope(table=table, pairable=pairable, values=np.asarray(values, dtype=np.float64),
                             coincidences=coincidences_from_counts(pairable) if len(pairable) else None,
@@ -260,6 +265,13 @@ class CountsComputation:
             return np.where(shared > 0, total / shared, np.nan)
 
 
+def _as_slice(columns: np.ndarray):
+    """Consecutive column numbers as a slice, so that taking them copies nothing."""
+    if columns.size and np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
+        return slice(int(columns[0]), int(columns[0]) + columns.size)
+    return columns
+
+
 class _RatingPairs:
     """Every pair of ratings of a unit by two raters, with its criterion, raters (a < b), their
     categories, and the week it is complete in (the later rating's), so a window's pair tables are
@@ -289,7 +301,7 @@ class _RatingPairs:
         criterion = computation.criterion[first]
         self.k = max(len(c) for c in computation.categories)
         local = np.empty(computation.code.size, dtype=np.int64)
-        for c, columns in enumerate(computation.columns):
+        for c, columns in enumerate(computation.column_numbers):
             in_c = computation.criterion == c
             local[in_c] = np.searchsorted(columns, computation.code[in_c])
         self.n_raters = computation.n_raters

@@ -9,6 +9,7 @@ per rater with ``bincount`` gives every rater's alpha at once, instead of recomp
 import numpy as np
 
 from ._units import unit_kinds
+from .reliability_data import _observed_codes
 
 # Above this many distinct values the per-rater coincidence changes (raters x values^2) get large;
 # the caller then deletes rows one at a time instead.
@@ -39,10 +40,13 @@ def categorical(data: np.ndarray, level: str, difference_matrix):
 def categorical_ratings(rater, unit, values, m, n_raters: int, level: str, difference_matrix):
     """:func:`categorical` from the ratings of units rated at least twice: ``rater[i]`` (a row
     below ``n_raters``), ``unit[i]`` and ``values[i]``, with ``m[u]`` the ratings of unit ``u``."""
-    categories, code = np.unique(values, return_inverse=True)
+    categories, code = _observed_codes(values)
     k = categories.size
-    units, local = np.unique(unit, return_inverse=True)
-    m = m[units]
+    # units renumbered in order through a count over the unit numbers (m covers them): no sort
+    present = np.bincount(unit, minlength=m.size) > 0
+    local = (np.cumsum(present) - 1)[unit]
+    m = m[present]
+    units = np.flatnonzero(present)
     counts = np.bincount(local * k + code, minlength=units.size * k).reshape(units.size, k).astype(np.float64)
     inv = 1.0 / (m - 1.0)
     # o = sum_u (N_u N_u^T - diag N_u) / (m_u - 1)
