@@ -114,7 +114,7 @@ class CountsComputation:
             return (present.reshape(size, r) > 0).sum(axis=1)
 
         self.pairable_raters = {
-            "overall": int(np.unique(rater[on_pairable]).size),
+            "overall": int(np.count_nonzero(np.bincount(rater[on_pairable], minlength=r))),
             "criterion": raters_per(criterion, n_c),
             "subgroup": raters_per(subgroup, n_g),
             "subgroup_criterion": raters_per(subgroup * n_c + criterion, n_g * n_c),
