@@ -38,6 +38,7 @@ def dashboard_for_project(project: Project) -> dict:
     subgroups = defaultdict(dict)
     pairs = defaultdict(dict)
     raters = defaultdict(lambda: defaultdict(dict))
+    gold = {}
     confusions = {}
     specific = defaultdict(dict)
     for s in latest:
@@ -52,13 +53,16 @@ def dashboard_for_project(project: Project) -> dict:
         elif s.scope == Scope.PAIR:
             pairs[(s.criterion.name, s.statistic)][(names.get(s.rater_a_id, str(s.rater_a_id)),
                                                     names.get(s.rater_b_id, str(s.rater_b_id)))] = s
+        elif s.scope == Scope.RATER and s.criterion is None:  # figures over all labels: gold accuracy
+            gold[names.get(s.rater_a_id, str(s.rater_a_id))] = s
         elif s.scope == Scope.RATER:
             raters[names.get(s.rater_a_id, str(s.rater_a_id))][s.criterion.name][s.statistic] = s
     label_columns = list(dict.fromkeys([main_statistic, *(name for stats in labels.values() for name in stats)]))
     alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
             "label_columns": label_columns, "subgroups": dict(subgroups), "heatmaps": _heatmaps(pairs),
-            "raters": {name: dict(cells) for name, cells in sorted(raters.items())}, "alerts": alerts,
+            "raters": {name: {"labels": dict(raters.get(name, {})), "gold": gold.get(name)}
+                       for name in sorted(raters.keys() | gold.keys())}, "alerts": alerts,
             "confusions": confusions, "specific": dict(specific)}
 
 

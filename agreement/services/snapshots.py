@@ -1,17 +1,18 @@
 """Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
 statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
 last good snapshots in place."""
-import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
-from django.utils import timezone
 from threadpoolctl import threadpool_limits
 
-from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
+from agreement.models import AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
+from agreement.services.gold_snapshots import gold_accuracy_rows
+from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
+from agreement.services.snapshot_rows import SNAPSHOT_FIELDS, RowBuilder, Scope, ScopeId, Sizes, Window
+from agreement.services.snapshots_from_counts import MAX_COUNTED_CATEGORIES, CountsComputation
 from agreement.services.statistic_plans import PLANS, Plan, Statistic, categories_for
 from agreement.stats import (
     InsufficientDataError,
@@ -25,94 +26,6 @@ from agreement.stats import (
 )
 from annotation.models import Project
 from annotation.services.bulk_insert import insert_rows
-
-Scope = AgreementSnapshot.Scope
-SNAPSHOT_FIELDS = ["project", "window", "week_start", "scope", "scope_key", "criterion", "subgroup", "rater_a",
-                   "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "n_units", "n_raters",
-                   "n_pairable", "status", "reason", "unreliable", "detail", "computed_at"]
-
-
-@dataclass(frozen=True)
-class ScopeId:
-    scope: str
-    key: str
-    criterion_id: int | None = None
-    subgroup: str = ""
-    rater_a: int | None = None
-    rater_b: int | None = None
-
-
-@dataclass(frozen=True)
-class Window:
-    name: str
-    week_start: object
-    rows: slice
-
-
-class _RowBuilder:
-    """Turns statistic results (or the reason there is none) into snapshot rows."""
-
-    def __init__(self, project_id: int):
-        self.project_id = project_id
-        self.now = timezone.now()
-        self.rows: list[tuple] = []
-
-    def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False, matrix=None,
-            n_units=None, detail=None):
-        value = ci = None
-        n_raters = n_pairable = 0
-        status, reason = AgreementSnapshot.Status.OK, ""
-        if isinstance(outcome, InsufficientDataError):
-            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, str(outcome)[:300]
-        elif isinstance(outcome, float | int | np.floating):
-            value = float(outcome)
-        else:
-            value = float(outcome.value)
-            ci = getattr(outcome, "confidence_interval", None)
-            n_units = getattr(outcome, "n_units", n_units)
-            n_raters = getattr(outcome, "n_raters", 0) or 0
-            n_pairable = getattr(outcome, "n_pairable", 0) or 0
-        if matrix is not None:
-            rated = ~np.isnan(matrix)
-            pairable_units = rated.sum(axis=0) >= 2
-            n_units = int(pairable_units.sum()) if n_units is None else n_units
-            n_raters = n_raters or int(rated[:, pairable_units].any(axis=1).sum())
-            n_pairable = n_pairable or int(rated[:, pairable_units].sum())
-        n_units = int(n_units or 0)
-        if value is not None and not np.isfinite(value):
-            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)"
-            value = ci = None
-        self.rows.append((
-            self.project_id, window.name, window.week_start, scope.scope, scope.key, scope.criterion_id,
-            scope.subgroup, scope.rater_a, scope.rater_b, statistic, is_main, value,
-            None if ci is None else float(ci[0]), None if ci is None else float(ci[1]),
-            n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, detail or {}, self.now))
-
-    def add_pairs(self, window: Window, criterion_id: int, raters: np.ndarray, pairs, statistic: str,
-                  undefined_reason: str) -> None:
-        """One row per rater pair, from the array result of an all-pairs statistic."""
-        a_ids, b_ids = raters[pairs.rater_a].astype(int), raters[pairs.rater_b].astype(int)
-        low = getattr(pairs, "ci_low", np.full(len(pairs.value), np.nan))
-        high = getattr(pairs, "ci_high", np.full(len(pairs.value), np.nan))
-        ok, insufficient = AgreementSnapshot.Status.OK, AgreementSnapshot.Status.INSUFFICIENT_DATA
-        for a, b, value, lo, hi, n in zip(np.minimum(a_ids, b_ids).tolist(), np.maximum(a_ids, b_ids).tolist(),
-                                         pairs.value.tolist(), low.tolist(), high.tolist(),
-                                         pairs.n_units.tolist(), strict=True):
-            defined = value == value  # not NaN
-            self.rows.append((
-                self.project_id, window.name, window.week_start, Scope.PAIR,
-                f"criterion={criterion_id}|pair={a}-{b}", criterion_id, "", a, b, statistic, False,
-                value if defined else None, lo if defined and lo == lo else None,
-                hi if defined and hi == hi else None, n, 2, 2 * n, ok if defined else insufficient,
-                "" if defined else undefined_reason, n < MIN_RELIABLE_UNITS, {}, self.now))
-
-
-# Bootstrap of every scope's main coefficient: resampling 200 random blocks of units (plain unit
-# resampling below 200 units), seeded by the project so a recompute repeats its intervals. 500
-# replicates put the 2.5% / 97.5% percentiles within about a tenth of a standard error of where
-# 10,000 would, at half the cost of 1,000: a dashboard stores thousands of intervals.
-BOOTSTRAP_BLOCKS = 200
-BOOTSTRAP_RESAMPLES = 500
 
 
 def _run(statistic: Statistic, matrix: np.ndarray, categories):
@@ -129,8 +42,21 @@ def _windows(records: JudgmentRecords, week_sorted: np.ndarray) -> Iterator[Wind
         yield Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi))
 
 
-class _ProjectComputation:
-    def __init__(self, project: Project, records: JudgmentRecords, builder: _RowBuilder):
+def project_computation(project: Project, records: JudgmentRecords, builder: RowBuilder):
+    """The computation for the project's plan: from per-unit category counts when every statistic
+    has a counts form and the scales are small, else from reliability matrices."""
+    plan = PLANS[project.task_type]
+    categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
+    if plan.from_counts and all(c is not None for c in categories) and \
+            np.unique(np.concatenate(categories)).size <= MAX_COUNTED_CATEGORIES:
+        return CountsComputation(project, records, builder, plan, categories)
+    return _MatrixComputation(project, records, builder)
+
+
+class _MatrixComputation:
+    """Every window and scope from its reliability matrix: the path of continuous scores (RankME)."""
+
+    def __init__(self, project: Project, records: JudgmentRecords, builder: RowBuilder):
         self.plan: Plan = PLANS[project.task_type]
         self.task_type = project.task_type
         self.records = records
@@ -155,18 +81,14 @@ class _ProjectComputation:
 
     def main(self, window, scope: ScopeId, m: np.ndarray, categories) -> None:
         """The scope's main coefficient (alpha at the plan's level) with its bootstrap interval."""
-        # seeded by project and scope (names and positions, not database ids), so an interval depends
-        # neither on the order scopes are computed in nor on which rows the database numbered first
-        label = self.criterion_position.get(scope.criterion_id, "")
-        scope_seed = zlib.crc32(f"{window.name}|{window.week_start}|{scope.scope}|{scope.subgroup}|{label}".encode())
-        rng = np.random.default_rng([self.project_id, scope_seed])
+        rng = scope_rng(self.project_id, window, scope, self.criterion_position.get(scope.criterion_id, ""))
         try:
             outcome = bootstrap_alpha(m, level_of_measurement=self.plan.level, rng=rng,
                                       n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS)
         except InsufficientDataError:
             # alpha itself may still be defined on too few units for an interval: store it alone
             outcome = _run(self.plan.main, m, categories)
-        self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, matrix=m)
+        self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, sizes=Sizes.of_matrix(m))
 
     def run(self, progress: Callable[[int, int], None] | None) -> None:
         windows = list(_windows(self.records, self.week))
@@ -209,23 +131,25 @@ class _ProjectComputation:
     def slice_scope(self, window, scope: ScopeId, mask, categories) -> None:
         m = self.matrix(mask, pooled=True)
         self.main(window, scope, m, categories)
+        sizes = Sizes.of_matrix(m)
         for statistic in self.plan.slice[1:]:
-            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), matrix=m)
+            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), sizes=sizes)
 
     def criterion_scope(self, window, c: int, criterion_id: int, mask) -> None:
         data = reliability_matrix(self.unit_w[mask], self.rater_w[mask], self.value_w[mask])
         m, categories = data.matrix, self.categories[c]
         scope = ScopeId(Scope.CRITERION, f"criterion={criterion_id}", criterion_id=criterion_id)
         self.main(window, scope, m, categories)
+        sizes = Sizes.of_matrix(m)
         for statistic in self.plan.label[1:]:
-            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), matrix=m)
+            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), sizes=sizes)
         if categories is not None:
-            self.category_rows(window, scope, m, categories)
+            self.category_rows(window, scope, m, categories, sizes)
         agreement_with_others = self.pair_scopes(window, criterion_id, data, categories)
         self.rater_scopes(window, criterion_id, data, agreement_with_others, self.duration_w[mask],
                           self.rater_w[mask])
 
-    def category_rows(self, window, scope: ScopeId, m: np.ndarray, categories: np.ndarray) -> None:
+    def category_rows(self, window, scope: ScopeId, m: np.ndarray, categories: np.ndarray, sizes: Sizes) -> None:
         """Specific agreement per category, and the coincidence matrix (which categories raters confuse)."""
         try:
             specific = specific_agreement(m, categories=categories)
@@ -234,14 +158,14 @@ class _ProjectComputation:
         for category, share in specific.items():
             outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
                 else share
-            self.builder.add(window, scope, f"specific_agreement_{float(category):g}", outcome, matrix=m)
+            self.builder.add(window, scope, f"specific_agreement_{float(category):g}", outcome, sizes=sizes)
         try:
             coincidences = coincidence_matrix(m, value_domain=categories)
         except InsufficientDataError as exc:
-            self.builder.add(window, scope, "coincidence_matrix", exc, matrix=m)
+            self.builder.add(window, scope, "coincidence_matrix", exc, sizes=sizes)
             return
         o = coincidences.matrix
-        self.builder.add(window, scope, "coincidence_matrix", float(np.trace(o) / o.sum()), matrix=m, detail={
+        self.builder.add(window, scope, "coincidence_matrix", float(np.trace(o) / o.sum()), sizes=sizes, detail={
             "values": [float(v) for v in coincidences.values], "matrix": np.round(o, 6).tolist()})
 
     def pair_scopes(self, window, criterion_id: int, data, categories) -> np.ndarray | None:
@@ -306,12 +230,13 @@ def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, in
     """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
     project = Project.objects.get(pk=project_id)
     records = judgment_records_for_project(project)
-    builder = _RowBuilder(project.id)
+    builder = RowBuilder(project.id)
     if len(records):
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
-            _ProjectComputation(project, records, builder).run(progress)
+            project_computation(project, records, builder).run(progress)
+        gold_accuracy_rows(project, records.weeks, builder)
     with transaction.atomic():
         AgreementSnapshot.objects.filter(project=project).delete()
         insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)

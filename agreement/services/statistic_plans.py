@@ -1,31 +1,58 @@
-"""Which coefficients each task type gets, per scope, and how each is computed from a reliability
-matrix (n_raters, n_units; NaN = missing) through ``agreement.stats``."""
+"""Which coefficients each task type gets, per scope, and how each is computed through
+``agreement.stats``: from a reliability matrix (n_raters, n_units; NaN = missing) and, for the
+categorical plans, from the scope's per-unit category counts (see ``snapshots_from_counts``)."""
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from agreement.stats import (
+    alpha_from_coincidences,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
+    gwet_from_counts,
     icc,
     krippendorff_alpha,
     percent_agreement,
+    percent_agreement_from_counts,
     rating_slot_matrix,
     unit_category_counts,
 )
 
 
 @dataclass(frozen=True)
+class CountedScope:
+    """A scope's data as per-unit category counts: ``table`` (units with a rating, K) and
+    ``pairable`` (the units rated at least twice) over ``values``, in the columns' order of the
+    scope's reliability matrix; ``coincidences`` of the pairable units (None without any);
+    ``n_raters_pairable`` / ``n_raters_rated`` the raters with a rating on a pairable / any unit."""
+
+    table: np.ndarray
+    pairable: np.ndarray
+    values: np.ndarray
+    coincidences: np.ndarray | None
+    n_raters_pairable: int
+    n_raters_rated: int
+
+
+@dataclass(frozen=True)
 class Statistic:
     name: str
     compute: Callable[[np.ndarray, np.ndarray | None], object]
+    # the same statistic from a CountedScope, for the plans whose statistics all have one
+    from_counts: Callable[[CountedScope], object] | None = None
+
+
+def alpha_of_counts(scope: CountedScope, level: str):
+    return alpha_from_coincidences(scope.coincidences, scope.values, n_units=len(scope.pairable),
+                                   n_raters=scope.n_raters_pairable, level_of_measurement=level)
 
 
 def _alpha(level: str) -> Statistic:
     return Statistic(f"krippendorff_alpha_{level}",
-                     lambda m, categories: krippendorff_alpha(m, level_of_measurement=level))
+                     lambda m, categories: krippendorff_alpha(m, level_of_measurement=level),
+                     lambda scope: alpha_of_counts(scope, level))
 
 
 def _alpha_rater_z() -> Statistic:
@@ -48,10 +75,14 @@ def _icc_one_way() -> Statistic:
 
 
 FLEISS = Statistic("fleiss_kappa", lambda m, c: fleiss_kappa(unit_category_counts(m, categories=c).counts,
-                                                             categories=c))
-AC1 = Statistic("gwet_ac1", lambda m, c: gwet_ac1(m, categories=c))
-AC2 = Statistic("gwet_ac2_quadratic", lambda m, c: gwet_ac2(m, weights="quadratic", categories=c))
-PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m))
+                                                             categories=c),
+                   lambda scope: fleiss_kappa(scope.table, categories=scope.values))
+AC1 = Statistic("gwet_ac1", lambda m, c: gwet_ac1(m, categories=c),
+                lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated))
+AC2 = Statistic("gwet_ac2_quadratic", lambda m, c: gwet_ac2(m, weights="quadratic", categories=c),
+                lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated, weights="quadratic"))
+PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m),
+                    lambda scope: percent_agreement_from_counts(scope.pairable))
 
 
 @dataclass(frozen=True)
@@ -71,6 +102,11 @@ class Plan:
     @property
     def main(self) -> Statistic:
         return self.label[0]
+
+    @property
+    def from_counts(self) -> bool:
+        """Every statistic has a counts form (the categorical plans)."""
+        return all(s.from_counts is not None for s in self.label + self.slice)
 
 
 PLANS = {

@@ -4,11 +4,11 @@ Reliability data are float arrays of shape (n_raters, n_units) with NaN for "not
 Import everything from here; submodules are implementation details.
 """
 
-from .bootstrap import bootstrap_alpha, bootstrap_ci
+from .bootstrap import bootstrap_alpha, bootstrap_alpha_from_counts, bootstrap_ci
 from .coincidence import coincidence_matrix, confusion_matrix
 from .correlation import rater_correlation
 from .errors import InsufficientDataError
-from .gwet import gwet_ac1, gwet_ac2
+from .gwet import gwet_ac1, gwet_ac2, gwet_from_counts
 from .icc import icc
 from .interpretation import (
     KRIPPENDORFF_CAVEAT,
@@ -23,15 +23,28 @@ from .kappa import (
     fleiss_kappa,
     pairwise_cohen_kappa,
 )
-from .krippendorff import krippendorff_alpha, krippendorff_alpha_leave_one_out
+from .krippendorff import (
+    alpha_from_coincidences,
+    coincidences_from_counts,
+    krippendorff_alpha,
+    krippendorff_alpha_leave_one_out,
+    leave_one_out_from_ratings,
+)
 from .pair_tables import (
     PairAlphas,
     PairKappas,
     cohen_kappa_all_pairs,
+    cohen_kappa_from_pair_tables,
     interval_alpha_all_pairs,
     pairwise_contingency_tables,
 )
-from .percent import percent_agreement, specific_agreement, unanimous_agreement
+from .percent import (
+    percent_agreement,
+    percent_agreement_from_counts,
+    specific_agreement,
+    specific_agreement_from_counts,
+    unanimous_agreement,
+)
 from .prevalence import bias_index, pabak, prevalence_index
 from .reliability_data import (
     as_float_values,
@@ -61,9 +74,12 @@ __all__ = [
     "PairKappas",
     "interval_alpha_all_pairs",
     "cohen_kappa_all_pairs",
+    "cohen_kappa_from_pair_tables",
     "pairwise_contingency_tables",
     # coefficients
     "percent_agreement",
+    "percent_agreement_from_counts",
+    "specific_agreement_from_counts",
     "unanimous_agreement",
     "specific_agreement",
     "cohen_kappa",
@@ -73,8 +89,12 @@ __all__ = [
     "brennan_prediger_kappa",
     "krippendorff_alpha",
     "krippendorff_alpha_leave_one_out",
+    "leave_one_out_from_ratings",
+    "alpha_from_coincidences",
+    "coincidences_from_counts",
     "gwet_ac1",
     "gwet_ac2",
+    "gwet_from_counts",
     "icc",
     "rater_correlation",
     # the kappa paradox
@@ -87,6 +107,7 @@ __all__ = [
     # intervals and study design
     "bootstrap_ci",
     "bootstrap_alpha",
+    "bootstrap_alpha_from_counts",
     "units_for_ci_width",
     # interpretation
     "landis_koch",

@@ -81,3 +81,23 @@ def gather_ratings(data: np.ndarray, *, min_ratings: int = 2):
         ms.append(block.m)
         used |= block.rater_used
     return np.concatenate(units), np.concatenate(values), np.concatenate(ms), used
+
+
+def unit_kinds(counts: np.ndarray):
+    """The distinct rows of a per-unit counts table and each unit's row among them."""
+    if counts.shape[0] == 0:
+        return counts, np.zeros(0, dtype=np.intp)
+    base = int(counts.max()) + 1
+    n_codes = base ** counts.shape[1]
+    if n_codes <= 1 << 16:  # rows numbered in base ``base``: kinds from a count of each number
+        code = (counts @ (base ** np.arange(counts.shape[1])).astype(np.float64)).astype(np.intp)
+        present = np.bincount(code, minlength=n_codes) > 0
+        numbers = np.flatnonzero(present)
+        kinds = (numbers[:, None] // base ** np.arange(counts.shape[1]) % base).astype(counts.dtype)
+        return kinds, (np.cumsum(present) - 1)[code]
+    if float(base) ** counts.shape[1] < 2.0**53:  # one exact float number per row
+        code = counts @ float(base) ** np.arange(counts.shape[1])
+        _, first, kind = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, kind = np.unique(counts, axis=0, return_index=True, return_inverse=True)
+    return counts[first], kind.reshape(-1)

@@ -1,5 +1,7 @@
 """Gwet's AC1 (nominal) and AC2 (weighted): chance-corrected agreement that resists the kappa paradox."""
 
+import numpy as np
+
 from ._chance import chance_corrected
 from ._validation import as_categories, check_confidence_level
 from ._weights import WEIGHT_SCHEMES, agreement_weights
@@ -152,6 +154,17 @@ def gwet_ac2(reliability_data, *, weights="quadratic", categories=None, confiden
         valid = ", ".join(repr(s) for s in WEIGHT_SCHEMES)
         raise ValueError(f"unknown weights {weights!r}; valid choices are {valid}, or a (q, q) array")
     return _gwet(reliability_data, weights, categories, confidence_level, "gwet_ac2")
+
+
+def gwet_from_counts(counts, *, n_raters: int, weights="identity", confidence_level=0.95):
+    """:func:`gwet_ac1` (``weights="identity"``) or :func:`gwet_ac2` from per-unit counts over the
+    declared categories, shape (n_units, K), as :func:`unit_category_counts` gives them;
+    ``n_raters`` (the raters with a rating) is reported, not used."""
+    level = check_confidence_level(confidence_level)
+    table = np.asarray(counts, dtype=np.float64)
+    res = chance_corrected(table, agreement_weights(weights, table.shape[1]), "gwet", level)
+    name = "gwet_ac1" if isinstance(weights, str) and weights == "identity" else "gwet_ac2"
+    return res.as_result(name, weights if isinstance(weights, str) else "custom", n_raters, level)
 
 
 def _gwet(reliability_data, weights, categories, confidence_level, name):

@@ -198,20 +198,7 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
     value = _alpha_value(full)
     fast = _leave_one_out_in_one_pass(data, level_of_measurement)
     if fast is not None:
-        alphas, pairable = fast
-        reasons = tuple(
-            None if np.isfinite(a) else (
-                _NO_PAIRABLE_REASON if n < 2 else "a single value remains in all pairable ratings: expected "
-                "disagreement is 0 and alpha is undefined")
-            for a, n in zip(alphas, pairable, strict=True))
-        return LeaveOneOutResult(
-            statistic="krippendorff_alpha",
-            variant=level_of_measurement,
-            value=value,
-            value_without=tuple(float(a) if np.isfinite(a) else None for a in alphas),
-            change=tuple(float(a) - value if np.isfinite(a) else None for a in alphas),
-            reasons=reasons,
-        )
+        return _leave_one_out_result(*fast, value, level_of_measurement)
     without, change, reasons = [], [], []
     for r in range(data.shape[0]):
         rest = np.delete(data, r, axis=0)
@@ -235,6 +222,38 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
         value_without=tuple(without),
         change=tuple(change),
         reasons=tuple(reasons),
+    )
+
+
+def leave_one_out_from_ratings(rater, unit, values, m, *, n_raters: int, value: float,
+                               level_of_measurement: str) -> LeaveOneOutResult:
+    """:func:`krippendorff_alpha_leave_one_out` from the ratings of the units rated at least twice
+    (``rater[i]`` a row below ``n_raters``, ``unit[i]``, ``values[i]``; ``m[u]`` the ratings of unit
+    ``u``), with at most 20 distinct values (or any number at the interval level) and ``value``
+    alpha on all of them, for callers that hold ratings rather than a matrix."""
+    check_choice("level_of_measurement", level_of_measurement, LEVELS)
+    if level_of_measurement == "interval":
+        raise ValueError("leave_one_out_from_ratings covers the categorical levels; use a matrix for interval")
+    if np.unique(values).size > _leave_one_out.MAX_CATEGORIES:
+        raise ValueError(f"more than {_leave_one_out.MAX_CATEGORIES} distinct values: use a matrix")
+    fast = _leave_one_out.categorical_ratings(rater, unit, values, np.asarray(m, dtype=np.float64), n_raters,
+                                              level_of_measurement, difference_matrix)
+    return _leave_one_out_result(*fast, value, level_of_measurement)
+
+
+def _leave_one_out_result(alphas, pairable, value: float, level: str) -> LeaveOneOutResult:
+    reasons = tuple(
+        None if np.isfinite(a) else (
+            _NO_PAIRABLE_REASON if n < 2 else "a single value remains in all pairable ratings: expected "
+            "disagreement is 0 and alpha is undefined")
+        for a, n in zip(alphas, pairable, strict=True))
+    return LeaveOneOutResult(
+        statistic="krippendorff_alpha",
+        variant=level,
+        value=value,
+        value_without=tuple(float(a) if np.isfinite(a) else None for a in alphas),
+        change=tuple(float(a) - value if np.isfinite(a) else None for a in alphas),
+        reasons=reasons,
     )
 
 
@@ -379,8 +398,30 @@ def coincidences(data: np.ndarray, values: np.ndarray, coder):
     return o, n_units, used
 
 
+def coincidences_from_counts(counts: np.ndarray) -> np.ndarray:
+    """Coincidence matrix o_ck of [1] from per-unit value counts (n_units, n_values), every unit
+    rated at least twice."""
+    weights = 1.0 / (counts.sum(axis=1) - 1.0)
+    o = counts.T @ (counts * weights[:, None])
+    o[np.diag_indices(counts.shape[1])] -= weights @ counts
+    return o
+
+
 def _dense_parts(data: np.ndarray, level: str, values: np.ndarray, coder) -> _AlphaParts:
     o, n_units, used = coincidences(data, values, coder)
+    return _coincidence_parts(o, values, n_units, int(used.sum()), level)
+
+
+def alpha_from_coincidences(o: np.ndarray, values: np.ndarray, *, n_units: int, n_raters: int,
+                            level_of_measurement: str) -> AgreementResult:
+    """Alpha from a coincidence matrix ``o`` over ``values`` (as :func:`coincidences` builds it),
+    for callers that sum the per-unit coincidences themselves (e.g. over many windows of units).
+    ``n_units`` and ``n_raters`` are the pairable units and the raters with a pairable rating."""
+    check_choice("level_of_measurement", level_of_measurement, LEVELS)
+    return _result(_coincidence_parts(o, values, n_units, n_raters, level_of_measurement), level_of_measurement)
+
+
+def _coincidence_parts(o: np.ndarray, values: np.ndarray, n_units: int, n_raters: int, level: str) -> _AlphaParts:
     _check_pairable(np.array([n_units]))
     marginals = o.sum(axis=1)
     in_use = marginals > 0.5  # marginals are sums of whole pairs; guard against round-off
@@ -394,7 +435,7 @@ def _dense_parts(data: np.ndarray, level: str, values: np.ndarray, coder) -> _Al
     return _AlphaParts(
         n=n,
         n_units=n_units,
-        n_raters=int(used.sum()),
+        n_raters=n_raters,
         do_sum=float((o * delta2).sum()),
         de_sum=float(marginals @ delta2 @ marginals),
         single_value=None,

@@ -124,9 +124,17 @@ def cohen_kappa_all_pairs(reliability_data, *, weights=None, categories=None, co
     >>> round(float(cohen_kappa_all_pairs(np.vstack([a, b])).value[0]), 3)
     0.597
     """
+    a, b, tables, _ = pairwise_contingency_tables(reliability_data, categories=categories)
+    return cohen_kappa_from_pair_tables(a, b, tables, weights=weights, confidence_level=confidence_level)
+
+
+def cohen_kappa_from_pair_tables(rater_a, rater_b, tables, *, weights=None, confidence_level=0.95) -> PairKappas:
+    """:func:`cohen_kappa_all_pairs` from the pairs' contingency tables (n_pairs, K, K) over the
+    declared categories, as :func:`pairwise_contingency_tables` returns them."""
     level = check_confidence_level(confidence_level)
-    a, b, tables, cats = pairwise_contingency_tables(reliability_data, categories=categories)
-    w = agreement_weights(weights, len(cats))
+    a, b = np.asarray(rater_a), np.asarray(rater_b)
+    tables = np.asarray(tables)
+    w = agreement_weights(weights, tables.shape[1])
     n = tables.sum(axis=(1, 2)).astype(np.float64)
     p = tables / np.maximum(n, 1)[:, None, None]
     row, col = p.sum(axis=2), p.sum(axis=1)

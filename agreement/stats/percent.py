@@ -59,6 +59,12 @@ def percent_agreement(reliability_data):
     0.8181818
     """
     counts, _, _ = counts_and_raters(reliability_data, None)
+    return percent_agreement_from_counts(counts)
+
+
+def percent_agreement_from_counts(counts) -> float:
+    """:func:`percent_agreement` from per-unit category counts, shape (n_units, K)."""
+    counts = np.asarray(counts, dtype=np.float64)
     r_i = counts.sum(axis=1)
     multi = r_i >= 2
     if not multi.any():
@@ -176,6 +182,12 @@ def specific_agreement(reliability_data, *, categories=None):
     {0.0: 0.96, 1.0: 0.4}
     """
     counts, cats, _ = counts_and_raters(reliability_data, as_categories(categories))
+    return specific_agreement_from_counts(counts, cats)
+
+
+def specific_agreement_from_counts(counts, categories) -> dict:
+    """:func:`specific_agreement` from per-unit counts over the declared ``categories``, shape (n_units, K)."""
+    counts, cats = np.asarray(counts, dtype=np.float64), as_categories(categories)
     r_i = counts.sum(axis=1)
     multi = r_i >= 2
     if not multi.any():

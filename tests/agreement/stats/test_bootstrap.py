@@ -118,3 +118,13 @@ def test_with_fewer_units_than_blocks_it_is_the_unit_bootstrap():
 def test_max_blocks_is_checked():
     with pytest.raises(ValueError, match="max_blocks must be an integer of at least 20"):
         bootstrap_alpha(_three_of_six(1, 50), rng=1, max_blocks=5)
+
+
+def test_the_interval_percentiles_are_np_quantiles():
+    from agreement.stats.bootstrap import _percentiles
+
+    rng = np.random.default_rng(5)
+    for _ in range(2000):
+        values = rng.normal(size=rng.integers(2, 700)) * rng.uniform(1e-3, 10)
+        q = np.array([0.025, 0.975]) if rng.random() < 0.5 else rng.uniform(0, 1, 2)
+        assert np.array_equal(_percentiles(values, q), np.quantile(values, q))

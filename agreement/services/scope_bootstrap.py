@@ -1,0 +1,20 @@
+"""How each scope's main coefficient is bootstrapped: 200 random blocks of units (plain unit
+resampling below 200 units), 500 replicates, seeded by the project and the scope's names and
+positions, so a recompute repeats its intervals whatever order scopes are computed in and whichever
+rows the database numbered first. 500 replicates put the 2.5% / 97.5% percentiles within about a
+tenth of a standard error of where 10,000 would, at half the cost of 1,000: a dashboard stores
+thousands of intervals."""
+import zlib
+
+import numpy as np
+
+BOOTSTRAP_BLOCKS = 200
+BOOTSTRAP_RESAMPLES = 500
+
+
+def scope_rng(project_id: int, window, scope, criterion_position) -> np.random.Generator:
+    """The generator of one scope's bootstrap; ``criterion_position`` is the criterion's place in
+    the project ("" for scopes over all criteria)."""
+    seed = zlib.crc32(f"{window.name}|{window.week_start}|{scope.scope}|{scope.subgroup}|{criterion_position}"
+                      .encode())
+    return np.random.default_rng([project_id, seed])

@@ -1,0 +1,105 @@
+"""Snapshot rows: the scope and window a figure belongs to, and the builder that turns statistic
+results (or the reason there is none) into rows for one bulk insert."""
+from dataclasses import dataclass
+
+import numpy as np
+from django.utils import timezone
+
+from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
+from agreement.stats import InsufficientDataError
+
+Scope = AgreementSnapshot.Scope
+SNAPSHOT_FIELDS = ["project", "window", "week_start", "scope", "scope_key", "criterion", "subgroup", "rater_a",
+                   "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "n_units", "n_raters",
+                   "n_pairable", "status", "reason", "unreliable", "detail", "computed_at"]
+
+
+@dataclass(frozen=True)
+class ScopeId:
+    scope: str
+    key: str
+    criterion_id: int | None = None
+    subgroup: str = ""
+    rater_a: int | None = None
+    rater_b: int | None = None
+
+
+@dataclass(frozen=True)
+class Window:
+    name: str
+    week_start: object
+    rows: slice
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """What a scope's figures rest on: units rated at least twice, the raters with a rating on one
+    of them, and those ratings."""
+
+    n_units: int
+    n_raters: int
+    n_pairable: int
+
+    @classmethod
+    def of_matrix(cls, matrix: np.ndarray) -> "Sizes":
+        rated = ~np.isnan(matrix)
+        pairable_units = rated.sum(axis=0) >= 2
+        return cls(int(pairable_units.sum()), int(rated[:, pairable_units].any(axis=1).sum()),
+                   int(rated[:, pairable_units].sum()))
+
+
+class RowBuilder:
+    """Turns statistic results (or the reason there is none) into snapshot rows."""
+
+    def __init__(self, project_id: int):
+        self.project_id = project_id
+        self.now = timezone.now()
+        self.rows: list[tuple] = []
+
+    def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False,
+            sizes: Sizes | None = None, n_units=None, detail=None):
+        """``sizes`` fill in what the outcome does not report itself."""
+        value = ci = None
+        n_raters = n_pairable = 0
+        status, reason = AgreementSnapshot.Status.OK, ""
+        if isinstance(outcome, InsufficientDataError):
+            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, str(outcome)[:300]
+        elif isinstance(outcome, float | int | np.floating):
+            value = float(outcome)
+        else:
+            value = float(outcome.value)
+            ci = getattr(outcome, "confidence_interval", None)
+            n_units = getattr(outcome, "n_units", n_units)
+            n_raters = getattr(outcome, "n_raters", 0) or 0
+            n_pairable = getattr(outcome, "n_pairable", 0) or 0
+        if sizes is not None:
+            n_units = sizes.n_units if n_units is None else n_units
+            n_raters = n_raters or sizes.n_raters
+            n_pairable = n_pairable or sizes.n_pairable
+        n_units = int(n_units or 0)
+        if value is not None and not np.isfinite(value):
+            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)"
+            value = ci = None
+        self.rows.append((
+            self.project_id, window.name, window.week_start, scope.scope, scope.key, scope.criterion_id,
+            scope.subgroup, scope.rater_a, scope.rater_b, statistic, is_main, value,
+            None if ci is None else float(ci[0]), None if ci is None else float(ci[1]),
+            n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, detail or {}, self.now))
+
+    def add_pairs(self, window: Window, criterion_id: int, raters: np.ndarray, pairs, statistic: str,
+                  undefined_reason: str) -> None:
+        """One row per rater pair, from the array result of an all-pairs statistic."""
+        a_ids, b_ids = raters[pairs.rater_a].astype(int), raters[pairs.rater_b].astype(int)
+        low = getattr(pairs, "ci_low", np.full(len(pairs.value), np.nan))
+        high = getattr(pairs, "ci_high", np.full(len(pairs.value), np.nan))
+        ok, insufficient = AgreementSnapshot.Status.OK, AgreementSnapshot.Status.INSUFFICIENT_DATA
+        for a, b, value, lo, hi, n in zip(np.minimum(a_ids, b_ids).tolist(), np.maximum(a_ids, b_ids).tolist(),
+                                         pairs.value.tolist(), low.tolist(), high.tolist(),
+                                         pairs.n_units.tolist(), strict=True):
+            defined = value == value  # not NaN
+            self.rows.append((
+                self.project_id, window.name, window.week_start, Scope.PAIR,
+                f"criterion={criterion_id}|pair={a}-{b}", criterion_id, "", a, b, statistic, False,
+                value if defined else None, lo if defined and lo == lo else None,
+                hi if defined and hi == hi else None, n, 2, 2 * n, ok if defined else insufficient,
+                "" if defined else undefined_reason, n < MIN_RELIABLE_UNITS, {}, self.now))

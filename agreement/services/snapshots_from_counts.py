@@ -1,0 +1,372 @@
+"""Snapshots of the categorical plans (Likert, pairwise) from per-unit category counts.
+
+Every statistic of these plans is a function of each unit's category counts (plus, for rater
+pairs and leave-one-out, who gave which rating), so no (raters × units) matrix is built: a unit is
+a (criterion, output) pair, its counts over the project's categories are one row of a table, and a
+window's table is the week's ratings counted (weekly) or added to the previous week's table
+(cumulative). A scope takes its units' rows in the order of its matrix's columns, so the
+statistics, and the bootstrap draws seeded per scope, are those of the matrix computation.
+Rater-pair tables are counted once per pair of ratings of a unit, dated by the later rating.
+"""
+from collections.abc import Callable
+
+import numpy as np
+
+from agreement.models import AgreementSnapshot
+from agreement.selectors.judgment_records import JudgmentRecords
+from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
+from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Sizes, Window
+from agreement.services.statistic_plans import CountedScope, Plan, Statistic, alpha_of_counts
+from agreement.stats import (
+    InsufficientDataError,
+    bootstrap_alpha_from_counts,
+    cohen_kappa_from_pair_tables,
+    coincidences_from_counts,
+    leave_one_out_from_ratings,
+    specific_agreement_from_counts,
+)
+from annotation.models import Project
+
+# Leave-one-rater-out from one pass needs at most this many categories (agreement.stats).
+MAX_COUNTED_CATEGORIES = 20
+
+
+def _run(statistic: Statistic, scope: CountedScope):
+    try:
+        return statistic.from_counts(scope)
+    except InsufficientDataError as exc:
+        return exc
+
+
+class CountsComputation:
+    def __init__(self, project: Project, records: JudgmentRecords, builder: RowBuilder, plan: Plan,
+                 categories: list[np.ndarray]):
+        self.plan, self.records, self.builder = plan, records, builder
+        self.project_id = project.id
+        self.categories = categories
+        self.values = np.unique(np.concatenate(categories))  # the columns of every table
+        order = np.argsort(records.week_index, kind="stable")
+        self.week = records.week_index[order]
+        value = records.value[order]
+        code = np.minimum(np.searchsorted(self.values, value), self.values.size - 1)
+        if not np.array_equal(self.values[code], value):
+            outside = np.unique(value[self.values[code] != value])[:10].tolist()
+            raise ValueError(f"judgment values outside the criteria's scales: {outside}")
+        self.code = code
+        self.value = value
+        criterion = records.criterion_index[order].astype(np.int64)
+        unit = records.unit[order]
+        span = int(unit.max()) + 1
+        # units (criterion, output) numbered in (criterion, output) order: a criterion's units are a
+        # range, in the column order of its matrix
+        keys, self.cu = np.unique(criterion * span + unit, return_inverse=True)
+        self.n_cu = keys.size
+        cu_criterion, cu_output = keys // span, keys % span
+        self.criterion_start = np.searchsorted(cu_criterion, np.arange(len(records.criteria) + 1))
+        self.cu_subgroup = np.empty(self.n_cu, dtype=np.int64)
+        self.cu_subgroup[self.cu] = records.subgroup_index[order]
+        self.criterion = criterion
+        self.subgroup = self.cu_subgroup[self.cu]
+        self.rater_ids, self.rater = np.unique(records.rater[order], return_inverse=True)
+        self.duration = records.duration_ms[order]
+        self.n_raters = self.rater_ids.size
+        # pooled scopes (overall, subgroup) number units output-major, as their matrices do
+        pooled = np.lexsort((cu_criterion, cu_output))
+        self.pooled = pooled
+        self.subgroup_units = [pooled[self.cu_subgroup[pooled] == g] for g in range(len(records.subgroups))]
+        self.subgroup_criterion_units = [
+            [lo + np.flatnonzero(self.cu_subgroup[lo:hi] == g)
+             for lo, hi in zip(self.criterion_start[:-1], self.criterion_start[1:], strict=True)]
+            for g in range(len(records.subgroups))]
+        self.column_numbers = [np.searchsorted(self.values, c) for c in categories]
+        self.columns = [_as_slice(numbers) for numbers in self.column_numbers]
+        self.criterion_position = {c.id: k for k, c in enumerate(records.criteria)}
+        self.pairs = _RatingPairs(self)
+        self.durations = _CumulativeDurations(self)
+
+    def run(self, progress: Callable[[int, int], None] | None) -> None:
+        n_weeks, k = len(self.records.weeks), self.values.size
+        cumulative = np.zeros((self.n_cu, k))
+        for w, week in enumerate(self.records.weeks):
+            lo, hi = np.searchsorted(self.week, w, "left"), np.searchsorted(self.week, w, "right")
+            weekly = np.bincount(self.cu[lo:hi] * k + self.code[lo:hi], minlength=self.n_cu * k)
+            weekly = weekly.reshape(self.n_cu, k).astype(np.float64)
+            cumulative += weekly
+            self.window(Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi)), weekly, w, False)
+            if progress:
+                progress(2 * w + 1, 2 * n_weeks)
+            self.window(Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi)), cumulative, w, True)
+            if progress:
+                progress(2 * w + 2, 2 * n_weeks)
+
+    def window(self, window: Window, counts: np.ndarray, week: int, cumulative: bool) -> None:
+        rows = window.rows
+        ratings = counts.sum(axis=1)
+        self.counts, self.rated, self.pairable = counts, ratings >= 1, ratings >= 2
+        self.ratings_of_unit = ratings
+        cu, rater, criterion, subgroup = self.cu[rows], self.rater[rows], self.criterion[rows], self.subgroup[rows]
+        on_pairable = self.pairable[cu]
+        r = self.n_raters
+        n_c, n_g = len(self.records.criteria), len(self.records.subgroups)
+
+        def raters_per(scope_index, size):
+            present = np.bincount(scope_index[on_pairable] * r + rater[on_pairable], minlength=size * r)
+            return (present.reshape(size, r) > 0).sum(axis=1)
+
+        self.pairable_raters = {
+            "overall": int(np.count_nonzero(np.bincount(rater[on_pairable], minlength=r))),
+            "criterion": raters_per(criterion, n_c),
+            "subgroup": raters_per(subgroup, n_g),
+            "subgroup_criterion": raters_per(subgroup * n_c + criterion, n_g * n_c),
+        }
+        self.judgments = np.bincount(criterion * r + rater, minlength=n_c * r).reshape(n_c, r)
+        self.slice_scope(window, ScopeId(Scope.OVERALL, "overall"), self.pooled, self.pairable_raters["overall"])
+        for c, record in enumerate(self.records.criteria):
+            units = slice(self.criterion_start[c], self.criterion_start[c + 1])
+            if self.rated[units].any():
+                self.criterion_scope(window, c, record.id, units, week, cumulative, rows)
+        for g, name in enumerate(self.records.subgroups):
+            units = self.subgroup_units[g]
+            if not name or not self.rated[units].any():
+                continue
+            self.slice_scope(window, ScopeId(Scope.SUBGROUP, f"subgroup={name}", subgroup=name), units,
+                             int(self.pairable_raters["subgroup"][g]))
+            for c, record in enumerate(self.records.criteria):
+                units = self.subgroup_criterion_units[g][c]
+                if self.rated[units].any():
+                    scope = ScopeId(Scope.SUBGROUP_CRITERION, f"subgroup={name}|criterion={record.id}",
+                                    criterion_id=record.id, subgroup=name)
+                    counted = self.counted(units, self.columns[c], self.categories[c],
+                                           int(self.pairable_raters["subgroup_criterion"][g * n_c + c]), 0)
+                    self.main(window, scope, counted)
+
+    def counted(self, units, columns, values, n_raters_pairable: int, n_raters_rated: int):
+        """The scope of ``units`` (in column order; a slice for a range) over ``columns`` of the tables."""
+        if isinstance(units, slice):  # a criterion's units: rows of a range, no gather
+            rows = self.counts[units]
+            table = rows[self.rated[units]][:, columns]
+            units = np.arange(units.start, units.stop)[self.rated[units]]
+        else:
+            units = units[self.rated[units]]
+            table = self.counts[units][:, columns]
+        pairable = table[self.pairable[units]]
+        return CountedScope(table=table, pairable=pairable, values=np.asarray(values, dtype=np.float64),
+                            coincidences=coincidences_from_counts(pairable) if len(pairable) else None,
+                            n_raters_pairable=n_raters_pairable, n_raters_rated=n_raters_rated)
+
+    @staticmethod
+    def sizes(counted: CountedScope) -> Sizes:
+        return Sizes(len(counted.pairable), counted.n_raters_pairable, int(counted.pairable.sum()))
+
+    def main(self, window: Window, scope: ScopeId, counted: CountedScope):
+        """The scope's main coefficient with its bootstrap interval; returns alpha (or why there is none)."""
+        try:
+            alpha = alpha_of_counts(counted, self.plan.level)
+        except InsufficientDataError as exc:
+            alpha = outcome = exc
+        else:
+            rng = scope_rng(self.project_id, window, scope, self.criterion_position.get(scope.criterion_id, ""))
+            try:
+                outcome = bootstrap_alpha_from_counts(
+                    counted.pairable, counted.values, value=alpha.value, level_of_measurement=self.plan.level,
+                    rng=rng, n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS)
+            except InsufficientDataError:
+                outcome = alpha  # alpha is defined on too few units for an interval: stored alone
+        self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, sizes=self.sizes(counted))
+        return alpha
+
+    def slice_scope(self, window: Window, scope: ScopeId, units: np.ndarray, n_raters_pairable: int) -> None:
+        counted = self.counted(units, slice(None), self.values, n_raters_pairable, 0)
+        self.main(window, scope, counted)
+        sizes = self.sizes(counted)
+        for statistic in self.plan.slice[1:]:
+            self.builder.add(window, scope, statistic.name, _run(statistic, counted), sizes=sizes)
+
+    def criterion_scope(self, window: Window, c: int, criterion_id: int, units: np.ndarray, week: int,
+                        cumulative: bool, rows: slice) -> None:
+        judgments = self.judgments[c]
+        raters = np.flatnonzero(judgments)
+        counted = self.counted(units, self.columns[c], self.categories[c],
+                               int(self.pairable_raters["criterion"][c]), int(raters.size))
+        scope = ScopeId(Scope.CRITERION, f"criterion={criterion_id}", criterion_id=criterion_id)
+        alpha = self.main(window, scope, counted)
+        sizes = self.sizes(counted)
+        for statistic in self.plan.label[1:]:
+            self.builder.add(window, scope, statistic.name, _run(statistic, counted), sizes=sizes)
+        self.category_rows(window, scope, counted, sizes)
+        with_others = self.pair_scopes(window, c, criterion_id, week, cumulative)
+        loo = None
+        if raters.size >= 3 and not isinstance(alpha, InsufficientDataError):
+            in_scope = (self.criterion[rows] == c) & self.pairable[self.cu[rows]]
+            loo = leave_one_out_from_ratings(
+                self.rater[rows][in_scope], self.cu[rows][in_scope], self.value[rows][in_scope],
+                self.ratings_of_unit, n_raters=self.n_raters, value=alpha.value,
+                level_of_measurement=self.plan.level)
+        medians = self.durations.medians(week, c) if cumulative else None
+        for r in raters.tolist():
+            rater_id = int(self.rater_ids[r])
+            rater_scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={rater_id}",
+                                  criterion_id=criterion_id, rater_a=rater_id)
+            n_rated = int(judgments[r])
+            if loo is not None:
+                change = loo.change[r]
+                outcome = InsufficientDataError(loo.reasons[r] or "too little data") if change is None else change
+                self.builder.add(window, rater_scope, "alpha_change_without_rater", outcome, n_units=n_rated)
+            if not cumulative:
+                continue
+            self.builder.add(window, rater_scope, "judgments", n_rated, n_units=n_rated)
+            median, n_times = medians[0][r], int(medians[1][r])
+            self.builder.add(window, rater_scope, "median_duration_ms",
+                             float(median) if n_times else InsufficientDataError("no durations recorded"),
+                             n_units=n_times)
+            if with_others is not None:
+                mean = with_others[r]
+                self.builder.add(window, rater_scope, "mean_pair_agreement",
+                                 InsufficientDataError("no defined pair statistic") if np.isnan(mean) else float(mean),
+                                 n_units=n_rated)
+
+    def category_rows(self, window: Window, scope: ScopeId, counted: CountedScope, sizes: Sizes) -> None:
+        """Specific agreement per category, and the coincidence matrix (which categories raters confuse)."""
+        try:
+            specific = specific_agreement_from_counts(counted.table, counted.values)
+        except InsufficientDataError as exc:
+            specific = {c: exc for c in counted.values.tolist()}
+        for category, share in specific.items():
+            outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
+                else share
+            self.builder.add(window, scope, f"specific_agreement_{float(category):g}", outcome, sizes=sizes)
+        o = counted.coincidences
+        if o is None:
+            self.builder.add(window, scope, "coincidence_matrix",
+                             InsufficientDataError("no unit is rated by at least two raters, so nothing is paired"),
+                             sizes=sizes)
+            return
+        self.builder.add(window, scope, "coincidence_matrix", float(np.trace(o) / o.sum()), sizes=sizes, detail={
+            "values": [float(v) for v in counted.values], "matrix": np.round(o, 6).tolist()})
+
+    def pair_scopes(self, window: Window, c: int, criterion_id: int, week: int, cumulative: bool):
+        """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
+        shared units (NaN for a rater without a defined pair), indexed by rater."""
+        if np.count_nonzero(self.judgments[c]) < 2:
+            return None
+        a, b, tables = self.pairs.tables(c, week, cumulative)
+        for weights in self.plan.pair_weights:
+            pairs = cohen_kappa_from_pair_tables(a, b, tables, weights=weights)
+            self.builder.add_pairs(window, criterion_id, self.rater_ids, pairs,
+                                   "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
+                                   "both raters used a single, common category: kappa is undefined")
+        defined = ~np.isnan(pairs.value)
+        weight = np.where(defined, pairs.n_units, 0.0)
+        value = np.where(defined, pairs.value, 0.0)
+        ends = np.concatenate([pairs.rater_a, pairs.rater_b])
+        total = np.bincount(ends, weights=np.tile(weight * value, 2), minlength=self.n_raters)
+        shared = np.bincount(ends, weights=np.tile(weight, 2), minlength=self.n_raters)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(shared > 0, total / shared, np.nan)
+
+
+def _as_slice(columns: np.ndarray):
+    """Consecutive column numbers as a slice, so that taking them copies nothing."""
+    if columns.size and np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
+        return slice(int(columns[0]), int(columns[0]) + columns.size)
+    return columns
+
+
+class _RatingPairs:
+    """Every pair of ratings of a unit by two raters, with its criterion, raters (a < b), their
+    categories, and the week it is complete in (the later rating's), so a window's pair tables are
+    counts of its pairs: a week's from the pairs rated within it, a cumulative window's from the
+    pairs complete by then."""
+
+    def __init__(self, computation: CountsComputation):
+        by_unit = np.argsort(computation.cu, kind="stable")
+        cu = computation.cu[by_unit]
+        starts = np.flatnonzero(np.r_[True, cu[1:] != cu[:-1]])
+        size = np.diff(np.r_[starts, cu.size])
+        position = np.arange(cu.size) - np.repeat(starts, size)
+        left_in_unit = np.repeat(size, size) - position - 1
+        firsts, seconds = [], []
+        lag = 1
+        candidates = np.flatnonzero(left_in_unit >= 1)
+        while candidates.size:  # pairs (i, i + lag) inside a unit, one vectorised pass per lag
+            firsts.append(candidates)
+            seconds.append(candidates + lag)
+            lag += 1
+            candidates = candidates[left_in_unit[candidates] >= lag]
+        first = by_unit[np.concatenate(firsts)] if firsts else np.empty(0, dtype=np.intp)
+        second = by_unit[np.concatenate(seconds)] if seconds else np.empty(0, dtype=np.intp)
+        rater_1, rater_2 = computation.rater[first], computation.rater[second]
+        swap = rater_1 > rater_2
+        first, second = np.where(swap, second, first), np.where(swap, first, second)
+        criterion = computation.criterion[first]
+        self.k = max(len(c) for c in computation.categories)
+        local = np.empty(computation.code.size, dtype=np.int64)
+        for c, columns in enumerate(computation.column_numbers):
+            in_c = computation.criterion == c
+            local[in_c] = np.searchsorted(columns, computation.code[in_c])
+        self.n_raters = computation.n_raters
+        self.sizes = [len(c) for c in computation.categories]
+        week_1, week_2 = computation.week[first], computation.week[second]
+        complete = np.maximum(week_1, week_2)
+        pair = computation.rater[first] * self.n_raters + computation.rater[second]
+        self.by_criterion, self.running = [], []
+        for c in range(len(computation.categories)):
+            k = self.sizes[c]
+            in_c = criterion == c
+            pair_ids, pair_index = np.unique(pair[in_c], return_inverse=True)
+            cell = (pair_index * k + local[first][in_c]) * k + local[second][in_c]
+            done, same = complete[in_c], (week_1 == week_2)[in_c]
+            order = np.argsort(done, kind="stable")
+            within = np.flatnonzero(same)
+            within = within[np.argsort(done[within], kind="stable")]
+            self.by_criterion.append((pair_ids, cell[order], done[order], cell[within], done[within]))
+            # the cumulative tables, carried forward week by week (weeks are computed in order)
+            self.running.append(np.zeros(pair_ids.size * k * k, dtype=np.int64))
+
+    def tables(self, c: int, week: int, cumulative: bool):
+        """(rater_a, rater_b, tables) of the pairs sharing a unit in the window, in (a, b) order."""
+        pair_ids, cells, done, week_cells, week_done = self.by_criterion[c]
+        k = self.sizes[c]
+        if cumulative:
+            running = self.running[c]
+            running += np.bincount(cells[np.searchsorted(done, week, "left"):np.searchsorted(done, week, "right")],
+                                   minlength=running.size)
+            tables = running.reshape(pair_ids.size, k, k)
+        else:
+            chosen = week_cells[np.searchsorted(week_done, week, "left"):np.searchsorted(week_done, week, "right")]
+            tables = np.bincount(chosen, minlength=pair_ids.size * k * k).reshape(pair_ids.size, k, k)
+        shared = np.flatnonzero(tables.sum(axis=(1, 2)))
+        return pair_ids[shared] // self.n_raters, pair_ids[shared] % self.n_raters, tables[shared]
+
+
+class _CumulativeDurations:
+    """Each rater's median time per judgment on a criterion, cumulative to a week: the recorded
+    durations are sorted once by (criterion, rater, duration), and a window's median is the middle
+    of those dated up to its week, found through a running count."""
+
+    def __init__(self, computation: CountsComputation):
+        recorded = np.flatnonzero(~np.isnan(computation.duration))
+        group = computation.criterion[recorded] * computation.n_raters + computation.rater[recorded]
+        order = np.lexsort((computation.duration[recorded], group))
+        self.duration = computation.duration[recorded][order]
+        self.week = computation.week[recorded][order]
+        n_groups = len(computation.categories) * computation.n_raters
+        self.bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+        self.n_raters = computation.n_raters
+        self.cached = (None, None)
+
+    def medians(self, week: int, c: int):
+        """(median, number of durations) per rater of criterion ``c``, cumulative to ``week``."""
+        if self.cached[0] != week:
+            running = np.r_[0, np.cumsum(self.week <= week)]
+            before = running[self.bounds[:-1]]
+            n = running[self.bounds[1:]] - before
+            medians = np.full(n.size, np.nan)
+            has = np.flatnonzero(n)
+            # the j-th (0-based) duration of a group up to the week is where the running count reaches before + j + 1
+            low = np.searchsorted(running, before[has] + (n[has] - 1) // 2 + 1) - 1
+            high = np.searchsorted(running, before[has] + n[has] // 2 + 1) - 1
+            medians[has] = (self.duration[low] + self.duration[high]) / 2.0
+            self.cached = (week, (medians.reshape(-1, self.n_raters), n.reshape(-1, self.n_raters)))
+        medians, n = self.cached[1]
+        return medians[c], n[c]
