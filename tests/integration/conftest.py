@@ -3,6 +3,7 @@
 The tests that use it need committed data (``transactional_db``), since the worker has its own
 database connection.
 """
+import contextlib
 import os
 import signal
 import socket
@@ -12,6 +13,7 @@ import time
 import uuid
 from pathlib import Path
 
+import kombu.pools
 import pytest
 import redis
 from django.conf import settings
@@ -26,9 +28,12 @@ VISIBILITY_TIMEOUT = 4
 
 def reset_celery_connections() -> None:
     """Forget the app's pooled broker connections and producers, so the next send connects to the
-    broker_url configured now. Celery does the same in a forked child (``_after_fork``)."""
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
+    broker_url configured now. Celery does the same in a forked child (``_after_fork``).
+
+    The app's pool lives in kombu's global registry of pools, keyed by broker URL: closing it alone
+    would leave a closed pool there for the next use of the same URL ("Acquire on closed pool", which
+    even an eager send hits, since Celery acquires a producer for it), so the registry is reset too."""
+    kombu.pools.reset()
     celery_app._after_fork()
 
 
@@ -83,8 +88,26 @@ class Worker:
             self.log.close()
 
 
+@contextlib.contextmanager
+def _on_the_worker_broker(queue: str):
+    """Sends jobs through the real broker to ``queue`` (not eagerly) inside the block, as before it after."""
+    conf = celery_app.conf
+    previous = (conf.task_always_eager, conf.broker_url, conf.task_default_queue, conf.broker_transport_options)
+    conf.task_always_eager, conf.broker_url, conf.task_default_queue = False, BROKER, queue
+    conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
+    reset_celery_connections()  # whatever broker earlier tests used
+    try:
+        yield
+    finally:
+        (conf.task_always_eager, conf.broker_url, conf.task_default_queue,
+         conf.broker_transport_options) = previous
+        reset_celery_connections()
+
+
 @pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
+def _celery_worker_for_the_session(django_db_setup, django_db_blocker):
+    """One worker process for the session (starting one takes seconds), on a queue of this session's own:
+    a worker left over from another run cannot take its jobs."""
     (ROOT / "artifacts").mkdir(exist_ok=True)
     redis.Redis.from_url(BROKER).flushdb()
     with django_db_blocker.unblock():
@@ -92,18 +115,16 @@ def celery_worker_process(django_db_setup, django_db_blocker):
         credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
         url = (f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
                f"{connection.settings_dict['NAME']}")
-    previous = (celery_app.conf.task_always_eager, celery_app.conf.broker_url, celery_app.conf.task_default_queue)
-    # a queue of this session's own: a worker left over from another run cannot take its jobs
     queue = f"concord-test-{uuid.uuid4().hex[:8]}"
-    celery_app.conf.task_default_queue = queue
-    celery_app.conf.task_always_eager = False
-    celery_app.conf.broker_url = BROKER
-    celery_app.conf.broker_transport_options = {"visibility_timeout": VISIBILITY_TIMEOUT}
-    reset_celery_connections()  # whatever broker earlier tests used
     worker = Worker(url, queue)
-    worker.start()
+    with _on_the_worker_broker(queue):  # the readiness ping goes through the broker
+        worker.start()
     yield worker
     worker.stop()
-    (celery_app.conf.task_always_eager, celery_app.conf.broker_url,
-     celery_app.conf.task_default_queue) = previous
-    reset_celery_connections()
+
+
+@pytest.fixture
+def celery_worker_process(_celery_worker_for_the_session):
+    """The worker, with this test's jobs sent to it; the tests after it send their jobs eagerly again."""
+    with _on_the_worker_broker(_celery_worker_for_the_session.queue):
+        yield _celery_worker_for_the_session
