@@ -2,6 +2,7 @@
 password change bulk-created accounts must make first."""
 import csv
 import io
+import json
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -87,6 +88,30 @@ def test_a_bulk_account_must_change_its_password_first(project, lead):
     assert response.status_code == 302 and response["Location"] == f"/projects/{project.pk}/"
     assert not PasswordChangeRequired.objects.exists()
     assert client.get(f"/projects/{project.pk}/").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("as_json", [True, False])
+def test_the_api_gives_a_one_time_password_no_token_until_it_is_changed(project, lead, as_json):
+    upload = SimpleUploadedFile("raters.csv", b"username\ndora\n", "text/csv")
+    row = next(csv.DictReader(io.StringIO(
+        _lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())))
+    client = Client()
+
+    def token(password):
+        credentials = {"username": "dora", "password": password}
+        if as_json:
+            return client.post("/api/v1/auth/token/", json.dumps(credentials), content_type="application/json")
+        return client.post("/api/v1/auth/token/", credentials)
+
+    refused = token(row["password"])
+    assert refused.status_code == 403 and "one-time password" in refused.json()["detail"]
+    assert token("not her password").status_code == 400  # wrong credentials: the endpoint's own answer
+    client.post("/accounts/login/", {"username": "dora", "password": row["password"]})
+    client.post("/accounts/password/", {"old_password": row["password"], "new_password1": GOOD_PASSWORD,
+                                        "new_password2": GOOD_PASSWORD})
+    client.logout()
+    assert token(GOOD_PASSWORD).status_code == 200 and token(GOOD_PASSWORD).json()["token"]
 
 
 @pytest.mark.django_db
