@@ -45,7 +45,7 @@ def messy_records(task_type: str, seed: int) -> JudgmentRecords:
 
 @pytest.mark.parametrize(("task_type", "seed"), [("likert", 1), ("likert", 2), ("pairwise", 3)])
 def test_counts_and_matrix_computations_store_the_same_rows(task_type, seed):
-    project = SimpleNamespace(id=9, task_type=task_type)
+    project = SimpleNamespace(id=9, task_type=task_type, rankme_modulus=None)
     records = messy_records(task_type, seed)
     by_counts, by_matrix = RowBuilder(project.id), RowBuilder(project.id)
     computation = project_computation(project, records, by_counts)
