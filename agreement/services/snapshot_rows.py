@@ -56,6 +56,23 @@ class RowBuilder:
         self.now = timezone.now()
         self.rows: list[tuple] = []
 
+    def add_rater(self, window: Window, scope: ScopeId, *, n_rated: int, loo_change=None, loo_reason="",
+                  with_loo: bool, median_ms=None, n_times: int = 0, mean_pair=None) -> None:
+        """One rater's rows of a label: the leave-one-out alpha change (when computed) and, on cumulative
+        windows, judgments, median time (of ``n_times`` recorded times) and mean pair agreement (when given)."""
+        if with_loo:
+            outcome = InsufficientDataError(loo_reason or "too little data") if loo_change is None else loo_change
+            self.add(window, scope, "alpha_change_without_rater", outcome, n_units=n_rated)
+        if window.name != AgreementSnapshot.Window.CUMULATIVE:
+            return
+        self.add(window, scope, "judgments", n_rated, n_units=n_rated)
+        self.add(window, scope, "median_duration_ms",
+                 float(median_ms) if n_times else InsufficientDataError("no durations recorded"), n_units=n_times)
+        if mean_pair is not None:
+            self.add(window, scope, "mean_pair_agreement",
+                     InsufficientDataError("no defined pair statistic") if np.isnan(mean_pair) else float(mean_pair),
+                     n_units=n_rated)
+
     def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False,
             sizes: Sizes | None = None, n_units=None, detail=None):
         """``sizes`` fill in what the outcome does not report itself."""

@@ -207,23 +207,13 @@ class _MatrixComputation:
         for r, rater in enumerate(data.raters):
             scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={int(rater)}", criterion_id=criterion_id,
                             rater_a=int(rater))
-            n_rated = int(rated[r].sum())
-            if loo is not None:
-                change = loo.change[r]
-                outcome = InsufficientDataError(loo.reasons[r] or "too little data") if change is None else change
-                self.builder.add(window, scope, "alpha_change_without_rater", outcome, n_units=n_rated)
-            if not cumulative:
-                continue
-            self.builder.add(window, scope, "judgments", n_rated, n_units=n_rated)
-            times = durations[(rater_of == rater) & ~np.isnan(durations)]
-            self.builder.add(window, scope, "median_duration_ms",
-                             float(np.median(times)) if times.size else InsufficientDataError("no durations recorded"),
-                             n_units=int(times.size))
-            if agreement_with_others is not None:
-                mean = agreement_with_others[r]
-                self.builder.add(window, scope, "mean_pair_agreement",
-                                 InsufficientDataError("no defined pair statistic") if np.isnan(mean) else float(mean),
-                                 n_units=n_rated)
+            times = durations[(rater_of == rater) & ~np.isnan(durations)] if cumulative else np.empty(0)
+            self.builder.add_rater(
+                window, scope, n_rated=int(rated[r].sum()), with_loo=loo is not None,
+                loo_change=loo.change[r] if loo is not None else None,
+                loo_reason=loo.reasons[r] if loo is not None else "",
+                median_ms=np.median(times) if times.size else None, n_times=int(times.size),
+                mean_pair=agreement_with_others[r] if agreement_with_others is not None else None)
 
 
 def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:

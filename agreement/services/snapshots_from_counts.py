@@ -207,23 +207,12 @@ class CountsComputation:
             rater_id = int(self.rater_ids[r])
             rater_scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={rater_id}",
                                   criterion_id=criterion_id, rater_a=rater_id)
-            n_rated = int(judgments[r])
-            if loo is not None:
-                change = loo.change[r]
-                outcome = InsufficientDataError(loo.reasons[r] or "too little data") if change is None else change
-                self.builder.add(window, rater_scope, "alpha_change_without_rater", outcome, n_units=n_rated)
-            if not cumulative:
-                continue
-            self.builder.add(window, rater_scope, "judgments", n_rated, n_units=n_rated)
-            median, n_times = medians[0][r], int(medians[1][r])
-            self.builder.add(window, rater_scope, "median_duration_ms",
-                             float(median) if n_times else InsufficientDataError("no durations recorded"),
-                             n_units=n_times)
-            if with_others is not None:
-                mean = with_others[r]
-                self.builder.add(window, rater_scope, "mean_pair_agreement",
-                                 InsufficientDataError("no defined pair statistic") if np.isnan(mean) else float(mean),
-                                 n_units=n_rated)
+            median, n_times = (medians[0][r], int(medians[1][r])) if cumulative else (None, 0)
+            self.builder.add_rater(
+                window, rater_scope, n_rated=int(judgments[r]), with_loo=loo is not None,
+                loo_change=loo.change[r] if loo is not None else None,
+                loo_reason=loo.reasons[r] if loo is not None else "", median_ms=median, n_times=n_times,
+                mean_pair=with_others[r] if with_others is not None else None)
 
     def category_rows(self, window: Window, scope: ScopeId, counted: CountedScope, sizes: Sizes) -> None:
         """Specific agreement per category, and the coincidence matrix (which categories raters confuse)."""
