@@ -175,12 +175,12 @@ class Item(models.Model):
                          condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0)),
         ]
 
+    def __str__(self):
+        return self.external_id
+
     @property
     def is_gold(self) -> bool:
         return self.gold is not None
-
-    def __str__(self):
-        return self.external_id
 
 
 class Output(models.Model):
@@ -281,12 +281,12 @@ class Judgment(models.Model):
             models.Index(fields=["assignment", "client_token"], name="judgment_assignment_token"),
         ]
 
+    def __str__(self):
+        return f"judgment {self.pk}"
+
     def clean(self):
         if self.output_id and self.item_id and self.output.item_id != self.item_id:
             raise ValidationError({"output": "The output belongs to another item."})
-
-    def __str__(self):
-        return f"judgment {self.pk}"
 
 
 class ItemFlag(models.Model):

@@ -14,7 +14,6 @@ from django.db import connection
 from annotation.models import Assignment, Criterion, Item, Membership, Output, Project
 
 
-
 def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
     """``Model.from_db`` takes a subset of fields in the model's own field order."""
     return tuple(f.attname for f in model._meta.concrete_fields if f.attname in names)
@@ -94,7 +93,8 @@ def _current_sql() -> str:
 def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | None:
     """The rater's active assignment whose lease still runs, with the screen fields of its item."""
     found = list(Assignment.objects.raw(
-        _current_sql(), [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
+        _current_sql(),
+        [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
     if not found:
         return None
     assignment = found[0]

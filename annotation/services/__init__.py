@@ -14,8 +14,8 @@ from .assignment import (
 )
 from .controls import degraded_controls_create
 from .import_records import ImportRejected, ImportReport, detect_format
-from .item_import import item_import
 from .item_flag import item_flag_create
+from .item_import import item_import
 from .judgment_import import judgment_import
 from .judgment_submit import SubmittedJudgment, judgment_submit
 from .project import membership_set, project_create, user_create
@@ -32,7 +32,8 @@ from .quality import (
 
 __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
            "project_create", "user_create",
-           "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive", "RaterPaused",
+           "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
+           "RaterPaused",
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_next_for_rater", "item_flag_create",
            "judgment_submit", "rater_membership_check",
            "LEAD_ACTIONS", "qc_rules_apply", "qc_rules_apply_all", "qc_rules_update", "rater_exclude", "rater_include",

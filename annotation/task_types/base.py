@@ -118,8 +118,9 @@ class TaskType:
 
     def screen_criterion(self, criterion) -> dict:
         """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""
-        return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text, "scale_min": criterion.scale_min,
-                "scale_max": criterion.scale_max, "labels": list(criterion.labels or []), "choices": None}
+        return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text,
+                "scale_min": criterion.scale_min, "scale_max": criterion.scale_max,
+                "labels": list(criterion.labels or []), "choices": None}
 
 
 def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:

@@ -2,9 +2,9 @@
 import pytest
 
 from annotation.models import Judgment, Membership
-from tests.browser_support import log_in
 from tests.annotation.factories import ItemFactory, MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
+from tests.browser_support import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
