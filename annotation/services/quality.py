@@ -114,7 +114,8 @@ def rater_resume(*, project: Project, rater, **how) -> RaterAction:
 
 
 def rater_exclude(*, project: Project, rater, **how) -> RaterAction:
-    """Pauses the rater and leaves all their judgments out of agreement, results and exports."""
+    """Pauses the rater and leaves all their judgments out of agreement and results; exports keep them,
+    flagged as an excluded rater's (or leave them out with the export option include_excluded=False)."""
     return _act(project=project, rater=rater, kind=RaterAction.Kind.EXCLUDE,
                 state={"is_paused": True, "is_excluded": True}, **how)
 
