@@ -58,8 +58,12 @@ def item_upload_start(*, project: Project, upload, created_by) -> Job:
     path.parent.mkdir(parents=True, exist_ok=True)
     with spool(upload) as source, open(path, "wb") as target:
         shutil.copyfileobj(source, target)
-    return job_start(kind=KIND, task=item_upload_import_job, project=project, created_by=created_by,
-                     params={"file": name, "format": fmt, "filename": upload.name})
+    try:
+        return job_start(kind=KIND, task=item_upload_import_job, project=project, created_by=created_by,
+                         params={"file": name, "format": fmt, "filename": upload.name})
+    except Exception:
+        path.unlink(missing_ok=True)  # the job could not be queued (it is marked failed): nothing will read it
+        raise
 
 
 def item_upload_import(*, job: Job) -> dict:

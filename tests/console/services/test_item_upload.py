@@ -42,3 +42,26 @@ def test_progress_is_committed_while_the_import_runs(settings, tmp_path, monkeyp
         watcher.close()
     assert seen == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
     assert not (tmp_path / "imports" / "f.jsonl").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_whose_job_cannot_be_queued_keeps_no_file(settings, tmp_path, monkeypatch):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from kombu.exceptions import OperationalError
+
+    from config.celery_app import app as celery_app
+    from console.jobs import item_upload_import_job
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
+
+    settings.MEDIA_ROOT = tmp_path
+    monkeypatch.setitem(celery_app.conf, "task_always_eager", False)  # a broker is configured, and down
+    monkeypatch.setattr(item_upload_import_job, "delay", broker_down)
+    project = ProjectFactory(criteria=["fluency"])
+    upload = SimpleUploadedFile("items.jsonl", b'{"external_id": "a", "input": "x", "outputs": ["t"]}\n')
+    with pytest.raises(OperationalError):
+        item_upload.item_upload_start(project=project, upload=upload, created_by=None)
+    assert list((tmp_path / "imports").iterdir()) == []
+    job = Job.objects.get()
+    assert job.state == Job.State.FAILURE and "could not queue the job" in job.error
