@@ -34,6 +34,17 @@ def in_scale(value: float, criterion: CriterionScale, what: str) -> float:
     return value
 
 
+def scale_number(value, criterion: CriterionScale, what: str) -> float:
+    """A number on the criterion's scale, or any positive number when the project has a RankME modulus."""
+    x = number(value, what)
+    if criterion.modulus is None:
+        return in_scale(x, criterion, what)
+    if x <= 0:
+        raise TaskTypeError(f"{what} must be a positive score relative to the modulus "
+                            f"({criterion.modulus:g}), got {x:g}")
+    return x
+
+
 class TaskType:
     slug: str
     label: str

@@ -6,7 +6,7 @@ takes any positive score relative to it (magnitude estimation: 200 = twice as go
 """
 import math
 
-from .base import CriterionScale, TaskType, TaskTypeError, check_gold_criteria, check_system, in_scale, number
+from .base import TaskType, TaskTypeError, check_gold_criteria, check_system, number, scale_number
 
 DEFAULT_RANGE = (0.0, 100.0)
 # With a modulus the slider spans this many powers of ten either side of it (typed numbers go further).
@@ -42,8 +42,8 @@ class RankME(TaskType):
                 check_system(s, systems, f"gold.{name}")
                 if not isinstance(bounds, list | tuple) or len(bounds) != 2:
                     raise TaskTypeError(f"{what} must be [low, high], got {bounds!r}")
-                low = score(bounds[0], criteria[name], f"{what} low")
-                high = score(bounds[1], criteria[name], f"{what} high")
+                low = scale_number(bounds[0], criteria[name], f"{what} low")
+                high = scale_number(bounds[1], criteria[name], f"{what} high")
                 if low > high:
                     raise TaskTypeError(f"{what}: low {low:g} is above high {high:g}")
                 ranges[s] = [low, high]
@@ -64,7 +64,7 @@ class RankME(TaskType):
         if system is None:
             raise TaskTypeError("system: name the output judged")
         check_system(system, systems, "system")
-        return system, score(value, criterion, "value"), ""
+        return system, scale_number(value, criterion, "value"), ""
 
     def slider(self, criterion: dict, answer, modulus: float | None) -> dict:
         """How a screen draws one slider: its ends, start, keyboard step and position for ``answer``.
@@ -95,17 +95,6 @@ def _as_number(answer) -> float | None:
     except (TypeError, ValueError):
         return None
     return x if math.isfinite(x) else None
-
-
-def score(value, criterion: CriterionScale, what: str) -> float:
-    """A slider value: within the criterion's range, or any positive number when the project has a modulus."""
-    x = number(value, what)
-    if criterion.modulus is None:
-        return in_scale(x, criterion, what)
-    if x <= 0:
-        raise TaskTypeError(f"{what} must be a positive score relative to the modulus "
-                            f"({criterion.modulus:g}), got {x:g}")
-    return x
 
 
 TYPE = RankME()

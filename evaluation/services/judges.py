@@ -16,7 +16,7 @@ from annotation.services import ImportRejected, ImportReport
 from annotation.services.bulk_insert import insert_rows
 from annotation.services.import_records import BadRecord, records
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
-from annotation.task_types.base import in_scale, number
+from annotation.task_types.base import scale_number
 from audit.services import audit_record
 from evaluation.models import Judge, JudgeRating, MetricScore
 from evaluation.selectors import included_judgments
@@ -36,7 +36,7 @@ class _Index:
         self.task_type = REGISTRY[project.task_type]
         self.pairwise = project.task_type == TaskType.PAIRWISE
         self.criteria = {
-            c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max))
+            c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus))
             for c in Criterion.objects.filter(project=project)
         }
         self.items: dict[str, dict[str, int]] = {}
@@ -79,7 +79,7 @@ class _Index:
                 system = systems[0]
             if system not in outputs:
                 raise TaskTypeError(f"system {system!r} is not a system of this item ({', '.join(systems)})")
-            value = in_scale(number(record["value"], "value"), criterion[1], "value")
+            value = scale_number(record["value"], criterion[1], "value")
         return judge, kind, outputs[system], criterion[0], value
 
 
