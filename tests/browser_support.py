@@ -54,3 +54,14 @@ def log_in(page, base_url: str, username: str, password: str, next_path: str):
     page.fill("#id_password", password)
     with page.expect_navigation():
         page.press("#id_password", "Enter")
+
+
+def inked_pixels(page, canvas_id: str) -> int:
+    """How many pixels of a chart's canvas are drawn on (not fully transparent)."""
+    return page.evaluate("""(id) => {
+        const c = document.getElementById(id);
+        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+        return n;
+    }""", canvas_id)

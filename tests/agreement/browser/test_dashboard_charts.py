@@ -7,7 +7,7 @@ from django.utils import timezone
 from agreement.services import snapshot_compute_for_project
 from annotation.models import Judgment
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
-from tests.browser_support import log_in
+from tests.browser_support import inked_pixels, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,13 +33,7 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
     page.wait_for_selector("#trend-chart[data-drawn=true]")
 
     # Then the chart is drawn and the tables show labels, subgroups and pairs
-    drawn = page.evaluate("""() => {
-        const c = document.getElementById('trend-chart');
-        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let inked = 0;
-        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) inked++;
-        return inked;
-    }""")
+    drawn = inked_pixels(page, "trend-chart")
     assert drawn > 1000
     body = page.inner_text("main")
     for text in ("fluency", "coherence", "news", "sport", "chart-rater-2", "Which categories raters confuse",

@@ -9,7 +9,7 @@ from annotation.models import Item, Membership
 from annotation.services import assignment_next_for_rater, judgment_submit
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.annotation.rating import full_values
-from tests.browser_support import log_in
+from tests.browser_support import inked_pixels, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -99,13 +99,7 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     with page.expect_navigation():
         page.get_by_role("navigation", name="Lead console").get_by_role("link", name="Progress").click()
     page.wait_for_selector("#per-day-chart[data-drawn=true]")
-    inked = page.evaluate("""() => {
-        const c = document.getElementById('per-day-chart');
-        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let n = 0;
-        for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
-        return n;
-    }""")
+    inked = inked_pixels(page, "per-day-chart")
     assert inked > 1000
     assert page.inner_text('[data-key="complete"]') == "16"
     assert page.inner_text('[data-key="untouched"]') == str(N_ITEMS - 17)
