@@ -43,7 +43,8 @@ def dashboard_for_project(project: Project) -> dict:
     specific = defaultdict(dict)
     for s in latest:
         if s.scope == Scope.CRITERION and s.statistic == "coincidence_matrix":
-            confusions[s.criterion.name] = _confusion(s)
+            if s.value is not None:  # no unit rated twice yet: nothing to draw
+                confusions[s.criterion.name] = _confusion(s)
         elif s.scope == Scope.CRITERION and s.statistic.startswith("specific_agreement_"):
             specific[s.criterion.name][s.statistic.removeprefix("specific_agreement_")] = s
         elif s.scope == Scope.CRITERION:

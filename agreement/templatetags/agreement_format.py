@@ -33,7 +33,7 @@ def statistic_label(name):
 
 @register.filter
 def percent(value):
-    return f"{100 * value:.1f}%"
+    return "—" if value is None else f"{100 * value:.1f}%"
 
 
 @register.filter

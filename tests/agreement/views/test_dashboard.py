@@ -46,3 +46,20 @@ def test_the_recompute_button_starts_a_job(client, project, lead):
     client.force_login(lead)
     response = client.post(f"/projects/{project.id}/agreement/recompute/", follow=True)
     assert b"Recompute started" in response.content
+
+
+def test_a_label_no_unit_of_which_is_rated_twice_yet_renders(client, lead):
+    from annotation.models import Membership
+    from annotation.services import assignment_next_for_rater, judgment_submit
+    from tests.annotation.rating import add_raters, full_values, rating_project
+
+    project = rating_project(n_items=3, criteria=["fluency"], systems=["s1"])
+    project.memberships.create(user=lead, role=Membership.Role.LEAD)
+    (rater,) = add_raters(project)
+    for _ in range(3):
+        assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 4))
+    snapshot_compute_for_project(project_id=project.id)
+    client.force_login(lead)
+    response = client.get(f"/projects/{project.id}/agreement/")
+    assert response.status_code == 200
