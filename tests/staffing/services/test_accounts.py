@@ -66,3 +66,17 @@ def test_not_utf8_is_refused(project, lead):
     with pytest.raises(BulkRejected) as exc:
         accounts_bulk_create(project=project, by=lead, stream=io.BytesIO(b"username\n\xff\xfe\n"))
     assert "not UTF-8" in exc.value.errors[0][1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "expected"), [
+    (b'username,email\nann,"' + b"x" * 140_000 + b'"\n', "not readable as CSV"),
+    (b"username,email\nann," + b"a" * 64 + b"@" + b".".join(x * 60 for x in (b"b", b"c", b"d")) + b".eeeee.org\n",
+     "is longer than 254 characters"),
+])
+def test_unreadable_rows_and_overlong_addresses_are_refused_by_line(project, lead, body, expected):
+    with pytest.raises(BulkRejected) as refused:
+        accounts_bulk_create(project=project, stream=io.BytesIO(body), by=lead)
+    assert refused.value.errors[0][0] == 2 and expected in refused.value.errors[0][1]
+    assert not get_user_model().objects.filter(username="ann").exists()
+
