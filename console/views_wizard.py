@@ -12,11 +12,12 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from annotation.models import Membership, Project
-from annotation.selectors import project_create_allowed, project_get_for_user, project_role
+from annotation.models import Project
+from annotation.selectors import project_create_allowed
 from annotation.services.project import criteria_normalise
 from annotation.task_types import REGISTRY
 from annotation.templatetags.markdown_render import markdown_to_html
+from console.access import lead_project
 from console.forms import CRITERION_DEFAULTS, CriterionForm, CriterionFormSet, ProjectSettingsForm
 from console.selectors import preview_items, preview_screen_context, project_has_started
 from console.services import project_clone, project_settings_update, project_setup_create, project_status_set
@@ -24,13 +25,6 @@ from console.services import project_clone, project_settings_update, project_set
 PREFIX = "criteria"
 # A preview rater: the top bar shows a rater's name, never the lead's.
 PREVIEW_USER = {"is_authenticated": True, "username": "rater", "is_staff": False}
-
-
-def _lead_project(request, pk) -> Project:
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied
-    return project
 
 
 def _creator(request) -> None:
@@ -156,7 +150,7 @@ def project_new(request):
 
 @login_required
 def project_settings(request, pk):
-    project = _lead_project(request, pk)
+    project = lead_project(request.user, pk)
     if request.method == "POST":
         return _submitted(request, project)
     form, formset = _unbound(project)
@@ -178,13 +172,13 @@ def project_new_preview(request):
 @login_required
 @require_POST
 def project_preview(request, pk):
-    return _preview_response(request, _lead_project(request, pk))
+    return _preview_response(request, lead_project(request.user, pk))
 
 
 @login_required
 @require_POST
 def project_status(request, pk):
-    project = _lead_project(request, pk)
+    project = lead_project(request.user, pk)
     try:
         project = project_status_set(project=project, status=request.POST.get("status", ""), actor=request.user)
     except ValidationError as exc:
@@ -196,7 +190,7 @@ def project_status(request, pk):
 
 @login_required
 def project_clone_page(request, pk):
-    project = _lead_project(request, pk)
+    project = lead_project(request.user, pk)
     _creator(request)
     name = f"{project.name} (round 2)"
     error, status = None, 200
