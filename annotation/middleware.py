@@ -1,7 +1,8 @@
 """Answers 503 with Retry-After, not 500, while the database or the job broker is unreachable.
 
 The request's transaction has been rolled back by then (ATOMIC_REQUESTS), so a client may safely
-retry; rater-loop writes are idempotent by ``client_token``. The error is logged, never swallowed.
+retry; rater-loop writes are idempotent by ``client_token``. The error is logged, never swallowed; the
+answer names the failing part but not the driver's message, which carries host, port, user and database.
 """
 import logging
 
@@ -33,7 +34,7 @@ class ServiceUnavailableMiddleware:
         if what is None:
             return None
         logger.error("%s %s: %s: %s", request.method, request.path, what, exception)
-        detail = f"{what} ({type(exception).__name__}: {exception}); retry in {RETRY_AFTER_SECONDS} s."
+        detail = f"{what}; retry in {RETRY_AFTER_SECONDS} s."
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": detail}, status=503)
         else:
