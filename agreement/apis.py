@@ -15,8 +15,8 @@ from agreement.services import (
     schedule_set,
 )
 from agreement.services.schedule import DAYS
-from annotation.apis import lead_project, paginated
-from annotation.selectors import rater_names_for_project
+from annotation.apis import paginated
+from annotation.selectors import project_get_for_lead, rater_names_for_project
 
 
 class AgreementListApi(APIView):
@@ -68,7 +68,7 @@ class AgreementListApi(APIView):
 
     @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         snapshots = snapshot_list(project, **filters.validated_data)
@@ -80,7 +80,7 @@ class AgreementRecomputeApi(APIView):
     @extend_schema(request=None, responses={202: inline_serializer("RecomputeStarted", {
         "job_id": serializers.IntegerField(), "state": serializers.CharField()})})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         job = agreement_recompute_start(project=project, user=request.user)
         return Response({"job_id": job.id, "state": job.state}, status=status.HTTP_202_ACCEPTED)
 
@@ -116,12 +116,12 @@ class AgreementSettingsApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         return Response(self.OutputSerializer(self._out(project, agreement_settings_get(project))).data)
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def put(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)

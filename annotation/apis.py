@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
-from annotation.models import ItemFlag, Membership, Project, TaskType
+from annotation.models import ItemFlag, Membership, TaskType
 from annotation.pagination import StandardPagination
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
 from annotation.selectors import (
@@ -19,9 +19,9 @@ from annotation.selectors import (
     judgment_list_for_project,
     judgment_screen_values,
     project_create_allowed,
+    project_get_for_lead,
     project_get_for_user,
     project_list_for_user,
-    project_role,
     rater_names_for_project,
     rater_progress,
 )
@@ -40,14 +40,6 @@ from annotation.services import (
 )
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import AuthRateThrottle
-
-
-def lead_project(request, pk) -> Project:
-    """The project, if the requester leads it (403 for its raters, 404 for outsiders)."""
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied("Only the project's leads may do this.")
-    return project
 
 
 def paginated(request, view, queryset, serializer_class, **context):
@@ -174,13 +166,13 @@ class MemberListAddApi(APIView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         members = Membership.objects.filter(project=project).select_related("user").order_by("id")
         return paginated(request, self, members, self.OutputSerializer)
 
     @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         membership = membership_set(project=project, **data.validated_data, by=request.user)
@@ -210,7 +202,7 @@ class ItemListApi(APIView):
                     OpenApiParameter("search", str, description="part of the external id")],
         responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         gold = request.query_params.get("gold")
         items = item_list_for_project(project, subgroup=request.query_params.get("subgroup"),
                                       gold=None if gold is None else gold.lower() in ("1", "true", "yes"),
@@ -252,7 +244,7 @@ class ItemImportApi(APIView):
 
     @extend_schema(**IMPORT_SCHEMA)
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)
         with stream:
             imported = item_import(project=project, stream=stream, fmt=fmt, by=request.user,
@@ -265,7 +257,7 @@ class JudgmentImportApi(APIView):
 
     @extend_schema(**IMPORT_SCHEMA)
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)
         if fmt != "jsonl":
             raise serializers.ValidationError({"file": "judgments are imported as JSON lines"})
@@ -299,7 +291,7 @@ class JudgmentListApi(APIView):
                     OpenApiParameter("include_revised", bool)],
         responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         params = request.query_params
         judgments = judgment_list_for_project(
             project, rater=params.get("rater"), criterion=params.get("criterion"),

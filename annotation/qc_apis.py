@@ -6,9 +6,15 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import DETAIL, lead_project, paginated
+from annotation.apis import DETAIL, paginated
 from annotation.models import Membership, QcRules
-from annotation.selectors import qc_rules_current, qc_rules_defaults, rater_action_list, rater_quality_report
+from annotation.selectors import (
+    project_get_for_lead,
+    qc_rules_current,
+    qc_rules_defaults,
+    rater_action_list,
+    rater_quality_report,
+)
 from annotation.services import LEAD_ACTIONS, degraded_controls_create, qc_rules_apply_all, qc_rules_update
 from annotation.services.controls import METHODS, repeat_controls_create
 
@@ -42,14 +48,14 @@ class QcRulesApi(APIView):
 
     @extend_schema(responses={200: QcRulesSerializer, 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         return Response(QcRulesSerializer(qc_rules_current(project) or qc_rules_defaults(project)).data)
 
     @extend_schema(request=QcRulesSerializer, responses={200: QcRulesSerializer, 400: DETAIL, 403: DETAIL,
                                                          404: DETAIL},
                    description="Fields left out keep their current value (a partial update).")
     def put(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = QcRulesSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         rules = qc_rules_update(project=project, by=request.user, **data.validated_data)
@@ -79,7 +85,7 @@ class RaterActionListCreateApi(APIView):
     @extend_schema(parameters=[OpenApiParameter("rater", str, description="only this rater's actions")],
                    responses={200: RaterActionSerializer(many=True), 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         actions = rater_action_list(project)
         if request.query_params.get("rater"):
             actions = actions.filter(rater__username=request.query_params["rater"])
@@ -90,7 +96,7 @@ class RaterActionListCreateApi(APIView):
                    description="exclude also pauses and leaves the rater's judgments out of agreement, results and "
                                "exports; include counts them again (the rater stays paused until resumed).")
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         rater = get_user_model().objects.filter(
@@ -112,7 +118,7 @@ class RaterQualityApi(APIView):
         "position_bias": serializers.JSONField(allow_null=True),
         "raters": serializers.ListField(child=serializers.JSONField())}), 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):
-        report = rater_quality_report(lead_project(request, pk))
+        report = rater_quality_report(project_get_for_lead(request.user, pk))
         raters = [{k: v for k, v in r.items() if k not in ("last_action", "user_id")} for r in report["raters"]]
         return Response({"rules_version": report["rules"].version if report["rules"] else None,
                          "position_bias": report["position_bias"], "raters": raters})
@@ -123,7 +129,7 @@ class QcApplyApi(APIView):
 
     @extend_schema(request=None, responses={200: RaterActionSerializer(many=True), 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):
-        actions = qc_rules_apply_all(project=lead_project(request, pk), by=request.user)
+        actions = qc_rules_apply_all(project=project_get_for_lead(request.user, pk), by=request.user)
         return Response(RaterActionSerializer(actions, many=True).data)
 
 
@@ -148,7 +154,7 @@ class DegradedControlsCreateApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: CONTROLS_CREATED, 400: DETAIL, 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _created(degraded_controls_create(project=project, **data.validated_data, by=request.user))
@@ -164,7 +170,7 @@ class RepeatControlsCreateApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: CONTROLS_CREATED, 400: DETAIL, 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return _created(repeat_controls_create(project=project, **data.validated_data, by=request.user))

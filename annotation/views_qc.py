@@ -3,27 +3,20 @@ rater, with pause / resume / exclude / include forms."""
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Membership
-from annotation.selectors import project_get_for_user, project_role, rater_action_list, rater_quality_report
+from annotation.selectors import project_get_for_lead, rater_action_list, rater_quality_report
 from annotation.services import LEAD_ACTIONS
 
 ACTIONS_SHOWN = 100
 
 
-def _lead_project(request, pk):
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied
-    return project
-
-
 @login_required
 def rater_quality_page(request, pk, *, status=200, error=None):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     report = rater_quality_report(project)
     return render(request, "annotation/rater_quality.html", {
         "project": project, "report": report, "actions": rater_action_list(project)[:ACTIONS_SHOWN],
@@ -33,7 +26,7 @@ def rater_quality_page(request, pk, *, status=200, error=None):
 @login_required
 @require_POST
 def rater_action(request, pk):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     action, reason = request.POST.get("action", ""), request.POST.get("reason", "")
     rater = get_user_model().objects.filter(
         pk=request.POST.get("rater") if request.POST.get("rater", "").isdigit() else None,

@@ -4,8 +4,8 @@ from rest_framework import serializers
 from rest_framework.views import APIView
 
 from annotation.pagination import StandardPagination
+from annotation.selectors import project_get_for_lead
 
-from .access import project_for_audit
 from .models import ACTIONS
 from .selectors import audit_list_for_project
 
@@ -32,7 +32,7 @@ class AuditListApi(APIView):
 
     @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project = project_for_audit(request.user, pk)
+        project = project_get_for_lead(request.user, pk)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         paginator = StandardPagination()

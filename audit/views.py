@@ -3,7 +3,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 
-from .access import project_for_audit
+from annotation.selectors import project_get_for_lead
+
 from .models import ACTIONS
 from .selectors import audit_actor_names_for_project, audit_list_for_project
 
@@ -14,7 +15,7 @@ ACTION_CHOICES = sorted({name.split(".")[0] for name in ACTIONS}) + list(ACTIONS
 
 @login_required
 def audit_log(request, pk):
-    project = project_for_audit(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     action, actor = request.GET.get("action", "").strip(), request.GET.get("actor", "").strip()
     entries = audit_list_for_project(project, action=action or None, actor=actor or None)
     page = Paginator(entries, PAGE_SIZE).get_page(request.GET.get("page"))

@@ -4,7 +4,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from console.access import lead_project
+from annotation.selectors import project_get_for_lead
 from console.selectors.progress import progress_summary
 
 
@@ -16,12 +16,16 @@ class ProgressSummaryApi(APIView):
     class OutputSerializer(serializers.Serializer):
         class Items(serializers.Serializer):
             n_items = serializers.IntegerField()
-            n_target_items = serializers.IntegerField(help_text="Non-gold items: complete + in_progress + untouched.")
+            n_target_items = serializers.IntegerField(
+                help_text="Imported work items (neither gold nor quality-control copies): complete + in_progress + "
+                          "untouched.")
             complete = serializers.IntegerField()
             in_progress = serializers.IntegerField()
             untouched = serializers.IntegerField()
             gold = serializers.IntegerField()
-            slots_target = serializers.IntegerField(help_text="Raters wanted, summed over non-gold items.")
+            control = serializers.IntegerField(help_text="Quality-control copies (repeats and degraded copies).")
+            slots_target = serializers.IntegerField(
+                help_text="Raters wanted, summed over non-gold items (degraded copies are queued like work items).")
             slots_filled = serializers.IntegerField()
             slots_remaining = serializers.IntegerField()
             percent_complete = serializers.FloatField(allow_null=True, help_text="Filled slots in percent.")
@@ -70,5 +74,5 @@ class ProgressSummaryApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, pk):
-        project = lead_project(request.user, pk)
+        project = project_get_for_lead(request.user, pk)
         return Response(self.OutputSerializer(progress_summary(project)).data)

@@ -9,8 +9,8 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportForm
 from annotation.parsers import ImportTooLarge, spool
+from annotation.selectors import project_get_for_lead
 from annotation.services import ImportRejected, detect_format, item_import
-from console.access import lead_project
 from console.selectors.import_errors import import_error_rows
 from console.selectors.items_browser import STATUS_LABELS, ItemFilters, item_browser_page, item_detail_for_lead
 from console.services.item_upload import item_upload_start
@@ -35,7 +35,7 @@ def _upload_json(request, project, form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def item_upload(request, pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     if request.method == "GET":
         return render(request, "console/item_upload.html", {"project": project, "form": ImportForm()})
     form = ImportForm(request.POST, request.FILES)
@@ -61,7 +61,7 @@ def item_upload(request, pk):
 
 @login_required
 def item_browser(request, pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     params = request.GET
     status = params.get("status", "")
     filters = ItemFilters(search=params.get("q", "").strip(), subgroup=params.get("subgroup", ""),
@@ -76,5 +76,5 @@ def item_browser(request, pk):
 
 @login_required
 def item_detail(request, pk, item_pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     return render(request, "console/item_detail.html", {"project": project, **item_detail_for_lead(project, item_pk)})

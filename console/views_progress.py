@@ -2,13 +2,13 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from console.access import lead_project
+from annotation.selectors import project_get_for_lead
 from console.selectors.progress import ETA_WINDOW, progress_summary
 
 
 @login_required
 def progress_page(request, pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     summary = progress_summary(project)
     return render(request, "console/progress.html", {
         "project": project, "summary": summary, "eta_window_days": ETA_WINDOW.days,

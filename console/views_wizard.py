@@ -13,11 +13,10 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project
-from annotation.selectors import project_create_allowed
+from annotation.selectors import project_create_allowed, project_get_for_lead
 from annotation.services.project import criteria_normalise
 from annotation.task_types import REGISTRY
 from annotation.templatetags.markdown_render import markdown_to_html
-from console.access import lead_project
 from console.forms import CRITERION_DEFAULTS, CriterionForm, CriterionFormSet, ProjectSettingsForm
 from console.selectors import preview_items, preview_screen_context, project_has_started
 from console.services import project_clone, project_settings_update, project_setup_create, project_status_set
@@ -62,7 +61,9 @@ def _preview(request, project: Project | None, form, formset) -> dict:
     data = ProjectSettingsForm.initial_for(project)
     if form.is_bound:
         form.is_valid()
-        data.update({k: v for k, v in form.cleaned_data.items() if v is not None})
+        # An emptied optional setting (the modulus) is a value; an emptied required one keeps the saved value.
+        nullable = {field.name for field in Project._meta.fields if field.null}
+        data.update({k: v for k, v in form.cleaned_data.items() if v is not None or k in nullable})
     task_type = data["task_type"] if data["task_type"] in REGISTRY else "likert"
     preview_project = Project(pk=None if project is None else project.pk, name=data.get("name") or "New project",
                               task_type=task_type, instructions=data["instructions"] or "",
@@ -150,7 +151,7 @@ def project_new(request):
 
 @login_required
 def project_settings(request, pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     if request.method == "POST":
         return _submitted(request, project)
     form, formset = _unbound(project)
@@ -172,13 +173,13 @@ def project_new_preview(request):
 @login_required
 @require_POST
 def project_preview(request, pk):
-    return _preview_response(request, lead_project(request.user, pk))
+    return _preview_response(request, project_get_for_lead(request.user, pk))
 
 
 @login_required
 @require_POST
 def project_status(request, pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     try:
         project = project_status_set(project=project, status=request.POST.get("status", ""), actor=request.user)
     except ValidationError as exc:
@@ -190,7 +191,7 @@ def project_status(request, pk):
 
 @login_required
 def project_clone_page(request, pk):
-    project = lead_project(request.user, pk)
+    project = project_get_for_lead(request.user, pk)
     _creator(request)
     name = f"{project.name} (round 2)"
     error, status = None, 200

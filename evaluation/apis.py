@@ -15,9 +15,10 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import IMPORT_SCHEMA, import_upload, lead_project, paginated, upload_name
+from annotation.apis import IMPORT_SCHEMA, import_upload, paginated, upload_name
 from annotation.pagination import StandardPagination
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
+from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
 from evaluation.metrics import REGISTRY
 from evaluation.models import Calibrator, Export
@@ -197,7 +198,7 @@ class ResultsApi(EvaluationApi):
         responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL},
     )
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         body = results_compute(project=project, options=ResultOptions(**params.validated_data))
@@ -218,7 +219,7 @@ class MetricListApi(EvaluationApi):
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
         return paginated(
-            request, self, metric_names_for_project(lead_project(request, pk)), self.OutputSerializer
+            request, self, metric_names_for_project(project_get_for_lead(request.user, pk)), self.OutputSerializer
         )
 
 
@@ -235,7 +236,7 @@ class MetricScoreListApi(EvaluationApi):
         responses=OutputSerializer(many=True),
     )
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         scores = metric_score_list(
             project, name=request.query_params.get("name"), system=request.query_params.get("system")
         )
@@ -253,7 +254,7 @@ class ImportApi(EvaluationApi):
 
     @extend_schema(**IMPORT_SCHEMA)
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)
         if fmt not in self.formats:
             raise serializers.ValidationError({"file": f"this import takes {' or '.join(self.formats)}"})
@@ -287,7 +288,7 @@ class MetricComputeApi(EvaluationApi):
         responses={202: inline_serializer("MetricComputeStarted", {"job_id": serializers.IntegerField()})},
     )
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         job = metrics_compute_start(
@@ -334,7 +335,7 @@ class CorrelationListApi(EvaluationApi):
         responses=OutputSerializer(many=True),
     )
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         report = metric_correlations(
@@ -386,13 +387,13 @@ class CalibratorListCreateApi(EvaluationApi):
 
     @extend_schema(responses=CalibratorOutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         calibrators = Calibrator.objects.filter(project=project).select_related("criterion").order_by("-id")
         return paginated(request, self, calibrators, CalibratorOutputSerializer)
 
     @extend_schema(request=InputSerializer, responses={201: CalibratorOutputSerializer, 400: DETAIL})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         calibrator = calibrator_fit(project=project, created_by=request.user, **data.validated_data)
@@ -407,7 +408,7 @@ class CalibratorApplyApi(EvaluationApi):
         responses={200: inline_serializer("CalibratorApplied", {"scored": serializers.IntegerField()})},
     )
     def post(self, request, pk, calibrator_id):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         calibrator = Calibrator.objects.filter(project=project, pk=calibrator_id).first()
         if calibrator is None:
             raise NotFound("No such calibrator.")
@@ -428,7 +429,7 @@ class JudgeListApi(EvaluationApi):
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
         return paginated(
-            request, self, judge_list_for_project(lead_project(request, pk)), self.OutputSerializer
+            request, self, judge_list_for_project(project_get_for_lead(request.user, pk)), self.OutputSerializer
         )
 
 
@@ -454,7 +455,7 @@ class JudgeFromMetricApi(EvaluationApi):
 
     @extend_schema(request=InputSerializer, responses={201: JudgeListApi.OutputSerializer, 400: DETAIL})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         judge = judge_from_metric(project=project, **data.validated_data, by=request.user)
@@ -510,7 +511,7 @@ class JudgeAgreementApi(EvaluationApi):
         responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL},
     )
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         report = judge_agreement_report(
@@ -602,7 +603,7 @@ class ExportListCreateApi(EvaluationApi):
 
     @extend_schema(responses=ExportOutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         exports = Export.objects.filter(project=project).select_related("job").order_by("-id")
         return paginated(request, self, exports, ExportOutputSerializer)
 
@@ -619,7 +620,7 @@ class ExportListCreateApi(EvaluationApi):
         },
     )
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         export = export_start(
@@ -651,7 +652,7 @@ class ExportDownloadApi(EvaluationApi):
         export = Export.objects.select_related("job").filter(pk=pk).first()
         if export is None:
             raise NotFound("No such export.")
-        lead_project(request, export.project_id)
+        project_get_for_lead(request.user, export.project_id)
         if not export.is_ready:
             return Response(
                 {

@@ -3,12 +3,11 @@
 export page, which starts a dataset export and follows its job."""
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.models import Membership, TaskType
-from annotation.selectors import project_get_for_user, project_role
+from annotation.models import TaskType
+from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
 from evaluation.models import Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
@@ -65,9 +64,7 @@ def heat(value: float | None) -> str:
 
 @login_required
 def results_page(request, pk):
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied
+    project = project_get_for_lead(request.user, pk)
     results = results_compute(project=project, options=ResultOptions(n_resamples=500, test_resamples=5000))
     for criterion in results["criteria"]:
         if project.task_type == TaskType.PAIRWISE:
@@ -139,9 +136,7 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
 @login_required
 def export_page(request, pk):
     """The lead's export page: the options, then the job's progress bar and the download link."""
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied
+    project = project_get_for_lead(request.user, pk)
     options, errors = ExportOptions(), {}
     if request.method == "POST":
         options, errors = _export_options(request.POST)

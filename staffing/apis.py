@@ -3,23 +3,13 @@ from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Membership, Project
 from annotation.pagination import StandardPagination
-from annotation.selectors import project_get_for_user, project_role
+from annotation.selectors import project_get_for_lead
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
 from staffing.services import invite_create, invite_revoke
-
-
-def lead_project(request, pk) -> Project:
-    """The project, if the requester leads it (403 for its raters, 404 for outsiders)."""
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied("Only the project's leads may do this.")
-    return project
 
 
 def _paginated(request, view, rows, serializer_class):
@@ -52,12 +42,12 @@ class InviteListCreateApi(APIView):
 
     @extend_schema(responses=InviteOutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         return _paginated(request, self, invite_list_for_project(project), InviteOutputSerializer)
 
     @extend_schema(request=InputSerializer, responses={201: InviteOutputSerializer})
     def post(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         invite = invite_create(project=project, by=request.user, **data.validated_data)
@@ -68,7 +58,7 @@ class InviteListCreateApi(APIView):
 class InviteRevokeApi(APIView):
     @extend_schema(request=None, responses=InviteOutputSerializer)
     def post(self, request, pk, invite_id):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         invite = invite_revoke(invite=invite_get_for_project(project, invite_id), by=request.user)
         return Response(InviteOutputSerializer(invite, context={"request": request}).data)
 
@@ -88,5 +78,5 @@ class TeamListApi(APIView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project = lead_project(request, pk)
+        project = project_get_for_lead(request.user, pk)
         return _paginated(request, self, team_list_for_project(project), self.OutputSerializer)

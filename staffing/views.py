@@ -6,7 +6,7 @@ import io
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation.models import Membership
-from annotation.selectors import project_get_for_user, project_role
+from annotation.selectors import project_get_for_lead
 from annotation.services import rater_pause, rater_resume
 from staffing.models import ExternalLink, Invite
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
@@ -33,13 +33,6 @@ from staffing.services import (
 TEAM_ACTIONS = {"pause": rater_pause, "resume": rater_resume}
 
 
-def _lead_project(request, pk):
-    project = project_get_for_user(request.user, pk)
-    if project_role(request.user, project) != Membership.Role.LEAD:
-        raise PermissionDenied
-    return project
-
-
 def _external_urls(request, link) -> dict:
     """The link as a crowd platform takes it: Prolific fills in {{%PROLIFIC_PID%}}; others add worker_id."""
     if link is None:
@@ -50,7 +43,7 @@ def _external_urls(request, link) -> dict:
 
 @login_required
 def team_page(request, pk, *, status=200, error=None):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     link = ExternalLink.objects.filter(project=project).first()
     return render(request, "staffing/team.html", {
         "project": project, "members": team_list_for_project(project), "error": error,
@@ -60,7 +53,7 @@ def team_page(request, pk, *, status=200, error=None):
 @login_required
 @require_POST
 def team_action(request, pk):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     action = request.POST.get("action", "")
     rater_id = request.POST.get("rater", "")
     rater = get_user_model().objects.filter(
@@ -92,7 +85,7 @@ def _number(raw: str, kind):
 
 @login_required
 def invites_page(request, pk):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     errors, status = {}, 200
     if request.method == "POST":
         multi = request.POST.get("kind") == "multi"
@@ -119,7 +112,7 @@ def invites_page(request, pk):
 @login_required
 @require_POST
 def invite_revoke_view(request, pk, invite_id):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     invite = invite_revoke(invite=invite_get_for_project(project, invite_id), by=request.user)
     messages.success(request, f"Invite {invite.pk} revoked: its link no longer admits anyone.")
     return redirect("staffing-invites", pk=project.pk)
@@ -127,7 +120,7 @@ def invite_revoke_view(request, pk, invite_id):
 
 @login_required
 def accounts_page(request, pk):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     if request.method != "POST":
         return render(request, "staffing/accounts.html", {"project": project, "max_accounts": MAX_ACCOUNTS})
     upload = request.FILES.get("file")
@@ -154,7 +147,7 @@ def accounts_page(request, pk):
 
 @login_required
 def external_page(request, pk):
-    project = _lead_project(request, pk)
+    project = project_get_for_lead(request.user, pk)
     action, error = request.POST.get("action"), None
     if request.method == "POST" and action == "disable":
         external_link_disable(project=project, by=request.user)

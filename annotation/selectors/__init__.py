@@ -14,7 +14,13 @@ from .assignments import (
 )
 from .items import item_list_for_project
 from .judgments import judgment_list_for_project, rater_names_for_project
-from .projects import project_create_allowed, project_get_for_user, project_list_for_user, project_role
+from .projects import (
+    project_create_allowed,
+    project_get_for_lead,
+    project_get_for_user,
+    project_list_for_user,
+    project_role,
+)
 from .quality import (
     excluded_rater_ids,
     gold_accuracy,
@@ -25,7 +31,7 @@ from .quality import (
 )
 
 __all__ = ["item_list_for_project", "project_create_allowed",
-           "judgment_list_for_project", "project_get_for_user", "project_list_for_user",
+           "judgment_list_for_project", "project_get_for_lead", "project_get_for_user", "project_list_for_user",
            "project_role", "rater_names_for_project",
            "assignment_answers", "assignment_get_for_rater", "assignment_previous_for_rater", "assignment_screen",
            "item_flag_list_for_project", "judgment_screen_values", "rater_progress", "rater_progress_for_project",

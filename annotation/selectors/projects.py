@@ -1,4 +1,5 @@
 """Which projects a user may see, and in which role."""
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
@@ -20,6 +21,14 @@ def project_get_for_user(user, pk) -> Project:
     project = project_list_for_user(user).filter(pk=pk).first()
     if project is None:
         raise Http404("No such project.")
+    return project
+
+
+def project_get_for_lead(user, pk) -> Project:
+    """The project if ``user`` leads it or is staff; PermissionDenied for its raters, Http404 for everyone else."""
+    project = project_get_for_user(user, pk)
+    if project_role(user, project) != Membership.Role.LEAD:
+        raise PermissionDenied("Only the project's leads may do this.")
     return project
 
 

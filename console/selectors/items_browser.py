@@ -3,25 +3,18 @@ status, and one item with everything raters said about it."""
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from annotation.models import Item, ItemFlag, Judgment, Output, Project
+from annotation.selectors.item_states import ITEM_STATE_LABELS, ITEM_STATES, item_state
 from annotation.selectors.judgments import rater_names_for_project
 
 PAGE_SIZE = 50
 
-# Every non-gold item is in exactly one of complete / in progress / untouched; gold items are served outside
-# the targets, and "flagged" (a rater reported the item) cuts across the others.
-STATUS_FILTERS = {
-    "untouched": Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0),
-    "in_progress": Q(gold__isnull=True, n_judged__lt=F("n_target")) & (Q(n_judged__gt=0) | Q(n_leased__gt=0)),
-    "complete": Q(gold__isnull=True, n_judged__gte=F("n_target")),
-    "gold": Q(gold__isnull=False),
-    "flagged": Q(is_flagged=True),
-}
-STATUS_LABELS = {"untouched": "Untouched", "in_progress": "In progress", "complete": "Complete", "gold": "Gold",
-                 "flagged": "Flagged"}
+# "Flagged" (a rater reported the item) cuts across the item states.
+STATUS_FILTERS = {**ITEM_STATES, "flagged": Q(is_flagged=True)}
+STATUS_LABELS = {**ITEM_STATE_LABELS, "flagged": "Flagged"}
 
 
 @dataclass(frozen=True)
@@ -34,15 +27,6 @@ class ItemFilters:
     def __post_init__(self):
         if self.status and self.status not in STATUS_FILTERS:
             raise ValueError(f"unknown status {self.status!r}; use one of {', '.join(STATUS_FILTERS)}")
-
-
-def item_status(item: Item) -> str:
-    """One of untouched / in_progress / complete / gold for an item row."""
-    if item.gold is not None:
-        return "gold"
-    if item.n_judged >= item.n_target:
-        return "complete"
-    return "in_progress" if item.n_judged or item.n_leased else "untouched"
 
 
 def _items(project: Project, filters: ItemFilters) -> QuerySet[Item]:
@@ -68,11 +52,12 @@ def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str
     counts.update({status: counts.pop(f"n_{status}") for status in STATUS_FILTERS})
     if filters.status:
         items = items.filter(STATUS_FILTERS[filters.status])
-    items = items.only("id", "external_id", "subgroup", "gold", "n_target", "n_judged", "n_leased").prefetch_related(
+    items = items.only("id", "external_id", "subgroup", "gold", "repeat_of_id", "degraded_from_id", "n_target",
+                       "n_judged", "n_leased").prefetch_related(
         Prefetch("outputs", queryset=Output.objects.only("id", "item_id", "position", "system")))
     page_obj: Page = Paginator(items.order_by("id"), page_size).get_page(page)
     for item in page_obj:
-        item.status = item_status(item)
+        item.status = item_state(item)
         item.status_label = STATUS_LABELS[item.status]
     return {
         "page": page_obj,
@@ -88,7 +73,7 @@ def item_detail_for_lead(project: Project, item_pk: int) -> dict:
     """One item of ``project`` (Http404 otherwise) with its outputs and system names, gold answer, flags and
     every judgment row, current or revised, in submission order. Five queries."""
     item = get_object_or_404(Item.objects.filter(project=project), pk=item_pk)
-    item.status = item_status(item)
+    item.status = item_state(item)
     item.status_label = STATUS_LABELS[item.status]
     judgments = list(Judgment.objects.filter(item=item).select_related("criterion", "output", "rater")
                      .order_by("rater_id", "submitted_at", "id"))

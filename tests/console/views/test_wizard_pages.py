@@ -6,7 +6,7 @@ from django.test import Client
 
 from annotation.models import Criterion, Membership, Project
 from audit.models import AuditEntry
-from tests.annotation.factories import ItemFactory, JudgmentFactory, UserFactory
+from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -221,6 +221,17 @@ def test_the_wizard_sets_a_rankme_modulus_and_previews_the_reference_scored_by_i
     assert 'data-scale="log"' in preview["screen"]
     assert client.post("/projects/new/", wizard_post(**RANKME_ROWS, rankme_modulus="100")).status_code == 302
     assert Project.objects.get(name="Summaries round 1").rankme_modulus == 100
+
+
+def test_clearing_the_modulus_of_a_rankme_project_clears_it_in_the_preview(client, lead):
+    project = ProjectFactory(name="rankme study", task_type="rankme", criteria=["quality"], rankme_modulus=100)
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    client.force_login(lead)
+    url = f"/projects/{project.pk}/settings/preview/"
+    kept = client.post(url, _settings_post(project, task_type="rankme", rankme_modulus="100")).json()
+    cleared = client.post(url, _settings_post(project, task_type="rankme", rankme_modulus="")).json()
+    assert 'data-scale="log"' in kept["screen"]
+    assert 'data-scale="log"' not in cleared["screen"] and "score 100" not in cleared["screen"]
 
 
 def test_a_modulus_on_a_likert_project_is_refused_beside_its_field(client, creator):
