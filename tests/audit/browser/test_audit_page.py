@@ -29,7 +29,7 @@ def test_the_lead_reads_and_filters_the_audit_log(page, live_server, screenshot)
 
     page.goto(f"{live_server.url}/projects/{project.pk}/")
     with page.expect_navigation():
-        page.click("text=Audit log")
+        page.get_by_test_id("lead-nav").get_by_role("link", name="Audit log").click()
     log = page.locator("[data-testid=audit-log]")
     assert log.locator("tbody tr").count() == 2
     newest = log.locator("tbody tr").first

@@ -68,7 +68,7 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
 
     # The items are in the browser; filtering by subgroup halves them
     with page.expect_navigation():
-        page.get_by_role("navigation", name="Lead console").get_by_role("link", name="Items", exact=True).click()
+        page.get_by_test_id("lead-nav").get_by_role("link", name="Items", exact=True).click()
     assert page.locator("[data-testid=items] tbody tr").count() == N_ITEMS
     page.get_by_label("Subgroup").select_option("news")
     page.get_by_label("External id contains").press("Enter")
@@ -97,7 +97,7 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     # When the lead opens the progress page, the chart is drawn and the numbers add up
     page.clock.install()  # the page refreshes its numbers every 30 s: the test moves the clock on
     with page.expect_navigation():
-        page.get_by_role("navigation", name="Lead console").get_by_role("link", name="Progress").click()
+        page.get_by_test_id("lead-nav").get_by_role("link", name="Progress").click()
     page.wait_for_selector("#per-day-chart[data-drawn=true]")
     inked = inked_pixels(page, "per-day-chart")
     assert inked > 1000
@@ -123,6 +123,6 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     assert _no_sideways_scroll(page)
     screenshot(page, "console-progress-tablet")
     with page.expect_navigation():
-        page.get_by_role("navigation", name="Lead console").get_by_role("link", name="Items", exact=True).click()
+        page.get_by_test_id("lead-nav").get_by_role("link", name="Items", exact=True).click()
     assert _no_sideways_scroll(page)
     screenshot(page, "console-item-browser-tablet")

@@ -63,7 +63,7 @@ def test_a_lead_runs_a_study_from_the_wizard_to_full_progress(browser, page, liv
         page.click("button[data-status=live]")
     assert page.inner_text("[data-testid=project-status]") == "Live"
     with page.expect_navigation():
-        page.click("text=Team and invites")
+        page.get_by_test_id("lead-nav").get_by_role("link", name="Team", exact=True).click()
     with page.expect_navigation():
         page.click("text=invite links")
     page.check("input[name=kind][value=single]")

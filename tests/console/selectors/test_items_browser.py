@@ -38,7 +38,7 @@ def test_search_subgroup_and_system_filters_combine(world):
 
 def test_counts_per_status_follow_every_filter_but_the_status(world):
     result = item_browser_page(world.project, ItemFilters(system="pegasus", status="complete"))
-    assert result["counts"] == {"total": 5, "untouched": 3, "in_progress": 2, "complete": 0, "gold": 0,
+    assert result["counts"] == {"total": 5, "untouched": 3, "in_progress": 2, "complete": 0, "gold": 0, "control": 0,
                                 "flagged": 1}
     assert result["page"].paginator.count == 0
     assert result["subgroups"] == ["news", "sport"] and result["systems"] == ["bart", "pegasus", "sysA"]

@@ -25,7 +25,7 @@ def test_a_lead_invites_and_a_newcomer_signs_up_and_rates(browser, page, live_se
     # The lead goes from the project to the team page, then creates a single-use invite
     log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/")
     with page.expect_navigation():
-        page.click("text=Team and invites")
+        page.get_by_test_id("lead-nav").get_by_role("link", name="Team", exact=True).click()
     screenshot(page, "staffing-team")
     with page.expect_navigation():
         page.click("text=invite links")
