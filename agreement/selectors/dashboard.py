@@ -9,90 +9,103 @@ from annotation.models import Project
 from annotation.selectors import rater_names_for_project
 
 Scope, Window = AgreementSnapshot.Scope, AgreementSnapshot.Window
+RATER_COLUMNS = ("judgments", "median_duration_ms", "mean_pair_agreement", "alpha_change_without_rater")
 
 
-def _point(s: AgreementSnapshot) -> dict:
-    return {"week": s.week_start.isoformat(), "value": s.value, "ci_low": s.ci_low, "ci_high": s.ci_high,
-            "n_units": s.n_units, "status": s.status, "reason": s.reason, "unreliable": s.unreliable}
+# Rows are read as dicts of these fields (not model objects: the latest week of a 50-rater project holds
+# thousands of pair rows, and building model instances was a third of the page's time).
+FIELDS = ("scope", "statistic", "subgroup", "rater_a_id", "rater_b_id", "value", "ci_low", "ci_high", "n_units",
+          "n_raters", "status", "reason", "unreliable")
+
+
+def _point(s: dict) -> dict:
+    return {"week": s["week_start"].isoformat(), "value": s["value"], "ci_low": s["ci_low"],
+            "ci_high": s["ci_high"], "n_units": s["n_units"], "status": s["status"], "reason": s["reason"],
+            "unreliable": s["unreliable"]}
 
 
 def dashboard_for_project(project: Project) -> dict:
+    """The page's figures; the rater-pair heatmaps are data (``pair_heatmaps``) the page's script draws, one
+    label at a time, as a table of every rater pair would be thousands of cells per label."""
     week = latest_week(project)
     if week is None:
         return {"week": None}
     names = rater_names_for_project(project)
-    trend_rows = (AgreementSnapshot.objects.filter(project=project, scope=Scope.CRITERION, is_main=True)
-                  .select_related("criterion").order_by("criterion__position", "week_start"))
+    snapshots = AgreementSnapshot.objects.filter(project=project)
+    trend_rows = (snapshots.filter(scope=Scope.CRITERION, is_main=True).order_by("criterion__position", "week_start")
+                  .values("window", "week_start", "criterion__name", *FIELDS))
     trends: dict[str, dict] = defaultdict(lambda: {"week": [], "cumulative": []})
     main_statistic = None
     for s in trend_rows:
-        trends[s.criterion.name][s.window].append(_point(s))
-        main_statistic = s.statistic
-    latest = list(AgreementSnapshot.objects.filter(project=project, week_start=week, window=Window.CUMULATIVE)
-                  .select_related("criterion").order_by("scope", "scope_key", "statistic"))
+        trends[s["criterion__name"]][s["window"]].append(_point(s))
+        main_statistic = s["statistic"]
+    latest = snapshots.filter(week_start=week, window=Window.CUMULATIVE)
+    rows = list(latest.exclude(scope=Scope.PAIR).order_by("scope", "scope_key", "statistic")
+                .values("criterion__name", "detail", *FIELDS))
+    pair_rows = list(latest.filter(scope=Scope.PAIR).order_by("criterion__position", "statistic", "scope_key")
+                     .values_list("criterion__name", "statistic", "rater_a_id", "rater_b_id", "value", "n_units",
+                                  "reason"))
     # raters who left the project keep their judgments: name them by username
-    missing = {i for s in latest for i in (s.rater_a_id, s.rater_b_id) if i is not None} - set(names)
+    missing = ({s["rater_a_id"] for s in rows if s["rater_a_id"] is not None}
+               | {i for row in pair_rows for i in row[2:4]}) - set(names)
     if missing:
         names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
     labels = defaultdict(dict)
     subgroups = defaultdict(dict)
-    pairs = defaultdict(dict)
     raters = defaultdict(lambda: defaultdict(dict))
     gold = {}
     confusions = {}
     specific = defaultdict(dict)
-    for s in latest:
-        if s.scope == Scope.CRITERION and s.statistic == "coincidence_matrix":
-            if s.value is not None:  # no unit rated twice yet: nothing to draw
-                confusions[s.criterion.name] = _confusion(s)
-        elif s.scope == Scope.CRITERION and s.statistic.startswith("specific_agreement_"):
-            specific[s.criterion.name][s.statistic.removeprefix("specific_agreement_")] = s
-        elif s.scope == Scope.CRITERION:
-            labels[s.criterion.name][s.statistic] = s
-        elif s.scope == Scope.SUBGROUP_CRITERION:
-            subgroups[s.subgroup][s.criterion.name] = s
-        elif s.scope == Scope.PAIR:
-            pairs[(s.criterion.name, s.statistic)][(names.get(s.rater_a_id, str(s.rater_a_id)),
-                                                    names.get(s.rater_b_id, str(s.rater_b_id)))] = s
-        elif s.scope == Scope.RATER and s.criterion is None:  # figures over all labels: gold accuracy
-            gold[names.get(s.rater_a_id, str(s.rater_a_id))] = s
-        elif s.scope == Scope.RATER:
-            raters[names.get(s.rater_a_id, str(s.rater_a_id))][s.criterion.name][s.statistic] = s
+    for s in rows:
+        scope, statistic, criterion = s["scope"], s["statistic"], s["criterion__name"]
+        if scope == Scope.CRITERION and statistic == "coincidence_matrix":
+            if s["value"] is not None:  # no unit rated twice yet: nothing to draw
+                confusions[criterion] = _confusion(s)
+        elif scope == Scope.CRITERION and statistic.startswith("specific_agreement_"):
+            specific[criterion][statistic.removeprefix("specific_agreement_")] = s
+        elif scope == Scope.CRITERION:
+            labels[criterion][statistic] = s
+        elif scope == Scope.SUBGROUP_CRITERION:
+            subgroups[s["subgroup"]][criterion] = s
+        elif scope == Scope.RATER and criterion is None:  # figures over all labels: gold accuracy
+            gold[names.get(s["rater_a_id"], str(s["rater_a_id"]))] = s
+        elif scope == Scope.RATER:
+            raters[names.get(s["rater_a_id"], str(s["rater_a_id"]))][criterion][statistic] = s
     label_columns = list(dict.fromkeys([main_statistic, *(name for stats in labels.values() for name in stats)]))
     alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
-            "label_columns": label_columns, "subgroups": dict(subgroups), "heatmaps": _heatmaps(pairs),
-            "raters": {name: {"labels": dict(raters.get(name, {})), "gold": gold.get(name)}
-                       for name in sorted(raters.keys() | gold.keys())}, "alerts": alerts,
+            "label_columns": label_columns, "subgroups": dict(subgroups),
+            "pair_heatmaps": _pair_heatmaps(pair_rows, names),
+            "raters": [{"rater": name, "gold": gold.get(name), "labels": [
+                           {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
+                           for criterion, stats in raters.get(name, {}).items()]}
+                       for name in sorted(raters.keys() | gold.keys())], "alerts": alerts,
             "confusions": confusions, "specific": dict(specific)}
 
 
-def _confusion(s: AgreementSnapshot) -> dict:
+def _confusion(s: dict) -> dict:
     """Rows of the coincidence matrix with each cell's share of its row, for a heatmap."""
-    values, matrix = s.detail.get("values", []), s.detail.get("matrix", [])
+    values, matrix = s["detail"].get("values", []), s["detail"].get("matrix", [])
     rows = []
     for value, row in zip(values, matrix, strict=True):
         total = sum(row) or 1.0
         rows.append({"value": value, "cells": [{"count": c, "share": c / total} for c in row]})
-    return {"values": values, "rows": rows, "diagonal": s.value, "n_units": s.n_units}
+    return {"values": values, "rows": rows, "diagonal": s["value"], "n_units": s["n_units"]}
 
 
-def _heatmaps(pairs: dict) -> dict:
-    """One symmetric rater × rater table per label (the first pair statistic of each label)."""
+def _pair_heatmaps(pair_rows, names: dict) -> dict:
+    """Per label, the first pair statistic stored for it: the raters in name order and one cell per pair,
+    ``[row, column, value, shared units, reason]`` with row < column (the table is symmetric)."""
+    cells_of: dict[str, list] = {}
+    statistic_of: dict[str, str] = {}
+    for criterion, statistic, a, b, value, n_units, reason in pair_rows:
+        if statistic_of.setdefault(criterion, statistic) == statistic:
+            cells_of.setdefault(criterion, []).append(
+                (names.get(a, str(a)), names.get(b, str(b)), value, n_units, reason))
     heatmaps = {}
-    for (criterion, statistic), cells in sorted(pairs.items()):
-        if criterion in heatmaps:
-            continue
-        people = sorted({p for pair in cells for p in pair})
-        lookup = {**cells, **{(b, a): s for (a, b), s in cells.items()}}
-        rows = []
-        for a in people:
-            row = []
-            for b in people:
-                s = lookup.get((a, b))
-                row.append(None if s is None else {
-                    "value": s.value, "n_units": s.n_units,
-                    "title": f"{a} × {b}: n = {s.n_units} shared units" + (f"; {s.reason}" if s.reason else "")})
-            rows.append({"rater": a, "cells": row})
-        heatmaps[criterion] = {"statistic": statistic, "raters": people, "rows": rows}
+    for criterion, cells in cells_of.items():
+        people = sorted({name for cell in cells for name in cell[:2]})
+        index = {name: k for k, name in enumerate(people)}
+        heatmaps[criterion] = {"statistic": statistic_of[criterion], "raters": people, "cells": [
+            [*sorted((index[a], index[b])), value, n_units, reason] for a, b, value, n_units, reason in cells]}
     return heatmaps

@@ -9,7 +9,10 @@ from annotation.selectors.judgments import rater_ids_named
 
 
 def latest_week(project: Project) -> date | None:
-    return AgreementSnapshot.objects.filter(project=project).aggregate(w=Max("week_start"))["w"]
+    """Every computed week has cumulative rows, so the latest is read off the unique index's
+    (project, window, week_start) prefix in one step instead of scanning every row of the project."""
+    return (AgreementSnapshot.objects.filter(project=project, window=AgreementSnapshot.Window.CUMULATIVE)
+            .aggregate(w=Max("week_start"))["w"])
 
 
 def snapshot_list(project: Project, *, week: date | None = None, window: str | None = None,

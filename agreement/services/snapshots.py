@@ -25,7 +25,7 @@ from agreement.stats import (
     specific_agreement,
 )
 from annotation.models import Project
-from annotation.services.bulk_insert import insert_rows
+from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
 
 
 def _run(statistic: Statistic, matrix: np.ndarray, categories):
@@ -230,4 +230,5 @@ def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, in
     with transaction.atomic():
         AgreementSnapshot.objects.filter(project=project).delete()
         insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
+    refresh_planner_statistics(AgreementSnapshot)  # the dashboard's reads were planned as if on an empty table
     return {"snapshots": len(builder.rows), "judgments": len(records), "weeks": len(records.weeks)}

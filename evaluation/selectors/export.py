@@ -806,20 +806,12 @@ def qc_for_card(project: Project) -> dict:
 # --- Agreement, as the dashboard shows it --------------------------------------------------------------
 
 
-def _snapshot(s) -> dict | None:
-    if s is None:
-        return None
-    return {
-        "statistic": s.statistic,
-        "value": s.value,
-        "ci_low": s.ci_low,
-        "ci_high": s.ci_high,
-        "n_units": s.n_units,
-        "n_raters": s.n_raters,
-        "status": s.status,
-        "reason": s.reason,
-        "unreliable": s.unreliable,
-    }
+CARD_SNAPSHOT_FIELDS = ("statistic", "value", "ci_low", "ci_high", "n_units", "n_raters", "status", "reason",
+                        "unreliable")
+
+
+def _snapshot(s: dict | None) -> dict | None:
+    return None if s is None else {k: s[k] for k in CARD_SNAPSHOT_FIELDS}
 
 
 def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict:
@@ -874,15 +866,15 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             window=AgreementSnapshot.Window.CUMULATIVE,
             scope=AgreementSnapshot.Scope.PAIR,
         )
-        .select_related("criterion")
         .order_by("criterion__position", "statistic")
+        .values("criterion__name", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
     )
     pairs: dict[str, dict] = {}
     for s in pair_rows:
-        entry = pairs.setdefault(s.criterion.name, {"statistic": s.statistic, "pairs": []})
-        if s.statistic != entry["statistic"]:
+        entry = pairs.setdefault(s["criterion__name"], {"statistic": s["statistic"], "pairs": []})
+        if s["statistic"] != entry["statistic"]:
             continue  # the first pair statistic of each criterion, as the dashboard's heatmap
-        a, b = sorted([rater_names.get(s.rater_a_id, "rater-?"), rater_names.get(s.rater_b_id, "rater-?")])
+        a, b = sorted([rater_names.get(s["rater_a_id"], "rater-?"), rater_names.get(s["rater_b_id"], "rater-?")])
         entry["pairs"].append({"rater_a": a, "rater_b": b, **_snapshot(s)})
     for entry in pairs.values():
         entry["pairs"].sort(key=lambda p: (p["rater_a"], p["rater_b"]))

@@ -36,3 +36,59 @@
   });
   canvas.dataset.drawn = "true";
 })();
+
+// Draws the rater × rater table of the label chosen in #pair-label from the page's JSON: a real table
+// (header cells with scope) so screen readers read it as the server-rendered tables are read.
+(function () {
+  const source = document.getElementById("pair-data");
+  const select = document.getElementById("pair-label");
+  const holder = document.getElementById("pair-heatmap");
+  if (!source || !select || !holder) return;
+  const heatmaps = JSON.parse(source.textContent);
+
+  // As the template filter heat_colour: red (<= 0) through yellow to green (1); grey when undefined.
+  const colour = (value) => (value === null ? "#eaeef2" : `hsl(${Math.trunc(120 * Math.max(0, Math.min(1, value)))}, 70%, 80%)`);
+  const element = (tag, attributes, text) => {
+    const node = document.createElement(tag);
+    Object.entries(attributes || {}).forEach(([k, v]) => node.setAttribute(k, v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+
+  function draw(label) {
+    const heat = heatmaps[label];
+    const people = heat.raters;
+    const lookup = new Map();
+    heat.cells.forEach(([i, j, value, n, reason]) => {
+      lookup.set(`${i},${j}`, { value, n, reason });
+      lookup.set(`${j},${i}`, { value, n, reason });
+    });
+    const table = element("table", { class: "heatmap", "data-label": label });
+    table.appendChild(element("caption", { class: "visually-hidden" }, `Rater pairs for ${label}`));
+    const head = element("tr");
+    head.appendChild(element("th"));
+    people.forEach((name) => head.appendChild(element("th", { scope: "col" }, name)));
+    table.appendChild(element("thead")).appendChild(head);
+    const body = table.appendChild(element("tbody"));
+    people.forEach((a, i) => {
+      const row = body.appendChild(element("tr"));
+      row.appendChild(element("th", { scope: "row" }, a));
+      people.forEach((b, j) => {
+        const cell = lookup.get(`${i},${j}`);
+        if (!cell) { row.appendChild(element("td")); return; }
+        const td = element("td", {
+          style: `background: ${colour(cell.value)}`,
+          title: `${a} × ${b}: n = ${cell.n} shared units${cell.reason ? `; ${cell.reason}` : ""}`,
+        }, cell.value === null ? "–" : cell.value.toFixed(2));
+        td.appendChild(element("br"));
+        td.appendChild(element("small", {}, `n=${cell.n}`));
+        row.appendChild(td);
+      });
+    });
+    holder.replaceChildren(table);
+    holder.dataset.drawn = label;
+  }
+
+  select.addEventListener("change", () => draw(select.value));
+  draw(select.value);
+})();

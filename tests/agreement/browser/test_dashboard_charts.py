@@ -39,4 +39,13 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
     for text in ("fluency", "coherence", "news", "sport", "chart-rater-2", "Which categories raters confuse",
                  "Agreement with others"):
         assert text in body
+    # and the rater-pair table of the first label is drawn, every pair with its n; choosing another label redraws it
+    assert page.get_attribute("#pair-heatmap", "data-drawn") == "fluency"
+    assert page.locator("#pair-heatmap tbody tr").count() == 3
+    cells = page.locator("#pair-heatmap td").all_inner_texts()
+    assert sum(1 for text in cells if "n=40" in text) == 6  # 3 pairs, each shown twice (the table is symmetric)
+    page.select_option("#pair-label", "coherence")
+    assert page.get_attribute("#pair-heatmap", "data-drawn") == "coherence"
+    assert page.locator("#pair-heatmap table[data-label=coherence] th[scope=row]").all_inner_texts() == [
+        "chart-rater-0", "chart-rater-1", "chart-rater-2"]
     screenshot(page, "agreement-dashboard")

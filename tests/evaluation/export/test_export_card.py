@@ -41,17 +41,17 @@ def test_agreement_per_criterion_is_the_dashboards_to_the_last_digit(exported):
         for statistic, s in stats.items():
             shown = facts["agreement"]["labels"][criterion][statistic]
             assert (shown["value"], shown["ci_low"], shown["ci_high"], shown["n_units"]) == (
-                s.value,
-                s.ci_low,
-                s.ci_high,
-                s.n_units,
+                s["value"],
+                s["ci_low"],
+                s["ci_high"],
+                s["n_units"],
             )
         main = stats[board["main_statistic"]]
         assert (
-            f"| {criterion} | {estimate(facts['agreement']['labels'][criterion][main.statistic], n=False)} | "
-            f"{main.n_units} | {main.n_raters} |" in card
+            f"| {criterion} | {estimate(facts['agreement']['labels'][criterion][main['statistic']], n=False)} | "
+            f"{main['n_units']} | {main['n_raters']} |" in card
         )
-        assert f"{main.value:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" in card
+        assert f"{main['value']:.3f} [{main['ci_low']:.3f}, {main['ci_high']:.3f}]" in card
 
 
 def test_agreement_per_subgroup_and_per_week_is_the_dashboards(exported):
@@ -60,7 +60,7 @@ def test_agreement_per_subgroup_and_per_week_is_the_dashboards(exported):
 
     for subgroup, cells in board["subgroups"].items():
         for criterion, s in cells.items():
-            assert facts["agreement"]["subgroups"][subgroup][criterion]["value"] == s.value
+            assert facts["agreement"]["subgroups"][subgroup][criterion]["value"] == s["value"]
     stored = AgreementSnapshot.objects.filter(project=project, scope="criterion", is_main=True)
     assert (
         sum(len(points) for t in facts["agreement"]["trend"].values() for points in t.values())
