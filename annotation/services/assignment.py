@@ -12,6 +12,13 @@ How a lease stays exact without a sweeper:
   its project on one call in eight and always before it answers "nothing left", so a dead lease never
   keeps a slot from a rater who needs it; the Celery job ``assignment_expire_job`` only tidies the
   counts of projects nobody is working on.
+
+Lock order. Every transaction that locks more than one of these rows takes them in this order, so no two
+can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and one side fails):
+1. the rater's membership row (``assignment_next_for_rater``, ``judgment_submit``, ``item_flag_create``,
+   quality control's pause / resume / exclude / include, and the team's ``team_rater_remove``);
+2. assignment rows (the one being answered, or the leases being released);
+3. item rows, in id order (their ``n_leased`` / ``n_judged`` counters).
 """
 import functools
 import random
@@ -138,7 +145,7 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
 def assignment_lock_for_rater(*, rater, assignment_id: int) -> tuple[Assignment, str | None, bool]:
     """(the rater's assignment with its project, their role in it, paused?), the assignment row locked
     for the rest of the transaction; raises 404/403 refusals."""
-    found = assignment_locked(assignment_id=assignment_id)
+    found = assignment_locked(assignment_id=assignment_id, rater_id=rater.pk)
     if found is None:
         raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
     if found[0].rater_id != rater.pk:

@@ -99,7 +99,9 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
 
     The same ``client_token`` again returns the stored rows and writes nothing. Answering an
     assignment already done is a revision: the earlier rows stay, no longer current. The
-    assignment row is locked first, so duplicate or racing submissions of one assignment queue.
+    rater's membership row and then the assignment row are locked first (the lock order of
+    annotation.services.assignment), so duplicate or racing submissions of one assignment queue, and a lead
+    removing or pausing the rater meanwhile either waits for the submission or has it refused.
     Raises RaterRefused subclasses (404, 403, 409, 410) or ValidationError (400).
     """
     now = now or timezone.now()

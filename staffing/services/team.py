@@ -13,7 +13,8 @@ from audit.services import audit_record
 def team_rater_remove(*, project: Project, rater, by) -> int:
     """Takes the rater out of the project: their membership goes, their active leases are released so
     the items go back to the pool, their judgments stay. Returns how many leases were released."""
-    # The membership first, as assignment_next_for_rater locks it: no new lease can slip in meanwhile.
+    # The membership first (the lock order of annotation.services.assignment): no new lease can slip in
+    # meanwhile, and a submission in flight is waited for.
     membership = (Membership.objects.select_for_update()
                   .filter(project=project, user=rater, role=Membership.Role.RATER).first())
     if membership is None:
