@@ -133,13 +133,19 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
         # assignment; the partial index assignment_active_expiry finds the few that are due.
         rows = list(due.select_for_update(skip_locked=True).order_by().values_list("id", "item_id")
                     [:EXPIRE_BATCH])
-        if not rows:
-            return 0
-        Assignment.objects.filter(id__in=[pk for pk, _ in rows]).update(status=Assignment.Status.EXPIRED)
-        # Items in id order, so two sweeps can never wait on each other's items in a cycle.
-        for item_id, n in sorted(Counter(item_id for _, item_id in rows).items()):
-            Item.objects.filter(pk=item_id).update(n_leased=F("n_leased") - n)
+        assignment_leases_release(rows)
     return len(rows)
+
+
+def assignment_leases_release(leases: list[tuple[int, int]]) -> None:
+    """Marks the active assignments ``leases`` ((id, item_id) pairs, their rows locked by the caller)
+    expired and gives their slots back: each item's ``n_leased`` is lowered by its number of leases."""
+    if not leases:
+        return
+    Assignment.objects.filter(id__in=[pk for pk, _ in leases]).update(status=Assignment.Status.EXPIRED)
+    # Items in id order (the lock order above), so two releases never wait on each other's items in a cycle.
+    for item_id, n in sorted(Counter(item_id for _, item_id in leases).items()):
+        Item.objects.filter(pk=item_id).update(n_leased=F("n_leased") - n)
 
 
 def assignment_lock_for_rater(*, rater, assignment_id: int) -> tuple[Assignment, str | None, bool]:
