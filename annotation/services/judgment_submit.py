@@ -142,14 +142,14 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
     feedback = None
-    if assignment.item_is_gold and assignment.member_training_done < assignment.project.training_items:
+    if assignment.item_control == "gold" and assignment.member_training_done < assignment.project.training_items:
         feedback = training_feedback(assignment, shown)
         if not n_replaced:
             Membership.objects.filter(project_id=assignment.project_id, user=rater).update(
                 training_done=F("training_done") + 1)
-    # Quality rules are checked on control screens (gold, degraded copies) only, which keeps the common
-    # submission free of them; training screens count in no rule.
-    elif assignment.item_is_control:
-        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
+    # Quality rules are checked on control screens (gold, repeat and degraded copies) only, and only those
+    # the screen can move, which keeps the common submission free of them; training screens count in no rule.
+    elif assignment.item_control:
+        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now, screen=assignment.item_control)
     return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced), feedback=feedback)
 

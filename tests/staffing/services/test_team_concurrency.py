@@ -1,8 +1,6 @@
 """A rater's control-screen submission racing their removal or pausing by a lead, on PostgreSQL: each
 side a thread with its own connection, many rounds. Both take the rater's membership and assignment rows;
 taken in opposite orders they deadlock."""
-import random
-
 import pytest
 from django.db import connection
 from django.db.models import Count, Q
@@ -17,7 +15,7 @@ from annotation.services import (
 )
 from staffing.services import team_rater_remove
 from tests.annotation.factories import MembershipFactory, UserFactory
-from tests.annotation.rating import add_raters, full_values, rating_project
+from tests.annotation.rating import ControlsFirst, add_raters, full_values, rating_project
 from tests.annotation.services.test_assignment_concurrency import run_threads
 
 ROUNDS = 20
@@ -29,13 +27,6 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 def postgres_only():
     if connection.vendor != "postgresql":
         pytest.skip("row-lock races need PostgreSQL")
-
-
-class GoldFirst(random.Random):
-    """Draws under every rate, so the next screen is a gold item."""
-
-    def random(self):
-        return 0.0
 
 
 def gold_project():
@@ -52,7 +43,7 @@ def race(project, lead_action):
     rounds = []
     for k in range(ROUNDS):
         (rater,) = add_raters(project, prefix=f"round{k}-")
-        assignment = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=GoldFirst())
+        assignment = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=ControlsFirst())
         assert Item.objects.get(pk=assignment.item_id).gold is not None
         values = full_values(assignment, 1)
         submitted = []
