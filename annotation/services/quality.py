@@ -1,5 +1,5 @@
 """Quality control writes: versioned rules, pausing / resuming / excluding / including raters with a
-logged action, and applying the rules to a rater (after a gold judgment, or for every rater at once)."""
+logged action, and applying the rules to a rater (after a control screen, or for every rater at once)."""
 from collections import defaultdict
 from datetime import datetime
 
@@ -175,7 +175,8 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str |
     rater loop's lock order), the rules' data read in bulk, the actions decided per rater and written
     in bulk. A rater already in the action's state is left alone, and a warning is given once per rule
     and rules version."""
-    memberships = Membership.objects.select_for_update().select_related("user").filter(
+    # Membership rows only: locking the users too would hold up every insert referring to them (judgments).
+    memberships = Membership.objects.select_for_update(of=("self",)).select_related("user").filter(
         project=project, role=Membership.Role.RATER).order_by("id")
     if rater_id is not None:
         memberships = memberships.filter(user_id=rater_id)

@@ -1,15 +1,16 @@
-"""A rater's control-screen submission racing their removal or pausing by a lead, on PostgreSQL: each
-side a thread with its own connection, many rounds. Both take the rater's membership and assignment rows;
-taken in opposite orders they deadlock."""
+"""A rater's control-screen submission racing a lead removing or pausing them, or applying the rules to
+every rater, on PostgreSQL: each side a thread with its own connection, many rounds. They take the rater's
+membership and assignment rows; taken in opposite orders they deadlock."""
 import pytest
 from django.db import connection
 from django.db.models import Count, Q
 
-from annotation.models import Assignment, Item, Judgment, Membership
+from annotation.models import Assignment, Item, Judgment, Membership, RaterAction
 from annotation.services import (
     RaterRefused,
     assignment_next_for_rater,
     judgment_submit,
+    qc_rules_apply_all,
     qc_rules_update,
     rater_pause,
 )
@@ -99,4 +100,17 @@ def test_a_lead_pausing_a_rater_racing_a_gold_submission_never_deadlocks():
             assert (assignment.status, judged) == (Assignment.Status.DONE, 1)
         else:
             assert (assignment.status, judged) == (Assignment.Status.ACTIVE, 0)
+    assert_counters_exact(project)
+
+
+def test_applying_the_rules_to_everyone_racing_a_gold_submission_pauses_the_rater_once():
+    project, _ = gold_project()
+
+    rounds = race(project, lambda rater: qc_rules_apply_all(project=project))
+
+    for rater, assignment, submitted in rounds:
+        assert submitted and assignment.status == Assignment.Status.DONE
+        assert Membership.objects.get(project=project, user=rater).is_paused
+        assert list(RaterAction.objects.filter(rater=rater).values_list("kind", "rule")) == [
+            ("pause", "gold_accuracy")]
     assert_counters_exact(project)
