@@ -16,7 +16,8 @@ How a lease stays exact without a sweeper:
 Lock order. Every transaction that locks more than one of these rows takes them in this order, so no two
 can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and one side fails):
 1. the rater's membership row (``assignment_next_for_rater``, ``judgment_submit``, ``item_flag_create``,
-   quality control's pause / resume / exclude / include, and the team's ``team_rater_remove``);
+   quality control's pause / resume / exclude / include, and the team's ``team_rater_remove``), or every
+   rater's, in id order (quality control applying the rules to everyone);
 2. assignment rows (the one being answered, or the leases being released);
 3. item rows, in id order (their ``n_leased`` / ``n_judged`` counters).
 """
@@ -149,8 +150,8 @@ def assignment_leases_release(leases: list[tuple[int, int]]) -> None:
 
 
 def assignment_lock_for_rater(*, rater, assignment_id: int) -> tuple[Assignment, str | None, bool]:
-    """(the rater's assignment with its project, their role in it, paused?), the assignment row locked
-    for the rest of the transaction; raises 404/403 refusals."""
+    """(the rater's assignment with its project, their role in it, paused?), the rater's membership row
+    and the assignment row locked for the rest of the transaction; raises 404/403 refusals."""
     found = assignment_locked(assignment_id=assignment_id, rater_id=rater.pk)
     if found is None:
         raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
