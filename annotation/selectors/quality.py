@@ -1,11 +1,14 @@
 """Quality-control reads: rules, the action log, gold accuracy, behaviour flags and position bias per rater."""
+import functools
 import math
+import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 import numpy as np
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 from scipy.stats import binomtest, mannwhitneyu
 
 from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction
@@ -111,24 +114,37 @@ def _displayed(pairwise: bool, system: str, value: float, label: str, shown: lis
     return (shown.index(system) if system in shown else -1, value)
 
 
+def _window_starts(project: Project, rater_id: int | None, last_screens: int) -> dict[int, datetime]:
+    """Per rater (one, or every rater) with at least ``last_screens`` done assignments, when the
+    ``last_screens``-th latest of them was completed. One query."""
+    done = Assignment.objects.filter(project=project, status=Assignment.Status.DONE)
+    if rater_id is not None:
+        start = (done.filter(rater_id=rater_id).order_by("-completed_at")
+                 .values_list("completed_at", flat=True)[last_screens - 1:last_screens])
+        return {rater_id: start[0]} if start else {}
+    ranked = done.annotate(rank=Window(RowNumber(), partition_by=F("rater_id"), order_by=F("completed_at").desc()))
+    return dict(ranked.filter(rank=last_screens).values_list("rater_id", "completed_at"))
+
+
 def _screens(project: Project, rater_id: int | None, last_screens: int | None = None):
     """Per rater, their current screens in submission order: (answers as displayed, duration_ms); a
-    screen is the rows of one rater on one item. With ``rater_id`` and ``last_screens``, only about the
-    rater's last that many screens are read (from their assignments' completion times), so that applying
-    the rules after a judgment does not read a rater's whole history."""
+    screen is the rows of one rater on one item. With ``last_screens``, only about each rater's last
+    that many screens are read (from their assignments' completion times), so that applying the rules
+    does not read a rater's whole history. Two queries at most."""
     pairwise = project.task_type == "pairwise"
     judgments = Judgment.objects.filter(project=project, is_current=True)
-    if rater_id is not None and last_screens:
-        cutoff = (Assignment.objects.filter(project=project, rater_id=rater_id, status=Assignment.Status.DONE)
-                  .order_by("-completed_at").values_list("completed_at", flat=True)[last_screens - 1:last_screens])
-        if cutoff:
-            judgments = judgments.filter(submitted_at__gte=cutoff[0])
+    if rater_id is not None:
+        judgments = judgments.filter(rater_id=rater_id)
+    if last_screens:
+        starts = _window_starts(project, rater_id, last_screens)
+        if starts:  # raters with fewer screens are read whole
+            judgments = judgments.filter(functools.reduce(
+                operator.or_, (Q(rater_id=r, submitted_at__gte=start) for r, start in starts.items()),
+                ~Q(rater_id__in=list(starts))))
     rows = (judgments
             .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "label", "shown_order",
                          "duration_ms")
             .order_by("rater_id", "submitted_at", "item_id", "criterion_id", "output_id"))
-    if rater_id is not None:
-        rows = rows.filter(rater_id=rater_id)
     screens: dict[int, list] = defaultdict(list)
     last = None
     for rater, item_id, criterion_id, system, value, label, shown, duration in rows:
@@ -165,10 +181,11 @@ def _run_lengths(answers: list[tuple]) -> tuple[int, int]:
 
 
 def behaviour_flags(project: Project, rules: QcRules | None, *, rater_id: int | None = None,
-                    last_screens: int | None = None) -> dict[int, BehaviourFlags]:
+                    last_screens: int | None = None, idle_leases: bool = True) -> dict[int, BehaviourFlags]:
     """Per rater: screens answered faster than the rules' minimum (overall and in the last SPEED_WINDOW),
-    the longest and current runs of identical screens (straight-lining), and leases left to expire.
-    ``last_screens`` (with ``rater_id``) limits the counts to about the rater's latest screens."""
+    the longest and current runs of identical screens (straight-lining), and (with ``idle_leases``, which
+    no rule reads) leases left to expire. ``last_screens`` limits the counts to about each rater's latest
+    screens."""
     min_ms = (rules.min_seconds_per_judgment * 1000) if rules else 0
     out: dict[int, BehaviourFlags] = {}
     for rater, screens in _screens(project, rater_id, last_screens).items():
@@ -179,6 +196,8 @@ def behaviour_flags(project: Project, rules: QcRules | None, *, rater_id: int | 
         recent = fast[-SPEED_WINDOW:]
         flags.recent_screens, flags.recent_fast = len(recent), sum(recent)
         flags.longest_run, flags.current_run = _run_lengths([a for a, _ in screens])
+    if not idle_leases:
+        return out
     idle = Assignment.objects.filter(project=project, status=Assignment.Status.EXPIRED)
     if rater_id is not None:
         idle = idle.filter(rater_id=rater_id)

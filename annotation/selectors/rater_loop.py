@@ -106,22 +106,31 @@ def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | 
 
 @functools.cache
 def _locked_sql() -> str:
-    return (f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
-            f"m.training_done AS member_training_done, i.gold IS NOT NULL AS item_is_gold, "
-            f"(i.gold IS NOT NULL OR i.degraded_from_id IS NOT NULL OR i.repeat_of_id IS NOT NULL) AS item_is_control, "
+    # The rater's membership row is locked before the assignment row: the lock order of the rater loop
+    # (annotation.services.assignment, "Lock order"). The CTE's lock is taken when the join below reads
+    # it, before the outer FOR UPDATE locks the assignment row the join returned.
+    assignments, memberships = Assignment._meta.db_table, Membership._meta.db_table
+    return (f"WITH m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused, m.training_done "
+            f"FROM {memberships} m WHERE m.user_id = %s "
+            f"AND m.project_id = (SELECT project_id FROM {assignments} WHERE id = %s){_for_update('m')}) "
+            f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
+            f"m.training_done AS member_training_done, CASE WHEN i.gold IS NOT NULL THEN 'gold' "
+            f"WHEN i.repeat_of_id IS NOT NULL THEN 'repeat' WHEN i.degraded_from_id IS NOT NULL THEN 'degraded' "
+            f"END AS item_control, "
             f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
-            f"FROM {Assignment._meta.db_table} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
+            f"FROM {assignments} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
             f"JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-            f"LEFT JOIN {Membership._meta.db_table} m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
+            f"LEFT JOIN m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
             f"WHERE a.id = %s" + _for_update("a"))
 
 
-def assignment_locked(*, assignment_id: int) -> tuple[Assignment, str | None, bool] | None:
-    """(assignment with its project, the rater's role in the project, paused?), the assignment row
-    locked; None when there is no such assignment. ``assignment.item_is_control`` says whether its item
-    is gold or a degraded copy, ``item_is_gold`` whether it is gold, ``member_training_done`` how many
-    training screens the rater has answered."""
-    found = list(Assignment.objects.raw(_locked_sql(), [assignment_id]))
+def assignment_locked(*, assignment_id: int, rater_id: int) -> tuple[Assignment, str | None, bool] | None:
+    """(assignment with its project, the role in the project of its rater, paused?), the rater
+    ``rater_id``'s membership row of the assignment's project and then the assignment row locked; None
+    when there is no such assignment. The role is None when the assignment is another rater's.
+    ``assignment.item_control`` says which control its item is ("gold", "repeat" or "degraded"; None
+    for an ordinary item), ``member_training_done`` how many training screens the rater has answered."""
+    found = list(Assignment.objects.raw(_locked_sql(), [rater_id, assignment_id, assignment_id]))
     if not found:
         return None
     assignment = found[0]

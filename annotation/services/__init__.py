@@ -9,6 +9,7 @@ from .assignment import (
     RaterPaused,
     RaterRefused,
     assignment_expire,
+    assignment_leases_release,
     assignment_next_for_rater,
     rater_membership_check,
 )
@@ -34,7 +35,8 @@ __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "ju
            "project_create", "user_create",
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
            "RaterPaused",
-           "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_next_for_rater", "item_flag_create",
+           "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_leases_release",
+           "assignment_next_for_rater", "item_flag_create",
            "judgment_submit", "rater_membership_check",
            "LEAD_ACTIONS", "qc_rules_apply", "qc_rules_apply_all", "qc_rules_update", "rater_exclude", "rater_include",
            "rater_pause", "rater_resume", "degraded_controls_create"]

@@ -12,6 +12,14 @@ How a lease stays exact without a sweeper:
   its project on one call in eight and always before it answers "nothing left", so a dead lease never
   keeps a slot from a rater who needs it; the Celery job ``assignment_expire_job`` only tidies the
   counts of projects nobody is working on.
+
+Lock order. Every transaction that locks more than one of these rows takes them in this order, so no two
+can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and one side fails):
+1. the rater's membership row (``assignment_next_for_rater``, ``judgment_submit``, ``item_flag_create``,
+   quality control's pause / resume / exclude / include, and the team's ``team_rater_remove``), or every
+   rater's, in id order (quality control applying the rules to everyone);
+2. assignment rows (the one being answered, or the leases being released);
+3. item rows, in id order (their ``n_leased`` / ``n_judged`` counters).
 """
 import functools
 import random
@@ -126,19 +134,25 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
         # assignment; the partial index assignment_active_expiry finds the few that are due.
         rows = list(due.select_for_update(skip_locked=True).order_by().values_list("id", "item_id")
                     [:EXPIRE_BATCH])
-        if not rows:
-            return 0
-        Assignment.objects.filter(id__in=[pk for pk, _ in rows]).update(status=Assignment.Status.EXPIRED)
-        # Items in id order, so two sweeps can never wait on each other's items in a cycle.
-        for item_id, n in sorted(Counter(item_id for _, item_id in rows).items()):
-            Item.objects.filter(pk=item_id).update(n_leased=F("n_leased") - n)
+        assignment_leases_release(rows)
     return len(rows)
 
 
+def assignment_leases_release(leases: list[tuple[int, int]]) -> None:
+    """Marks the active assignments ``leases`` ((id, item_id) pairs, their rows locked by the caller)
+    expired and gives their slots back: each item's ``n_leased`` is lowered by its number of leases."""
+    if not leases:
+        return
+    Assignment.objects.filter(id__in=[pk for pk, _ in leases]).update(status=Assignment.Status.EXPIRED)
+    # Items in id order (the lock order above), so two releases never wait on each other's items in a cycle.
+    for item_id, n in sorted(Counter(item_id for _, item_id in leases).items()):
+        Item.objects.filter(pk=item_id).update(n_leased=F("n_leased") - n)
+
+
 def assignment_lock_for_rater(*, rater, assignment_id: int) -> tuple[Assignment, str | None, bool]:
-    """(the rater's assignment with its project, their role in it, paused?), the assignment row locked
-    for the rest of the transaction; raises 404/403 refusals."""
-    found = assignment_locked(assignment_id=assignment_id)
+    """(the rater's assignment with its project, their role in it, paused?), the rater's membership row
+    and the assignment row locked for the rest of the transaction; raises 404/403 refusals."""
+    found = assignment_locked(assignment_id=assignment_id, rater_id=rater.pk)
     if found is None:
         raise AssignmentNotFound(f"There is no assignment {assignment_id}.")
     if found[0].rater_id != rater.pk:

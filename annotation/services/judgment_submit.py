@@ -99,7 +99,9 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
 
     The same ``client_token`` again returns the stored rows and writes nothing. Answering an
     assignment already done is a revision: the earlier rows stay, no longer current. The
-    assignment row is locked first, so duplicate or racing submissions of one assignment queue.
+    rater's membership row and then the assignment row are locked first (the lock order of
+    annotation.services.assignment), so duplicate or racing submissions of one assignment queue, and a lead
+    removing or pausing the rater meanwhile either waits for the submission or has it refused.
     Raises RaterRefused subclasses (404, 403, 409, 410) or ValidationError (400).
     """
     now = now or timezone.now()
@@ -140,14 +142,14 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
     feedback = None
-    if assignment.item_is_gold and assignment.member_training_done < assignment.project.training_items:
+    if assignment.item_control == "gold" and assignment.member_training_done < assignment.project.training_items:
         feedback = training_feedback(assignment, shown)
         if not n_replaced:
             Membership.objects.filter(project_id=assignment.project_id, user=rater).update(
                 training_done=F("training_done") + 1)
-    # Quality rules are checked on control screens (gold, degraded copies) only, which keeps the common
-    # submission free of them; training screens count in no rule.
-    elif assignment.item_is_control:
-        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
+    # Quality rules are checked on control screens (gold, repeat and degraded copies) only, and only those
+    # the screen can move, which keeps the common submission free of them; training screens count in no rule.
+    elif assignment.item_control:
+        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now, screen=assignment.item_control)
     return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced), feedback=feedback)
 

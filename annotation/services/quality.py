@@ -1,5 +1,6 @@
 """Quality control writes: versioned rules, pausing / resuming / excluding / including raters with a
-logged action, and applying the rules to a rater (after a gold judgment, or for every rater at once)."""
+logged action, and applying the rules to a rater (after a control screen, or for every rater at once)."""
+from collections import defaultdict
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -128,71 +129,107 @@ def rater_include(*, project: Project, rater, **how) -> RaterAction:
 LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include}
 
 
-def _findings(project: Project, rules: QcRules, rater_id: int) -> list[tuple[str, dict]]:
-    """(rule name, evidence) for each rule the rater breaks now."""
-    found = []
-    if rules.gold_accuracy_threshold > 0:
-        acc = gold_accuracy(project, rater_id=rater_id).get(rater_id)
-        if acc is not None and acc.n_items >= rules.min_gold_answered and acc.accuracy < rules.gold_accuracy_threshold:
-            found.append(("gold_accuracy", {"gold_items": acc.n_items, "answers": acc.n, "correct": acc.correct,
-                                            "accuracy": round(acc.accuracy, 4),
-                                            "threshold": rules.gold_accuracy_threshold}))
+# The rules a control screen of each kind can move besides speed and straight-lining, which every screen
+# moves. Repeat consistency has no rule; ordinary screens, which are checked by no rule on submission, shift
+# the degraded test's per-rater normalisation, which the next degraded screen (or applying the rules to
+# every rater) takes in.
+SCREEN_RULES = {"gold": {"gold_accuracy"}, "degraded": {"degraded"}, "repeat": set()}
+
+
+def _findings(project: Project, rules: QcRules, rater_id: int | None, screen: str | None = None
+              ) -> dict[int, list[tuple[str, dict]]]:
+    """Per rater (one, or every rater), (rule name, evidence) for each rule they break now; with
+    ``screen`` (the kind of control screen just answered) only the rules that screen can move. A
+    constant number of queries."""
+    moved = SCREEN_RULES[screen] if screen is not None else {"gold_accuracy", "degraded"}
+    found: dict[int, list] = defaultdict(list)
+    if rules.gold_accuracy_threshold > 0 and "gold_accuracy" in moved:
+        for rater, acc in gold_accuracy(project, rater_id=rater_id).items():
+            if acc.n_items >= rules.min_gold_answered and acc.accuracy < rules.gold_accuracy_threshold:
+                found[rater].append(("gold_accuracy", {
+                    "gold_items": acc.n_items, "answers": acc.n, "correct": acc.correct,
+                    "accuracy": round(acc.accuracy, 4), "threshold": rules.gold_accuracy_threshold}))
     if rules.min_seconds_per_judgment > 0 or rules.straight_line_run > 0:
         window = max(SPEED_WINDOW, rules.straight_line_run)
-        flags = behaviour_flags(project, rules, rater_id=rater_id, last_screens=window).get(rater_id)
-        if flags is not None:
+        for rater, flags in behaviour_flags(project, rules, rater_id=rater_id, last_screens=window,
+                                            idle_leases=False).items():
             if (rules.min_seconds_per_judgment > 0 and flags.recent_screens >= SPEED_MIN_SCREENS
                     and flags.recent_fast * 2 > flags.recent_screens):
-                found.append(("too_fast", {"recent_screens": flags.recent_screens, "too_fast": flags.recent_fast,
-                                           "min_seconds": rules.min_seconds_per_judgment}))
+                found[rater].append(("too_fast", {"recent_screens": flags.recent_screens,
+                                                  "too_fast": flags.recent_fast,
+                                                  "min_seconds": rules.min_seconds_per_judgment}))
             if rules.straight_line_run > 0 and flags.current_run >= rules.straight_line_run:
-                found.append(("straight_line", {"run": flags.current_run, "limit": rules.straight_line_run}))
-    if rules.degraded_p_threshold > 0:
-        check = degraded_check(project, rater_id=rater_id).get(rater_id)
-        p = check.p_value if check is not None else None
-        if p is not None and check.n_controls >= rules.min_degraded_answered and p > rules.degraded_p_threshold:
-            found.append(("degraded", {"controls": check.n_controls, "p_value": round(p, 6),
-                                       "threshold": rules.degraded_p_threshold}))
+                found[rater].append(("straight_line", {"run": flags.current_run, "limit": rules.straight_line_run}))
+    if rules.degraded_p_threshold > 0 and "degraded" in moved:
+        for rater, check in degraded_check(project, rater_id=rater_id).items():
+            p = check.p_value
+            if p is not None and check.n_controls >= rules.min_degraded_answered and p > rules.degraded_p_threshold:
+                found[rater].append(("degraded", {"controls": check.n_controls, "p_value": round(p, 6),
+                                                  "threshold": rules.degraded_p_threshold}))
     return found
 
 
-@transaction.atomic
-def qc_rules_apply(*, project: Project, rater_id: int, now: datetime | None = None) -> list[RaterAction]:
+def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str | None,
+           now: datetime | None) -> list[RaterAction]:
+    """Applies ``rules`` to one rater or every rater: their memberships are locked (in id order, the
+    rater loop's lock order), the rules' data read in bulk, the actions decided per rater and written
+    in bulk. A rater already in the action's state is left alone, and a warning is given once per rule
+    and rules version."""
+    # Membership rows only: locking the users too would hold up every insert referring to them (judgments).
+    memberships = Membership.objects.select_for_update(of=("self",)).select_related("user").filter(
+        project=project, role=Membership.Role.RATER).order_by("id")
+    if rater_id is not None:
+        memberships = memberships.filter(user_id=rater_id)
+    memberships = list(memberships)
+    if not memberships:
+        return []
+    found = _findings(project, rules, rater_id, screen)
+    warned = set()
+    if rules.action == QcRules.Action.WARN and found:
+        warned = set(RaterAction.objects.filter(project=project, kind=RaterAction.Kind.WARN, rules=rules,
+                                                rater_id__in=list(found)).values_list("rater_id", "rule"))
+    kind = RaterAction.Kind(rules.action)  # a rule's action is logged as its own kind
+    actions, changed = [], []
+    for membership in memberships:
+        for rule, evidence in found.get(membership.user_id, []):
+            if kind == RaterAction.Kind.WARN:
+                if (membership.user_id, rule) in warned:
+                    continue
+            elif membership.is_excluded if kind == RaterAction.Kind.EXCLUDE else membership.is_paused:
+                continue  # in the action's state already
+            else:
+                membership.is_paused = True
+                membership.is_excluded |= kind == RaterAction.Kind.EXCLUDE
+                changed.append(membership.pk)
+            actions.append(RaterAction(project=project, rater=membership.user, kind=kind, rules=rules, rule=rule,
+                                       evidence=evidence, created_at=now or timezone.now()))
+    if changed:
+        state = {"is_paused": True} | ({"is_excluded": True} if kind == RaterAction.Kind.EXCLUDE else {})
+        Membership.objects.filter(pk__in=changed).update(**state)
+    return RaterAction.objects.bulk_create(actions) if actions else []
+
+
+# No savepoint: on the submission path it is two more round trips, and a failure here is a database
+# error that aborts the caller anyway.
+@transaction.atomic(savepoint=False)
+def qc_rules_apply(*, project: Project, rater_id: int, now: datetime | None = None,
+                   screen: str | None = None) -> list[RaterAction]:
     """Applies the current rules to one rater; returns the actions taken (each logged with the rules
-    version, the rule and its evidence). A rater already in the action's state is left alone, and a
-    warning is given once per rule and rules version."""
+    version, the rule and its evidence). ``screen`` (gold, degraded or repeat: the kind of control
+    screen the rater just answered) limits the work to the rules such a screen can move."""
     rules = qc_rules_current(project)
     if rules is None:
         return []
-    membership = (Membership.objects.select_for_update().select_related("user")
-                  .filter(project=project, user_id=rater_id, role=Membership.Role.RATER).first())
-    if membership is None:
-        return []
-    taken = []
-    for rule, evidence in _findings(project, rules, rater_id):
-        logged = dict(rules=rules, rule=rule, evidence=evidence, now=now)
-        if rules.action == QcRules.Action.EXCLUDE and not membership.is_excluded:
-            taken.append(rater_exclude(project=project, rater=membership.user, **logged))
-            membership.is_excluded = membership.is_paused = True
-        elif rules.action == QcRules.Action.PAUSE and not membership.is_paused:
-            taken.append(rater_pause(project=project, rater=membership.user, **logged))
-            membership.is_paused = True
-        elif rules.action == QcRules.Action.WARN and not RaterAction.objects.filter(
-                project=project, rater_id=rater_id, kind=RaterAction.Kind.WARN, rules=rules, rule=rule).exists():
-            taken.append(_log(project=project, rater=membership.user, kind=RaterAction.Kind.WARN, **logged))
-    return taken
+    return _apply(project, rules, rater_id, screen, now)
 
 
 @transaction.atomic
 def qc_rules_apply_all(*, project: Project, now: datetime | None = None, by=None) -> list[RaterAction]:
     """Applies the current rules to every rater of the project (the QC job, or a lead ``by`` pressing the
-    button, which the audit log records with the actions taken)."""
-    taken = []
-    for rater_id in Membership.objects.filter(project=project, role=Membership.Role.RATER).values_list(
-            "user_id", flat=True).order_by("id"):
-        taken += qc_rules_apply(project=project, rater_id=rater_id, now=now)
+    button, which the audit log records with the actions taken), in a constant number of queries."""
+    rules = qc_rules_current(project)
+    taken = _apply(project, rules, None, None, now) if rules is not None else []
     if by is not None:
-        rules = qc_rules_current(project)
         audit_record(actor=by, action="qc.apply", project=project,
                      target=f"version {rules.version}" if rules else "no rules", detail={
                          "actions": [{"rater": a.rater.username, "kind": a.kind, "rule": a.rule} for a in taken]})

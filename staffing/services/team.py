@@ -1,11 +1,9 @@
 """A lead's changes to a project's team beyond quality control's pause and resume: removing a rater."""
-from collections import Counter
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
 
-from annotation.models import Assignment, Item, Membership, Project
+from annotation.models import Assignment, Membership, Project
+from annotation.services import assignment_leases_release
 from audit.services import audit_record
 
 
@@ -13,7 +11,8 @@ from audit.services import audit_record
 def team_rater_remove(*, project: Project, rater, by) -> int:
     """Takes the rater out of the project: their membership goes, their active leases are released so
     the items go back to the pool, their judgments stay. Returns how many leases were released."""
-    # The membership first, as assignment_next_for_rater locks it: no new lease can slip in meanwhile.
+    # The membership first (the lock order of annotation.services.assignment): no new lease can slip in
+    # meanwhile, and a submission in flight is waited for.
     membership = (Membership.objects.select_for_update()
                   .filter(project=project, user=rater, role=Membership.Role.RATER).first())
     if membership is None:
@@ -21,11 +20,7 @@ def team_rater_remove(*, project: Project, rater, by) -> int:
     leases = list(Assignment.objects.select_for_update()
                   .filter(project=project, rater=rater, status=Assignment.Status.ACTIVE)
                   .order_by().values_list("id", "item_id"))
-    if leases:
-        Assignment.objects.filter(id__in=[pk for pk, _ in leases]).update(status=Assignment.Status.EXPIRED)
-        # Items in id order, as assignment_expire takes them, so the two never wait on each other in a cycle.
-        for item_id, n in sorted(Counter(item_id for _, item_id in leases).items()):
-            Item.objects.filter(pk=item_id).update(n_leased=F("n_leased") - n)
+    assignment_leases_release(leases)
     membership.delete()
     audit_record(actor=by, action="rater.remove", project=project, target=rater.username,
                  detail={"leases_released": len(leases)})

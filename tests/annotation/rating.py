@@ -1,4 +1,6 @@
 """Helpers for rater-loop tests: a project with items and raters, and the values of a full screen."""
+import random
+
 from annotation.models import Membership
 from annotation.selectors import assignment_screen
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
@@ -33,3 +35,10 @@ def full_values(assignment, value=None) -> list[dict]:
         values += [{"criterion": criterion["name"], "position": o["position"], "value": default}
                    for o in screen["item"]["outputs"]]
     return values
+
+
+class ControlsFirst(random.Random):
+    """An rng drawing under every rate: the loop serves a gold item (or a repeat) whenever it may."""
+
+    def random(self):
+        return 0.0

@@ -120,3 +120,21 @@ def test_the_rules_read_only_a_raters_latest_screens(project):
     flags = behaviour_flags(project, None, rater_id=rater.pk, last_screens=3)[rater.pk]
     assert (flags.n_screens, flags.current_run) == (3, 3)
     assert behaviour_flags(project, None, rater_id=rater.pk)[rater.pk].longest_run == 6
+
+
+def test_every_raters_latest_screens_are_read_as_each_raters_alone(project):
+    # Given one rater with ten screens (a long run of 1 turning to 2) and one with two, not a full window
+    long, short = UserFactory(), UserFactory()
+    for rater, values in ((long, [1] * 6 + [2] * 4), (short, [3, 3])):
+        for k, value in enumerate(values):
+            at = MONDAY + timedelta(minutes=k)
+            item = ItemFactory(project=project)
+            Assignment.objects.create(project=project, item=item, rater=rater, status=Assignment.Status.DONE,
+                                      expires_at=at, completed_at=at)
+            judge(item, rater, value, at=at)
+
+    together = behaviour_flags(project, None, last_screens=5, idle_leases=False)
+
+    alone = {r.pk: behaviour_flags(project, None, rater_id=r.pk, last_screens=5)[r.pk] for r in (long, short)}
+    assert together == alone
+    assert [(f.n_screens, f.longest_run) for f in together.values()] == [(5, 4), (2, 2)]

@@ -14,6 +14,7 @@ from annotation.services import (
     ProjectNotLive,
     RaterPaused,
     assignment_expire,
+    assignment_leases_release,
     assignment_next_for_rater,
     item_flag_create,
     judgment_submit,
@@ -108,6 +109,23 @@ def test_assignment_expire_counts_and_gives_slots_back():
     assert assignment_expire(project_id=project.pk) == 0
     assert assignment_expire(project_id=project.pk, now=timezone.now() + timedelta(seconds=61)) == 2
     assert list(Item.objects.filter(project=project).values_list("n_leased", flat=True)) == [0, 0]
+
+
+def test_releasing_leases_lowers_each_item_by_its_own_leases():
+    # Given three raters leasing the first item (which wants three) and a fourth leasing the second
+    project = rating_project(n_items=2, n_target=3)
+    raters = add_raters(project, 4)
+    leases = [assignment_next_for_rater(project_id=project.pk, rater=r) for r in raters[:3]]
+    first, second = Item.objects.filter(project=project).order_by("id")
+    Item.objects.filter(pk=first.pk).update(n_target=0)  # the fourth rater gets the second item
+    other = assignment_next_for_rater(project_id=project.pk, rater=raters[3])
+    assert {a.item_id for a in leases} == {first.pk} and other.item_id == second.pk
+
+    assignment_leases_release([(a.pk, a.item_id) for a in leases[:2]] + [(other.pk, other.item_id)])
+
+    assert list(Item.objects.filter(project=project).order_by("id").values_list("n_leased", flat=True)) == [1, 0]
+    statuses = dict(Assignment.objects.filter(project=project).values_list("id", "status"))
+    assert statuses == {leases[0].pk: "expired", leases[1].pk: "expired", leases[2].pk: "active", other.pk: "expired"}
 
 
 def test_judging_frees_the_lease_and_counts_the_rater():

@@ -1,15 +1,18 @@
 """Quality control services: versioned rules, logged pause/resume/exclude/include, and the rules firing on
 simulated careless raters (random answers, always "A", too fast) while a careful rater passes."""
 import random
+from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from agreement.selectors.judgment_records import judgment_records_for_project
-from annotation.models import Item, Membership, QcRules, RaterAction
+from annotation.models import Assignment, Item, Membership, Project, QcRules, RaterAction
 from annotation.services import (
     RaterPaused,
     assignment_next_for_rater,
+    degraded_controls_create,
     judgment_submit,
     qc_rules_apply_all,
     qc_rules_update,
@@ -20,7 +23,7 @@ from annotation.services import (
 )
 from evaluation.selectors import excluded_rater_ids, included_judgments
 from tests.annotation.factories import ItemFactory, JudgmentFactory, UserFactory
-from tests.annotation.rating import add_raters, rating_project
+from tests.annotation.rating import ControlsFirst, add_raters, full_values, rating_project
 
 pytestmark = pytest.mark.django_db
 
@@ -223,3 +226,69 @@ def test_a_rater_of_another_project_is_no_rater_here(project, lead):
     other = UserFactory(username="elsewhere")
     with pytest.raises(ValidationError):
         rater_exclude(project=project, rater=other, by=lead, reason="x")
+
+
+# --- the cost of a control screen ------------------------------------------------------------------------
+
+def control_screen(task_type="likert", n_before=6):
+    """A rater who answered ``n_before`` ordinary screens under every rule (warnings only), holding a gold
+    screen now."""
+    project = rating_project(task_type=task_type, n_items=n_before + 2, n_gold=2)
+    qc_rules_update(project=project, min_gold_answered=1, gold_accuracy_threshold=0.8, min_seconds_per_judgment=2,
+                    straight_line_run=4, min_degraded_answered=1, degraded_p_threshold=0.05, action="warn")
+    (rater,) = add_raters(project)
+    for _ in range(n_before):
+        assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 3),
+                        duration_ms=5000)
+    Project.objects.filter(pk=project.pk).update(gold_rate=0.5)
+    gold = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=ControlsFirst())
+    assert gold.item.gold is not None
+    return rater, gold
+
+
+@pytest.mark.parametrize("n_before", [6, 12])
+def test_a_gold_screen_costs_a_fixed_number_of_queries(n_before, django_assert_num_queries):
+    # Given a rater's history under every rule, the wrong answer to a gold item breaks the gold rule
+    rater, gold = control_screen(n_before=n_before)
+    values = full_values(gold, 1)
+    # Savepoint and release, membership and assignment lock, criteria, outputs, judgments, assignment, item;
+    # rules, membership, gold answers, start of the speed window, latest screens, warnings given, the warning.
+    # The degraded test, which reads the rater's whole history, is left to degraded screens.
+    with django_assert_num_queries(15):
+        judgment_submit(rater=rater, assignment_id=gold.pk, values=values, duration_ms=5000)
+    assert list(RaterAction.objects.values_list("rule", flat=True)) == ["gold_accuracy"]
+
+
+def raters_breaking_three_rules(project, n):
+    """``n`` raters each answering every gold item wrongly, then every other item 3 (a straight line, and
+    the degraded copies no lower than their originals), with assignments for the speed window."""
+    raters = add_raters(project, n, prefix=f"r{n}-")
+    for rater in raters:
+        gold_first = sorted(Item.objects.filter(project=project), key=lambda item: (item.gold is None, item.pk))
+        for k, item in enumerate(gold_first):
+            at = timezone.now() + timedelta(seconds=k)
+            Assignment.objects.create(project=project, item=item, rater=rater, status=Assignment.Status.DONE,
+                                      expires_at=at, completed_at=at)
+            JudgmentFactory(item=item, rater=rater, value=1 if item.gold else 3, submitted_at=at, duration_ms=9000)
+    return raters
+
+
+def test_applying_the_rules_to_every_rater_reads_in_a_constant_number_of_queries(django_assert_num_queries):
+    counts = []
+    for n in (2, 5):
+        project = rating_project(n_items=4, n_gold=2)
+        degraded_controls_create(project=project, n=2, seed=0)
+        qc_rules_update(project=project, min_gold_answered=1, gold_accuracy_threshold=0.8, straight_line_run=3,
+                        min_seconds_per_judgment=2, min_degraded_answered=1, degraded_p_threshold=0.05,
+                        action="warn")
+        raters = raters_breaking_three_rules(project, n)
+        # Savepoint and release, rules, memberships, gold answers, speed window starts, latest screens, the
+        # degraded test's scores, warnings given before, and the warnings.
+        with django_assert_num_queries(10) as captured:
+            taken = qc_rules_apply_all(project=project)
+        counts.append(len(captured.captured_queries))
+        assert [(a.rater_id, a.rule) for a in taken] == [
+            (r.pk, rule) for r in raters for rule in ("gold_accuracy", "straight_line", "degraded")]
+        assert qc_rules_apply_all(project=project) == []  # warned once per rule and rules version
+    assert counts[0] == counts[1]
