@@ -12,9 +12,10 @@ from agreement.selectors.judgment_records import JudgmentRecords, judgment_recor
 from agreement.services.gold_snapshots import gold_accuracy_rows
 from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
 from agreement.services.snapshot_rows import SNAPSHOT_FIELDS, RowBuilder, Scope, ScopeId, Sizes, Window
-from agreement.services.snapshots_from_counts import MAX_COUNTED_CATEGORIES, CountsComputation
+from agreement.services.snapshots_from_counts import CountsComputation
 from agreement.services.statistic_plans import PLANS, Plan, Statistic, categories_for
 from agreement.stats import (
+    LEAVE_ONE_OUT_MAX_CATEGORIES,
     InsufficientDataError,
     bootstrap_alpha,
     cohen_kappa_all_pairs,
@@ -44,11 +45,12 @@ def _windows(records: JudgmentRecords, week_sorted: np.ndarray) -> Iterator[Wind
 
 def project_computation(project: Project, records: JudgmentRecords, builder: RowBuilder):
     """The computation for the project's plan: from per-unit category counts when every statistic
-    has a counts form and the scales are small, else from reliability matrices."""
+    has a counts form and the scales are small enough for leave-one-out from ratings, else from
+    reliability matrices."""
     plan = PLANS[project.task_type]
     categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
     if plan.from_counts and all(c is not None for c in categories) and \
-            np.unique(np.concatenate(categories)).size <= MAX_COUNTED_CATEGORIES:
+            np.unique(np.concatenate(categories)).size <= LEAVE_ONE_OUT_MAX_CATEGORIES:
         return CountsComputation(project, records, builder, plan, categories)
     return _MatrixComputation(project, records, builder)
 

@@ -27,9 +27,6 @@ from agreement.stats import (
 )
 from annotation.models import Project
 
-# Leave-one-rater-out from one pass needs at most this many categories (agreement.stats).
-MAX_COUNTED_CATEGORIES = 20
-
 
 def _run(statistic: Statistic, scope: CountedScope):
     try:
