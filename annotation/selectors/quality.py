@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from scipy.stats import binomtest, mannwhitneyu
 
 from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction
@@ -36,6 +36,21 @@ def rater_action_list(project: Project, *, rater_id: int | None = None) -> Query
 def excluded_rater_ids(project: Project) -> list[int]:
     """Raters quality control left out: their judgments count in no agreement, result or export."""
     return list(Membership.objects.filter(project=project, is_excluded=True).values_list("user_id", flat=True))
+
+
+# Judgments on the project's work items: not on gold items (training screens and gold checks) nor on
+# quality-control copies (degraded copies, repeats).
+ON_WORK_ITEMS = Q(item__gold__isnull=True, item__degraded_from__isnull=True, item__repeat_of__isnull=True)
+
+
+def included_judgments(project: Project) -> QuerySet[Judgment]:
+    """The judgments agreement and results are computed from: current ones (not revised since) on work
+    items, not from excluded raters. The one place where these exclusions are decided."""
+    judgments = Judgment.objects.filter(ON_WORK_ITEMS, project=project, is_current=True)
+    excluded = excluded_rater_ids(project)
+    if excluded:
+        judgments = judgments.exclude(rater_id__in=excluded)
+    return judgments
 
 
 @dataclass
