@@ -1,5 +1,5 @@
 """A project's current judgments as flat numpy arrays, read in bulk (no model instances)."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import numpy as np
@@ -35,6 +35,12 @@ class JudgmentRecords:
 
     def __len__(self) -> int:
         return len(self.value)
+
+    def where(self, keep: np.ndarray) -> "JudgmentRecords":
+        """The records where ``keep`` is True (the label lists unchanged)."""
+        return replace(self, criterion_index=self.criterion_index[keep], unit=self.unit[keep],
+                       rater=self.rater[keep], value=self.value[keep], week_index=self.week_index[keep],
+                       subgroup_index=self.subgroup_index[keep], duration_ms=self.duration_ms[keep])
 
 
 def judgment_records_for_project(project: Project) -> JudgmentRecords:

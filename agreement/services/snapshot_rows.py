@@ -62,13 +62,16 @@ def outcome_of(compute: Callable, *args, **kwargs):
 def for_each_window(weeks: list, week_of_row: np.ndarray, compute: Callable[[int, Window], None],
                     progress: Callable[[int, int], None] | None) -> None:
     """``compute(k, window)`` for week ``k``'s window, then for the window cumulative to it, week by
-    week in calendar order; ``week_of_row`` (sorted) is each row's week, so a window's rows are a range."""
+    week in calendar order; ``week_of_row`` (sorted) is each row's week, so a window's rows are a range.
+    A window without rows (a week whose judgments were all off the scale) has no figures."""
     for k, week in enumerate(weeks):
         lo, hi = np.searchsorted(week_of_row, k, "left"), np.searchsorted(week_of_row, k, "right")
-        compute(k, Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi)))
+        if hi > lo:
+            compute(k, Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi)))
         if progress:
             progress(2 * k + 1, 2 * len(weeks))
-        compute(k, Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi)))
+        if hi:
+            compute(k, Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi)))
         if progress:
             progress(2 * k + 2, 2 * len(weeks))
 

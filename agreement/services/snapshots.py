@@ -10,6 +10,7 @@ from threadpoolctl import threadpool_limits
 from agreement.models import AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
 from agreement.services.gold_snapshots import gold_accuracy_rows
+from agreement.services.off_scale import off_scale_rows, on_scale
 from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
 from agreement.services.snapshot_rows import (
     SNAPSHOT_FIELDS,
@@ -187,18 +188,31 @@ class _MatrixComputation:
                 mean_pair=agreement_with_others[r] if agreement_with_others is not None else None)
 
 
-def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
-    """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
-    project = Project.objects.get(pk=project_id)
-    records = judgment_records_for_project(project)
+def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
+                          progress: Callable[[int, int], None] | None = None) -> tuple[RowBuilder, int]:
+    """Every snapshot row of the project's judgments, and how many judgments were left out as off
+    their criterion's scale."""
     builder = RowBuilder(project.id)
+    keep = on_scale(everything, [categories_for(project.task_type, c.scale_min, c.scale_max)
+                                 for c in everything.criteria])
+    records = everything if keep.all() else everything.where(keep)
     if len(records):
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
             project_computation(project, records, builder).run(progress)
         gold_accuracy_rows(project, records.weeks, builder)
+    off_scale_rows(everything, ~keep, builder)
+    return builder, int(len(everything) - len(records))
+
+
+def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
+    project = Project.objects.get(pk=project_id)
+    records = judgment_records_for_project(project)
+    builder, off_scale = snapshot_rows_compute(project, records, progress)
     with transaction.atomic():
         AgreementSnapshot.objects.filter(project=project).delete()
         insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
-    return {"snapshots": len(builder.rows), "judgments": len(records), "weeks": len(records.weeks)}
+    return {"snapshots": len(builder.rows), "judgments": len(records) - off_scale, "weeks": len(records.weeks),
+            "off_scale": off_scale}

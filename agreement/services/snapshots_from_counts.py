@@ -47,11 +47,7 @@ class CountsComputation:
         order = np.argsort(records.week_index, kind="stable")
         self.week = records.week_index[order]
         value = records.value[order]
-        code = np.minimum(np.searchsorted(self.values, value), self.values.size - 1)
-        if not np.array_equal(self.values[code], value):
-            outside = np.unique(value[self.values[code] != value])[:10].tolist()
-            raise ValueError(f"judgment values outside the criteria's scales: {outside}")
-        self.code = code
+        self.code = np.searchsorted(self.values, value)  # every value is on its scale (off_scale.on_scale)
         self.value = value
         criterion = records.criterion_index[order].astype(np.int64)
         unit = records.unit[order]

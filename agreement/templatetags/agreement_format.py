@@ -18,6 +18,7 @@ LABELS = {
     "alpha_change_without_rater": "α change without the rater",
     "coincidence_matrix": "Coincidence matrix",
     "mean_pair_agreement": "Mean agreement with others",
+    "off_scale_judgments": "Judgments off the scale (left out)",
 }
 
 
