@@ -7,6 +7,8 @@ from annotation.models import Criterion, Project
 
 # Scopes with fewer pairable units than this are computed and shown, but flagged as unreliable.
 MIN_RELIABLE_UNITS = 30
+# The statistic of the rows counting, per criterion, stored judgments left out as off their scale.
+OFF_SCALE = "off_scale_judgments"
 
 
 class AgreementSnapshot(models.Model):

@@ -3,7 +3,7 @@ from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 
-from agreement.models import AgreementAlert, AgreementSnapshot
+from agreement.models import OFF_SCALE, AgreementAlert, AgreementSnapshot
 from agreement.selectors.snapshots import latest_week
 from annotation.models import Project
 from annotation.selectors import rater_names_for_project
@@ -56,11 +56,14 @@ def dashboard_for_project(project: Project) -> dict:
     gold = {}
     confusions = {}
     specific = defaultdict(dict)
+    off_scale = {}
     for s in rows:
         scope, statistic, criterion = s["scope"], s["statistic"], s["criterion__name"]
         if scope == Scope.CRITERION and statistic == "coincidence_matrix":
             if s["value"] is not None:  # no unit rated twice yet: nothing to draw
                 confusions[criterion] = _confusion(s)
+        elif scope == Scope.CRITERION and statistic == OFF_SCALE:
+            off_scale[criterion] = {"n": int(s["value"]), "values": s["detail"].get("values", [])}
         elif scope == Scope.CRITERION and statistic.startswith("specific_agreement_"):
             specific[criterion][statistic.removeprefix("specific_agreement_")] = s
         elif scope == Scope.CRITERION:
@@ -80,7 +83,7 @@ def dashboard_for_project(project: Project) -> dict:
                            {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
                            for criterion, stats in raters.get(name, {}).items()]}
                        for name in sorted(raters.keys() | gold.keys())], "alerts": alerts,
-            "confusions": confusions, "specific": dict(specific)}
+            "confusions": confusions, "specific": dict(specific), "off_scale": off_scale}
 
 
 def _confusion(s: dict) -> dict:

@@ -1,13 +1,13 @@
 """A project's current judgments as flat numpy arrays, read in bulk (no model instances)."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import numpy as np
 from django.db.models import DateField
 from django.db.models.functions import TruncWeek
 
-from annotation.models import Criterion, Judgment, Project
-from annotation.selectors.quality import excluded_rater_ids
+from annotation.models import Criterion, Project
+from annotation.selectors.quality import included_judgments
 
 # Rows fetched per round trip; 20,000 rows of 7 small fields are ~2 MB of Python tuples.
 CHUNK_ROWS = 20_000
@@ -15,7 +15,8 @@ CHUNK_ROWS = 20_000
 
 @dataclass(frozen=True, eq=False)
 class JudgmentRecords:
-    """One entry per current judgment of a non-gold item; ``*_index`` arrays index the label lists.
+    """One entry per judgment agreement counts (``included_judgments``); ``*_index`` arrays index the
+    label lists.
 
     ``unit`` is the judged output's id (pairwise judgments sit on the item's first output), so a
     (criterion, unit) pair is one unit of Krippendorff's reliability data.
@@ -35,13 +36,17 @@ class JudgmentRecords:
     def __len__(self) -> int:
         return len(self.value)
 
+    def where(self, keep: np.ndarray) -> "JudgmentRecords":
+        """The records where ``keep`` is True (the label lists unchanged)."""
+        return replace(self, criterion_index=self.criterion_index[keep], unit=self.unit[keep],
+                       rater=self.rater[keep], value=self.value[keep], week_index=self.week_index[keep],
+                       subgroup_index=self.subgroup_index[keep], duration_ms=self.duration_ms[keep])
+
 
 def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
-    rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
-                                    item__degraded_from__isnull=True, item__repeat_of__isnull=True)
-            .exclude(rater_id__in=excluded_rater_ids(project))
+    rows = (included_judgments(project)
             .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
             .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")
             .order_by())

@@ -1,5 +1,8 @@
 """Snapshot rows: the scope and window a figure belongs to, and the builder that turns statistic
-results (or the reason there is none) into rows for one bulk insert."""
+results (or the reason there is none) into rows for one bulk insert. Both computations (from
+reliability matrices and from category counts) go through the parts here, so they store the same
+rows."""
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +51,44 @@ class Sizes:
                    int(rated[:, pairable_units].sum()))
 
 
+def outcome_of(compute: Callable, *args, **kwargs):
+    """``compute``'s result, or the InsufficientDataError saying why there is none (stored as such)."""
+    try:
+        return compute(*args, **kwargs)
+    except InsufficientDataError as exc:
+        return exc
+
+
+def for_each_window(weeks: list, week_of_row: np.ndarray, compute: Callable[[int, Window], None],
+                    progress: Callable[[int, int], None] | None) -> None:
+    """``compute(k, window)`` for week ``k``'s window, then for the window cumulative to it, week by
+    week in calendar order; ``week_of_row`` (sorted) is each row's week, so a window's rows are a range.
+    A window without rows (a week whose judgments were all off the scale) has no figures."""
+    for k, week in enumerate(weeks):
+        lo, hi = np.searchsorted(week_of_row, k, "left"), np.searchsorted(week_of_row, k, "right")
+        if hi > lo:
+            compute(k, Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi)))
+        if progress:
+            progress(2 * k + 1, 2 * len(weeks))
+        if hi:
+            compute(k, Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi)))
+        if progress:
+            progress(2 * k + 2, 2 * len(weeks))
+
+
+def mean_with_others(pairs, n_raters: int) -> np.ndarray:
+    """Each rater's mean over the rater pairs it is in (``pairs`` from an all-pairs statistic, raters
+    numbered below ``n_raters``), weighted by shared units; NaN for a rater without a defined pair."""
+    defined = ~np.isnan(pairs.value)
+    weight = np.where(defined, pairs.n_units, 0.0)
+    value = np.where(defined, pairs.value, 0.0)
+    ends = np.concatenate([pairs.rater_a, pairs.rater_b])
+    total = np.bincount(ends, weights=np.tile(weight * value, 2), minlength=n_raters)
+    shared = np.bincount(ends, weights=np.tile(weight, 2), minlength=n_raters)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(shared > 0, total / shared, np.nan)
+
+
 class RowBuilder:
     """Turns statistic results (or the reason there is none) into snapshot rows."""
 
@@ -72,6 +113,24 @@ class RowBuilder:
             self.add(window, scope, "mean_pair_agreement",
                      InsufficientDataError("no defined pair statistic") if np.isnan(mean_pair) else float(mean_pair),
                      n_units=n_rated)
+
+    def add_categories(self, window: Window, scope: ScopeId, sizes: Sizes, specific, coincidences,
+                       values: np.ndarray) -> None:
+        """Specific agreement per category (``specific``: category -> share, None where no rater used
+        it on a unit rated twice) and the coincidence matrix over ``values`` (which categories raters
+        confuse); either may be the InsufficientDataError saying why there is none."""
+        if isinstance(specific, InsufficientDataError):
+            specific = dict.fromkeys(values.tolist(), specific)
+        for category, share in specific.items():
+            outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
+                else share
+            self.add(window, scope, f"specific_agreement_{float(category):g}", outcome, sizes=sizes)
+        if isinstance(coincidences, InsufficientDataError):
+            self.add(window, scope, "coincidence_matrix", coincidences, sizes=sizes)
+            return
+        self.add(window, scope, "coincidence_matrix", float(np.trace(coincidences) / coincidences.sum()),
+                 sizes=sizes, detail={"values": [float(v) for v in values],
+                                      "matrix": np.round(coincidences, 6).tolist()})
 
     def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False,
             sizes: Sizes | None = None, n_units=None, detail=None):

@@ -1,7 +1,7 @@
 """Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
 statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
 last good snapshots in place."""
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 from django.db import transaction
@@ -10,11 +10,23 @@ from threadpoolctl import threadpool_limits
 from agreement.models import AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
 from agreement.services.gold_snapshots import gold_accuracy_rows
+from agreement.services.off_scale import off_scale_rows, on_scale
 from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
-from agreement.services.snapshot_rows import SNAPSHOT_FIELDS, RowBuilder, Scope, ScopeId, Sizes, Window
-from agreement.services.snapshots_from_counts import MAX_COUNTED_CATEGORIES, CountsComputation
-from agreement.services.statistic_plans import PLANS, Plan, Statistic, categories_for
+from agreement.services.snapshot_rows import (
+    SNAPSHOT_FIELDS,
+    RowBuilder,
+    Scope,
+    ScopeId,
+    Sizes,
+    Window,
+    for_each_window,
+    mean_with_others,
+    outcome_of,
+)
+from agreement.services.snapshots_from_counts import CountsComputation
+from agreement.services.statistic_plans import PLANS, Plan, categories_for
 from agreement.stats import (
+    LEAVE_ONE_OUT_MAX_CATEGORIES,
     InsufficientDataError,
     bootstrap_alpha,
     cohen_kappa_all_pairs,
@@ -28,27 +40,14 @@ from annotation.models import Project
 from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
 
 
-def _run(statistic: Statistic, matrix: np.ndarray, categories):
-    try:
-        return statistic.compute(matrix, categories)
-    except InsufficientDataError as exc:
-        return exc
-
-
-def _windows(records: JudgmentRecords, week_sorted: np.ndarray) -> Iterator[Window]:
-    for k, week in enumerate(records.weeks):
-        lo, hi = np.searchsorted(week_sorted, k, "left"), np.searchsorted(week_sorted, k, "right")
-        yield Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi))
-        yield Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi))
-
-
 def project_computation(project: Project, records: JudgmentRecords, builder: RowBuilder):
     """The computation for the project's plan: from per-unit category counts when every statistic
-    has a counts form and the scales are small, else from reliability matrices."""
+    has a counts form and the scales are small enough for leave-one-out from ratings, else from
+    reliability matrices."""
     plan = PLANS[project.task_type]
     categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
     if plan.from_counts and all(c is not None for c in categories) and \
-            np.unique(np.concatenate(categories)).size <= MAX_COUNTED_CATEGORIES:
+            np.unique(np.concatenate(categories)).size <= LEAVE_ONE_OUT_MAX_CATEGORIES:
         return CountsComputation(project, records, builder, plan, categories)
     return _MatrixComputation(project, records, builder)
 
@@ -87,15 +86,11 @@ class _MatrixComputation:
                                       n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS)
         except InsufficientDataError:
             # alpha itself may still be defined on too few units for an interval: store it alone
-            outcome = _run(self.plan.main, m, categories)
+            outcome = outcome_of(self.plan.main.compute, m, categories)
         self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, sizes=Sizes.of_matrix(m))
 
     def run(self, progress: Callable[[int, int], None] | None) -> None:
-        windows = list(_windows(self.records, self.week))
-        for done, window in enumerate(windows, start=1):
-            self.window(window)
-            if progress:
-                progress(done, len(windows))
+        for_each_window(self.records.weeks, self.week, lambda _, window: self.window(window), progress)
 
     def matrix(self, mask: np.ndarray, pooled: bool) -> np.ndarray:
         units = self.unit_w[mask] * self.n_criteria + self.criterion_w[mask] if pooled else self.unit_w[mask]
@@ -133,7 +128,7 @@ class _MatrixComputation:
         self.main(window, scope, m, categories)
         sizes = Sizes.of_matrix(m)
         for statistic in self.plan.slice[1:]:
-            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), sizes=sizes)
+            self.builder.add(window, scope, statistic.name, outcome_of(statistic.compute, m, categories), sizes=sizes)
 
     def criterion_scope(self, window, c: int, criterion_id: int, mask) -> None:
         data = reliability_matrix(self.unit_w[mask], self.rater_w[mask], self.value_w[mask])
@@ -142,31 +137,15 @@ class _MatrixComputation:
         self.main(window, scope, m, categories)
         sizes = Sizes.of_matrix(m)
         for statistic in self.plan.label[1:]:
-            self.builder.add(window, scope, statistic.name, _run(statistic, m, categories), sizes=sizes)
+            self.builder.add(window, scope, statistic.name, outcome_of(statistic.compute, m, categories), sizes=sizes)
         if categories is not None:
-            self.category_rows(window, scope, m, categories, sizes)
+            coincidences = outcome_of(coincidence_matrix, m, value_domain=categories)
+            self.builder.add_categories(
+                window, scope, sizes, outcome_of(specific_agreement, m, categories=categories),
+                coincidences if isinstance(coincidences, InsufficientDataError) else coincidences.matrix, categories)
         agreement_with_others = self.pair_scopes(window, criterion_id, data, categories)
         self.rater_scopes(window, criterion_id, data, agreement_with_others, self.duration_w[mask],
                           self.rater_w[mask])
-
-    def category_rows(self, window, scope: ScopeId, m: np.ndarray, categories: np.ndarray, sizes: Sizes) -> None:
-        """Specific agreement per category, and the coincidence matrix (which categories raters confuse)."""
-        try:
-            specific = specific_agreement(m, categories=categories)
-        except InsufficientDataError as exc:
-            specific = {c: exc for c in categories}
-        for category, share in specific.items():
-            outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
-                else share
-            self.builder.add(window, scope, f"specific_agreement_{float(category):g}", outcome, sizes=sizes)
-        try:
-            coincidences = coincidence_matrix(m, value_domain=categories)
-        except InsufficientDataError as exc:
-            self.builder.add(window, scope, "coincidence_matrix", exc, sizes=sizes)
-            return
-        o = coincidences.matrix
-        self.builder.add(window, scope, "coincidence_matrix", float(np.trace(o) / o.sum()), sizes=sizes, detail={
-            "values": [float(v) for v in coincidences.values], "matrix": np.round(o, 6).tolist()})
 
     def pair_scopes(self, window, criterion_id: int, data, categories) -> np.ndarray | None:
         """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
@@ -184,14 +163,7 @@ class _MatrixComputation:
                 self.builder.add_pairs(window, criterion_id, raters, pairs,
                                        "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
                                        "both raters used a single, common category: kappa is undefined")
-        defined = ~np.isnan(pairs.value)
-        weight = np.where(defined, pairs.n_units, 0.0)
-        value = np.where(defined, pairs.value, 0.0)
-        ends = np.concatenate([pairs.rater_a, pairs.rater_b])
-        total = np.bincount(ends, weights=np.tile(weight * value, 2), minlength=len(raters))
-        shared = np.bincount(ends, weights=np.tile(weight, 2), minlength=len(raters))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(shared > 0, total / shared, np.nan)
+        return mean_with_others(pairs, len(raters))
 
     def rater_scopes(self, window, criterion_id: int, data, agreement_with_others, durations, rater_of) -> None:
         """Per rater: alpha's change without them; on cumulative windows also their number of
@@ -216,19 +188,32 @@ class _MatrixComputation:
                 mean_pair=agreement_with_others[r] if agreement_with_others is not None else None)
 
 
-def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
-    """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
-    project = Project.objects.get(pk=project_id)
-    records = judgment_records_for_project(project)
+def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
+                          progress: Callable[[int, int], None] | None = None) -> tuple[RowBuilder, int]:
+    """Every snapshot row of the project's judgments, and how many judgments were left out as off
+    their criterion's scale."""
     builder = RowBuilder(project.id)
+    keep = on_scale(everything, [categories_for(project.task_type, c.scale_min, c.scale_max)
+                                 for c in everything.criteria])
+    records = everything if keep.all() else everything.where(keep)
     if len(records):
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
             project_computation(project, records, builder).run(progress)
         gold_accuracy_rows(project, records.weeks, builder)
+    off_scale_rows(everything, ~keep, builder)
+    return builder, int(len(everything) - len(records))
+
+
+def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
+    project = Project.objects.get(pk=project_id)
+    records = judgment_records_for_project(project)
+    builder, off_scale = snapshot_rows_compute(project, records, progress)
     with transaction.atomic():
         AgreementSnapshot.objects.filter(project=project).delete()
         insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
     refresh_planner_statistics(AgreementSnapshot)  # the dashboard's reads were planned as if on an empty table
-    return {"snapshots": len(builder.rows), "judgments": len(records), "weeks": len(records.weeks)}
+    return {"snapshots": len(builder.rows), "judgments": len(records) - off_scale, "weeks": len(records.weeks),
+            "off_scale": off_scale}

@@ -15,8 +15,17 @@ import numpy as np
 from agreement.models import AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords
 from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
-from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Sizes, Window
-from agreement.services.statistic_plans import CountedScope, Plan, Statistic, alpha_of_counts
+from agreement.services.snapshot_rows import (
+    RowBuilder,
+    Scope,
+    ScopeId,
+    Sizes,
+    Window,
+    for_each_window,
+    mean_with_others,
+    outcome_of,
+)
+from agreement.services.statistic_plans import CountedScope, Plan, alpha_of_counts
 from agreement.stats import (
     InsufficientDataError,
     bootstrap_alpha_from_counts,
@@ -26,16 +35,6 @@ from agreement.stats import (
     specific_agreement_from_counts,
 )
 from annotation.models import Project
-
-# Leave-one-rater-out from one pass needs at most this many categories (agreement.stats).
-MAX_COUNTED_CATEGORIES = 20
-
-
-def _run(statistic: Statistic, scope: CountedScope):
-    try:
-        return statistic.from_counts(scope)
-    except InsufficientDataError as exc:
-        return exc
 
 
 class CountsComputation:
@@ -48,11 +47,7 @@ class CountsComputation:
         order = np.argsort(records.week_index, kind="stable")
         self.week = records.week_index[order]
         value = records.value[order]
-        code = np.minimum(np.searchsorted(self.values, value), self.values.size - 1)
-        if not np.array_equal(self.values[code], value):
-            outside = np.unique(value[self.values[code] != value])[:10].tolist()
-            raise ValueError(f"judgment values outside the criteria's scales: {outside}")
-        self.code = code
+        self.code = np.searchsorted(self.values, value)  # every value is on its scale (off_scale.on_scale)
         self.value = value
         criterion = records.criterion_index[order].astype(np.int64)
         unit = records.unit[order]
@@ -85,19 +80,20 @@ class CountsComputation:
         self.durations = _CumulativeDurations(self)
 
     def run(self, progress: Callable[[int, int], None] | None) -> None:
-        n_weeks, k = len(self.records.weeks), self.values.size
-        cumulative = np.zeros((self.n_cu, k))
-        for w, week in enumerate(self.records.weeks):
-            lo, hi = np.searchsorted(self.week, w, "left"), np.searchsorted(self.week, w, "right")
-            weekly = np.bincount(self.cu[lo:hi] * k + self.code[lo:hi], minlength=self.n_cu * k)
-            weekly = weekly.reshape(self.n_cu, k).astype(np.float64)
-            cumulative += weekly
-            self.window(Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi)), weekly, w, False)
-            if progress:
-                progress(2 * w + 1, 2 * n_weeks)
-            self.window(Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi)), cumulative, w, True)
-            if progress:
-                progress(2 * w + 2, 2 * n_weeks)
+        self.cumulative = np.zeros((self.n_cu, self.values.size))
+        for_each_window(self.records.weeks, self.week, self.counted_window, progress)
+
+    def counted_window(self, week: int, window: Window) -> None:
+        """A week's window from its ratings counted, then the cumulative one from those added to the
+        previous week's table."""
+        if window.name == AgreementSnapshot.Window.CUMULATIVE:
+            self.window(window, self.cumulative, week, True)
+            return
+        k, rows = self.values.size, window.rows
+        weekly = np.bincount(self.cu[rows] * k + self.code[rows], minlength=self.n_cu * k)
+        weekly = weekly.reshape(self.n_cu, k).astype(np.float64)
+        self.cumulative += weekly
+        self.window(window, weekly, week, False)
 
     def window(self, window: Window, counts: np.ndarray, week: int, cumulative: bool) -> None:
         rows = window.rows
@@ -180,7 +176,7 @@ class CountsComputation:
         self.main(window, scope, counted)
         sizes = self.sizes(counted)
         for statistic in self.plan.slice[1:]:
-            self.builder.add(window, scope, statistic.name, _run(statistic, counted), sizes=sizes)
+            self.builder.add(window, scope, statistic.name, outcome_of(statistic.from_counts, counted), sizes=sizes)
 
     def criterion_scope(self, window: Window, c: int, criterion_id: int, units: np.ndarray, week: int,
                         cumulative: bool, rows: slice) -> None:
@@ -192,8 +188,11 @@ class CountsComputation:
         alpha = self.main(window, scope, counted)
         sizes = self.sizes(counted)
         for statistic in self.plan.label[1:]:
-            self.builder.add(window, scope, statistic.name, _run(statistic, counted), sizes=sizes)
-        self.category_rows(window, scope, counted, sizes)
+            self.builder.add(window, scope, statistic.name, outcome_of(statistic.from_counts, counted), sizes=sizes)
+        self.builder.add_categories(
+            window, scope, sizes, outcome_of(specific_agreement_from_counts, counted.table, counted.values),
+            InsufficientDataError("no unit is rated by at least two raters, so nothing is paired")
+            if counted.coincidences is None else counted.coincidences, counted.values)
         with_others = self.pair_scopes(window, c, criterion_id, week, cumulative)
         loo = None
         if raters.size >= 3 and not isinstance(alpha, InsufficientDataError):
@@ -214,25 +213,6 @@ class CountsComputation:
                 loo_reason=loo.reasons[r] if loo is not None else "", median_ms=median, n_times=n_times,
                 mean_pair=with_others[r] if with_others is not None else None)
 
-    def category_rows(self, window: Window, scope: ScopeId, counted: CountedScope, sizes: Sizes) -> None:
-        """Specific agreement per category, and the coincidence matrix (which categories raters confuse)."""
-        try:
-            specific = specific_agreement_from_counts(counted.table, counted.values)
-        except InsufficientDataError as exc:
-            specific = {c: exc for c in counted.values.tolist()}
-        for category, share in specific.items():
-            outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
-                else share
-            self.builder.add(window, scope, f"specific_agreement_{float(category):g}", outcome, sizes=sizes)
-        o = counted.coincidences
-        if o is None:
-            self.builder.add(window, scope, "coincidence_matrix",
-                             InsufficientDataError("no unit is rated by at least two raters, so nothing is paired"),
-                             sizes=sizes)
-            return
-        self.builder.add(window, scope, "coincidence_matrix", float(np.trace(o) / o.sum()), sizes=sizes, detail={
-            "values": [float(v) for v in counted.values], "matrix": np.round(o, 6).tolist()})
-
     def pair_scopes(self, window: Window, c: int, criterion_id: int, week: int, cumulative: bool):
         """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
         shared units (NaN for a rater without a defined pair), indexed by rater."""
@@ -244,14 +224,7 @@ class CountsComputation:
             self.builder.add_pairs(window, criterion_id, self.rater_ids, pairs,
                                    "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
                                    "both raters used a single, common category: kappa is undefined")
-        defined = ~np.isnan(pairs.value)
-        weight = np.where(defined, pairs.n_units, 0.0)
-        value = np.where(defined, pairs.value, 0.0)
-        ends = np.concatenate([pairs.rater_a, pairs.rater_b])
-        total = np.bincount(ends, weights=np.tile(weight * value, 2), minlength=self.n_raters)
-        shared = np.bincount(ends, weights=np.tile(weight, 2), minlength=self.n_raters)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(shared > 0, total / shared, np.nan)
+        return mean_with_others(pairs, self.n_raters)
 
 
 def _as_slice(columns: np.ndarray):

@@ -4,6 +4,7 @@ Reliability data are float arrays of shape (n_raters, n_units) with NaN for "not
 Import everything from here; submodules are implementation details.
 """
 
+from ._leave_one_out import MAX_CATEGORIES as LEAVE_ONE_OUT_MAX_CATEGORIES
 from .bootstrap import bootstrap_alpha, bootstrap_alpha_from_counts, bootstrap_ci
 from .coincidence import coincidence_matrix, confusion_matrix
 from .correlation import rater_correlation
@@ -90,6 +91,7 @@ __all__ = [
     "krippendorff_alpha",
     "krippendorff_alpha_leave_one_out",
     "leave_one_out_from_ratings",
+    "LEAVE_ONE_OUT_MAX_CATEGORIES",
     "alpha_from_coincidences",
     "coincidences_from_counts",
     "gwet_ac1",

@@ -160,17 +160,16 @@ def gwet_from_counts(counts, *, n_raters: int, weights="identity", confidence_le
     """:func:`gwet_ac1` (``weights="identity"``) or :func:`gwet_ac2` from per-unit counts over the
     declared categories, shape (n_units, K), as :func:`unit_category_counts` gives them;
     ``n_raters`` (the raters with a rating) is reported, not used."""
-    level = check_confidence_level(confidence_level)
-    table = np.asarray(counts, dtype=np.float64)
-    res = chance_corrected(table, agreement_weights(weights, table.shape[1]), "gwet", level)
     name = "gwet_ac1" if isinstance(weights, str) and weights == "identity" else "gwet_ac2"
-    return res.as_result(name, weights if isinstance(weights, str) else "custom", n_raters, level)
+    return _gwet_of_counts(np.asarray(counts, dtype=np.float64), weights, n_raters, confidence_level, name)
 
 
 def _gwet(reliability_data, weights, categories, confidence_level, name):
+    counts, _, n_raters = counts_and_raters(reliability_data, as_categories(categories))
+    return _gwet_of_counts(counts, weights, n_raters, confidence_level, name)
+
+
+def _gwet_of_counts(table: np.ndarray, weights, n_raters: int, confidence_level, name: str):
     level = check_confidence_level(confidence_level)
-    cats = as_categories(categories)
-    counts, found, n_raters = counts_and_raters(reliability_data, cats)
-    w = agreement_weights(weights, found.size)
-    res = chance_corrected(counts, w, "gwet", level)
+    res = chance_corrected(table, agreement_weights(weights, table.shape[1]), "gwet", level)
     return res.as_result(name, weights if isinstance(weights, str) else "custom", n_raters, level)

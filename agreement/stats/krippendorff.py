@@ -229,7 +229,7 @@ def leave_one_out_from_ratings(rater, unit, values, m, *, n_raters: int, value: 
                                level_of_measurement: str) -> LeaveOneOutResult:
     """:func:`krippendorff_alpha_leave_one_out` from the ratings of the units rated at least twice
     (``rater[i]`` a row below ``n_raters``, ``unit[i]``, ``values[i]``; ``m[u]`` the ratings of unit
-    ``u``), with at most 20 distinct values (or any number at the interval level) and ``value``
+    ``u``), with at most ``LEAVE_ONE_OUT_MAX_CATEGORIES`` distinct values and ``value``
     alpha on all of them, for callers that hold ratings rather than a matrix."""
     check_choice("level_of_measurement", level_of_measurement, LEVELS)
     if level_of_measurement == "interval":

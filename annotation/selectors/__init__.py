@@ -24,6 +24,7 @@ from .projects import (
 from .quality import (
     excluded_rater_ids,
     gold_accuracy,
+    included_judgments,
     qc_rules_current,
     qc_rules_defaults,
     rater_action_list,
@@ -36,5 +37,5 @@ __all__ = ["item_list_for_project", "project_create_allowed",
            "assignment_answers", "assignment_get_for_rater", "assignment_previous_for_rater", "assignment_screen",
            "item_flag_list_for_project", "judgment_screen_values", "rater_progress", "rater_progress_for_project",
            "rater_project_list", "screen_modulus", "screen_questions",
-           "excluded_rater_ids", "gold_accuracy", "qc_rules_current", "qc_rules_defaults", "rater_action_list",
-           "rater_quality_report"]
+           "excluded_rater_ids", "gold_accuracy", "included_judgments", "qc_rules_current", "qc_rules_defaults",
+           "rater_action_list", "rater_quality_report"]

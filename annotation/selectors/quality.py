@@ -41,6 +41,21 @@ def excluded_rater_ids(project: Project) -> list[int]:
     return list(Membership.objects.filter(project=project, is_excluded=True).values_list("user_id", flat=True))
 
 
+# Judgments on the project's work items: not on gold items (training screens and gold checks) nor on
+# quality-control copies (degraded copies, repeats).
+ON_WORK_ITEMS = Q(item__gold__isnull=True, item__degraded_from__isnull=True, item__repeat_of__isnull=True)
+
+
+def included_judgments(project: Project) -> QuerySet[Judgment]:
+    """The judgments agreement and results are computed from: current ones (not revised since) on work
+    items, not from excluded raters. The one place where these exclusions are decided."""
+    judgments = Judgment.objects.filter(ON_WORK_ITEMS, project=project, is_current=True)
+    excluded = excluded_rater_ids(project)
+    if excluded:
+        judgments = judgments.exclude(rater_id__in=excluded)
+    return judgments
+
+
 @dataclass
 class GoldAccuracy:
     n_items: int = 0

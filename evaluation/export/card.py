@@ -550,6 +550,11 @@ def _limitations(facts: dict) -> list[str]:
             for x in empty
         )
         out.append(f"- {len(empty)} scope{'s' if len(empty) != 1 else ''} have no agreement figure: {names}.")
+    if a["off_scale"]:
+        names = "; ".join(f"{criterion} ({off['n']}: values {', '.join(off['values'])})"
+                          for criterion, off in a["off_scale"].items())
+        out.append(f"- Stored judgments off their label's scale are in the files but left out of every agreement "
+                   f"figure: {names}.")
     if a["week"] is not None:
         out.append(
             "- Agreement is read from the snapshots stored when the export ran; judgments submitted after "

@@ -32,6 +32,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
 from annotation.models import Criterion, Item, Judgment, Membership, Output, Project, TaskType
+from annotation.selectors.quality import ON_WORK_ITEMS
 
 from . import ratings
 
@@ -74,8 +75,8 @@ class ExportScope:
         return judgments
 
     def included(self) -> QuerySet[Judgment]:
-        """The judgments results and scores use: ``evaluation.selectors.included_judgments`` (no gold
-        items, no excluded raters), cut at the export's ids."""
+        """The judgments results and scores use: ``included_judgments`` (annotation's quality control
+        decides), cut at the export's ids."""
         return ratings.included_judgments(self.project).filter(
             id__lte=self.max_judgment_id, item_id__lte=self.max_item_id
         )
@@ -649,7 +650,6 @@ def card_counts(scope: ExportScope) -> dict:
     # one pass over the judgments for every per-judgment count the card states
     in_export = Q() if scope.include_excluded or not scope.excluded else ~Q(rater_id__in=scope.excluded)
     gold = Q(item__gold__isnull=False)
-    control_copy = Q(item__degraded_from__isnull=False) | Q(item__repeat_of__isnull=False)
     excluded = Q(rater_id__in=scope.excluded) if scope.excluded else Q(pk__in=[])
     ordered = in_export & ~Q(shown_order=[])
     totals = (
@@ -660,7 +660,7 @@ def card_counts(scope: ExportScope) -> dict:
             n_ordered=Count("id", filter=ordered),
             n_first_shown=Count("id", filter=ordered & Q(first_shown=F("output__system"))),
             n_durations=Count("id", filter=in_export & Q(duration_ms__isnull=False)),
-            n_included=Count("id", filter=~gold & ~control_copy & ~excluded),  # as included_judgments
+            n_included=Count("id", filter=ON_WORK_ITEMS & ~excluded),  # as included_judgments
             n_gold=Count("id", filter=gold),
             n_excluded=Count("id", filter=~gold & excluded),
             n_rater=Count("id", filter=in_export & Q(source=Judgment.Source.RATER)),
@@ -835,6 +835,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             "trend": {},
             "pairs": {},
             "limitations": [],
+            "off_scale": {},
             "statistic_labels": LABELS,
             "min_reliable_units": MIN_RELIABLE_UNITS,
             "computed_at": None,
@@ -898,6 +899,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
         "trend": trend,
         "pairs": pairs,
         "limitations": limitations,
+        "off_scale": board["off_scale"],
         "statistic_labels": {k: v for k, v in LABELS.items()},
         "min_reliable_units": MIN_RELIABLE_UNITS,
         "computed_at": computed_at.isoformat() if computed_at else None,

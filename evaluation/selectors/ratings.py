@@ -1,29 +1,19 @@
-"""Human ratings as numpy columns for the statistics, with every exclusion decided in one place."""
+"""Human ratings as numpy columns for the statistics, from the judgments annotation's quality control
+counts (``included_judgments``, shared with agreement)."""
 
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import QuerySet
 
 from annotation.models import Criterion, Judgment, Output, Project
 from annotation.selectors import quality
+from annotation.selectors.quality import included_judgments
 
 
 def excluded_rater_ids(project: Project) -> list[int]:
     """Raters whose judgments results leave out: those quality control excluded (annotation decides,
     so agreement and evaluation follow the same list); every result, correlation and judge report follows."""
     return quality.excluded_rater_ids(project)
-
-
-def included_judgments(project: Project) -> QuerySet[Judgment]:
-    """The judgments results are computed from: current ones, not on gold items or degraded copies, not from
-    excluded raters. The one place where exclusions are decided."""
-    judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
-                                        item__degraded_from__isnull=True, item__repeat_of__isnull=True)
-    excluded = excluded_rater_ids(project)
-    if excluded:
-        judgments = judgments.exclude(rater_id__in=excluded)
-    return judgments
 
 
 def exclusion_counts(project: Project) -> dict:

@@ -103,12 +103,11 @@ def run(n_judgments: int) -> dict:
     call_command("migrate", verbosity=0)
     import numpy as np
     from django.db import transaction
-    from threadpoolctl import threadpool_limits
 
     from agreement.models import AgreementSnapshot
     from agreement.selectors.judgment_records import judgment_records_for_project
-    from agreement.services.snapshot_rows import SNAPSHOT_FIELDS, RowBuilder
-    from agreement.services.snapshots import project_computation
+    from agreement.services.snapshot_rows import SNAPSHOT_FIELDS
+    from agreement.services.snapshots import snapshot_rows_compute
     from annotation.models import Project
     from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
 
@@ -121,9 +120,7 @@ def run(n_judgments: int) -> dict:
     t0 = time.perf_counter()
     records = judgment_records_for_project(project)
     t1, c1 = time.perf_counter(), time.process_time()
-    builder = RowBuilder(project.id)
-    with threadpool_limits(limits=1, user_api="blas"):  # as snapshot_compute_for_project runs it
-        project_computation(project, records, builder).run(None)
+    builder, _ = snapshot_rows_compute(project, records)
     t2, c2 = time.perf_counter(), time.process_time()
     with transaction.atomic():
         AgreementSnapshot.objects.filter(project=project).delete()

@@ -51,7 +51,7 @@ def test_small_or_within_interval_changes_raise_nothing(project):
 
 def test_recompute_run_reports_alerts(project):
     assert agreement_recompute_run(project_id=project.id) == {"snapshots": 0, "judgments": 0, "weeks": 0,
-                                                               "alerts": 0}
+                                                               "off_scale": 0, "alerts": 0}
 
 
 def test_the_weekly_schedule_is_a_periodic_task_leads_edit(project, lead):

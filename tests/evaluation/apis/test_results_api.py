@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from annotation.models import Membership
-from evaluation.selectors import ratings as rating_selectors
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for
 from tests.evaluation.factories import pairwise_study, rated_study
@@ -51,9 +50,9 @@ def test_gold_items_are_left_out_and_counted(project, lead_client):
     assert body["criteria"][0]["n_items"] == 4
 
 
-def test_excluded_raters_are_left_out_in_one_place(project, lead_client, monkeypatch):
+def test_excluded_raters_are_left_out_in_one_place(project, lead_client):
     raters, _ = rated_study(project, n_items=4, n_raters=3)
-    monkeypatch.setattr(rating_selectors, "excluded_rater_ids", lambda project: [raters[0].id])
+    Membership.objects.filter(project=project, user=raters[0]).update(is_excluded=True)
     body = lead_client.get(url(project)).json()
     assert body["excluded"]["excluded_raters"] == 4 * 2 * 2 and body["excluded"]["n_excluded_raters"] == 1
     assert body["criteria"][0]["n_raters"] == 2

@@ -7,7 +7,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.models import Judgment
+from annotation.models import Judgment, Membership
 from evaluation.services import ExportOptions, ExportOptionsError, export_write
 from tests.evaluation.export.studies import jsonl, likert_study, pairwise_study, rankme_study, read_zip
 
@@ -122,10 +122,9 @@ def test_split_by_subgroup_writes_one_file_per_subgroup_and_hugging_face_configs
     assert "  - split: news\n    path: data/judgments/news.jsonl" in card
 
 
-def test_excluded_raters_are_marked_or_left_out_as_asked(study, tmp_path, monkeypatch):
-    # quality control (issue 6) decides exclusions in evaluation.selectors.ratings.excluded_rater_ids
+def test_excluded_raters_are_marked_or_left_out_as_asked(study, tmp_path):
     excluded = Judgment.objects.filter(project=study, source="import").order_by("id").first().rater_id
-    monkeypatch.setattr("evaluation.selectors.ratings.excluded_rater_ids", lambda project: [excluded])
+    assert Membership.objects.filter(project=study, user_id=excluded).update(is_excluded=True) == 1
 
     marked = jsonl(export(study, tmp_path, formats=("jsonl",))["data/judgments.jsonl"])
     assert {j["rater"] for j in marked if j["excluded"]} == {"rater-001"}

@@ -1,0 +1,40 @@
+"""Judgments whose value is not on their criterion's scale (a legacy import, a repair gone wrong):
+the form refuses them, but stored ones must not stop a recompute. Both computations leave them out
+of every statistic alike, and each criterion gets a row saying how many were left out, per week
+and cumulative to it, so the dashboard and the export show it."""
+import numpy as np
+
+from agreement.models import OFF_SCALE, AgreementSnapshot
+from agreement.selectors.judgment_records import JudgmentRecords
+from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window
+
+# Distinct off-scale values kept in a row's detail, enough to find them.
+SHOWN_VALUES = 10
+
+
+def on_scale(records: JudgmentRecords, categories: list[np.ndarray | None]) -> np.ndarray:
+    """Whether each record's value is one of its criterion's ``categories`` (None: any value is)."""
+    keep = np.ones(len(records), dtype=bool)
+    for c, allowed in enumerate(categories):
+        if allowed is not None:
+            in_c = records.criterion_index == c
+            keep[in_c] = np.isin(records.value[in_c], allowed)
+    return keep
+
+
+def off_scale_rows(records: JudgmentRecords, off: np.ndarray, builder: RowBuilder) -> None:
+    """Per criterion with values off its scale (``off`` marks them in ``records``), the number left
+    out in each week that has some, and cumulative to each week from the first, with the values."""
+    for c, criterion in enumerate(records.criteria):
+        mine = off & (records.criterion_index == c)
+        if not mine.any():
+            continue
+        scope = ScopeId(Scope.CRITERION, f"criterion={criterion.id}", criterion_id=criterion.id)
+        for k, week in enumerate(records.weeks):
+            for name, in_window in ((AgreementSnapshot.Window.WEEK, records.week_index == k),
+                                    (AgreementSnapshot.Window.CUMULATIVE, records.week_index <= k)):
+                values = records.value[mine & in_window]
+                if values.size:
+                    shown = [f"{v:g}" for v in np.unique(values)[:SHOWN_VALUES]]  # as text: NaN is no JSON
+                    builder.add(Window(name, week, slice(0)), scope, OFF_SCALE, values.size, n_units=values.size,
+                                detail={"values": shown})
