@@ -7,18 +7,27 @@ import numpy as np
 from agreement.models import OFF_SCALE, AgreementSnapshot
 from agreement.selectors.judgment_records import JudgmentRecords
 from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window
+from agreement.services.statistic_plans import categories_for
 
 # Distinct off-scale values kept in a row's detail, enough to find them.
 SHOWN_VALUES = 10
 
 
-def on_scale(records: JudgmentRecords, categories: list[np.ndarray | None]) -> np.ndarray:
-    """Whether each record's value is one of its criterion's ``categories`` (None: any value is)."""
+def on_scale(records: JudgmentRecords, task_type: str, modulus: float | None) -> np.ndarray:
+    """Whether each record's value is one its criterion allows: one of the declared categories (Likert,
+    pairwise), within the slider's range (RankME), or a positive score (RankME with a modulus, whose
+    agreement is computed on the logarithm)."""
     keep = np.ones(len(records), dtype=bool)
-    for c, allowed in enumerate(categories):
+    for c, criterion in enumerate(records.criteria):
+        in_c = records.criterion_index == c
+        values = records.value[in_c]
+        allowed = categories_for(task_type, criterion.scale_min, criterion.scale_max)
         if allowed is not None:
-            in_c = records.criterion_index == c
-            keep[in_c] = np.isin(records.value[in_c], allowed)
+            keep[in_c] = np.isin(values, allowed)
+        elif modulus is not None:
+            keep[in_c] = np.isfinite(values) & (values > 0)
+        else:
+            keep[in_c] = (values >= criterion.scale_min) & (values <= criterion.scale_max)
     return keep
 
 

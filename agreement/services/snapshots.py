@@ -68,7 +68,8 @@ class _MatrixComputation:
         if project.rankme_modulus is not None:
             # Magnitude estimates are ratios: agreement is measured on log(score / modulus), where twice and
             # half as good as the reference lie equally far from it and one huge score cannot swamp the
-            # interval distances (Bard et al. 1996). Scores are positive (the task type refuses others).
+            # interval distances (Bard et al. 1996). Scores are positive (the task type refuses others, and
+            # stored ones that are not were left out before, by off_scale).
             self.value = np.log(self.value / project.rankme_modulus)
         self.subgroup = records.subgroup_index[order]
         self.week = records.week_index[order]
@@ -193,8 +194,7 @@ def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
     """Every snapshot row of the project's judgments, and how many judgments were left out as off
     their criterion's scale."""
     builder = RowBuilder(project.id)
-    keep = on_scale(everything, [categories_for(project.task_type, c.scale_min, c.scale_max)
-                                 for c in everything.criteria])
+    keep = on_scale(everything, project.task_type, project.rankme_modulus)
     records = everything if keep.all() else everything.where(keep)
     if len(records):
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x

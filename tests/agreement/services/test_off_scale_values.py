@@ -103,3 +103,31 @@ def test_the_export_card_names_them_among_its_limitations(study, tmp_path):
     limitations = card.split("## Known limitations", 1)[1]
     assert "off their label's scale are in the files but left out of every agreement figure" in limitations
     assert "(2: values 2.5, 7)" in limitations
+
+
+@pytest.mark.parametrize(("modulus", "bad_values", "expected_shown"), [
+    (None, [150.0, -5.0], ["-5", "150"]),  # a 0-100 slider
+    (100.0, [0.0, -20.0], ["-20", "0"]),  # magnitude estimates: agreement is on log(score / modulus)
+])
+def test_rankme_scores_outside_what_the_slider_allows_are_left_out(modulus, bad_values, expected_shown):
+    project = ProjectFactory(task_type="rankme", rankme_modulus=modulus)
+    raters = [UserFactory() for _ in range(3)]
+    for k in range(10):
+        item = ItemFactory(project=project)
+        for r, rater in enumerate(raters):
+            for output in item.outputs.all():
+                JudgmentFactory(item=item, output=output, rater=rater, value=float(10 + 7 * k + r + output.position))
+    kept = list(Judgment.objects.filter(project=project).values_list("value", flat=True))
+    for pk, value in zip(Judgment.objects.filter(project=project).order_by("id").values_list("pk", flat=True)[:2],
+                         bad_values, strict=True):
+        Judgment.objects.filter(pk=pk).update(value=value)
+
+    summary = snapshot_compute_for_project(project_id=project.id)
+
+    assert summary["off_scale"] == 2 and len(kept) - 2 == summary["judgments"]
+    latest = AgreementSnapshot.objects.filter(project=project, window="cumulative").latest("week_start").week_start
+    off = AgreementSnapshot.objects.get(project=project, window="cumulative", week_start=latest, statistic=OFF_SCALE)
+    assert off.value == 2 and off.detail["values"] == expected_shown
+    main = AgreementSnapshot.objects.get(project=project, window="cumulative", week_start=latest, scope="criterion",
+                                         is_main=True)
+    assert main.value is not None and np.isfinite(main.value)
