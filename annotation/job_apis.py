@@ -1,5 +1,5 @@
 """REST API for watching background jobs (kept apart from apis.py: jobs are shared by every app)."""
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 from annotation.selectors.jobs import job_get_for_user
 
 
+@extend_schema_serializer(component_name="JobDetailOutput")  # its name in the schema before it was shared
 class JobSerializer(serializers.Serializer):
     """A job's status, as this API and the pages that start a job answer it."""
 
