@@ -43,7 +43,7 @@ def test_page_queries_do_not_grow_with_the_project(client):
         with CaptureQueriesContext(connection) as queries:
             assert client.get(f"/projects/{world.project.pk}/progress/").status_code == 200
         counts.append(len(queries))
-    assert counts[0] == counts[1] <= 15  # the summary takes eight (medians overall and by rater)
+    assert counts[0] == counts[1] <= 14
 
 
 def test_the_project_page_links_the_console_for_leads_only(client, world):
