@@ -27,6 +27,7 @@ from annotation.selectors import (
 )
 from annotation.services import (
     RaterRefused,
+    TokenRefused,
     assignment_next_for_rater,
     detect_format,
     item_flag_create,
@@ -36,6 +37,7 @@ from annotation.services import (
     membership_set,
     project_create,
     rater_membership_check,
+    token_issue,
     user_create,
 )
 from annotation.services.project import SETTING_LIMITS
@@ -49,10 +51,21 @@ def paginated(request, view, queryset, serializer_class, **context):
 
 
 class TokenObtainApi(ObtainAuthToken):
-    """Exchange a username and password for an API token."""
+    """Exchange a username and password for an API token; an account refused one (a bulk-created
+    account still on its one-time password) gets 403 with the reason."""
 
     throttle_classes = [AuthRateThrottle]
     throttle_scope = "auth"
+
+    def post(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            token = token_issue(user=serializer.validated_data["user"])
+        except TokenRefused as exc:
+            # Answered, not raised: a raised error would roll back the deletion of the token held before.
+            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
+        return Response({"token": token.key})
 
 
 class UserCreateApi(APIView):

@@ -7,4 +7,4 @@ def item_upload_import_job(job_id: int) -> dict:
     from annotation.services.job import job_run
     from console.services.item_upload import item_upload_import
 
-    return job_run(job_id, lambda job, progress: item_upload_import(job=job))
+    return job_run(job_id, lambda job, progress: item_upload_import(job=job, progress=progress))

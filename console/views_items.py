@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportForm
+from annotation.job_apis import JobSerializer
 from annotation.parsers import ImportTooLarge, spool
 from annotation.selectors import project_get_for_lead
 from annotation.services import ImportRejected, detect_format, item_import
@@ -21,14 +22,15 @@ def _wants_json(request) -> bool:
 
 
 def _upload_json(request, project, form):
-    """The page's script: start the import job and answer its id (202), or say what is wrong with the upload."""
+    """The page's script: start the import job and answer its status as ``/api/v1/jobs/{id}/`` does, with its
+    address (202), or say what is wrong with the upload."""
     if not form.is_valid():
         return JsonResponse({"detail": "Choose a file to upload.", "errors": []}, status=400)
     try:
         job = item_upload_start(project=project, upload=form.cleaned_data["file"], created_by=request.user)
     except ImportTooLarge as exc:
         return JsonResponse({"detail": str(exc.detail), "errors": []}, status=413)
-    return JsonResponse({"job_id": job.pk, "job_url": reverse("api-job", args=[job.pk]),
+    return JsonResponse({**JobSerializer(job).data, "job_url": reverse("api-job", args=[job.pk]),
                          "items_url": reverse("console-items", args=[project.pk])}, status=202)
 
 

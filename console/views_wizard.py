@@ -14,12 +14,13 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Project
 from annotation.selectors import project_create_allowed, project_get_for_lead
+from annotation.services import project_create
 from annotation.services.project import criteria_normalise
 from annotation.task_types import REGISTRY
 from annotation.templatetags.markdown_render import markdown_to_html
 from console.forms import CRITERION_DEFAULTS, CriterionForm, CriterionFormSet, ProjectSettingsForm
 from console.selectors import preview_items, preview_screen_context, project_has_started
-from console.services import project_clone, project_settings_update, project_setup_create, project_status_set
+from console.services import project_clone, project_settings_update, project_status_set
 
 PREFIX = "criteria"
 # A preview rater: the top bar shows a rater's name, never the lead's.
@@ -118,7 +119,8 @@ def _submitted(request, project: Project | None):
         return _page(request, project=project, form=form, formset=formset, status=400)
     try:
         if project is None:
-            saved = project_setup_create(actor=request.user, settings=form.settings(), criteria=formset.specs())
+            saved = project_create(created_by=request.user, criteria=formset.specs(), status=Project.Status.DRAFT,
+                                   **form.settings())
         else:
             saved = project_settings_update(project=project, actor=request.user, settings=form.settings(),
                                             criteria=formset.specs())

@@ -30,6 +30,7 @@ from .quality import (
     rater_pause,
     rater_resume,
 )
+from .token import TokenRefused, token_issue
 
 __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
            "project_create", "user_create",
@@ -39,4 +40,4 @@ __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "ju
            "assignment_next_for_rater", "item_flag_create",
            "judgment_submit", "rater_membership_check",
            "LEAD_ACTIONS", "qc_rules_apply", "qc_rules_apply_all", "qc_rules_update", "rater_exclude", "rater_include",
-           "rater_pause", "rater_resume", "degraded_controls_create"]
+           "rater_pause", "rater_resume", "degraded_controls_create", "TokenRefused", "token_issue"]

@@ -2,7 +2,7 @@
 import logging
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
 from django.utils import timezone
 
 from annotation.models import Job, Project
@@ -39,17 +39,49 @@ def job_start(*, kind: str, task, project: Project | None = None, created_by=Non
 
 
 class JobProgress:
-    """Progress reporter handed to a service; writes at most every 2% to spare the database."""
+    """Progress reporter handed to a service; writes at most every 2% to spare the database.
+
+    Services often write in one transaction, and progress written through it would stay invisible to the
+    page polling the job until the very end: on PostgreSQL it goes through a connection of its own, in
+    autocommit, opened at the first write. It goes through the job's own connection instead where that
+    connection cannot write (SQLite allows one writer at a time) or cannot see the job row (created in a
+    transaction still open, as in a test), and from the first time it finds the row locked by the job's
+    transaction.
+    """
 
     def __init__(self, job_id: int):
         self.job_id = job_id
         self.last = 0.0
+        self.apart = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+        self.connection = None
 
     def __call__(self, done: float, total: float, message: str = "") -> None:
         share = min(1.0, done / total) if total else 1.0
-        if share - self.last >= 0.02 or share == 1.0:
-            self.last = share
+        if share - self.last < 0.02 and share < 1.0:
+            return
+        self.last = share
+        if not (self.apart and self._write_apart(share, message[:500])):
             Job.objects.filter(pk=self.job_id).update(progress=share, message=message[:500])
+
+    def _write_apart(self, share: float, message: str) -> bool:
+        if self.connection is None:
+            self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
+            with self.connection.cursor() as cursor:
+                cursor.execute("SET lock_timeout = '1s'")
+        table = self.connection.ops.quote_name(Job._meta.db_table)
+        try:
+            with self.connection.cursor() as cursor:
+                cursor.execute(f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s",
+                               [share, message, self.job_id])
+                return cursor.rowcount == 1
+        except OperationalError:  # the job's own transaction holds the row: waiting would never end
+            self.apart = False
+            return False
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
 
 
 def job_run(job_id: int, work: Callable[[Job, JobProgress], dict]) -> dict:
@@ -59,13 +91,16 @@ def job_run(job_id: int, work: Callable[[Job, JobProgress], dict]) -> dict:
     """
     job = Job.objects.get(pk=job_id)
     Job.objects.filter(pk=job_id).update(state=Job.State.RUNNING, started_at=timezone.now(), error="")
+    progress = JobProgress(job_id)
     try:
-        result = work(job, JobProgress(job_id)) or {}
+        result = work(job, progress) or {}
     except Exception as exc:
         logger.exception("job %s (%s) failed", job_id, job.kind)
         Job.objects.filter(pk=job_id).update(state=Job.State.FAILURE, error=f"{type(exc).__name__}: {exc}",
                                              finished_at=timezone.now())
         raise
+    finally:
+        progress.close()
     Job.objects.filter(pk=job_id).update(state=Job.State.SUCCESS, progress=1.0, result=result,
                                          finished_at=timezone.now())
     return result

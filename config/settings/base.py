@@ -126,6 +126,10 @@ CACHES = {
     )
 }
 
+# Asked before the API hands out a token: each takes the user and answers a reason to refuse (403 with it)
+# or None. A setting, so that annotation, which owns the token endpoint, imports no app above it.
+CONCORD_TOKEN_REFUSALS = ["staffing.selectors.passwords.token_refusal_one_time_password"]
+
 # Failed logins on the login page allowed per client address and window (DRF syntax; empty: no limit).
 CONCORD_LOGIN_THROTTLE_RATE = env("CONCORD_LOGIN_THROTTLE_RATE", default="20/min")
 

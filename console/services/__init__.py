@@ -2,6 +2,6 @@
 uploads (console.services.item_upload)."""
 from .project_clone import project_clone
 from .project_lifecycle import TRANSITIONS, project_status_set
-from .project_setup import project_settings_update, project_setup_create
+from .project_setup import project_settings_update
 
-__all__ = ["TRANSITIONS", "project_clone", "project_settings_update", "project_setup_create", "project_status_set"]
+__all__ = ["TRANSITIONS", "project_clone", "project_settings_update", "project_status_set"]

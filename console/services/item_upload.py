@@ -2,10 +2,10 @@
 run annotation's item_import on it, with progress the page can poll at ``/api/v1/jobs/{id}/``."""
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
 
 from annotation.models import Job, Project
 from annotation.parsers import spool
@@ -15,30 +15,6 @@ from console.selectors.import_errors import import_error_rows
 
 KIND = "item_import"
 UPLOAD_DIR = "imports"
-
-
-class _ProgressOnItsOwnConnection:
-    """item_import writes everything in one transaction, so progress written through the same connection
-    would stay invisible to the polling page until the very end: it goes through a connection of its own,
-    in autocommit. SQLite allows one writer at a time, so there progress is reported only at the end."""
-
-    def __init__(self, job_id: int):
-        self.job_id = job_id
-        self.last = 0.0
-        self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
-
-    def __call__(self, done: int, total: int) -> None:
-        share = min(1.0, done / total) if total else 1.0
-        if share - self.last < 0.02 and share < 1.0:
-            return
-        self.last = share
-        table = self.connection.ops.quote_name(Job._meta.db_table)
-        with self.connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s",
-                           [share, f"{done} of {total} items written", self.job_id])
-
-    def close(self) -> None:
-        self.connection.close()
 
 
 def _upload_path(name: str) -> Path:
@@ -66,15 +42,19 @@ def item_upload_start(*, project: Project, upload, created_by) -> Job:
         raise
 
 
-def item_upload_import(*, job: Job) -> dict:
+def item_upload_import(*, job: Job, progress: Callable[[float, float, str], None] | None = None) -> dict:
     """Runs item_import on the job's file and deletes the file. A rejected file leaves the error report,
     one ``{line, field, problem}`` per bad line, in the job's result before the job fails."""
     path = _upload_path(job.params["file"])
-    progress = None if connections[DEFAULT_DB_ALIAS].vendor == "sqlite" else _ProgressOnItsOwnConnection(job.pk)
+
+    def written(done: int, total: int) -> None:
+        progress(done, total, f"{done} of {total} items written")
+
     try:
         with open(path, "rb") as stream:
-            imported = item_import(project=job.project, stream=stream, fmt=job.params["format"], progress=progress,
-                                   by=job.created_by, file_name=job.params["filename"])
+            imported = item_import(project=job.project, stream=stream, fmt=job.params["format"],
+                                   progress=written if progress else None, by=job.created_by,
+                                   file_name=job.params["filename"])
     except ImportRejected as exc:
         report = exc.report.as_dict()
         Job.objects.filter(pk=job.pk).update(result={
@@ -82,6 +62,4 @@ def item_upload_import(*, job: Job) -> dict:
         raise
     finally:
         path.unlink(missing_ok=True)
-        if progress:
-            progress.close()
     return {"imported": imported}

@@ -2,7 +2,8 @@
 and optionally its items with their outputs, gold and subgroups (never judgments or assignments)."""
 from django.db import transaction
 
-from annotation.models import Criterion, Item, Membership, Output, Project, QcRules
+from annotation.models import Item, Output, Project, QcRules
+from annotation.services import project_create
 from audit.services import audit_record
 
 COPIED = ("task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds",
@@ -16,17 +17,14 @@ BATCH = 1000
 def project_clone(*, project: Project, actor, name: str, with_items: bool = False) -> Project:
     """A draft copy of ``project`` named ``name``, ``actor`` its lead; raises ValidationError by field.
 
-    Items are copied without their quality-control copies (degraded and repeat items: make them anew
-    in the clone) and start unjudged.
+    The clone is created by project_create, as a new project is: settings and criteria that today's rules
+    refuse are refused here too. Items are copied without their quality-control copies (degraded and
+    repeat items: make them anew in the clone) and start unjudged.
     """
-    clone = Project(name=name, status=Project.Status.DRAFT, created_by=actor,
-                    **{field: getattr(project, field) for field in COPIED})
-    clone.full_clean()
-    clone.save()
-    Criterion.objects.bulk_create(
-        Criterion(project=clone, name=c.name, position=c.position, scale_min=c.scale_min, scale_max=c.scale_max,
-                  labels=c.labels, help_text=c.help_text) for c in project.criteria.all())
-    Membership.objects.create(project=clone, user=actor, role=Membership.Role.LEAD)
+    criteria = [{"name": c.name, "scale_min": c.scale_min, "scale_max": c.scale_max, "labels": c.labels,
+                 "help_text": c.help_text} for c in project.criteria.all()]
+    clone = project_create(created_by=actor, name=name, criteria=criteria, status=Project.Status.DRAFT,
+                           **{field: getattr(project, field) for field in COPIED})
     rules = QcRules.objects.filter(project=project).order_by("-version").first()
     if rules is not None:
         QcRules.objects.create(project=clone, version=1, created_by=actor,
@@ -35,7 +33,6 @@ def project_clone(*, project: Project, actor, name: str, with_items: bool = Fals
     audit_record(actor=actor, action="project.clone", project=clone, target=project.name,
                  detail={"source_project": project.pk, "with_items": with_items, "n_items": n_items})
     return clone
-
 
 def _items_copy(source: Project, clone: Project) -> int:
     items = (Item.objects.filter(project=source, degraded_from__isnull=True, repeat_of__isnull=True)

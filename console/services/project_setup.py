@@ -1,4 +1,5 @@
-"""A project's set-up from the lead console: the wizard creates a draft, the settings page edits it.
+"""Editing a project's set-up from the lead console's settings page (the wizard creates its draft with
+annotation's project_create).
 
 Both go through annotation's project rules (SETTING_LIMITS, criteria_normalise, the task type's scale
 checks), so the API and the console accept and refuse the same projects.
@@ -11,7 +12,7 @@ from django.db import transaction
 
 from annotation.models import Criterion, Project
 from annotation.services.item_import import item_targets_replan
-from annotation.services.project import criteria_normalise, criterion_error, project_create, project_settings_check
+from annotation.services.project import criteria_normalise, criterion_error, project_settings_check
 from audit.services import audit_record
 from console.selectors import project_has_started
 
@@ -28,14 +29,6 @@ FIXED_ONCE_STARTED = {
     "double_annotation_share": "The double-annotated share cannot change once raters have started; clone the "
                                "project for a new round.",
 }
-
-
-@transaction.atomic
-def project_setup_create(*, actor, settings: dict, criteria: list[dict]) -> Project:
-    """A draft project from the wizard, ``actor`` its lead; raises ValidationError by field."""
-    project = project_create(created_by=actor, criteria=criteria, status=Project.Status.DRAFT,
-                             **{k: settings[k] for k in SETTINGS if k in settings})
-    return project  # project_create recorded the audit entry
 
 
 @transaction.atomic

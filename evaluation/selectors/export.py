@@ -606,13 +606,45 @@ def _median_duration(timed: QuerySet) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def card_counts(scope: ExportScope) -> dict:
+@dataclass(frozen=True)
+class ExportSizes:
+    """The counts the export's progress, its split files and its card all need, read once."""
+
+    items_by_subgroup: dict[str, int]  # in subgroup order
+    n_gold_items: int
+    raters: list[tuple]  # rater_rows: the raters table, whose second column is each rater's judgments
+
+    @property
+    def n_items(self) -> int:
+        return sum(self.items_by_subgroup.values())
+
+    @property
+    def judgments_per_rater(self) -> list[int]:
+        return [row[1] for row in self.raters]
+
+    @property
+    def n_judgments(self) -> int:
+        return sum(self.judgments_per_rater)
+
+
+def export_sizes(scope: ExportScope) -> ExportSizes:
+    by_subgroup = list(
+        scope.items().values("subgroup")
+        .annotate(n=Count("id"), n_gold=Count("id", filter=Q(gold__isnull=False)))
+        .order_by("subgroup").values_list("subgroup", "n", "n_gold")
+    )  # fmt: skip
+    return ExportSizes(
+        items_by_subgroup={subgroup: n for subgroup, n, _ in by_subgroup},
+        n_gold_items=sum(n_gold for *_, n_gold in by_subgroup),
+        raters=rater_rows(scope),
+    )
+
+
+def card_counts(scope: ExportScope, sizes: ExportSizes) -> dict:
     """Counts the card states about items, outputs, systems, subgroups, raters and the design."""
     project = scope.project
     items = scope.items()
     judgments = scope.judgments()
-    n_items = items.count()
-    n_gold_items = items.filter(gold__isnull=False).count()
     systems = dict(
         Output.objects.filter(item__project=project, item_id__lte=scope.max_item_id)
         .values("system")
@@ -626,17 +658,11 @@ def card_counts(scope: ExportScope) -> dict:
         .values_list("n", flat=True)
         .iterator(chunk_size=CHUNK_ROWS)
     )
-    subgroup_items = dict(
-        items.values("subgroup").annotate(n=Count("id")).order_by("subgroup").values_list("subgroup", "n")
-    )
     subgroup_judgments = dict(
         judgments.values("item__subgroup")
         .annotate(n=Count("id"))
         .order_by()
         .values_list("item__subgroup", "n")
-    )
-    per_rater = list(
-        judgments.values("rater_id").annotate(n=Count("id")).order_by().values_list("n", flat=True)
     )
     raters_per_item = Counter(
         n
@@ -685,15 +711,16 @@ def card_counts(scope: ExportScope) -> dict:
         totals["n_durations"],
     )
     median_duration = _median_duration(judgments.filter(duration_ms__isnull=False)) if n_durations else None
+    per_rater = sizes.judgments_per_rater
     return {
-        "n_items": n_items,
-        "n_gold_items": n_gold_items,
+        "n_items": sizes.n_items,
+        "n_gold_items": sizes.n_gold_items,
         "n_outputs": sum(systems.values()),
         "systems": systems,
         "outputs_per_item": dict(sorted(outputs_per_item.items())),
         "subgroups": [
             {"subgroup": name, "n_items": n, "n_judgments": subgroup_judgments.get(name, 0)}
-            for name, n in subgroup_items.items()
+            for name, n in sizes.items_by_subgroup.items()
         ],
         "n_judgments": sum(per_rater),
         "n_included_judgments": totals["n_included"],

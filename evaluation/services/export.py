@@ -33,12 +33,12 @@ from evaluation.selectors.export import (
     card_counts,
     criteria_for_card,
     export_scope,
+    export_sizes,
     item_batches,
     judgment_batches,
     label_distributions,
     max_outputs_per_item,
     qc_for_card,
-    rater_rows,
     score_batches,
     system_summary,
 )
@@ -218,17 +218,16 @@ def export_write(
     # export runs outside a transaction (a job, the command): the database works on them while this
     # thread formats rows. Inside a transaction (tests, a request) a second connection would not see
     # uncommitted rows, so they are read here, after the rows.
-    card_facts = _in_background(lambda: _card_facts(project, scope))
-    subgroups = list(scope.items().values_list("subgroup", flat=True).distinct().order_by("subgroup"))
-    split_names = _split_names(subgroups) if scope.by_subgroup else {NO_SUBGROUP: "train"}
+    sizes = export_sizes(scope)
+    card_facts = _in_background(lambda: _card_facts(project, scope, sizes))
+    split_names = _split_names(list(sizes.items_by_subgroup)) if scope.by_subgroup else {NO_SUBGROUP: "train"}
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".export-", dir=destination.parent))
     try:
         task_type = project.task_type
         item_spec = replace(ITEMS, csv_outputs=max_outputs_per_item(scope))
-        total_rows = scope.judgments().count() + scope.items().count()
-        report.phase(rows_start, 0.95 - rows_start, total_rows)
+        report.phase(rows_start, 0.95 - rows_start, sizes.n_judgments + sizes.n_items)
 
         def writer(spec, split_files=scope.by_subgroup, label_type="string"):
             return TableWriter(spec, work, options.formats, split_files, label_type=label_type)
@@ -245,7 +244,7 @@ def export_write(
             writer(scores_table(task_type)), score_batches(scope), split_names, report, "", counted=False
         )
         raters = writer(RATERS, split_files=False)
-        raters.write("train", rater_rows(scope))
+        raters.write("train", sizes.raters)
         files += raters.close()
 
         report.tell(0.95, "writing the data card")
@@ -301,9 +300,9 @@ def _on_own_connection(read: Callable[[], dict]) -> dict:
         connections.close_all()  # this thread's connections only
 
 
-def _card_facts(project: Project, scope) -> dict:
+def _card_facts(project: Project, scope, sizes) -> dict:
     return {
-        "counts": card_counts(scope),
+        "counts": card_counts(scope, sizes),
         "criteria": criteria_for_card(project),
         "label_distributions": label_distributions(scope),
         "systems": system_summary(scope),

@@ -114,3 +114,22 @@ def test_token_login(api_client, db):
     assert response.status_code == 200 and response.json()["token"]
     bad = api_client.post("/api/v1/auth/token/", {"username": "alice", "password": "wrong"})
     assert bad.status_code == 400
+
+
+def refuse_bob(user):
+    return "Bob may not hold a token." if user.username == "bob" else None
+
+
+def test_token_refusals_listed_in_the_settings_are_asked_first(api_client, db, settings):
+    from rest_framework.authtoken.models import Token
+
+    settings.CONCORD_TOKEN_REFUSALS = [f"{__name__}.refuse_bob"]
+    bob = UserFactory(username="bob", password="bob-pass-12345")
+    Token.objects.create(user=bob)  # held from before: refused now, it goes too
+    UserFactory(username="alice", password="alice-pass-1234")
+    refused = api_client.post("/api/v1/auth/token/", {"username": "bob", "password": "bob-pass-12345"})
+    assert (refused.status_code, refused.json()) == (403, {"detail": "Bob may not hold a token."})
+    assert not Token.objects.filter(user=bob).exists()
+    assert api_client.post("/api/v1/auth/token/", {"username": "bob", "password": "wrong"}).status_code == 400
+    alice = api_client.post("/api/v1/auth/token/", {"username": "alice", "password": "alice-pass-1234"})
+    assert alice.status_code == 200 and alice.json()["token"] == Token.objects.get(user__username="alice").key

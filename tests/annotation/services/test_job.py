@@ -1,8 +1,9 @@
 """Background jobs: progress, success and failure recorded on the Job row."""
 import pytest
 from celery import shared_task
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
-from annotation.models import Job
+from annotation.models import Job, Project
 from annotation.services.job import JobProgress, job_run, job_start
 
 pytestmark = pytest.mark.django_db
@@ -42,3 +43,43 @@ def test_progress_writes_are_throttled(project):
     progress(500, 1000, "halfway")
     job.refresh_from_db()
     assert (job.progress, job.message) == (0.5, "halfway")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_is_seen_by_other_connections_while_the_job_writes_in_one_transaction(project):
+    job = Job.objects.create(kind="test", project=project)
+    watcher = connections.create_connection(DEFAULT_DB_ALIAS)  # as the page polling the job
+    seen = []
+
+    def work(job, progress):
+        with transaction.atomic():
+            Project.objects.filter(pk=project.pk).update(name="written inside the transaction")
+            progress(1, 4, "a quarter")
+            with watcher.cursor() as cursor:
+                cursor.execute("SELECT progress, message FROM annotation_job WHERE id = %s", [job.pk])
+                seen.append(cursor.fetchone())
+        return {}
+
+    try:
+        job_run(job.pk, work)
+    finally:
+        watcher.close()
+    assert seen == [(0.25, "a quarter")]
+    job.refresh_from_db()
+    assert (job.state, job.progress) == ("success", 1.0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_whose_transaction_locks_its_own_row_still_reports_progress(project):
+    job = Job.objects.create(kind="test", project=project)
+
+    def work(job, progress):
+        with transaction.atomic():
+            Job.objects.filter(pk=job.pk).update(message="locked by the job")
+            progress(1, 4, "a quarter")
+            progress(2, 4, "half")  # straight through the job's connection, without waiting again
+        return {}
+
+    job_run(job.pk, work)
+    job.refresh_from_db()
+    assert (job.state, job.message) == ("success", "half")

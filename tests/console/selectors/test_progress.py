@@ -4,9 +4,11 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 
+from annotation.models import Assignment, Judgment, Membership
 from console.selectors.progress import ETA_MIN_SLOTS, progress_summary
-from tests.annotation.factories import ProjectFactory
+from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.console.fixtures import NOW, SCREENS, known_project
 
 pytestmark = pytest.mark.django_db
@@ -88,11 +90,62 @@ def test_an_empty_project():
     assert summary["leases"] == {"n_active": 0, "oldest_age_seconds": None, "raters": []}
 
 
-def test_query_count_does_not_grow_with_the_project(django_assert_num_queries):
-    small = known_project().project
+def _screens_today(world, rater_names, item_names, seconds=30):
+    """A done screen with its judgment for each rater on each item, today."""
+    criterion = world.project.criteria.get()
+    for rater_name in rater_names:
+        rater = world.raters.get(rater_name)
+        if rater is None:
+            rater = UserFactory(username=f"extra-{rater_name}")
+            MembershipFactory(project=world.project, user=rater, role=Membership.Role.RATER)
+        for item_name in item_names:
+            item = world.items[item_name]
+            served = NOW - timedelta(hours=1)
+            assignment = Assignment.objects.create(
+                project=world.project, item=item, rater=rater, status=Assignment.Status.DONE,
+                expires_at=served + timedelta(minutes=15), completed_at=served + timedelta(seconds=seconds))
+            Assignment.objects.filter(pk=assignment.pk).update(served_at=served)
+            Judgment.objects.create(project=world.project, item=item, output=item.outputs.get(), criterion=criterion,
+                                    rater=rater, assignment=assignment, value=3,
+                                    submitted_at=served + timedelta(seconds=seconds))
+
+
+class _Reads:
+    """The queries run and the rows they answered."""
+
+    def __init__(self):
+        self.queries, self.rows = 0, 0
+
+    def __call__(self, execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        self.queries += 1
+        self.rows += context["cursor"].rowcount
+        return result
+
+
+def _reads(project) -> tuple[int, int]:
+    reads = _Reads()
+    with connection.execute_wrapper(reads):
+        progress_summary(project, now=NOW)
+    return reads.queries, reads.rows
+
+
+def test_queries_do_not_grow_with_the_project_nor_rows_with_its_judgments():
+    small = _reads(known_project().project)
+    large = known_project(extra_untouched=40)
+    # Eighty more screens and judgments, on days r1 and r2 were active already.
+    _screens_today(large, ["r1", "r2"], [f"i{k}" for k in range(7, 47)])
+    assert _reads(large.project) == small
+    medians = {row["rater"]: row["median_seconds_per_item"] for row in progress_summary(large.project, now=NOW)[
+        "raters"]}
+    assert medians["known-r1"] == statistics.median([s for r, *_, s in SCREENS if r == "r1"] + [30] * 40)
+
+
+def test_query_count_does_not_grow_with_raters(django_assert_num_queries):
+    world = known_project()
     with django_assert_num_queries(7):
-        progress_summary(small, now=NOW)
-    large = known_project(extra_untouched=300)
-    large.project.refresh_from_db()
+        progress_summary(world.project, now=NOW)
+    _screens_today(world, [f"r{k}" for k in range(4, 24)], ["i7", "i8"])
     with django_assert_num_queries(7):
-        progress_summary(large.project, now=NOW)
+        summary = progress_summary(world.project, now=NOW)
+    assert len(summary["raters"]) == 23

@@ -7,7 +7,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 
 import console.services.item_upload as item_upload
 from annotation.models import Job, Membership
-from console.services.item_upload import item_upload_import
+from annotation.services.job import JobProgress
+from console.jobs import item_upload_import_job
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
 
@@ -26,21 +27,22 @@ def test_progress_is_committed_while_the_import_runs(settings, tmp_path, monkeyp
     # The package re-exports the function under the module's name: fetch the module itself.
     monkeypatch.setattr(importlib.import_module("annotation.services.item_import"), "BATCH_SIZE", 2)
     seen = []
-    report = item_upload._ProgressOnItsOwnConnection.__call__
+    report = JobProgress.__call__
     watcher = connections.create_connection(DEFAULT_DB_ALIAS)  # as the page polling the job
 
-    def spy(self, done, total):
-        report(self, done, total)
+    def spy(self, done, total, message=""):
+        report(self, done, total, message)
         with watcher.cursor() as cursor:
-            cursor.execute("SELECT progress FROM annotation_job WHERE id = %s", [job.pk])
-            seen.append(cursor.fetchone()[0])
+            cursor.execute("SELECT progress, message FROM annotation_job WHERE id = %s", [job.pk])
+            seen.append(cursor.fetchone())
 
-    monkeypatch.setattr(item_upload._ProgressOnItsOwnConnection, "__call__", spy)
+    monkeypatch.setattr(JobProgress, "__call__", spy)
     try:
-        assert item_upload_import(job=job) == {"imported": 10}
+        assert item_upload_import_job(job.pk) == {"imported": 10}
     finally:
         watcher.close()
-    assert seen == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
+    assert [progress for progress, _ in seen] == [0.2, 0.4, 0.6, 0.8, 1.0, 1.0]
+    assert seen[0][1] == "2 of 10 items written"
     assert not (tmp_path / "imports" / "f.jsonl").exists()
 
 
@@ -50,7 +52,6 @@ def test_an_upload_whose_job_cannot_be_queued_keeps_no_file(settings, tmp_path, 
     from kombu.exceptions import OperationalError
 
     from config.celery_app import app as celery_app
-    from console.jobs import item_upload_import_job
 
     def broker_down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")

@@ -38,8 +38,11 @@ def test_clone_without_items_copies_settings_criteria_and_rules_as_a_draft(sourc
     rules = QcRules.objects.get(project=clone)
     assert (rules.version, rules.gold_accuracy_threshold, rules.action) == (1, 0.8, "pause")
     assert not clone.items.exists()
-    entry = AuditEntry.objects.get(project=clone)
-    assert entry.action == "project.clone" and entry.detail == {"source_project": source.pk, "with_items": False,
+    created = AuditEntry.objects.get(project=clone, action="project.create")
+    assert (created.actor, created.detail["status"], created.detail["criteria"]) == (
+        cloner, "draft", ["fluency", "coherence"])
+    entry = AuditEntry.objects.get(project=clone, action="project.clone")
+    assert entry.detail == {"source_project": source.pk, "with_items": False,
                                                                 "n_items": 0}
 
 
@@ -59,4 +62,25 @@ def test_clone_needs_a_name(source):
     with pytest.raises(ValidationError) as caught:
         project_clone(project=source, actor=UserFactory(), name="")
     assert "name" in caught.value.message_dict
+    assert Project.objects.count() == 1
+
+
+@pytest.mark.parametrize(("source_change", "field", "message"), [
+    ({"lease_seconds": 5}, "lease_seconds", "lease_seconds must be between 30 and 604800, got 5"),
+    ({"raters_per_item": 101}, "raters_per_item", "raters_per_item must be between 1 and 100, got 101"),
+])
+def test_clone_refuses_settings_a_new_project_could_not_have(source, source_change, field, message):
+    Project.objects.filter(pk=source.pk).update(**source_change)  # saved before today's limits
+    source.refresh_from_db()
+    with pytest.raises(ValidationError) as caught:
+        project_clone(project=source, actor=UserFactory(), name="round 2")
+    assert message in " ".join(caught.value.message_dict[field])
+    assert Project.objects.count() == 1
+
+
+def test_clone_checks_criteria_as_a_new_project_does(source):
+    source.criteria.filter(name="coherence").update(labels=["only one"])
+    with pytest.raises(ValidationError) as caught:
+        project_clone(project=source, actor=UserFactory(), name="round 2")
+    assert "give one label per scale point (5), got 1" in " ".join(caught.value.message_dict["criteria"])
     assert Project.objects.count() == 1

@@ -4,8 +4,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotation.models import Criterion, Item, Project
+from annotation.services import project_create
 from audit.models import AuditEntry
-from console.services import project_settings_update, project_setup_create
+from console.services import project_settings_update
 from tests.annotation.factories import ItemFactory, JudgmentFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -20,6 +21,11 @@ def _settings(**overrides):
             "randomise_output_order": False, **overrides}
 
 
+def _draft(*, actor, settings, criteria):
+    """A draft as the wizard makes it."""
+    return project_create(created_by=actor, criteria=criteria, status=Project.Status.DRAFT, **settings)
+
+
 def _specs(project):
     return [{"id": c.pk, "name": c.name, "scale_min": c.scale_min, "scale_max": c.scale_max, "labels": c.labels,
              "help_text": c.help_text} for c in project.criteria.all()]
@@ -27,7 +33,7 @@ def _specs(project):
 
 def test_create_makes_a_draft_led_by_its_creator_and_audits_it():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(), criteria=LIKERT)
+    project = _draft(actor=user, settings=_settings(), criteria=LIKERT)
     assert project.status == Project.Status.DRAFT and project.randomise_output_order is False
     assert project.memberships.get().user == user
     assert [c.name for c in project.criteria.all()] == ["fluency", "coherence"]
@@ -46,7 +52,7 @@ def test_create_makes_a_draft_led_by_its_creator_and_audits_it():
 ])
 def test_create_refuses_what_the_api_refuses_and_writes_nothing(settings, criteria, field, message):
     with pytest.raises(ValidationError) as caught:
-        project_setup_create(actor=UserFactory(), settings=_settings(**settings), criteria=criteria)
+        _draft(actor=UserFactory(), settings=_settings(**settings), criteria=criteria)
     assert message in " ".join(caught.value.message_dict[field])
     assert not Project.objects.exists() and not AuditEntry.objects.exists()
 
@@ -54,14 +60,14 @@ def test_create_refuses_what_the_api_refuses_and_writes_nothing(settings, criter
 def test_criterion_errors_name_their_row_and_field():
     criteria = [LIKERT[0], {"name": "coherence", "scale_min": 1, "scale_max": 3, "labels": ["a"]}]
     with pytest.raises(ValidationError) as caught:
-        project_setup_create(actor=UserFactory(), settings=_settings(), criteria=criteria)
+        _draft(actor=UserFactory(), settings=_settings(), criteria=criteria)
     (error,) = caught.value.error_dict["criteria"]
     assert error.params == {"row": 1, "field": "labels"}
 
 
 def test_update_edits_settings_renames_swaps_adds_and_removes_criteria_before_judging():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(), criteria=LIKERT + [
+    project = _draft(actor=user, settings=_settings(), criteria=LIKERT + [
         {"name": "relevance", "scale_min": 1, "scale_max": 5}])
     fluency, coherence, _ = _specs(project)
     # Given: fluency and coherence swap names and order, relevance goes, a new criterion comes.
@@ -81,7 +87,7 @@ def test_update_edits_settings_renames_swaps_adds_and_removes_criteria_before_ju
 
 def test_update_replans_item_targets_when_the_overlap_changes_before_judging():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(double_annotation_share=0.0), criteria=LIKERT)
+    project = _draft(actor=user, settings=_settings(double_annotation_share=0.0), criteria=LIKERT)
     for n in range(4):
         ItemFactory(project=project, external_id=f"i{n}")
     project_settings_update(project=project, actor=user, settings=_settings(raters_per_item=3,
@@ -92,7 +98,7 @@ def test_update_replans_item_targets_when_the_overlap_changes_before_judging():
 
 def test_once_judgments_exist_task_type_scales_and_the_criteria_list_are_fixed():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(), criteria=LIKERT)
+    project = _draft(actor=user, settings=_settings(), criteria=LIKERT)
     JudgmentFactory(item=ItemFactory(project=project))
     fluency, coherence = _specs(project)
     with pytest.raises(ValidationError) as caught:
@@ -112,7 +118,7 @@ def test_once_judgments_exist_task_type_scales_and_the_criteria_list_are_fixed()
 
 def test_once_judgments_exist_wording_can_still_change():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(), criteria=LIKERT)
+    project = _draft(actor=user, settings=_settings(), criteria=LIKERT)
     JudgmentFactory(item=ItemFactory(project=project))
     fluency, coherence = _specs(project)
     project_settings_update(project=project, actor=user, settings=_settings(instructions="Better words."),
@@ -124,15 +130,15 @@ def test_once_judgments_exist_wording_can_still_change():
 
 def test_criterion_ids_of_another_project_are_refused():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(), criteria=LIKERT)
-    other = project_setup_create(actor=user, settings=_settings(name="other"), criteria=LIKERT)
+    project = _draft(actor=user, settings=_settings(), criteria=LIKERT)
+    other = _draft(actor=user, settings=_settings(name="other"), criteria=LIKERT)
     with pytest.raises(ValidationError, match="is not one of this project's"):
         project_settings_update(project=project, actor=user, settings=_settings(), criteria=_specs(other))
 
 
 def test_a_share_that_only_went_through_percent_rounding_is_no_change_once_started():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(double_annotation_share=1 / 3), criteria=LIKERT)
+    project = _draft(actor=user, settings=_settings(double_annotation_share=1 / 3), criteria=LIKERT)
     JudgmentFactory(item=ItemFactory(project=project))
     project_settings_update(project=project, actor=user, settings=_settings(double_annotation_share=0.333333),
                             criteria=_specs(project))
@@ -142,7 +148,7 @@ def test_a_share_that_only_went_through_percent_rounding_is_no_change_once_start
 
 def test_a_modulus_needs_a_reference_on_every_item_already_imported():
     user = UserFactory()
-    project = project_setup_create(actor=user, settings=_settings(task_type="rankme"), criteria=[
+    project = _draft(actor=user, settings=_settings(task_type="rankme"), criteria=[
         {"name": "quality", "scale_min": 0, "scale_max": 100, "labels": ["Worst", "Best"]}])
     ItemFactory(project=project, references=[])
     with pytest.raises(ValidationError) as refused:

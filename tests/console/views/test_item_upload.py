@@ -92,6 +92,9 @@ def test_the_script_path_runs_an_import_job_with_progress(client, lead, project,
     assert body["job_url"] == f"/api/v1/jobs/{body['job_id']}/"
     assert body["items_url"] == f"/projects/{project.pk}/items/"
     job = client.get(body["job_url"]).json()
+    # The start answers the job's status as the jobs API does (the job ran once the request committed).
+    assert set(body) == set(job) | {"job_url", "items_url"}
+    assert (body["kind"], body["state"], body["progress"], body["result"]) == ("item_import", "pending", 0.0, {})
     assert (job["kind"], job["state"], job["progress"], job["result"]) == ("item_import", "success", 1.0,
                                                                            {"imported": 5})
     assert Item.objects.filter(project=project).count() == 5

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+from collections import Counter
 
 import pyarrow.parquet as pq
 import pytest
@@ -247,3 +248,19 @@ def test_outside_a_transaction_the_card_is_read_on_a_second_connection_with_the_
         sequential = export(project, tmp_path, formats=("jsonl",))
     assert threaded["README.md"] == sequential["README.md"]
     assert json.loads(threaded["card.json"]) == json.loads(sequential["card.json"])
+
+
+def test_the_counts_are_read_once_for_the_progress_the_splits_the_raters_table_and_the_card(
+        study, tmp_path, django_assert_num_queries):
+    export(study, tmp_path)  # the first export computes agreement: the second reads the snapshots
+    with django_assert_num_queries(38) as queries:
+        files = export(study, tmp_path)
+    counts = Counter(q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"])
+    assert [sql for sql, n in counts.items() if n > 1] == []
+    judgments_per_rater = [q for q in counts if q.startswith('SELECT "annotation_judgment"."rater_id"')]
+    assert len(judgments_per_rater) == 1  # the raters table's query, read for the progress and the card too
+    card = json.loads(files["card.json"])
+    raters = jsonl(files["data/raters.jsonl"])
+    assert card["counts"]["n_judgments"] == sum(r["n_judgments"] for r in raters) == len(
+        jsonl(files["data/judgments.jsonl"]))
+    assert card["counts"]["n_items"] == len(jsonl(files["data/items.jsonl"]))

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from rest_framework.authtoken.models import Token
 
 from annotation.models import Membership
 from audit.models import AuditEntry
@@ -112,6 +113,20 @@ def test_the_api_gives_a_one_time_password_no_token_until_it_is_changed(project,
                                         "new_password2": GOOD_PASSWORD})
     client.logout()
     assert token(GOOD_PASSWORD).status_code == 200 and token(GOOD_PASSWORD).json()["token"]
+
+
+@pytest.mark.django_db
+def test_the_token_endpoint_itself_refuses_a_one_time_password(project, lead, settings):
+    """Not the page middleware: the refusal holds with it gone (it guards pages only)."""
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if not m.startswith("staffing.")]
+    upload = SimpleUploadedFile("raters.csv", b"username\nerin\n", "text/csv")
+    row = next(csv.DictReader(io.StringIO(
+        _lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())))
+    refused = Client().post("/api/v1/auth/token/", {"username": "erin", "password": row["password"]})
+    assert refused.status_code == 403
+    assert refused.json() == {"detail": "This account still has its one-time password: log in on the web page and "
+                                        "choose a new password first."}
+    assert not Token.objects.exists()
 
 
 @pytest.mark.django_db
