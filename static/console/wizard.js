@@ -119,11 +119,15 @@
       });
       if (!response.ok) throw new Error(`the server answered ${response.status}`);
       const preview = await response.json();
-      frame.srcdoc = preview.screen;
       instructions.innerHTML = preview.instructions;  // sanitised server-side (nh3)
       notes.replaceChildren(...preview.notes.map((n) => Object.assign(document.createElement("li"), { textContent: n })));
-      status.textContent = "Preview updated.";
-      form.dataset.previewed = String(Number(form.dataset.previewed || 0) + 1);
+      // The frame parses its new document after this function returns: the preview counts as updated
+      // (data-previewed, which tests wait on) once the frame has loaded it.
+      frame.addEventListener("load", () => {
+        status.textContent = "Preview updated.";
+        form.dataset.previewed = String(Number(form.dataset.previewed || 0) + 1);
+      }, { once: true });
+      frame.srcdoc = preview.screen;
     } catch (error) {
       if (error.name !== "AbortError") status.textContent = `The preview could not be updated: ${error.message}.`;
     }
