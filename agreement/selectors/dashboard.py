@@ -93,7 +93,13 @@ def _confusion(s: dict) -> dict:
     for value, row in zip(values, matrix, strict=True):
         total = sum(row) or 1.0
         rows.append({"value": value, "cells": [{"count": c, "share": c / total} for c in row]})
-    return {"values": values, "rows": rows, "diagonal": s["value"], "n_units": s["n_units"]}
+    # A row's total is how often its value was given in pairable ratings: the most frequent value's share
+    # is the prevalence that lowers kappa at a given raw agreement (the first kappa paradox).
+    totals = [sum(row) for row in matrix]
+    dominant = max(range(len(totals)), key=totals.__getitem__) if totals and sum(totals) else None
+    return {"values": values, "rows": rows, "diagonal": s["value"], "n_units": s["n_units"],
+            "dominant": None if dominant is None else {"value": values[dominant],
+                                                       "share": totals[dominant] / sum(totals)}}
 
 
 def _pair_heatmaps(pair_rows, names: dict) -> dict:

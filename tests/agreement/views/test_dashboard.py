@@ -98,3 +98,24 @@ def test_a_label_no_unit_of_which_is_rated_twice_yet_renders(client, lead):
     client.force_login(lead)
     response = client.get(f"/projects/{project.id}/agreement/")
     assert response.status_code == 200
+
+
+def test_high_agreement_with_low_kappa_is_explained_with_the_dominant_value(client, lead):
+    # Given three raters who give nearly every output a 5, and disagree on four of forty only
+    project = ProjectFactory(name="prevalent", criteria=["fluency"])
+    project.memberships.create(user=lead, role="lead")
+    raters = [UserFactory(username=f"prev-{k}") for k in range(3)]
+    for i in range(40):
+        item = ItemFactory(project=project, external_id=f"p{i}")
+        for k, rater in enumerate(raters):
+            JudgmentFactory(item=item, rater=rater, value=4 if (i >= 36 and k == 0) else 5)
+    snapshot_compute_for_project(project_id=project.id)
+
+    # When the lead opens the dashboard
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/agreement/").content.decode()
+
+    # Then the note names the paradox and the prevalence behind it: 116 of 120 ratings are 5s
+    note = " ".join(re.search(r'data-testid="kappa-paradox">(.*?)</p>', html, re.S)[1].split())
+    assert "raters agree on 93.3% of pairs" in note
+    assert "One value dominates: 5 makes up 96.7% of the pairable ratings (n=40 units)" in note
