@@ -30,9 +30,11 @@ from .quality import (
     rater_action_list,
     rater_quality_report,
 )
+from .rater_loop import project_lock_shared
 
 __all__ = ["item_list_for_project", "project_create_allowed",
-           "judgment_list_for_project", "project_get_for_lead", "project_get_for_user", "project_list_for_user",
+           "judgment_list_for_project", "project_get_for_lead", "project_get_for_user", "project_lock_shared",
+           "project_list_for_user",
            "project_role", "rater_names_for_project",
            "assignment_answers", "assignment_get_for_rater", "assignment_previous_for_rater", "assignment_screen",
            "item_flag_list_for_project", "judgment_screen_values", "rater_progress", "rater_progress_for_project",

@@ -47,6 +47,12 @@ def _for_update(of: str) -> str:
     return f" FOR UPDATE OF {of}" if connection.features.has_select_for_update_of else " FOR UPDATE"
 
 
+def _for_key_share() -> str:
+    """The project row's shared lock, which every insert referring to the project takes anyway (its foreign
+    key check): taking it first keeps the lock order when an import holds the row exclusively."""
+    return " FOR KEY SHARE" if connection.vendor == "postgresql" else ""
+
+
 def _fetch(sql: str, params) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -60,11 +66,26 @@ def _project(values) -> Project:
     return Project.from_db(connection.alias, PROJECT_FIELDS, values)
 
 
+def project_lock_shared(project_id: int) -> None:
+    """Takes the project row's shared lock, the first of the lock order (annotation.services.assignment),
+    for a transaction that goes on to lock a membership, assignments or items of the project."""
+    if _for_key_share():
+        _fetch(f"SELECT id FROM {Project._meta.db_table} WHERE id = %s{_for_key_share()}", [project_id])
+
+
 @functools.cache
 def _membership_sql(lock: bool) -> str:
-    return (f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
-            f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
-            f"WHERE m.project_id = %s AND m.user_id = %s" + (_for_update("m") if lock else ""))
+    if not lock:
+        return (f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
+                f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
+                f"WHERE m.project_id = %s AND m.user_id = %s")
+    # The lock order of annotation.services.assignment: the project row (shared), then the membership row.
+    # The membership's condition reads the project's CTE, so that lock is taken first whatever the plan.
+    return (f"WITH p AS (SELECT {_columns('p', PROJECT_FIELDS)} FROM {Project._meta.db_table} p "
+            f"WHERE p.id = %s{_for_key_share()}) "
+            f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
+            f"FROM {Membership._meta.db_table} m JOIN p ON p.id = m.project_id "
+            f"WHERE m.project_id = (SELECT id FROM p) AND m.user_id = %s" + _for_update("m"))
 
 
 def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Membership | None:
@@ -106,13 +127,16 @@ def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | 
 
 @functools.cache
 def _locked_sql() -> str:
-    # The rater's membership row is locked before the assignment row: the lock order of the rater loop
-    # (annotation.services.assignment, "Lock order"). The CTE's lock is taken when the join below reads
-    # it, before the outer FOR UPDATE locks the assignment row the join returned.
+    # The project row (shared), then the rater's membership row, then the assignment row: the lock order of
+    # the rater loop (annotation.services.assignment, "Lock order"). The membership's CTE reads the
+    # project's, so the project is locked first; the CTEs' locks are taken when the join below reads
+    # them, before the outer FOR UPDATE locks the assignment row the join returned.
     assignments, memberships = Assignment._meta.db_table, Membership._meta.db_table
-    return (f"WITH m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused, m.training_done "
+    return (f"WITH pl AS (SELECT id FROM {Project._meta.db_table} "
+            f"WHERE id = (SELECT project_id FROM {assignments} WHERE id = %s){_for_key_share()}), "
+            f"m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused, m.training_done "
             f"FROM {memberships} m WHERE m.user_id = %s "
-            f"AND m.project_id = (SELECT project_id FROM {assignments} WHERE id = %s){_for_update('m')}) "
+            f"AND m.project_id = (SELECT id FROM pl){_for_update('m')}) "
             f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
             f"m.training_done AS member_training_done, CASE WHEN i.gold IS NOT NULL THEN 'gold' "
             f"WHEN i.repeat_of_id IS NOT NULL THEN 'repeat' WHEN i.degraded_from_id IS NOT NULL THEN 'degraded' "
@@ -130,7 +154,7 @@ def assignment_locked(*, assignment_id: int, rater_id: int) -> tuple[Assignment,
     when there is no such assignment. The role is None when the assignment is another rater's.
     ``assignment.item_control`` says which control its item is ("gold", "repeat" or "degraded"; None
     for an ordinary item), ``member_training_done`` how many training screens the rater has answered."""
-    found = list(Assignment.objects.raw(_locked_sql(), [rater_id, assignment_id, assignment_id]))
+    found = list(Assignment.objects.raw(_locked_sql(), [assignment_id, rater_id, assignment_id]))
     if not found:
         return None
     assignment = found[0]

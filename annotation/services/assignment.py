@@ -15,6 +15,10 @@ How a lease stays exact without a sweeper:
 
 Lock order. Every transaction that locks more than one of these rows takes them in this order, so no two
 can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and one side fails):
+0. the project row: exclusively (FOR UPDATE) by the project-wide writes (item, judgment and metric
+   imports, settings, lifecycle, quality-control rules), shared (FOR KEY SHARE, ``project_lock_shared``
+   or the loop's locking reads) by everything below, which would otherwise take the shared lock late, in
+   the foreign-key check of its first insert, after holding items a running import waits for;
 1. the rater's membership row (``assignment_next_for_rater``, ``judgment_submit``, ``item_flag_create``,
    quality control's pause / resume / exclude / include, and the team's ``team_rater_remove``), or every
    rater's, in id order (quality control applying the rules to everyone);

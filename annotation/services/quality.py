@@ -16,6 +16,7 @@ from annotation.selectors.quality import (
     gold_accuracy,
     qc_rules_current,
 )
+from annotation.selectors.rater_loop import project_lock_shared
 from annotation.task_types import REGISTRY
 from audit.services import audit_record
 
@@ -71,6 +72,7 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
 
 
 def _membership(project: Project, rater) -> Membership:
+    project_lock_shared(project.pk)  # the lock order of annotation.services.assignment
     membership = (Membership.objects.select_for_update()
                   .filter(project=project, user=rater, role=Membership.Role.RATER).first())
     if membership is None:
@@ -175,6 +177,8 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str |
     rater loop's lock order), the rules' data read in bulk, the actions decided per rater and written
     in bulk. A rater already in the action's state is left alone, and a warning is given once per rule
     and rules version."""
+    if rater_id is None:  # after a submission, the rater loop holds the project and membership locks already
+        project_lock_shared(project.pk)
     # Membership rows only: locking the users too would hold up every insert referring to them (judgments).
     memberships = Membership.objects.select_for_update(of=("self",)).select_related("user").filter(
         project=project, role=Membership.Role.RATER).order_by("id")

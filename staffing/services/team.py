@@ -3,6 +3,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Assignment, Membership, Project
+from annotation.selectors import project_lock_shared
 from annotation.services import assignment_leases_release
 from audit.services import audit_record
 
@@ -11,8 +12,9 @@ from audit.services import audit_record
 def team_rater_remove(*, project: Project, rater, by) -> int:
     """Takes the rater out of the project: their membership goes, their active leases are released so
     the items go back to the pool, their judgments stay. Returns how many leases were released."""
-    # The membership first (the lock order of annotation.services.assignment): no new lease can slip in
-    # meanwhile, and a submission in flight is waited for.
+    # The project row, then the membership (the lock order of annotation.services.assignment): no new lease
+    # can slip in meanwhile, and a submission in flight is waited for.
+    project_lock_shared(project.pk)
     membership = (Membership.objects.select_for_update()
                   .filter(project=project, user=rater, role=Membership.Role.RATER).first())
     if membership is None:
