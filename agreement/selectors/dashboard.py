@@ -71,18 +71,21 @@ def dashboard_for_project(project: Project) -> dict:
         elif scope == Scope.SUBGROUP_CRITERION:
             subgroups[s["subgroup"]][criterion] = s
         elif scope == Scope.RATER and criterion is None:  # figures over all labels: gold accuracy
-            gold[names.get(s["rater_a_id"], str(s["rater_a_id"]))] = s
+            gold[s["rater_a_id"]] = s
         elif scope == Scope.RATER:
-            raters[names.get(s["rater_a_id"], str(s["rater_a_id"]))][criterion][statistic] = s
-    label_columns = list(dict.fromkeys([main_statistic, *(name for stats in labels.values() for name in stats)]))
+            raters[s["rater_a_id"]][criterion][statistic] = s
+    # Raters are told apart by id (an imported rater may bear a platform user's name) and shown by name.
+    name_of = {rater_id: names.get(rater_id, str(rater_id)) for rater_id in raters.keys() | gold.keys()}
+    label_columns = [name for name in dict.fromkeys([main_statistic, *(n for stats in labels.values() for n in stats)])
+                     if name is not None]
     alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
             "label_columns": label_columns, "subgroups": dict(subgroups),
             "pair_heatmaps": _pair_heatmaps(pair_rows, names),
-            "raters": [{"rater": name, "gold": gold.get(name), "labels": [
+            "raters": [{"rater": name_of[rater_id], "gold": gold.get(rater_id), "labels": [
                            {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
-                           for criterion, stats in raters.get(name, {}).items()]}
-                       for name in sorted(raters.keys() | gold.keys())], "alerts": alerts,
+                           for criterion, stats in raters.get(rater_id, {}).items()]}
+                       for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))], "alerts": alerts,
             "confusions": confusions, "specific": dict(specific), "off_scale": off_scale}
 
 
@@ -103,18 +106,18 @@ def _confusion(s: dict) -> dict:
 
 
 def _pair_heatmaps(pair_rows, names: dict) -> dict:
-    """Per label, the first pair statistic stored for it: the raters in name order and one cell per pair,
-    ``[row, column, value, shared units, reason]`` with row < column (the table is symmetric)."""
+    """Per label, the first pair statistic stored for it: the raters by name (told apart by id) and one cell
+    per pair, ``[row, column, value, shared units, reason]`` with row < column (the table is symmetric)."""
     cells_of: dict[str, list] = {}
     statistic_of: dict[str, str] = {}
     for criterion, statistic, a, b, value, n_units, reason in pair_rows:
         if statistic_of.setdefault(criterion, statistic) == statistic:
-            cells_of.setdefault(criterion, []).append(
-                (names.get(a, str(a)), names.get(b, str(b)), value, n_units, reason))
+            cells_of.setdefault(criterion, []).append((a, b, value, n_units, reason))
     heatmaps = {}
     for criterion, cells in cells_of.items():
-        people = sorted({name for cell in cells for name in cell[:2]})
-        index = {name: k for k, name in enumerate(people)}
-        heatmaps[criterion] = {"statistic": statistic_of[criterion], "raters": people, "cells": [
+        people = sorted({rater for cell in cells for rater in cell[:2]}, key=lambda r: (names.get(r, str(r)), r))
+        index = {rater: k for k, rater in enumerate(people)}
+        heatmaps[criterion] = {"statistic": statistic_of[criterion],
+                               "raters": [names.get(rater, str(rater)) for rater in people], "cells": [
             [*sorted((index[a], index[b])), value, n_units, reason] for a, b, value, n_units, reason in cells]}
     return heatmaps

@@ -26,8 +26,10 @@ def on_scale(records: JudgmentRecords, task_type: str, modulus: float | None) ->
             keep[in_c] = np.isin(values, allowed)
         elif modulus is not None:
             keep[in_c] = np.isfinite(values) & (values > 0)
-        else:
-            keep[in_c] = (values >= criterion.scale_min) & (values <= criterion.scale_max)
+        else:  # a slider's range; a bound left unset (a legacy row) bounds nothing
+            low = -np.inf if criterion.scale_min is None else criterion.scale_min
+            high = np.inf if criterion.scale_max is None else criterion.scale_max
+            keep[in_c] = (values >= low) & (values <= high)
     return keep
 
 

@@ -131,3 +131,20 @@ def test_rankme_scores_outside_what_the_slider_allows_are_left_out(modulus, bad_
     main = AgreementSnapshot.objects.get(project=project, window="cumulative", week_start=latest, scope="criterion",
                                          is_main=True)
     assert main.value is not None and np.isfinite(main.value)
+
+
+def test_a_rankme_criterion_without_a_range_bounds_nothing():
+    from annotation.models import Criterion
+
+    project = ProjectFactory(task_type="rankme")
+    raters = [UserFactory() for _ in range(2)]
+    for k in range(4):
+        item = ItemFactory(project=project)
+        for r, rater in enumerate(raters):
+            for output in item.outputs.all():
+                JudgmentFactory(item=item, output=output, rater=rater, value=float(20 * k + r + output.position))
+    Criterion.objects.filter(project=project).update(scale_min=None, scale_max=None)  # a legacy row
+
+    summary = snapshot_compute_for_project(project_id=project.id)
+
+    assert summary["off_scale"] == 0 and summary["judgments"] == Judgment.objects.filter(project=project).count()

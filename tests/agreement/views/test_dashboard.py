@@ -119,3 +119,51 @@ def test_high_agreement_with_low_kappa_is_explained_with_the_dominant_value(clie
     note = " ".join(re.search(r'data-testid="kappa-paradox">(.*?)</p>', html, re.S)[1].split())
     assert "raters agree on 93.3% of pairs" in note
     assert "One value dominates: 5 makes up 96.7% of the pairable ratings (n=40 units)" in note
+
+
+def test_two_raters_who_share_a_name_stay_two(client, lead):
+    # Given a platform rater "w1" and an imported rater also called "w1" who judged the same items
+    from annotation.models import Judgment, Membership
+    from annotation.services import judgment_import
+    from tests.annotation.import_lines import jsonl
+
+    project = ProjectFactory(name="namesakes", criteria=["fluency"])
+    project.memberships.create(user=lead, role="lead")
+    platform = UserFactory(username="w1")
+    Membership.objects.create(project=project, user=platform, role=Membership.Role.RATER)
+    items = [ItemFactory(project=project, external_id=f"n{i}") for i in range(6)]
+    for i, item in enumerate(items):
+        JudgmentFactory(item=item, rater=platform, value=1 + i % 5)
+    judgment_import(project=project, stream=jsonl(*[
+        {"item": item.external_id, "rater": "w1", "criterion": "fluency", "value": 1 + (i + i % 2) % 5}
+        for i, item in enumerate(items)]))
+    assert Judgment.objects.filter(project=project).values("rater").distinct().count() == 2
+    snapshot_compute_for_project(project_id=project.id)
+
+    # When the lead opens the dashboard
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/agreement/").content.decode()
+
+    # Then the pair table has both, and their one pair off the diagonal; the raters table has two rows
+    heat = json.loads(re.search(r'<script id="pair-data" type="application/json">(.*?)</script>', html, re.S)[1])
+    assert heat["fluency"]["raters"] == ["w1", "w1"]
+    assert [cell[:2] for cell in heat["fluency"]["cells"]] == [[0, 1]]
+    raters_table = html.split('id="raters-h"', 1)[1]
+    assert raters_table.count('<th scope="row" rowspan="1">w1</th>') == 2
+
+
+def test_a_project_whose_every_judgment_is_off_the_scale_says_so(client, lead):
+    from annotation.models import Judgment
+
+    project = ProjectFactory(name="all off", criteria=["fluency"])
+    project.memberships.create(user=lead, role="lead")
+    for i in range(3):
+        item = ItemFactory(project=project, external_id=f"o{i}")
+        for k in range(2):
+            JudgmentFactory(item=item, rater=UserFactory(username=f"off{i}-{k}"), value=3)
+    Judgment.objects.filter(project=project).update(value=9.0)
+    snapshot_compute_for_project(project_id=project.id)
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/agreement/").content.decode()
+    assert "No label has a coefficient yet." in html and "None" not in html
+    assert "6 stored judgments" in html
