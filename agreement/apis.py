@@ -15,7 +15,7 @@ from agreement.services import (
     schedule_set,
 )
 from agreement.services.schedule import DAYS
-from annotation.apis import paginated
+from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead, rater_names_for_project
 
 

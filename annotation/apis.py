@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
 from annotation.models import ItemFlag, Membership, TaskType
-from annotation.pagination import StandardPagination
+from annotation.pagination import paginated
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
 from annotation.selectors import (
     assignment_screen,
@@ -42,12 +42,6 @@ from annotation.services import (
 )
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import AuthRateThrottle
-
-
-def paginated(request, view, queryset, serializer_class, **context):
-    paginator = StandardPagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True, context=context).data)
 
 
 class TokenObtainApi(ObtainAuthToken):

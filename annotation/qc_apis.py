@@ -6,8 +6,9 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import DETAIL, paginated
+from annotation.apis import DETAIL
 from annotation.models import Membership, QcRules
+from annotation.pagination import paginated
 from annotation.selectors import (
     project_get_for_lead,
     qc_rules_current,

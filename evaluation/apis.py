@@ -15,8 +15,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import IMPORT_SCHEMA, import_upload, paginated, upload_name
-from annotation.pagination import StandardPagination
+from annotation.apis import IMPORT_SCHEMA, import_upload, upload_name
+from annotation.pagination import StandardPagination, paginated
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS

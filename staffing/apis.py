@@ -6,16 +6,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.pagination import StandardPagination
+from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
 from staffing.services import invite_create, invite_revoke
-
-
-def _paginated(request, view, rows, serializer_class):
-    paginator = StandardPagination()
-    page = paginator.paginate_queryset(rows, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True, context={"request": request}).data)
 
 
 class InviteOutputSerializer(serializers.Serializer):
@@ -43,7 +37,7 @@ class InviteListCreateApi(APIView):
     @extend_schema(responses=InviteOutputSerializer(many=True))
     def get(self, request, pk):
         project = project_get_for_lead(request.user, pk)
-        return _paginated(request, self, invite_list_for_project(project), InviteOutputSerializer)
+        return paginated(request, self, invite_list_for_project(project), InviteOutputSerializer, request=request)
 
     @extend_schema(request=InputSerializer, responses={201: InviteOutputSerializer})
     def post(self, request, pk):
@@ -79,4 +73,4 @@ class TeamListApi(APIView):
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
         project = project_get_for_lead(request.user, pk)
-        return _paginated(request, self, team_list_for_project(project), self.OutputSerializer)
+        return paginated(request, self, team_list_for_project(project), self.OutputSerializer, request=request)

@@ -128,19 +128,28 @@ def membership_set(*, project: Project, username: str, role: str, by=None) -> Me
     return membership
 
 
-@transaction.atomic
-def user_create(*, username: str, password: str, is_staff: bool = False, by=None):
-    """A login account; the password must pass the configured validators."""
-    User = get_user_model()
-    if User.objects.filter(username=username).exists():
-        raise ValidationError({"username": f"a user named {username!r} exists already"})
-    user = User(username=username, is_staff=is_staff)
-    user.full_clean(exclude=["password"])
+def user_save_new(*, username: str, password: str, is_staff: bool = False):
+    """Saves a new login account after checking its username and its password against the configured
+    validators; ValidationError by field (``username``, ``password``) otherwise, nothing saved."""
+    user = get_user_model()(username=username, is_staff=is_staff)
+    try:
+        user.full_clean(exclude=["password"])
+    except ValidationError as exc:
+        raise ValidationError({"username": exc.message_dict.get("username", exc.messages)}) from exc
     try:
         validate_password(password, user)
     except ValidationError as exc:
         raise ValidationError({"password": exc.messages}) from exc
     user.set_password(password)
     user.save()
+    return user
+
+
+@transaction.atomic
+def user_create(*, username: str, password: str, is_staff: bool = False, by=None):
+    """A login account; the password must pass the configured validators."""
+    if get_user_model().objects.filter(username=username).exists():
+        raise ValidationError({"username": f"a user named {username!r} exists already"})
+    user = user_save_new(username=username, password=password, is_staff=is_staff)
     audit_record(actor=by, action="user.create", target=username, detail={"is_staff": is_staff})
     return user

@@ -2,13 +2,12 @@
 import secrets
 from datetime import datetime, timedelta
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Membership, Project
+from annotation.services import user_save_new
 from audit.services import audit_record
 from staffing.models import Invite
 
@@ -83,17 +82,6 @@ def invite_signup(*, token: str, username: str, password: str, now: datetime | N
     """A new account that joins the invite's project as a rater; nothing is created if the invite
     cannot be used or the username or password is refused (ValidationError by field)."""
     _locked_open_invite(token, now or timezone.now())
-    User = get_user_model()
-    user = User(username=username)
-    try:
-        user.full_clean(exclude=["password"])
-    except ValidationError as exc:
-        raise ValidationError({"username": exc.message_dict.get("username", exc.messages)}) from exc
-    try:
-        validate_password(password, user)
-    except ValidationError as exc:
-        raise ValidationError({"password": exc.messages}) from exc
-    user.set_password(password)
-    user.save()
+    user = user_save_new(username=username, password=password)
     invite_accept(token=token, user=user, now=now)
     return user
