@@ -37,14 +37,15 @@ def off_scale_rows(records: JudgmentRecords, off: np.ndarray, builder: RowBuilde
     """Per criterion with values off its scale (``off`` marks them in ``records``), the number left
     out in each week that has some, and cumulative to each week from the first, with the values."""
     for c, criterion in enumerate(records.criteria):
-        mine = off & (records.criterion_index == c)
-        if not mine.any():
+        mine = np.flatnonzero(off & (records.criterion_index == c))
+        if not mine.size:
             continue
         scope = ScopeId(Scope.CRITERION, f"criterion={criterion.id}", criterion_id=criterion.id)
+        weeks, off_values = records.week_index[mine], records.value[mine]
         for k, week in enumerate(records.weeks):
-            for name, in_window in ((AgreementSnapshot.Window.WEEK, records.week_index == k),
-                                    (AgreementSnapshot.Window.CUMULATIVE, records.week_index <= k)):
-                values = records.value[mine & in_window]
+            for name, in_window in ((AgreementSnapshot.Window.WEEK, weeks == k),
+                                    (AgreementSnapshot.Window.CUMULATIVE, weeks <= k)):
+                values = off_values[in_window]
                 if values.size:
                     shown = [f"{v:g}" for v in np.unique(values)[:SHOWN_VALUES]]  # as text: NaN is no JSON
                     builder.add(Window(name, week, slice(0)), scope, OFF_SCALE, values.size, n_units=values.size,

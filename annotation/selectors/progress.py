@@ -3,14 +3,13 @@ from django.db.models import Count
 
 from annotation.models import Item, Judgment, Membership, Project
 
-from .item_states import ITEM_STATES
+from .item_states import ITEM_STATES, item_state_counts
 
 
 def project_progress(project: Project) -> dict:
     """Items in all and per state (``n_<state>`` for each of ITEM_STATES), current judgments and raters."""
-    items = Item.objects.filter(project=project).aggregate(
-        n_items=Count("id"),
-        **{f"n_{state}": Count("id", filter=condition) for state, condition in ITEM_STATES.items()})
+    counts = item_state_counts(Item.objects.filter(project=project), n_items=Count("id"))
+    items = {"n_items": counts["n_items"], **{f"n_{state}": counts[state] for state in ITEM_STATES}}
     items["n_judgments"] = Judgment.objects.filter(project=project, is_current=True).count()
     items["n_raters"] = Membership.objects.filter(project=project, role=Membership.Role.RATER).count()
     return items

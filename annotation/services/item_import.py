@@ -11,6 +11,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotation.models import Item, Output, Project
+from annotation.selectors.item_states import WORK_ITEMS
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from audit.services import audit_record
 
@@ -193,17 +194,21 @@ class _TargetPlanner:
     (the k-th non-gold item is double-annotated when ⌊(k+1)·s⌋ > ⌊k·s⌋), so every stretch of the
     file, and hence every subgroup, gets its share."""
 
-    def __init__(self, project: Project):
+    def __init__(self, project: Project, k: int | None = None):
         self.share = Fraction(project.double_annotation_share).limit_denominator(10_000)
         self.raters = project.raters_per_item
-        self.k = Item.objects.filter(project=project, gold__isnull=True).count()
+        self.k = Item.objects.filter(project=project, gold__isnull=True).count() if k is None else k
+
+    def doubled(self) -> bool:
+        """Whether the next non-gold item is double-annotated (and counts it)."""
+        doubled = int((self.k + 1) * self.share) > int(self.k * self.share)
+        self.k += 1
+        return doubled
 
     def target(self, item: ParsedItem) -> int:
         if item.gold is not None:
             return 0  # gold items are served to every rater at the gold rate, outside the targets
-        doubled = int((self.k + 1) * self.share) > int(self.k * self.share)
-        self.k += 1
-        return self.raters if doubled else 1
+        return self.raters if self.doubled() else 1
 
 
 def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -> None:
@@ -266,11 +271,10 @@ def item_targets_replan(*, project: Project) -> int:
     """Sets the raters wanted for each of the project's ordinary items anew from its raters_per_item and
     double-annotated share, by the rule of the import (_TargetPlanner), in id order; degraded copies
     follow their originals. For a project no rater has started; returns the number of ordinary items."""
-    ordinary = Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
-                                   repeat_of__isnull=True)
+    ordinary = Item.objects.filter(WORK_ITEMS, project=project)
     ids = list(ordinary.order_by("id").values_list("id", flat=True))
-    share = Fraction(project.double_annotation_share).limit_denominator(10_000)
-    doubled = [pk for k, pk in enumerate(ids) if int((k + 1) * share) > int(k * share)]
+    planner = _TargetPlanner(project, k=0)
+    doubled = [pk for pk in ids if planner.doubled()]
     with transaction.atomic():
         ordinary.update(n_target=1)
         for start in range(0, len(doubled), BATCH_SIZE):

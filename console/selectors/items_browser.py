@@ -7,7 +7,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from annotation.models import Item, ItemFlag, Judgment, Output, Project
-from annotation.selectors.item_states import ITEM_STATE_LABELS, ITEM_STATES, item_state
+from annotation.selectors.item_states import ITEM_STATE_LABELS, ITEM_STATES, item_state, item_state_counts
 from annotation.selectors.judgments import rater_names_for_project
 
 PAGE_SIZE = 50
@@ -46,10 +46,7 @@ def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str
     """The page of items matching ``filters`` (with their systems), the count per status among the items
     matching every filter but the status, and the subgroups and systems to filter by. Six queries."""
     items = _items(project, filters)
-    # Prefixed: an aggregate may not share a name with a field it filters on (gold).
-    counts = items.aggregate(total=Count("id"), **{
-        f"n_{status}": Count("id", filter=condition) for status, condition in STATUS_FILTERS.items()})
-    counts.update({status: counts.pop(f"n_{status}") for status in STATUS_FILTERS})
+    counts = item_state_counts(items, total=Count("id"), flagged=Count("id", filter=STATUS_FILTERS["flagged"]))
     if filters.status:
         items = items.filter(STATUS_FILTERS[filters.status])
     items = items.only("id", "external_id", "subgroup", "gold", "repeat_of_id", "degraded_from_id", "n_target",

@@ -10,7 +10,7 @@ from django.db.models.functions import Greatest, Least, TruncDate
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Judgment, Membership, Project
-from annotation.selectors.item_states import ITEM_STATES
+from annotation.selectors.item_states import item_state_counts
 
 # The estimate uses the slots filled in this recent window, and none when fewer were filled or the
 # filling spans too short a time to give a rate.
@@ -21,15 +21,13 @@ MAX_DAYS_CHARTED = 366
 
 
 def _items(project: Project) -> dict:
-    counts = Item.objects.filter(project=project).aggregate(
+    counts = item_state_counts(
+        Item.objects.filter(project=project),
         n_items=Count("id"),
-        # Prefixed: an aggregate may not share a name with a field it filters on (gold).
-        **{f"n_{state}": Count("id", filter=condition) for state, condition in ITEM_STATES.items()},
         slots_target=Sum("n_target", filter=Q(gold__isnull=True), default=0),
         slots_filled=Sum(Least("n_judged", "n_target", output_field=IntegerField()), filter=Q(gold__isnull=True),
                          default=0),
     )
-    counts.update({state: counts.pop(f"n_{state}") for state in ITEM_STATES})
     counts["n_target_items"] = counts["complete"] + counts["in_progress"] + counts["untouched"]
     counts["slots_remaining"] = counts["slots_target"] - counts["slots_filled"]
     counts["percent_complete"] = (round(100 * counts["slots_filled"] / counts["slots_target"], 1)
