@@ -3,3 +3,10 @@ from django.apps import AppConfig
 
 class StaffingConfig(AppConfig):
     name = "staffing"
+
+    def ready(self):
+        from django.contrib.auth.signals import user_logged_in
+
+        from staffing.middleware import must_change_password_on_login
+
+        user_logged_in.connect(must_change_password_on_login, dispatch_uid="staffing-one-time-password")

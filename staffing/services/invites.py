@@ -67,7 +67,10 @@ def _locked_open_invite(token: str, now: datetime) -> Invite:
 def invite_accept(*, token: str, user, now: datetime | None = None) -> tuple[Membership, bool]:
     """(the user's membership of the invite's project, whether it is new). A user already in the
     project uses up nothing. Raises Invite.DoesNotExist or InviteUnavailable."""
-    invite = _locked_open_invite(token, now or timezone.now())
+    return _join(_locked_open_invite(token, now or timezone.now()), user)
+
+
+def _join(invite: Invite, user) -> tuple[Membership, bool]:
     membership = Membership.objects.filter(project=invite.project, user=user).first()
     if membership is not None:
         return membership, False
@@ -81,7 +84,7 @@ def invite_accept(*, token: str, user, now: datetime | None = None) -> tuple[Mem
 def invite_signup(*, token: str, username: str, password: str, now: datetime | None = None):
     """A new account that joins the invite's project as a rater; nothing is created if the invite
     cannot be used or the username or password is refused (ValidationError by field)."""
-    _locked_open_invite(token, now or timezone.now())
+    invite = _locked_open_invite(token, now or timezone.now())
     user = user_save_new(username=username, password=password)
-    invite_accept(token=token, user=user, now=now)
+    _join(invite, user)
     return user
