@@ -12,7 +12,7 @@ from annotation.job_apis import JobSerializer
 from annotation.parsers import ImportTooLarge, spool
 from annotation.selectors import project_get_for_lead
 from annotation.services import ImportRejected, detect_format, item_import
-from console.selectors.import_errors import import_error_rows
+from console.selectors.import_errors import import_error_report
 from console.selectors.items_browser import STATUS_LABELS, ItemFilters, item_browser_page, item_detail_for_lead
 from console.services.item_upload import item_upload_start
 
@@ -51,8 +51,7 @@ def item_upload(request, pk):
                 n = item_import(project=project, stream=stream, fmt=detect_format(upload.name, upload.content_type),
                                 by=request.user, file_name=upload.name)
         except ImportRejected as exc:
-            report = exc.report.as_dict()
-            context["import_errors"] = {"detail": report["detail"], "errors": import_error_rows(report)}
+            context["import_errors"] = import_error_report(exc.report.as_dict())
         except ImportTooLarge as exc:
             context["import_errors"], status = {"detail": str(exc.detail), "errors": []}, 413
         else:

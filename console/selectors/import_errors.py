@@ -25,3 +25,9 @@ def import_error_rows(report: dict) -> list[dict]:
     problem concerns the whole line (bad JSON, wrong cell count)."""
     return [{"line": error["line"], "field": _field(error["error"]), "problem": error["error"]}
             for error in report.get("errors", [])]
+
+
+def import_error_report(report: dict) -> dict:
+    """What the upload page and its job show of a refused import: the summary, how many lines were refused
+    and their rows."""
+    return {"detail": report["detail"], "n_errors": report["n_errors"], "errors": import_error_rows(report)}

@@ -119,24 +119,18 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
     judgments_by_rater_day = (Judgment.objects.filter(project=project, is_current=True)
                               .annotate(day=TruncDate("submitted_at", tzinfo=UTC)).values("rater_id", "day")
                               .annotate(n=Count("id"), last=Max("submitted_at")).order_by())
-    per_day = defaultdict(lambda: {"judgments": 0, "screens": 0})
-    raters = defaultdict(lambda: {"judgments": 0, "screens": 0, "days": set(), "last_active": None})
-    for row in judgments_by_rater_day:
-        per_day[row["day"]]["judgments"] += row["n"]
-        rater = raters[row["rater_id"]]
-        rater["judgments"] += row["n"]
-        rater["days"].add(row["day"])
-        rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
-
     done = Assignment.objects.filter(project=project, status=Assignment.Status.DONE, completed_at__isnull=False)
     screens_by_rater_day = (done.annotate(day=TruncDate("completed_at", tzinfo=UTC)).values("rater_id", "day")
                             .annotate(n=Count("id"), last=Max("completed_at")).order_by())
-    for row in screens_by_rater_day:
-        per_day[row["day"]]["screens"] += row["n"]
-        rater = raters[row["rater_id"]]
-        rater["screens"] += row["n"]
-        rater["days"].add(row["day"])
-        rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
+    per_day = defaultdict(lambda: {"judgments": 0, "screens": 0})
+    raters = defaultdict(lambda: {"judgments": 0, "screens": 0, "days": set(), "last_active": None})
+    for rows, counted in ((judgments_by_rater_day, "judgments"), (screens_by_rater_day, "screens")):
+        for row in rows:
+            per_day[row["day"]][counted] += row["n"]
+            rater = raters[row["rater_id"]]
+            rater[counted] += row["n"]
+            rater["days"].add(row["day"])
+            rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
     median_seconds, median_seconds_by_rater = _median_seconds(done)
     recent = done.filter(item__gold__isnull=True, item__n_target__gt=0, completed_at__gte=now - ETA_WINDOW).aggregate(
         n=Count("id"), first=Min("completed_at"))

@@ -11,7 +11,7 @@ from annotation.models import Job, Project
 from annotation.parsers import spool
 from annotation.services import ImportRejected, detect_format, item_import
 from annotation.services.job import job_start
-from console.selectors.import_errors import import_error_rows
+from console.selectors.import_errors import import_error_report
 
 KIND = "item_import"
 UPLOAD_DIR = "imports"
@@ -56,9 +56,7 @@ def item_upload_import(*, job: Job, progress: Callable[[float, float, str], None
                                    progress=written if progress else None, by=job.created_by,
                                    file_name=job.params["filename"])
     except ImportRejected as exc:
-        report = exc.report.as_dict()
-        Job.objects.filter(pk=job.pk).update(result={
-            "detail": report["detail"], "n_errors": report["n_errors"], "errors": import_error_rows(report)})
+        Job.objects.filter(pk=job.pk).update(result=import_error_report(exc.report.as_dict()))
         raise
     finally:
         path.unlink(missing_ok=True)
