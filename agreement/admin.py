@@ -21,6 +21,7 @@ class AgreementSettingsAdmin(admin.ModelAdmin):
 
 @admin.register(AgreementAlert)
 class AgreementAlertAdmin(admin.ModelAdmin):
-    list_display = ["project", "criterion", "week_start", "kind", "statistic", "value", "previous_value", "created_at"]
-    list_filter = ["kind", "project"]
+    list_display = ["project", "criterion", "week_start", "kind", "statistic", "value", "previous_value", "created_at",
+                    "delivery", "sent_at", "attempts"]
+    list_filter = ["kind", "delivery", "project"]
     search_fields = ["message"]

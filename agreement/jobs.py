@@ -1,5 +1,6 @@
 """Celery jobs of the agreement app; each loads by id and calls one service."""
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 
@@ -24,3 +25,23 @@ def agreement_scheduled_recompute_job(project_id: int) -> int:
 
     project = Project.objects.filter(pk=project_id).first()
     return agreement_recompute_start(project=project, user=None).id if project else 0
+
+
+# OSError covers refused connections and every smtplib error. After the last retry the alerts stay
+# pending (with the error on the dashboard) for the sweep below.
+@shared_task(bind=True, acks_late=True, ignore_result=True, autoretry_for=(OSError, OperationalError, InterfaceError),
+             max_retries=settings.CONCORD_ALERT_EMAIL_RETRIES, retry_backoff=settings.CONCORD_ALERT_EMAIL_BACKOFF,
+             retry_backoff_max=3600, retry_jitter=True)
+def alert_emails_send_job(self, project_id: int) -> int:
+    """Email the leads about a project's pending agreement alerts."""
+    from agreement.services import alert_emails_send
+
+    return alert_emails_send(project_id=project_id)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def alert_emails_send_pending_job() -> int:
+    """The beat's sweep: a send job for every project with alerts still pending."""
+    from agreement.services import alert_emails_enqueue_pending
+
+    return alert_emails_enqueue_pending()

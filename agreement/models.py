@@ -91,6 +91,11 @@ class AgreementAlert(models.Model):
         BELOW_THRESHOLD = "below_threshold"
         DROP = "drop"
 
+    class Delivery(models.TextChoices):
+        PENDING = "pending", "email not sent yet"
+        SENT = "sent", "emailed"
+        NOT_EMAILED = "not_emailed", "not emailed"
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="agreement_alerts")
     criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     week_start = models.DateField()
@@ -100,6 +105,12 @@ class AgreementAlert(models.Model):
     previous_value = models.FloatField(null=True, blank=True)
     message = models.CharField(max_length=500)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The email to the leads, sent by a job after the alert is stored (agreement.services.alert_emails).
+    delivery = models.CharField(max_length=16, choices=Delivery.choices, default=Delivery.PENDING)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["-week_start", "id"]
@@ -107,6 +118,8 @@ class AgreementAlert(models.Model):
             models.UniqueConstraint(fields=["project", "criterion", "week_start", "kind", "statistic"],
                                     name="alert_once_per_label_week_kind"),
         ]
+        indexes = [models.Index(fields=["delivery"], condition=models.Q(delivery="pending"),
+                                name="alert_pending_delivery")]
 
     def __str__(self):
         return self.message

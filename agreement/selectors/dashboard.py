@@ -2,6 +2,7 @@
 from collections import defaultdict
 
 from django.contrib.auth import get_user_model
+from django.db.models import Case, When
 
 from agreement.models import OFF_SCALE, AgreementAlert, AgreementSnapshot
 from agreement.selectors.snapshots import latest_week
@@ -29,7 +30,7 @@ def dashboard_for_project(project: Project) -> dict:
     label at a time, as a table of every rater pair would be thousands of cells per label."""
     week = latest_week(project)
     if week is None:
-        return {"week": None}
+        return {"week": None, "alerts": _alerts(project)}
     names = rater_names_for_project(project)
     snapshots = AgreementSnapshot.objects.filter(project=project)
     trend_rows = (snapshots.filter(scope=Scope.CRITERION, is_main=True).order_by("criterion__position", "week_start")
@@ -78,15 +79,21 @@ def dashboard_for_project(project: Project) -> dict:
     name_of = {rater_id: names.get(rater_id, str(rater_id)) for rater_id in raters.keys() | gold.keys()}
     label_columns = [name for name in dict.fromkeys([main_statistic, *(n for stats in labels.values() for n in stats)])
                      if name is not None]
-    alerts = list(AgreementAlert.objects.filter(project=project).select_related("criterion")[:20])
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
             "label_columns": label_columns, "subgroups": dict(subgroups),
             "pair_heatmaps": _pair_heatmaps(pair_rows, names),
             "raters": [{"rater": name_of[rater_id], "gold": gold.get(rater_id), "labels": [
                            {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
                            for criterion, stats in raters.get(rater_id, {}).items()]}
-                       for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))], "alerts": alerts,
+                       for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))], "alerts": _alerts(project),
             "confusions": confusions, "specific": dict(specific), "off_scale": off_scale}
+
+
+def _alerts(project: Project) -> list[AgreementAlert]:
+    """The latest alerts, those whose email has not gone out first (however old), so the lead sees them."""
+    pending_first = Case(When(delivery=AgreementAlert.Delivery.PENDING, then=0), default=1)
+    return list(AgreementAlert.objects.filter(project=project).select_related("criterion")
+                .order_by(pending_first, "-week_start", "id")[:20])
 
 
 def _confusion(s: dict) -> dict:

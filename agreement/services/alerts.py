@@ -1,12 +1,12 @@
 """Alerts on a label's weekly agreement: below the project's threshold, or a drop from the week
 before that exceeds the margin and leaves the previous week's confidence interval."""
-from django.conf import settings as django_settings
-from django.core.mail import send_mail
 from django.db import transaction
 
 from agreement.models import MIN_RELIABLE_UNITS, AgreementAlert, AgreementSettings, AgreementSnapshot
-from annotation.models import Membership, Project
+from annotation.models import Project
 from audit.services import audit_record
+
+from .alert_emails import alert_emails_enqueue
 
 
 def agreement_settings_get(project: Project) -> AgreementSettings:
@@ -14,7 +14,8 @@ def agreement_settings_get(project: Project) -> AgreementSettings:
 
 
 def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
-    """Creates the alerts of the latest computed week (once each) and emails the leads about new ones."""
+    """Creates the alerts of the latest computed week (once each); a job emails the leads about new ones
+    once they are committed."""
     rules = agreement_settings_get(project)
     weekly = list(AgreementSnapshot.objects.filter(
         project=project, scope=AgreementSnapshot.Scope.CRITERION, window=AgreementSnapshot.Window.WEEK,
@@ -26,6 +27,7 @@ def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
     for s in weekly:
         if s.week_start < latest:
             previous_by_label[s.criterion_id] = s
+    delivery = AgreementAlert.Delivery.PENDING if rules.email_leads else AgreementAlert.Delivery.NOT_EMAILED
     created = []
     for s in (s for s in weekly if s.week_start == latest and s.n_units >= MIN_RELIABLE_UNITS):
         before = previous_by_label.get(s.criterion_id)
@@ -42,21 +44,13 @@ def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
         for kind, message in candidates:
             alert, new = AgreementAlert.objects.get_or_create(
                 project=project, criterion=s.criterion, week_start=latest, kind=kind, statistic=s.statistic,
-                defaults={"value": s.value, "previous_value": before.value if before else None, "message": message})
+                defaults={"value": s.value, "previous_value": before.value if before else None, "message": message,
+                          "delivery": delivery})
             if new:
                 created.append(alert)
     if created and rules.email_leads:
-        _email_leads(project, created)
+        alert_emails_enqueue(project_id=project.id)
     return created
-
-
-def _email_leads(project: Project, alerts: list[AgreementAlert]) -> None:
-    emails = [e for e in Membership.objects.filter(project=project, role=Membership.Role.LEAD)
-              .values_list("user__email", flat=True) if e]
-    if emails:
-        body = "\n".join(f"- {a.message}" for a in alerts)
-        send_mail(f"[Concord] Agreement alert in {project.name}", f"Week of {alerts[0].week_start}:\n{body}\n",
-                  django_settings.DEFAULT_FROM_EMAIL, emails)
 
 
 @transaction.atomic

@@ -117,6 +117,18 @@ MEDIA_ROOT = env.path("CONCORD_MEDIA_ROOT", default=BASE_DIR / "media")
 # Largest import file accepted (items or judgments); bigger uploads get a 413 naming the limit.
 CONCORD_MAX_IMPORT_BYTES = env.int("CONCORD_MAX_IMPORT_BYTES", default=512 * 1024 * 1024)
 
+# Outgoing mail (agreement alerts) from one URL: smtp://user:password@host:587, smtp+tls://, smtp+ssl://,
+# consolemail:// (printed to the log). Unset: the log in development, an MTA on localhost:25 otherwise.
+EMAIL_URL = env("EMAIL_URL", default="") or ("consolemail://" if DEBUG else "smtp://localhost:25")
+vars().update(env.email_url_config(EMAIL_URL))
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)  # seconds; a hung server must not hold a worker
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Concord <concord@localhost>")
+SERVER_EMAIL = env("SERVER_EMAIL", default="") or DEFAULT_FROM_EMAIL
+# An alert email that fails is retried this many times, after 1, 2, 4... x BACKOFF seconds (at most an hour
+# apart, with jitter); after that the sweep in CELERY_BEAT_SCHEDULE tries again every 15 minutes.
+CONCORD_ALERT_EMAIL_RETRIES = env.int("CONCORD_ALERT_EMAIL_RETRIES", default=8)
+CONCORD_ALERT_EMAIL_BACKOFF = env.int("CONCORD_ALERT_EMAIL_BACKOFF", default=30)
+
 REDIS_URL = env("REDIS_URL", default="")
 CACHES = {
     "default": (
@@ -185,6 +197,10 @@ CELERY_BEAT_SCHEDULE = {
     # Return expired leases of idle projects, so lead-facing counts stay true between rater visits
     # (leasing itself never depends on it). https://crontab.guru/#*/5_*_*_*_*
     "assignment-expire": {"task": "annotation.assignment_expire_job", "schedule": crontab(minute="*/5")},
+    # Send the agreement alerts whose email has not gone out yet (retries exhausted, broker or worker down
+    # when they were raised). https://crontab.guru/#*/15_*_*_*_*
+    "agreement-alert-emails": {"task": "agreement.jobs.alert_emails_send_pending_job",
+                               "schedule": crontab(minute="*/15")},
 }
 
 LOGGING = {

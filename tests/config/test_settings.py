@@ -75,3 +75,38 @@ def test_every_beat_entry_names_a_registered_task():
     app.loader.import_default_modules()
     for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
         assert entry["task"] in app.tasks, name
+
+
+def test_email_comes_from_one_url_with_the_senders_beside_it():
+    code, values = settings_with(
+        {"DJANGO_SECRET_KEY": "k" * 60, "EMAIL_URL": "smtp+tls://alerts%40example.org:s3cret@mail.example.org:587",
+         "DEFAULT_FROM_EMAIL": "Concord <concord@example.org>", "EMAIL_TIMEOUT": "7"},
+        names=("EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD", "EMAIL_USE_TLS",
+               "EMAIL_TIMEOUT", "DEFAULT_FROM_EMAIL", "SERVER_EMAIL"))
+    assert code == 0, values
+    assert values == {"EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+                      "EMAIL_HOST": "mail.example.org", "EMAIL_PORT": "587", "EMAIL_HOST_USER": "alerts@example.org",
+                      "EMAIL_HOST_PASSWORD": "s3cret", "EMAIL_USE_TLS": "True", "EMAIL_TIMEOUT": "7",
+                      "DEFAULT_FROM_EMAIL": "Concord <concord@example.org>",
+                      "SERVER_EMAIL": "Concord <concord@example.org>"}
+
+
+@pytest.mark.parametrize(("debug", "backend"), [("true", "console"), ("false", "smtp")])
+def test_without_an_email_url_development_prints_mail_and_a_deployment_uses_the_local_mta(debug, backend):
+    code, values = settings_with({"DJANGO_DEBUG": debug, "DJANGO_SECRET_KEY": "k" * 60},
+                                 names=("EMAIL_BACKEND", "EMAIL_HOST"))
+    assert code == 0, values
+    assert values["EMAIL_BACKEND"] == f"django.core.mail.backends.{backend}.EmailBackend"
+
+
+def test_tests_keep_mail_in_memory_unless_they_ask_for_a_server():
+    names = ("EMAIL_BACKEND", "EMAIL_PORT")
+    assert settings_with({}, "config.settings.test", names)[1]["EMAIL_BACKEND"] == (
+        "django.core.mail.backends.locmem.EmailBackend")
+    assert settings_with({"EMAIL_URL": "smtp://127.0.0.1:2525"}, "config.settings.test", names)[1] == {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend", "EMAIL_PORT": "2525"}
+
+
+def test_a_bad_email_url_is_refused_at_start():
+    code, err = settings_with({"DJANGO_SECRET_KEY": "k" * 60, "EMAIL_URL": "carrier-pigeon://loft"})
+    assert code != 0 and "Invalid email schema carrier-pigeon" in err

@@ -22,7 +22,8 @@ def snapshot(project, criterion, week, value, ci_low=None, n_units=100):
         n_units=n_units, computed_at=timezone.now())
 
 
-def test_a_drop_beyond_the_interval_and_a_value_below_the_threshold_raise_alerts_once(project, lead):
+def test_a_drop_beyond_the_interval_and_a_value_below_the_threshold_raise_alerts_once(
+        project, lead, django_capture_on_commit_callbacks):
     from agreement.services import alerts_raise_for_latest_week
 
     lead.email = "lead@example.org"
@@ -31,7 +32,8 @@ def test_a_drop_beyond_the_interval_and_a_value_below_the_threshold_raise_alerts
     monday = timezone.now().date() - timedelta(days=timezone.now().weekday())
     snapshot(project, fluency, monday - timedelta(weeks=1), 0.72, ci_low=0.65)
     snapshot(project, fluency, monday, 0.35)
-    created = alerts_raise_for_latest_week(project=project)
+    with django_capture_on_commit_callbacks(execute=True):  # the email goes out from a job after commit
+        created = alerts_raise_for_latest_week(project=project)
     assert sorted(a.kind for a in created) == ["below_threshold", "drop"]
     assert "fell from 0.720 to 0.350" in AgreementAlert.objects.get(kind="drop").message
     assert len(mail.outbox) == 1 and "lead@example.org" in mail.outbox[0].to
