@@ -172,6 +172,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="") or REDIS_URL
 CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="") or REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# The queue jobs are sent to and workers read by default: one per instance when several share a Redis.
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"

@@ -49,6 +49,7 @@ class Worker:
         self.log = None
 
     def start(self) -> None:
+        (ROOT / "artifacts").mkdir(exist_ok=True)
         self.log = open(ROOT / "artifacts" / "celery-worker.log", "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO",
@@ -104,19 +105,22 @@ def _on_the_worker_broker(queue: str):
         reset_celery_connections()
 
 
+def worker_database_url(django_db_blocker) -> str:
+    """The test database as a DATABASE_URL, for a worker process (needs ``django_db_setup`` first)."""
+    with django_db_blocker.unblock():
+        db = settings.DATABASES["default"]
+        credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+        return (f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+                f"{connection.settings_dict['NAME']}")
+
+
 @pytest.fixture(scope="session")
 def _celery_worker_for_the_session(django_db_setup, django_db_blocker):
     """One worker process for the session (starting one takes seconds), on a queue of this session's own:
     a worker left over from another run cannot take its jobs."""
-    (ROOT / "artifacts").mkdir(exist_ok=True)
     redis.Redis.from_url(BROKER).flushdb()
-    with django_db_blocker.unblock():
-        db = settings.DATABASES["default"]
-        credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-        url = (f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
-               f"{connection.settings_dict['NAME']}")
     queue = f"concord-test-{uuid.uuid4().hex[:8]}"
-    worker = Worker(url, queue)
+    worker = Worker(worker_database_url(django_db_blocker), queue)
     with _on_the_worker_broker(queue):  # the readiness ping goes through the broker
         worker.start()
     yield worker
