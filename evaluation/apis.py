@@ -588,6 +588,11 @@ class ExportListCreateApi(EvaluationApi):
         pretty_name = serializers.CharField(
             default="", allow_blank=True, max_length=200, help_text="Dataset name (default: the project's)."
         )
+        csv_raw_text = serializers.BooleanField(
+            default=False,
+            help_text="Write CSV text as it is. By default a text cell starting with =, +, -, @, tab or carriage "
+            "return gets a leading ' so spreadsheets do not run it as a formula (JSONL and Parquet are always raw).",
+        )
 
         def validate(self, data):
             unknown = (

@@ -129,6 +129,7 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
         languages=words("languages"),
         task_categories=words("task_categories") or ("text-generation",),
         pretty_name=form.get("pretty_name", "").strip(),
+        csv_raw_text=form.get("csv_raw_text") == "on",
     )
     return options, options.errors()
 

@@ -1,7 +1,12 @@
 """The README.md data card of an export: Hugging Face YAML front matter (license, language, task
 categories, size category, configs with their data files) and the sections a reader needs to trust
 the data, written from the facts the platform collected (``render(facts)``). Nothing in it depends on
-the clock or on database ids, so the same data gives the same card."""
+the clock or on database ids, so the same data gives the same card.
+
+Text the users wrote (names, instructions, labels, subgroups, systems) is HTML-escaped where it enters
+the Markdown, so a ``<script>`` in a project name stays text; the card's own Markdown is kept."""
+
+import html
 
 import yaml
 
@@ -58,13 +63,23 @@ def num(value, digits: int = 3) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
 
 
-def cell(text) -> str:
+class Markdown(str):
+    """The card's own Markdown, placed as it is (``cell`` escapes everything else)."""
+
+
+def text(value) -> str:
+    """User text for the card's Markdown: no HTML (``<``, ``>``, ``&`` escaped) and on one line."""
+    return " ".join(html.escape(str(value), quote=False).splitlines())
+
+
+def cell(value) -> str:
     """Text made safe for a Markdown table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or "–"
+    value = value if isinstance(value, Markdown) else text(value)
+    return value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or "–"
 
 
 def table(header: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines = ["| " + " | ".join(cell(c) for c in header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -111,14 +126,14 @@ def front_matter(facts: dict) -> dict:
 def _summary(facts: dict) -> list[str]:
     p, c = facts["project"], facts["counts"]
     kind, _ = TASK_TYPES[p["task_type"]]
-    criteria = ", ".join(x["name"] for x in facts["criteria"])
+    criteria = ", ".join(text(x["name"]) for x in facts["criteria"])
     period = (
         f", submitted between {c['first_submitted']} and {c['last_submitted']}"
         if c["first_submitted"]
         else ""
     )
     return [
-        f"# {p['name']}",
+        f"# {text(p['name'])}",
         "",
         f"Human evaluation of generated text by {kind}: {num(c['n_judgments'])} individual judgments from "
         f"{num(c['n_raters'])} raters on {num(c['n_items'])} items ({num(c['n_outputs'])} outputs of "
@@ -145,7 +160,7 @@ def _files(facts: dict) -> list[str]:
         splits = sorted({f["split"] for f in files})
         n_rows = sum(f["rows"] for f in files if f["format"] == formats[0])
         extension = formats[0] if len(formats) == 1 else "{" + ",".join(formats) + "}"
-        paths = (
+        paths = Markdown(
             f"`data/{name}.{extension}`"
             if splits == ["train"]
             else f"`data/{name}/<split>.{extension}` ({len(splits)} splits)"
@@ -165,7 +180,8 @@ def _files(facts: dict) -> list[str]:
         )
         + " Also in the archive: `heds.json` (HEDS 3.0 datasheet), `card.json` (the facts this card was "
         "written from), `export.json` (every file with its rows and size)"
-        + (f" and `{CHART_NAME}` (the agreement trend)." if facts.get("chart") else "."),
+        + (f" and `{CHART_NAME}` (the agreement trend)." if facts.get("chart") else ".")
+        + _csv_rule(facts["options"]),
         "",
     ]
     for name in CONFIG_ORDER:
@@ -179,6 +195,21 @@ def _files(facts: dict) -> list[str]:
             "",
         ]
     return out
+
+
+def _csv_rule(options: dict) -> str:
+    if "csv" not in options["formats"]:
+        return ""
+    if options.get("csv_raw_text"):
+        return (
+            " The CSV files hold text exactly as written (export option `csv_raw_text`): a cell that starts with "
+            "`=`, `+`, `-` or `@` may run as a formula when opened in a spreadsheet."
+        )
+    return (
+        " In the CSV files, text that starts with `=`, `+`, `-`, `@`, a tab or a carriage return has a `'` put "
+        "in front, so that a spreadsheet shows it instead of running it as a formula (OWASP's rule against CSV "
+        "injection); numbers are unchanged, and the JSONL and Parquet files hold every text as written."
+    )
 
 
 def _task(facts: dict) -> list[str]:
@@ -195,7 +226,7 @@ def _task(facts: dict) -> list[str]:
                 f"log(score / {modulus:g}) and system scores use per-rater log normalisation.", ""]
     out += ["### Instructions given to raters", ""]
     if p["instructions"].strip():
-        out += ["> " + line if line.strip() else ">" for line in p["instructions"].strip().splitlines()]
+        out += ["> " + text(line) if line.strip() else ">" for line in p["instructions"].strip().splitlines()]
     else:
         out += ["No instructions were recorded for this project."]
     out += ["", "### Criteria", ""]
@@ -429,7 +460,7 @@ def _agreement(facts: dict) -> list[str]:
             label = labels.get(entry["statistic"], entry["statistic"])
             if len(pairs) <= 45:
                 out += [
-                    f"{criterion} ({label}):",
+                    f"{text(criterion)} ({label}):",
                     "",
                     table(
                         ["rater", "rater", label], [[p["rater_a"], p["rater_b"], estimate(p)] for p in pairs]
@@ -440,7 +471,7 @@ def _agreement(facts: dict) -> list[str]:
                 values = sorted(p["value"] for p in pairs if p["value"] is not None)
                 middle = values[len(values) // 2] if values else None
                 out += [
-                    f"{criterion} ({label}): {len(pairs)} rater pairs; median {num(middle)}, range "
+                    f"{text(criterion)} ({label}): {len(pairs)} rater pairs; median {num(middle)}, range "
                     f"{num(values[0] if values else None)} to {num(values[-1] if values else None)} "
                     "(every pair in `card.json`).",
                     "",
@@ -476,7 +507,7 @@ def _distributions(facts: dict) -> list[str]:
     for name, counts in facts["label_distributions"].items():
         total = sum(counts.values())
         rows = [[label, num(n), f"{100 * n / total:.1f}%" if total else "–"] for label, n in counts.items()]
-        out += [f"### {name}", "", table(["value", "judgments", "share"], rows), ""]
+        out += [f"### {text(name)}", "", table(["value", "judgments", "share"], rows), ""]
     return out
 
 
@@ -491,7 +522,7 @@ def _systems(facts: dict) -> list[str]:
         ]
         for name, rows in facts["systems"].items():
             out += [
-                f"### {name}",
+                f"### {text(name)}",
                 "",
                 table(
                     ["system", "n", "wins", "ties", "losses", "win rate"],
@@ -517,7 +548,7 @@ def _systems(facts: dict) -> list[str]:
         ]
         for name, rows in facts["systems"].items():
             out += [
-                f"### {name}",
+                f"### {text(name)}",
                 "",
                 table(
                     ["system", "judgments", "mean"],
@@ -535,7 +566,7 @@ def _limitations(facts: dict) -> list[str]:
     empty = [x for x in a["limitations"] if x["status"] != "ok"]
     if small:
         names = "; ".join(
-            f"{x['criterion']}" + (f" in {x['subgroup']}" if x["subgroup"] else "") + f" (n = {x['n_units']})"
+            text(x["criterion"]) + (f" in {text(x['subgroup'])}" if x["subgroup"] else "") + f" (n = {x['n_units']})"
             for x in small
         )
         out.append(
@@ -544,14 +575,14 @@ def _limitations(facts: dict) -> list[str]:
         )
     if empty:
         names = "; ".join(
-            f"{x['criterion']}"
-            + (f" in {x['subgroup']}" if x["subgroup"] else "")
-            + f" ({x['reason'] or 'no data'})"
+            text(x["criterion"])
+            + (f" in {text(x['subgroup'])}" if x["subgroup"] else "")
+            + f" ({text(x['reason'] or 'no data')})"
             for x in empty
         )
         out.append(f"- {len(empty)} scope{'s' if len(empty) != 1 else ''} have no agreement figure: {names}.")
     if a["off_scale"]:
-        names = "; ".join(f"{criterion} ({off['n']}: values {', '.join(off['values'])})"
+        names = "; ".join(f"{text(criterion)} ({off['n']}: values {text(', '.join(off['values']))})"
                           for criterion, off in a["off_scale"].items())
         out.append(f"- Stored judgments off their label's scale are in the files but left out of every agreement "
                    f"figure: {names}.")

@@ -84,10 +84,24 @@ def _json_encoder() -> Callable[[dict], bytes]:
 
 _CSV_BOOL = {True: "true", False: "false", None: None}.__getitem__  # 1 and 0 (SQLite) hash as True, False
 
+# OWASP's rule against CSV injection (https://owasp.org/www-community/attacks/CSV_Injection): a spreadsheet
+# runs a cell that starts with one of these as a formula, so such text gets a single quote in front.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Column kinds whose cells hold text from outside; numbers (a negative score) are data and stay as they are,
+# and JSON cells start with { [ " or a digit or minus sign of a number, which no spreadsheet runs.
+CSV_TEXT_KINDS = ("string", "label")
 
-def _csv_converter(kind: str) -> Callable | None:
+
+def csv_text(value):
+    """A text cell a spreadsheet will not run as a formula; anything but text passes through."""
+    return "'" + value if value.__class__ is str and value.startswith(FORMULA_STARTS) else value
+
+
+def _csv_converter(kind: str, *, neutralise: bool = True) -> Callable | None:
     """How a CSV cell is written, or None when the csv module already writes the value right
     (strings, numbers, and None as an empty cell)."""
+    if kind in CSV_TEXT_KINDS:
+        return csv_text if neutralise else None
     if kind == "timestamp":
         return iso_utc
     if kind == "bool":
@@ -131,13 +145,18 @@ class _JsonlFile:
 
 
 class _CsvFile:
-    def __init__(self, path: Path, spec: TableSpec):
+    """Text cells that would run as spreadsheet formulas get a leading ``'`` unless ``raw_text``."""
+
+    def __init__(self, path: Path, spec: TableSpec, *, raw_text: bool = False):
         self.handle = open(path, "w", encoding="utf-8", newline="")
-        self.writer = csv.writer(self.handle, lineterminator="\n")
+        # RFC 4180's CRLF: the csv module quotes a field holding a character of the line terminator, so with
+        # "\n" alone a carriage return inside a text was written bare and split the row for every reader.
+        self.writer = csv.writer(self.handle, lineterminator="\r\n")
         self.outputs_at = next((k for k, c in enumerate(spec.columns) if c.kind == "outputs"), None)
+        self.text = (lambda v: v) if raw_text else csv_text
         self.converters = [
             (k, convert)
-            for k, convert in enumerate(_csv_converter(c.kind) for c in spec.columns)
+            for k, convert in enumerate(_csv_converter(c.kind, neutralise=not raw_text) for c in spec.columns)
             if convert is not None and k != self.outputs_at
         ]
         self.n_outputs = spec.csv_outputs
@@ -163,9 +182,10 @@ class _CsvFile:
         at = self.outputs_at
         if at is not None:
             outputs = columns.pop(at)
+            text = self.text
             for k in range(self.n_outputs):
-                columns.append([o[k]["system"] if len(o) > k else "" for o in outputs])
-                columns.append([o[k]["text"] if len(o) > k else "" for o in outputs])
+                columns.append([text(o[k]["system"]) if len(o) > k else "" for o in outputs])
+                columns.append([text(o[k]["text"]) if len(o) > k else "" for o in outputs])
         self.writer.writerows(zip(*columns, strict=True))
 
     def close(self) -> None:
@@ -262,6 +282,7 @@ class TableWriter:
     formats: Sequence[str]
     split_files: bool
     label_type: str = "string"
+    csv_raw_text: bool = False
     files: list[WrittenFile] = field(default_factory=list)
     _split: str | None = None
     _open: list = field(default_factory=list)
@@ -286,8 +307,10 @@ class TableWriter:
             path = self.directory / name.replace("/", "__")
             if fmt == "parquet":
                 handle = _ParquetFile(path, self.spec, self.label_type)
+            elif fmt == "csv":
+                handle = _CsvFile(path, self.spec, raw_text=self.csv_raw_text)
             else:
-                handle = (_JsonlFile if fmt == "jsonl" else _CsvFile)(path, self.spec)
+                handle = _JsonlFile(path, self.spec)
             self._open.append(handle)
             self.files.append(WrittenFile(self.spec.name, fmt, split, f"data/{name}", path))
 

@@ -75,6 +75,8 @@ class ExportOptions:
     languages: tuple[str, ...] = ()
     task_categories: tuple[str, ...] = ("text-generation",)
     pretty_name: str = ""
+    # CSV text that a spreadsheet would run as a formula (= + - @ tab CR first) gets a leading ' unless this.
+    csv_raw_text: bool = False
 
     def errors(self) -> dict[str, str]:
         errors = {}
@@ -101,6 +103,8 @@ class ExportOptions:
             errors["task_categories"] = "Hugging Face task ids such as text-generation or summarization"
         if len(self.pretty_name) > 200:
             errors["pretty_name"] = "at most 200 characters"
+        if not isinstance(self.csv_raw_text, bool):
+            errors["csv_raw_text"] = "true or false"
         return errors
 
     def checked(self) -> "ExportOptions":
@@ -230,7 +234,8 @@ def export_write(
         report.phase(rows_start, 0.95 - rows_start, sizes.n_judgments + sizes.n_items)
 
         def writer(spec, split_files=scope.by_subgroup, label_type="string"):
-            return TableWriter(spec, work, options.formats, split_files, label_type=label_type)
+            return TableWriter(spec, work, options.formats, split_files, label_type=label_type,
+                               csv_raw_text=options.csv_raw_text)  # fmt: skip
 
         files = _write_table(writer(item_spec), item_batches(scope), split_names, report, "writing items")
         files += _write_table(
@@ -336,6 +341,7 @@ def _facts(
             "license": options.license,
             "languages": list(options.languages),
             "task_categories": list(options.task_categories),
+            "csv_raw_text": options.csv_raw_text,
         },
         **card_facts,
         "files": [

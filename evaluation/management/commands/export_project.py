@@ -41,6 +41,11 @@ class Command(BaseCommand):
         parser.add_argument("--language", action="append", default=[], dest="languages", help="ISO 639 code")
         parser.add_argument("--task-category", action="append", dest="task_categories")
         parser.add_argument("--name", default="", help="dataset name in the card (default: the project's)")
+        parser.add_argument(
+            "--csv-raw-text",
+            action="store_true",
+            help="CSV text as it is (default: a leading ' before = + - @ tab CR, so spreadsheets run no formula)",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, project, output, no_progress, **o):
@@ -55,6 +60,7 @@ class Command(BaseCommand):
             languages=tuple(o["languages"]),
             task_categories=tuple(o["task_categories"] or ("text-generation",)),
             pretty_name=o["name"],
+            csv_raw_text=o["csv_raw_text"],
         )
         bar = tqdm(
             total=100, unit="%", disable=no_progress, file=sys.stderr, bar_format="{l_bar}{bar}| {elapsed}"
