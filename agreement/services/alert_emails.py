@@ -51,7 +51,7 @@ def alert_emails_send(*, project_id: int) -> int:
                 return 0
             body = "\n".join(f"- week of {a.week_start}: {a.message}" for a in alerts)
             send_mail(
-                f"[Concord] Agreement alert in {project.name}",
+                f"[Concord] Agreement alert in {' '.join(project.name.split())}",  # a header holds no newline
                 f"Agreement alerts in {project.name}:\n{body}\n",
                 None,  # DEFAULT_FROM_EMAIL
                 recipients,
