@@ -5,6 +5,7 @@ X-Forwarded-For, so the client's is that many entries from the right; whatever s
 written by the client. With 0 the header is ignored and the socket's address (REMOTE_ADDR) is used.
 DRF's throttles key on this rule; the login lockout (django-axes) and the audit log use the same one.
 """
+
 from django.http import HttpRequest
 from rest_framework.throttling import BaseThrottle
 

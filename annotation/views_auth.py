@@ -7,6 +7,7 @@ password is checked: the login page, the admin's login and the token endpoint; a
 The throttle counts in the cache; while the cache (Redis) is down it lets requests through and logs it, so
 an outage does not lock every rater out (the lockout counts in the database and still holds).
 """
+
 import logging
 
 from axes.helpers import get_cool_off

@@ -1,6 +1,7 @@
 """Where the action being recorded comes from: the request's source (web page or API) and client
 address, set by ``AuditRequestMiddleware`` for the request's duration. Outside a request (a command,
 a job) there is none, and entries say ``command``."""
+
 from contextvars import ContextVar
 from dataclasses import dataclass
 

@@ -1,4 +1,5 @@
 """Production hardening on top of base: required secrets and hosts, secure cookies, HSTS."""
+
 import re
 
 from django.core.exceptions import ImproperlyConfigured
@@ -8,8 +9,7 @@ from config.env import env
 from .base import *  # noqa: F403
 
 # Words of the placeholders in .env.example, the Makefile's demo and Django's startproject key.
-PLACEHOLDER = re.compile(r"change-?me|insecure|placeholder|do-not-deploy|not-for-production|example",
-                         re.IGNORECASE)
+PLACEHOLDER = re.compile(r"change-?me|insecure|placeholder|do-not-deploy|not-for-production|example", re.IGNORECASE)
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")

@@ -2,6 +2,7 @@
 passwords on the login page, the admin login and the token endpoint; a rate per client address caps
 attempts across accounts. Client addresses follow the trusted-proxy rule (CONCORD_TRUSTED_PROXIES), so a
 forged X-Forwarded-For neither resets a limit nor lets one client's failures fall on everyone else."""
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -49,8 +50,9 @@ def test_bad_logins_lock_the_account_out_from_that_address_even_with_the_right_p
     UserFactory(username="rater", password=PASSWORD)
     UserFactory(username="lead", password=PASSWORD)
     client = Client()
-    codes = [client.post("/accounts/login/", {"username": "rater", "password": f"guess-{i}"}).status_code
-             for i in range(5)]
+    codes = [
+        client.post("/accounts/login/", {"username": "rater", "password": f"guess-{i}"}).status_code for i in range(5)
+    ]
     assert codes == [200, 200, 429, 429, 429]
     refused = client.post("/accounts/login/", {"username": "rater", "password": PASSWORD})
     assert refused.status_code == 429
@@ -86,8 +88,11 @@ def test_a_forged_x_forwarded_for_does_not_reset_the_lockout(settings, trusted_p
 
     def meta(i):
         forged = f"192.0.2.{i}"
-        return via_proxy(attacker, forged) if trusted_proxies else {"REMOTE_ADDR": attacker,
-                                                                     "HTTP_X_FORWARDED_FOR": forged}
+        return (
+            via_proxy(attacker, forged)
+            if trusted_proxies
+            else {"REMOTE_ADDR": attacker, "HTTP_X_FORWARDED_FOR": forged}
+        )
 
     codes = [page_login("rater", f"guess-{i}", **meta(i)) for i in range(6)]
     assert codes == [200, 200, 429, 429, 429, 429]
@@ -115,8 +120,10 @@ def test_bad_credentials_at_the_token_endpoint_count_towards_the_lockout(setting
     settings.AXES_FAILURE_LIMIT = 3
     UserFactory(username="rater", password=PASSWORD)
     client = APIClient()
-    codes = [client.post("/api/v1/auth/token/", {"username": "rater", "password": f"guess-{i}"}, format="json")
-             .status_code for i in range(3)]
+    codes = [
+        client.post("/api/v1/auth/token/", {"username": "rater", "password": f"guess-{i}"}, format="json").status_code
+        for i in range(3)
+    ]
     assert codes == [400, 400, 429]
     refused = client.post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD}, format="json")
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
@@ -140,8 +147,10 @@ def test_the_token_endpoint_is_rate_limited_per_address(monkeypatch):
     UserFactory(username="rater", password=PASSWORD)
     monkeypatch.setattr(LoginRateThrottle, "THROTTLE_RATES", {"auth": "3/min"})
     client = APIClient()
-    codes = [client.post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD}, format="json")
-             .status_code for _ in range(5)]
+    codes = [
+        client.post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD}, format="json").status_code
+        for _ in range(5)
+    ]
     assert codes == [200, 200, 200, 429, 429]
 
 
@@ -154,16 +163,26 @@ def test_a_forged_x_forwarded_for_does_not_reset_the_token_endpoint_limit(settin
 
     def post(i):
         forged = f"192.0.2.{i}"
-        meta = via_proxy(client_ip, forged) if trusted_proxies else {"REMOTE_ADDR": client_ip,
-                                                                      "HTTP_X_FORWARDED_FOR": forged}
-        return APIClient().post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD},
-                                format="json", **meta).status_code
+        meta = (
+            via_proxy(client_ip, forged)
+            if trusted_proxies
+            else {"REMOTE_ADDR": client_ip, "HTTP_X_FORWARDED_FOR": forged}
+        )
+        return (
+            APIClient()
+            .post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD}, format="json", **meta)
+            .status_code
+        )
 
     assert [post(i) for i in range(5)] == [200, 200, 200, 429, 429]
     # Another client behind the same proxy still gets through.
     other = via_proxy("203.0.113.20") if trusted_proxies else {"REMOTE_ADDR": "203.0.113.20"}
-    assert APIClient().post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD},
-                            format="json", **other).status_code == 200
+    assert (
+        APIClient()
+        .post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD}, format="json", **other)
+        .status_code
+        == 200
+    )
 
 
 def test_the_login_page_and_the_token_endpoint_share_the_rate_per_address(monkeypatch):
@@ -175,5 +194,7 @@ def test_the_login_page_and_the_token_endpoint_share_the_rate_per_address(monkey
     refused = Client().post("/accounts/login/", {"username": "lead", "password": PASSWORD})
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
     assert b"Too many login attempts from your address" in refused.content
-    assert APIClient().post("/api/v1/auth/token/", {"username": "lead", "password": PASSWORD},
-                            format="json").status_code == 429
+    assert (
+        APIClient().post("/api/v1/auth/token/", {"username": "lead", "password": PASSWORD}, format="json").status_code
+        == 429
+    )

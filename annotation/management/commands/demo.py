@@ -16,8 +16,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, addrport, no_serve, lead_password, rater_password, **options):
         if not settings.DEBUG:
-            raise CommandError("demo creates a staff account with a published password: it runs only with "
-                               "DJANGO_DEBUG=true (make run sets it), never on a deployment.")
+            raise CommandError(
+                "demo creates a staff account with a published password: it runs only with "
+                "DJANGO_DEBUG=true (make run sets it), never on a deployment."
+            )
         call_command("migrate", interactive=False, verbosity=0)
         projects = demo_setup(lead_username="lead", lead_password=lead_password, rater_password=rater_password)
         host, _, port = addrport.rpartition(":")

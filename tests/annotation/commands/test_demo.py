@@ -1,4 +1,5 @@
 """The demo sets up a lead, raters and one generated project per task type, idempotently."""
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
