@@ -1,8 +1,10 @@
-"""Error answers (``handler400`` ... ``handler500``): JSON ``{"detail": ...}`` under /api/, as DRF answers
-its own errors, so an API client never has to parse a page; elsewhere Django's views render the site's
-styled templates (templates/400.html ... 500.html; CSRF failures use 403_csrf.html)."""
+"""Error answers (``handler400`` ... ``handler500``, ``CSRF_FAILURE_VIEW``): JSON ``{"detail": ...}`` under
+/api/, as DRF answers its own errors, so an API client never has to parse a page; elsewhere the site's styled
+templates (templates/400.html ... 500.html, 403_csrf.html)."""
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import REASON_NO_CSRF_COOKIE
+from django.shortcuts import render
 from django.views import defaults
 
 
@@ -32,3 +34,10 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if _api(request):
         return JsonResponse({"detail": "Server error; it has been logged."}, status=500)
     return defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    # Django's own view renders a custom template without the reason; the page tells a blocked cookie apart.
+    if _api(request):
+        return JsonResponse({"detail": f"CSRF failed: {reason}"}, status=403)
+    return render(request, "403_csrf.html", {"no_cookie": reason == REASON_NO_CSRF_COOKIE}, status=403)

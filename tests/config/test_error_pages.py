@@ -79,3 +79,13 @@ def test_favicon_answers_with_an_icon():
     response = Client().get("/favicon.ico")
     assert response.status_code == 200 and response["Content-Type"] == "image/x-icon"
     assert b"".join(response.streaming_content).startswith(b"\x00\x00\x01\x00")  # the ICO signature
+
+
+def test_csrf_failure_page_with_the_cookie_but_a_stale_token():
+    UserFactory(username="rater", password="pass-word-1234")
+    client = Client(enforce_csrf_checks=True)
+    client.get("/accounts/login/")  # sets the cookie
+    response = client.post(
+        "/accounts/login/", {"username": "rater", "password": "pass-word-1234", "csrfmiddlewaretoken": "stale" * 7}
+    )
+    assert_site_page(response, 403, "without a valid security token (CSRF check)")
