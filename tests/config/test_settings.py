@@ -143,3 +143,20 @@ def test_every_beat_entry_names_a_registered_task():
     app.loader.import_default_modules()
     for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
         assert entry["task"] in app.tasks, name
+
+
+def test_collectstatic_runs_with_the_production_storage(tmp_path):
+    # As the Dockerfile does at build time: the manifest storage fails on any reference it cannot resolve
+    # (a vendored script's source map, the Swagger UI files of drf-spectacular-sidecar).
+    code = (
+        "import django; from django.conf import settings; django.setup(); "
+        f"settings.STATIC_ROOT = {str(tmp_path)!r}; "
+        "from django.core.management import call_command; call_command('collectstatic', '--noinput', verbosity=0)"
+    )
+    env = {**CLEAN, **PRODUCTION, "DJANGO_SECRET_KEY": RANDOM_KEY}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    manifest = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
+    assert "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in manifest
+    assert "vendor/chartjs/chart.umd.min.js" in manifest
