@@ -180,6 +180,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Schema and docs are public, as for an open-source API: they describe operations, never data.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     # Swagger UI from the installed drf-spectacular-sidecar, not a CDN: the docs work offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -1,9 +1,11 @@
 """In Chromium at a desktop's and a phone's width: the error pages keep the site's layout, fit the screen
-without sideways scrolling, say what happened and their link back works; the tab shows the favicon."""
+without sideways scrolling, pass axe-core's WCAG 2.1 A/AA rules, say what happened and their link back
+works; the favicon is served; the API docs render with no network beyond the site."""
 
 import pytest
 
 from annotation.models import Membership
+from tests.accessibility.test_pages_meet_wcag import problems
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.browser_support import log_in
 
@@ -21,6 +23,7 @@ def check_page(page, screenshot, name: str, status_heading: str, code: int):
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), (
             f"{name} scrolls sideways at {width} width"
         )
+        assert problems(page) == [], (name, width)
         screenshot(page, f"error-{name}-{width}")
 
 
