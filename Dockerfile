@@ -9,8 +9,9 @@ COPY evaluation ./evaluation
 COPY agreement ./agreement
 RUN pip install --no-cache-dir .
 COPY . .
-RUN DJANGO_SECRET_KEY=collectstatic-only DJANGO_ALLOWED_HOSTS=localhost DATABASE_URL=sqlite:////tmp/x.db \
-    python manage.py collectstatic --noinput
+# A throwaway key: production settings refuse placeholders, and this one is never used again.
+RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+    DJANGO_ALLOWED_HOSTS=localhost DATABASE_URL=sqlite:////tmp/x.db python manage.py collectstatic --noinput
 RUN useradd --create-home concord && mkdir -p /data/media && chown concord /data/media
 USER concord
 EXPOSE 8000

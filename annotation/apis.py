@@ -41,19 +41,25 @@ from annotation.services import (
     user_create,
 )
 from annotation.services.project import SETTING_LIMITS
-from annotation.views_auth import AuthRateThrottle
+from annotation.views_auth import LoginRateThrottle
 
 
 class TokenObtainApi(ObtainAuthToken):
     """Exchange a username and password for an API token; an account refused one (a bulk-created
-    account still on its one-time password) gets 403 with the reason."""
+    account still on its one-time password) gets 403 with the reason. Bad credentials count towards the
+    login lockout like the login page's (django-axes; 429 once locked out)."""
 
-    throttle_classes = [AuthRateThrottle]
-    throttle_scope = "auth"
+    throttle_classes = [LoginRateThrottle]
+
+    def get_serializer_context(self):
+        # The Django request, not DRF's wrapper: axes marks a lockout on it, where its middleware looks.
+        return {**super().get_serializer_context(), "request": self.request._request}
 
     def post(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            # Answered, not raised: a raised error would roll back the failure axes just recorded.
+            return Response(serializer.errors, status=status.HTTP_400_BAD_REQUEST)
         try:
             token = token_issue(user=serializer.validated_data["user"])
         except TokenRefused as exc:

@@ -1,65 +1,65 @@
-"""Throttled sign-in: the login page (too many failed attempts from one address within
-``CONCORD_LOGIN_THROTTLE_RATE``, DRF syntax such as ``20/min``, get 429 until the window passes) and
-the token endpoint's throttle. Both count in the cache; while the cache (Redis) is down they let
-requests through and log it, so an outage does not lock every rater out."""
+"""Sign-in limits.
+
+django-axes counts failed logins per account and client address (the ``AXES_*`` settings) wherever a
+password is checked: the login page, the admin's login and the token endpoint; a locked-out client gets
+``lockout_response`` (429) until the cool-off passes, even with the right password. Across accounts,
+``LoginRateThrottle`` caps the attempts of one client address on the login page and the token endpoint.
+The throttle counts in the cache; while the cache (Redis) is down it lets requests through and logs it, so
+an outage does not lock every rater out (the lockout counts in the database and still holds).
+"""
+
 import logging
 
-from django.conf import settings
+from axes.helpers import get_cool_off
 from django.contrib.auth import views as auth_views
-from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from redis.exceptions import RedisError
-from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
+from rest_framework.throttling import SimpleRateThrottle
 
 logger = logging.getLogger(__name__)
-KEY = "login-failures:{}"
 CACHE_DOWN = (RedisError, ConnectionError, TimeoutError)
+LOCKED_OUT = "Too many failed logins for this account from your address"
+RATE_LIMITED = "Too many login attempts from your address"
 
 
-def _rate() -> tuple[int | None, int | None]:
-    return SimpleRateThrottle.parse_rate(None, settings.CONCORD_LOGIN_THROTTLE_RATE or None)
+class LoginRateThrottle(SimpleRateThrottle):
+    """Login attempts per client address (``CONCORD_AUTH_THROTTLE_RATE``), the login page and the token
+    endpoint counting together."""
 
+    scope = "auth"
 
-def _failures(key: str) -> int:
-    try:
-        return cache.get(key) or 0
-    except CACHE_DOWN as exc:
-        logger.warning("login throttle off, the cache is down: %s", exc)
-        return 0
-
-
-def _count_failure(key: str, window: int) -> None:
-    try:
-        cache.add(key, 0, timeout=window)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=window)
-    except CACHE_DOWN as exc:
-        logger.warning("login throttle off, the cache is down: %s", exc)
-
-
-class LoginView(auth_views.LoginView):
-    def post(self, request, *args, **kwargs):
-        limit, window = _rate()
-        key = KEY.format(request.META.get("REMOTE_ADDR", ""))
-        if limit is not None and _failures(key) >= limit:
-            # An unbound form: binding it would try the password, which is what is being refused.
-            response = self.render_to_response(self.get_context_data(
-                form=self.get_form_class()(request), throttled=True), status=429)
-            response["Retry-After"] = str(window)
-            return response
-        response = super().post(request, *args, **kwargs)
-        if limit is not None and response.status_code == 200:  # the form again: a failed attempt
-            _count_failure(key, window)
-        return response
-
-
-class AuthRateThrottle(ScopedRateThrottle):
-    """DRF's scoped throttle ("auth" scope), letting requests through while the cache is down."""
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
     def allow_request(self, request, view):
         try:
             return super().allow_request(request, view)
         except CACHE_DOWN as exc:
-            logger.warning("token endpoint throttle off, the cache is down: %s", exc)
+            logger.warning("login throttle off, the cache is down: %s", exc)
             return True
+
+
+def too_many_attempts(request: HttpRequest, *, reason: str, retry_after: float) -> HttpResponse:
+    """429 with Retry-After: JSON under /api/, else the styled page."""
+    seconds = max(1, round(retry_after))
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"detail": f"{reason}; try again in {seconds} s."}, status=429)
+    else:
+        minutes = -(-seconds // 60)
+        response = render(request, "429.html", {"reason": reason, "minutes": minutes}, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def lockout_response(request: HttpRequest, original_response, credentials) -> HttpResponse:
+    """``AXES_LOCKOUT_CALLABLE``: the answer to a login refused by django-axes."""
+    return too_many_attempts(request, reason=LOCKED_OUT, retry_after=get_cool_off(request).total_seconds())
+
+
+class LoginView(auth_views.LoginView):
+    def post(self, request, *args, **kwargs):
+        throttle = LoginRateThrottle()
+        if not throttle.allow_request(request, self):
+            return too_many_attempts(request, reason=RATE_LIMITED, retry_after=throttle.wait() or 60)
+        return super().post(request, *args, **kwargs)

@@ -1,8 +1,11 @@
 """Where the action being recorded comes from: the request's source (web page or API) and client
 address, set by ``AuditRequestMiddleware`` for the request's duration. Outside a request (a command,
 a job) there is none, and entries say ``command``."""
+
 from contextvars import ContextVar
 from dataclasses import dataclass
+
+from annotation.client_address import client_address
 
 
 @dataclass(frozen=True)
@@ -23,9 +26,9 @@ class AuditRequestMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        # REMOTE_ADDR, not X-Forwarded-For: a client can write the header, not the socket's address.
+        # The address the trusted proxies report (CONCORD_TRUSTED_PROXIES), never one the client wrote.
         source = "api" if request.path.startswith("/api/") else "web"
-        token = _origin.set(RequestOrigin(source=source, ip=request.META.get("REMOTE_ADDR") or None))
+        token = _origin.set(RequestOrigin(source=source, ip=client_address(request) or None))
         try:
             return self.get_response(request)
         finally:

@@ -30,3 +30,8 @@ urlpatterns = [
     path("", include("console.urls")),
     path("", include("staffing.urls")),
 ]
+
+handler400 = "annotation.views_errors.bad_request"
+handler403 = "annotation.views_errors.permission_denied"
+handler404 = "annotation.views_errors.page_not_found"
+handler500 = "annotation.views_errors.server_error"

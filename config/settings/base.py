@@ -4,6 +4,7 @@ The embedded default (no ``DATABASE_URL``, no broker) is a SQLite file and eager
 setting ``DATABASE_URL`` and ``REDIS_URL`` switches to PostgreSQL and a Redis-backed worker.
 """
 import warnings
+from datetime import timedelta
 
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
@@ -35,7 +36,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
     "annotation",
     "evaluation",
     "agreement",
@@ -55,11 +58,14 @@ MIDDLEWARE = [
     "staffing.middleware.PasswordChangeRequiredMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.context.AuditRequestMiddleware",
+    # Turns a login refused by django-axes into its lockout page (annotation.views_auth.lockout_response).
+    "axes.middleware.AxesMiddleware",
     # Last, so its process_exception is asked first: database or broker down -> 503, not 500.
     "annotation.middleware.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
+CSRF_FAILURE_VIEW = "annotation.views_errors.csrf_failure"
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
@@ -108,6 +114,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Served at the site's root by WhiteNoise: /favicon.ico, which browsers ask for without a link.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -142,8 +150,26 @@ CACHES = {
 # or None. A setting, so that annotation, which owns the token endpoint, imports no app above it.
 CONCORD_TOKEN_REFUSALS = ["staffing.selectors.passwords.token_refusal_one_time_password"]
 
-# Failed logins on the login page allowed per client address and window (DRF syntax; empty: no limit).
-CONCORD_LOGIN_THROTTLE_RATE = env("CONCORD_LOGIN_THROTTLE_RATE", default="20/min")
+# Proxies in front of Concord that append the address they saw to X-Forwarded-For (0: none, use the
+# socket's address). Throttles, the login lockout and the audit log key on the address the nearest trusted
+# proxy reports; anything further left in the header was written by the client and is never used.
+CONCORD_TRUSTED_PROXIES = env.int("CONCORD_TRUSTED_PROXIES", default=0)
+
+# Failed logins (login page, admin login, token endpoint) are counted by django-axes per account AND
+# client address together: one account's failures never lock another account, nor the same account
+# from another address, so nobody can lock everyone out. Across accounts, the "auth" rate below caps
+# attempts per address. Counts are database rows (the token endpoint answers bad credentials without
+# raising, so ATOMIC_REQUESTS keeps them) and lapse after the cool-off.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env.int("CONCORD_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("CONCORD_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "annotation.client_address.client_address"
+AXES_LOCKOUT_CALLABLE = "annotation.views_auth.lockout_response"
+# Successful logins are not logged by axes (a row per login, never pruned); lead and staff actions are
+# in the audit log.
+AXES_DISABLE_ACCESS_LOG = True
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -154,6 +180,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StandardPagination",
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"auth": env("CONCORD_AUTH_THROTTLE_RATE", default="300/min")},
+    "NUM_PROXIES": CONCORD_TRUSTED_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "annotation.api_schema.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer",
                                  "rest_framework.renderers.BrowsableAPIRenderer"],
@@ -165,6 +192,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Schema and docs are public, as for an open-source API: they describe operations, never data.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # Swagger UI from the installed drf-spectacular-sidecar, not a CDN: the docs work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
 # Celery: a broker is configured by REDIS_URL (or CELERY_BROKER_URL). Without one, jobs run eagerly
@@ -211,5 +243,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # axes: its per-attempt INFO lines are noise; failures and lockouts are WARNING.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

@@ -1,10 +1,24 @@
 """Production hardening on top of base: required secrets and hosts, secure cookies, HSTS."""
+
+import re
+
+from django.core.exceptions import ImproperlyConfigured
+
 from config.env import env
 
 from .base import *  # noqa: F403
 
+# Words of the placeholders in .env.example, the Makefile's demo and Django's startproject key.
+PLACEHOLDER = re.compile(r"change-?me|insecure|placeholder|do-not-deploy|not-for-production|example", re.IGNORECASE)
+
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
+# Django's deploy check accepts any 50-character key, the placeholder of .env.example too.
+if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or PLACEHOLDER.search(SECRET_KEY):
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is a placeholder or too short: set 50+ random characters, e.g. from "
+        "python -c 'from django.core.management.utils import get_random_secret_key as k; print(k())'"
+    )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = True

@@ -1,6 +1,7 @@
 """Settings come from the environment: each case imports the settings in a fresh interpreter."""
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# A key of the shape get_random_secret_key() makes (production refuses placeholders and short keys).
+RANDOM_KEY = "p9#x2!vQ7m@L4z$K1r&T8w^B3n*Y6c(J0e)H5s_F-aD=gU+iO{kP}lM[oN]qR;tS:uV,yW.xZ/"
 CLEAN = {k: v for k, v in os.environ.items()
          if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "CELERY_", "CONCORD_"))}
 
@@ -50,7 +53,7 @@ def test_a_missing_secret_key_is_refused_unless_debugging():
 
 @pytest.mark.parametrize("missing", ["DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL"])
 def test_production_requires_its_secrets_without_defaults(missing):
-    env = {"DJANGO_SECRET_KEY": "k" * 60, "DJANGO_ALLOWED_HOSTS": "concord.example.org",
+    env = {"DJANGO_SECRET_KEY": RANDOM_KEY, "DJANGO_ALLOWED_HOSTS": "concord.example.org",
            "DATABASE_URL": "postgres://u:p@db:5432/concord"}
     del env[missing]
     code, err = settings_with(env, module="config.settings.production")
@@ -59,12 +62,55 @@ def test_production_requires_its_secrets_without_defaults(missing):
 
 def test_production_settings_pass_the_deploy_check():
     env = {**CLEAN, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "DJANGO_SECRET_KEY": "p9#x2!vQ7m@L4z$K1r&T8w^B3n*Y6c(J0e)H5s_F-aD=gU+iO{kP}lM[oN]qR;tS:uV,yW.xZ/" * 1,
+           "DJANGO_SECRET_KEY": RANDOM_KEY,
            "DJANGO_ALLOWED_HOSTS": "concord.example.org", "DATABASE_URL": "postgres://u:p@127.0.0.1:5432/x"}
     result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def _placeholder(path: str, pattern: str) -> str:
+    return re.search(pattern, (ROOT / path).read_text()).group(1)
+
+
+ENV_EXAMPLE_KEY = _placeholder(".env.example", r"(?m)^DJANGO_SECRET_KEY=(\S+)")
+PRODUCTION = {"DJANGO_SETTINGS_MODULE": "config.settings.production", "DJANGO_ALLOWED_HOSTS": "concord.example.org",
+              "DATABASE_URL": "postgres://u:p@127.0.0.1:5432/x"}
+
+
+def test_the_deploy_check_refuses_the_placeholder_secret_key_of_env_example():
+    env = {**CLEAN, **PRODUCTION, "DJANGO_SECRET_KEY": ENV_EXAMPLE_KEY}
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY is a placeholder or too short" in result.stderr
+
+
+@pytest.mark.parametrize("key", [
+    _placeholder("Makefile", r"DJANGO_SECRET_KEY=(\S+)"),
+    "django-insecure-" + RANDOM_KEY[:40],
+    RANDOM_KEY[:30],
+    "ab" * 40,
+], ids=["make-run-demo-key", "startproject-key", "short", "few-characters"])
+def test_production_refuses_placeholder_and_weak_secret_keys(key):
+    code, err = settings_with({**PRODUCTION, "DJANGO_SECRET_KEY": key}, module="config.settings.production")
+    assert code != 0 and "DJANGO_SECRET_KEY is a placeholder or too short" in err
+
+
+def test_collectstatic_runs_with_the_production_storage(tmp_path):
+    # As the Dockerfile does at build time: the manifest storage fails on any reference it cannot resolve
+    # (a vendored script's source map, the Swagger UI files of drf-spectacular-sidecar).
+    code = ("import django; from django.conf import settings; django.setup(); "
+            f"settings.STATIC_ROOT = {str(tmp_path)!r}; "
+            "from django.core.management import call_command; call_command('collectstatic', '--noinput', verbosity=0)")
+    env = {**CLEAN, **PRODUCTION, "DJANGO_SECRET_KEY": RANDOM_KEY}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    manifest = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
+    assert "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in manifest
+    assert "vendor/chartjs/chart.umd.min.js" in manifest
 
 
 def test_every_beat_entry_names_a_registered_task():

@@ -1,5 +1,5 @@
-"""CSRF on every session-authenticated write, token clients exempt; the login page and the token
-endpoint throttled; passwords validated when users are created; secrets only from the environment."""
+"""CSRF on every session-authenticated write, token clients exempt; passwords validated when users are
+created; secrets only from the environment. The login limits are in test_login_limits.py."""
 import re
 import subprocess
 import sys
@@ -10,7 +10,6 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-from rest_framework.throttling import ScopedRateThrottle
 
 from tests.security.test_access_matrix import EXPECTED, ROLES, ROUTES, _body, _path
 from tests.security.world import PASSWORD, build_world
@@ -82,45 +81,6 @@ def test_the_login_form_needs_its_csrf_token():
     client = Client(enforce_csrf_checks=True)
     response = client.post("/accounts/login/", {"username": "rater", "password": PASSWORD})
     assert response.status_code == 403
-
-
-@pytest.mark.django_db
-def test_failed_logins_are_throttled_per_address(settings):
-    # Given a limit of 3 failed attempts a minute
-    settings.CONCORD_LOGIN_THROTTLE_RATE = "3/min"
-    build_world()
-    client = Client()
-    # When a client keeps guessing
-    codes = [client.post("/accounts/login/", {"username": "rater", "password": "guess-{i}"}).status_code
-             for i in range(5)]
-    # Then the fourth attempt is refused without trying the password, even the right one
-    assert codes == [200, 200, 200, 429, 429]
-    refused = client.post("/accounts/login/", {"username": "rater", "password": PASSWORD})
-    assert refused.status_code == 429
-    assert int(refused["Retry-After"]) > 0
-    assert b"Too many failed attempts" in refused.content
-    assert "_auth_user_id" not in client.session
-    # Another address is not affected
-    other = Client(REMOTE_ADDR="10.0.0.9")
-    assert other.post("/accounts/login/", {"username": "rater", "password": PASSWORD}).status_code == 302
-
-
-@pytest.mark.django_db
-def test_successful_logins_do_not_count(settings):
-    settings.CONCORD_LOGIN_THROTTLE_RATE = "2/min"
-    build_world()
-    for _ in range(4):
-        assert Client().post("/accounts/login/", {"username": "rater", "password": PASSWORD}).status_code == 302
-
-
-@pytest.mark.django_db
-def test_the_token_endpoint_is_throttled(monkeypatch):
-    build_world()
-    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"auth": "3/min"})
-    client = APIClient()
-    codes = [client.post("/api/v1/auth/token/", {"username": "rater", "password": PASSWORD}, format="json")
-             .status_code for _ in range(5)]
-    assert codes == [200, 200, 200, 429, 429]
 
 
 @pytest.mark.django_db

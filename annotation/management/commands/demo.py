@@ -1,6 +1,6 @@
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services.demo import demo_setup
 
@@ -15,6 +15,11 @@ class Command(BaseCommand):
         parser.add_argument("--rater-password", default="concord-demo-rater")
 
     def handle(self, *args, addrport, no_serve, lead_password, rater_password, **options):
+        if not settings.DEBUG:
+            raise CommandError(
+                "demo creates a staff account with a published password: it runs only with "
+                "DJANGO_DEBUG=true (make run sets it), never on a deployment."
+            )
         call_command("migrate", interactive=False, verbosity=0)
         projects = demo_setup(lead_username="lead", lead_password=lead_password, rater_password=rater_password)
         host, _, port = addrport.rpartition(":")

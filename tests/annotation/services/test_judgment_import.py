@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 from django.contrib.auth import authenticate
+from django.test import RequestFactory
 
 from annotation.models import Item, Judgment, Membership
 from annotation.services import ImportRejected, item_import, judgment_import
@@ -42,7 +43,7 @@ def test_judgments_land_with_pseudonymous_raters_that_cannot_log_in(likert):
     assert stored.submitted_at.isoformat() == "2024-03-01T10:00:00+00:00"
     member = Membership.objects.get(project=likert, external_name="worker-42")
     assert member.role == "rater" and not member.user.is_active and not member.user.has_usable_password()
-    assert authenticate(username=member.user.username, password="") is None
+    assert authenticate(RequestFactory().post("/accounts/login/"), username=member.user.username, password="") is None
     assert dict(Item.objects.filter(project=likert).values_list("external_id", "n_judged")) == {"d1": 2, "d2": 1}
 
 
