@@ -4,7 +4,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Criterion, Membership, Project
+from annotation.models import Criterion, Item, Membership, Project
 from annotation.task_types import REGISTRY, TaskTypeError
 from audit.services import audit_record
 
@@ -66,6 +66,24 @@ def criterion_error(message: str, row: int, field: str | None) -> ValidationErro
     that show it beside the field (the message reads the same without them)."""
     # Django formats a message with its params (``%``): a literal % in a criterion's name is doubled.
     return ValidationError(message.replace("%", "%%"), code="criterion", params={"row": row, "field": field})
+
+
+def criterion_names_carry(*, project: Project, renames: dict[str, str]) -> int:
+    """Carries what is keyed by a criterion's name (the gold answers of gold items and their copies, which
+    training feedback reads too) from the old names to the new ones in ``renames``, in the caller's
+    transaction; returns the items rewritten. Everything else refers to a criterion by its id."""
+    renames = {old: new for old, new in renames.items() if old != new}
+    if not renames:
+        return 0
+    items = list(Item.objects.select_for_update().filter(project=project, gold__isnull=False).only("id", "gold"))
+    changed = []
+    for item in items:
+        if isinstance(item.gold, dict) and renames.keys() & item.gold.keys():
+            # One pass over the old keys, so two criteria swapping names swap their gold too.
+            item.gold = {renames.get(name, name): value for name, value in item.gold.items()}
+            changed.append(item)
+    Item.objects.bulk_update(changed, ["gold"], batch_size=1000)
+    return len(changed)
 
 
 def _scale_field(message: str) -> str:
