@@ -4,7 +4,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Criterion, Item, Membership, Project
+from annotation.models import Criterion, Item, Membership, Project, RaterExclusion
 from annotation.task_types import REGISTRY, TaskTypeError
 from audit.services import audit_record
 
@@ -137,7 +137,10 @@ def membership_set(*, project: Project, username: str, role: str, by=None) -> Me
         raise ValidationError({"username": f"no active user named {username!r}"})
     before = Membership.objects.select_for_update().filter(project=project, user=user).values_list(
         "role", flat=True).first()
-    membership, created = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
+    # An excluded rater who left the team comes back paused, as the exclusion left them.
+    excluded = RaterExclusion.objects.filter(project=project, rater=user).exists()
+    membership, created = Membership.objects.update_or_create(
+        project=project, user=user, defaults={"role": role}, create_defaults={"role": role, "is_paused": excluded})
     if created:
         audit_record(actor=by, action="member.add", project=project, target=username, detail={"role": role})
     elif before != role:
