@@ -13,6 +13,7 @@ from annotation.models import (
     Project,
     QcRules,
     RaterAction,
+    RaterExclusion,
 )
 
 
@@ -45,7 +46,7 @@ class CriterionAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "project", "role", "external_name", "is_paused", "is_excluded"]
+    list_display = ["user", "project", "role", "external_name", "is_paused"]
     list_filter = ["role", "is_paused", "project"]
     search_fields = ["user__username", "external_name", "project__name"]
     raw_id_fields = ["user", "project"]
@@ -133,4 +134,21 @@ class RaterActionAdmin(admin.ModelAdmin):
         return False
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(RaterExclusion)
+class RaterExclusionAdmin(admin.ModelAdmin):
+    """Read-only: exclusions are recorded and lifted by the quality-control services (with a logged action)."""
+
+    list_display = ["created_at", "project", "rater"]
+    search_fields = ["rater__username", "project__name"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

@@ -112,8 +112,6 @@ class Membership(models.Model):
         max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
     is_paused = models.BooleanField(default=False)
     training_done = models.PositiveIntegerField(default=0, help_text="Training screens this rater has answered.")
-    is_excluded = models.BooleanField(
-        default=False, help_text="Quality control left this rater's judgments out of agreement, results and exports.")
     left_balance = models.JSONField(
         default=dict, blank=True,
         help_text="Pairwise: per system, times shown left minus times shown right to this rater.")
@@ -430,3 +428,22 @@ class RaterAction(models.Model):
 
     def __str__(self):
         return f"{self.kind} of {self.rater_id} in {self.project_id}"
+
+
+class RaterExclusion(models.Model):
+    """Quality control leaves this rater's judgments out of agreement, results and exports until a lead
+    includes them again. Kept apart from the membership, which removing the rater from the team deletes:
+    adding them back must not bring their judgments back."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rater_exclusions")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qc_exclusions")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["project_id", "rater_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "rater"], name="raterexclusion_one_per_rater_in_project"),
+        ]
+
+    def __str__(self):
+        return f"{self.rater_id} excluded from {self.project_id}"

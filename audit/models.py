@@ -32,6 +32,9 @@ ACTIONS = {
     "external_link.create": "made the external-worker (crowd platform) entry link",
     "external_link.reset": "replaced the external-worker link's token (the old link stops working)",
     "external_link.disable": "turned the external-worker link off",
+    "external_link.configure": "changed the external-worker link's identity caps, platform checks or completion "
+                               "rule (detail: changed; never the signing secret)",
+    "external_link.new_secret": "replaced the external-worker link's signing secret (old signatures stop working)",
     "controls.degraded_create": "added degraded control copies (detail: n, seed, methods)",
     "controls.repeat_create": "added repeat control copies (detail: n, seed)",
     "agreement.settings_update": "changed the agreement alert settings (detail: before and after)",

@@ -13,7 +13,8 @@ class InviteAdmin(admin.ModelAdmin):
 
 @admin.register(ExternalLink)
 class ExternalLinkAdmin(admin.ModelAdmin):
-    list_display = ["project", "created_at", "created_by"]
+    list_display = ["project", "is_enabled", "max_identities", "max_identities_per_address", "prolific_study_id",
+                    "created_at", "created_by"]
     raw_id_fields = ["project", "created_by"]
 
 

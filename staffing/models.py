@@ -46,13 +46,40 @@ class Invite(models.Model):
 
 
 class ExternalLink(models.Model):
-    """The project's entry link for crowd workers (Prolific, MTurk); resetting it changes the token."""
+    """The project's entry link for crowd workers (Prolific, MTurk) with the lead's guards against identity
+    farming and the rule for the completion code; resetting it changes the token, turning it off keeps
+    its settings for the next time it is turned on."""
 
     project = models.OneToOneField("annotation.Project", on_delete=models.CASCADE, related_name="external_link")
     token = models.CharField(max_length=64, unique=True)
+    is_enabled = models.BooleanField(default=True)
+    max_identities = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Worker ids the link may admit in all (new ones are refused after); "
+                                         "empty: no cap.")
+    max_identities_per_address = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Worker ids the link may admit from one client address; empty: no cap.")
+    prolific_study_id = models.CharField(
+        max_length=64, blank=True, help_text="When set, entries must carry Prolific's PROLIFIC_PID, this STUDY_ID "
+                                             "and a SESSION_ID, and a session admits one worker id.")
+    signing_secret = models.CharField(
+        max_length=64, blank=True, help_text="When set, entries must carry sig = HMAC-SHA256(secret, worker id) in "
+                                             "hex, which only a platform holding the secret can make.")
+    min_judged_screens = models.PositiveIntegerField(
+        default=1, help_text="Screens a worker must have judged to be shown the completion code.")
+    max_unjudged_share = models.FloatField(
+        default=0.2, help_text="Share of the screens a worker was offered that they may flag or let lapse and still "
+                               "be shown the completion code.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(max_unjudged_share__gte=0, max_unjudged_share__lte=1),
+                                   name="externallink_unjudged_share_in_unit_interval"),
+            models.CheckConstraint(condition=Q(min_judged_screens__gte=1),
+                                   name="externallink_min_judged_positive"),
+        ]
 
     def __str__(self):
         return f"external link of project {self.project_id}"
@@ -68,12 +95,19 @@ class ExternalWorker(models.Model):
     completion_code = models.CharField(max_length=16, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True, help_text="When the worker first saw their code.")
+    address_key = models.CharField(
+        max_length=64, blank=True, help_text="A keyed hash of the client address of the first entry (the address "
+                                             "itself is not stored), for the per-address cap.")
+    platform_session = models.CharField(max_length=64, blank=True, help_text="Prolific's SESSION_ID of the entry.")
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["project", "worker_id"], name="externalworker_unique_in_project"),
+            models.UniqueConstraint(fields=["project", "platform_session"], condition=~Q(platform_session=""),
+                                    name="externalworker_one_per_platform_session"),
         ]
+        indexes = [models.Index(fields=["project", "address_key"], name="externalworker_address")]
 
     def __str__(self):
         return f"worker {self.worker_id} in project {self.project_id}"

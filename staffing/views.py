@@ -16,13 +16,17 @@ from django.views.decorators.http import require_POST
 from annotation.models import Membership
 from annotation.selectors import project_get_for_lead
 from annotation.services import rater_pause, rater_resume
+from staffing.forms import ExternalLinkForm
 from staffing.models import ExternalLink, Invite
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
 from staffing.services import (
     MAX_ACCOUNTS,
     BulkRejected,
     accounts_bulk_create,
+    entry_signature,
+    external_link_configure,
     external_link_disable,
+    external_link_new_secret,
     external_link_reset,
     invite_create,
     invite_revoke,
@@ -35,10 +39,11 @@ TEAM_ACTIONS = {"pause": rater_pause, "resume": rater_resume}
 
 def _external_urls(request, link) -> dict:
     """The link as a crowd platform takes it: Prolific fills in {{%PROLIFIC_PID%}}; others add worker_id."""
-    if link is None:
+    if link is None or not link.is_enabled:
         return {}
     base = request.build_absolute_uri(reverse("staffing-external-entry", args=[link.project_id, link.token]))
-    return {"prolific": base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}", "other": base + "?worker_id="}
+    return {"prolific": base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
+            "other": base + "?worker_id="}
 
 
 @login_required
@@ -147,19 +152,44 @@ def accounts_page(request, pk):
 
 @login_required
 def external_page(request, pk):
+    """The crowd link: on, reset or off, and the lead's guards on it and its completion rule."""
     project = project_get_for_lead(request.user, pk)
-    action, error = request.POST.get("action"), None
-    if request.method == "POST" and action == "disable":
-        external_link_disable(project=project, by=request.user)
-        messages.success(request, "The external-worker link is off: it admits no one now.")
-        return redirect("staffing-external", pk=project.pk)
-    if request.method == "POST" and action == "reset":
-        external_link_reset(project=project, by=request.user)
-        messages.success(request, "A new external-worker link is ready; any older link stopped working.")
-        return redirect("staffing-external", pk=project.pk)
-    if request.method == "POST":
-        error = f"Unknown action {action!r}: choose reset or disable."
+    action, error, status = request.POST.get("action"), None, 200
     link = ExternalLink.objects.filter(project=project).first()
+    form = ExternalLinkForm.for_link(link) if link is not None else None
+    if request.method == "POST":
+        if action == "disable":
+            external_link_disable(project=project, by=request.user)
+            messages.success(request, "The external-worker link is off: it admits no one now (its settings are kept).")
+            return redirect("staffing-external", pk=project.pk)
+        if action == "reset":
+            external_link_reset(project=project, by=request.user)
+            messages.success(request, "A new external-worker link is ready; any older link stopped working.")
+            return redirect("staffing-external", pk=project.pk)
+        if action == "new-secret":
+            try:
+                external_link_new_secret(project=project, by=request.user)
+            except ValidationError as exc:
+                error, status = " ".join(exc.messages), 400
+            else:
+                messages.success(request, "A new signing secret is set: entries signed with the old one are refused.")
+                return redirect("staffing-external", pk=project.pk)
+        elif action == "settings" and link is not None:
+            form = ExternalLinkForm.for_link(link, request.POST)
+            if form.is_valid():
+                try:
+                    external_link_configure(project=project, by=request.user, **form.settings())
+                except ValidationError as exc:
+                    for field, errors in exc.message_dict.items():
+                        form.add_error(field if field in form.fields else None, errors)
+                else:
+                    messages.success(request, "The link's settings are saved.")
+                    return redirect("staffing-external", pk=project.pk)
+            status = 400
+        else:
+            error, status = f"Unknown action {action!r}: choose reset, disable, settings or new-secret.", 400
     return render(request, "staffing/external.html", {
-        "project": project, "link": link, "external_urls": _external_urls(request, link), "error": error},
-        status=400 if error else 200)
+        "project": project, "link": link, "form": form, "external_urls": _external_urls(request, link),
+        "error": error,
+        "example_signature": entry_signature(link.signing_secret, "WORKER42") if link and link.signing_secret else ""},
+        status=status)

@@ -16,8 +16,9 @@ from annotation.rater_session import AFTER_FINISHED
 from annotation.selectors import rater_progress
 from staffing.middleware import MUST_CHANGE
 from staffing.models import ExternalWorker, Invite
-from staffing.selectors import invite_get_by_token
+from staffing.selectors import completion_standing, invite_get_by_token
 from staffing.services import (
+    EntryRefused,
     ExternalLinkInvalid,
     InviteUnavailable,
     external_worker_complete,
@@ -29,6 +30,12 @@ from staffing.services import (
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 UNAVAILABLE_STATUS = 410
+
+
+def client_address(request) -> str:
+    """The address an entry came from, for the crowd link's per-address cap: the socket's, which a client
+    cannot write (behind a proxy, swap this for the proxy-aware address)."""
+    return request.META.get("REMOTE_ADDR", "")
 
 
 def _unavailable(request, invite: Invite, state: str):
@@ -72,13 +79,19 @@ def invite_open(request, token):
 
 
 def external_entry(request, pk, token):
-    worker_id = request.GET.get("worker_id") or request.GET.get("PROLIFIC_PID") or ""
+    query = request.GET
     try:
-        worker = external_worker_enter(project_id=pk, token=token, worker_id=worker_id)
+        worker = external_worker_enter(
+            project_id=pk, token=token, worker_id=query.get("worker_id", ""),
+            prolific_pid=query.get("PROLIFIC_PID", ""), study_id=query.get("STUDY_ID", ""),
+            session_id=query.get("SESSION_ID", ""), signature=query.get("sig", ""), address=client_address(request))
     except ExternalLinkInvalid as exc:
         raise Http404(str(exc)) from exc
     except ValidationError as exc:
-        return render(request, "staffing/external_refused.html", {"errors": exc.messages}, status=400)
+        return render(request, "staffing/external_refused.html", {"errors": exc.messages, "malformed": True},
+                      status=400)
+    except EntryRefused as exc:
+        return render(request, "staffing/external_refused.html", {"errors": [str(exc)]}, status=403)
     login(request, worker.user, backend=BACKEND)  # a new session when it was someone else's
     request.session[AFTER_FINISHED.format(pk)] = reverse("staffing-done", args=[pk])
     return redirect("rate-next", pk=pk)
@@ -86,16 +99,19 @@ def external_entry(request, pk, token):
 
 @login_required
 def worker_done(request, pk):
-    """The crowd worker's completion code, once nothing is left for them to judge."""
+    """The crowd worker's completion code, once nothing is left for them to judge and they judged enough
+    (the link's rule); a polite page without the code otherwise."""
     worker = ExternalWorker.objects.select_related("project").filter(project_id=pk, user=request.user).first()
     if worker is None or not Membership.objects.filter(project_id=pk, user=request.user).exists():
         raise Http404("No such project.")
     progress = rater_progress(project=worker.project, rater=request.user)
     if progress["assigned"] or progress["remaining"]:
         return redirect("rate-next", pk=pk)
-    worker = external_worker_complete(worker=worker)
+    standing = completion_standing(worker)
+    if standing.earned:
+        worker = external_worker_complete(worker=worker)
     return render(request, "staffing/done.html", {"project": worker.project, "worker": worker,
-                                                  "progress": progress})
+                                                  "progress": progress, "standing": standing})
 
 
 @login_required

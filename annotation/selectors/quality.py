@@ -11,7 +11,7 @@ from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from scipy.stats import binomtest, mannwhitneyu
 
-from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction
+from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction, RaterExclusion
 from annotation.task_types import REGISTRY
 from annotation.task_types.rankme import LOG_DECADES
 
@@ -38,7 +38,7 @@ def rater_action_list(project: Project, *, rater_id: int | None = None) -> Query
 
 def excluded_rater_ids(project: Project) -> list[int]:
     """Raters quality control left out: their judgments count in no agreement, result or export."""
-    return list(Membership.objects.filter(project=project, is_excluded=True).values_list("user_id", flat=True))
+    return list(RaterExclusion.objects.filter(project=project).values_list("rater_id", flat=True))
 
 
 # Judgments on the project's work items: not on gold items (training screens and gold checks) nor on
@@ -429,6 +429,7 @@ def rater_quality_report(project: Project) -> dict:
     overall, bias = position_bias(project)
     degraded = degraded_check(project)
     repeats = repeat_consistency(project)
+    excluded = set(excluded_rater_ids(project))
     last_actions: dict[int, RaterAction] = {}
     for action in rater_action_list(project).filter(rater_id__in=[m.user_id for m in members]):
         last_actions.setdefault(action.rater_id, action)
@@ -437,7 +438,7 @@ def rater_quality_report(project: Project) -> dict:
         acc = accuracy.get(m.user_id)
         raters.append({
             "rater": m.external_name or m.user.username, "username": m.user.username, "user_id": m.user_id,
-            "is_paused": m.is_paused, "is_excluded": m.is_excluded,
+            "is_paused": m.is_paused, "is_excluded": m.user_id in excluded,
             "gold": acc.as_dict() if acc else GoldAccuracy().as_dict(),
             "flags": flags.get(m.user_id, BehaviourFlags()).as_dict(),
             "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,

@@ -19,7 +19,7 @@ from .item_flag import item_flag_create
 from .item_import import item_import
 from .judgment_import import judgment_import
 from .judgment_submit import SubmittedJudgment, judgment_submit
-from .project import membership_set, project_create, user_create, user_save_new
+from .project import criterion_names_carry, membership_set, project_create, user_create, user_save_new
 from .quality import (
     LEAD_ACTIONS,
     qc_rules_apply,
@@ -33,7 +33,7 @@ from .quality import (
 from .token import TokenRefused, token_issue
 
 __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
-           "project_create", "user_create", "user_save_new",
+           "criterion_names_carry", "project_create", "user_create", "user_save_new",
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
            "RaterPaused",
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_leases_release",

@@ -4,7 +4,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Criterion, Membership, Project
+from annotation.models import Criterion, Item, Membership, Project, RaterExclusion
 from annotation.task_types import REGISTRY, TaskTypeError
 from audit.services import audit_record
 
@@ -68,6 +68,24 @@ def criterion_error(message: str, row: int, field: str | None) -> ValidationErro
     return ValidationError(message.replace("%", "%%"), code="criterion", params={"row": row, "field": field})
 
 
+def criterion_names_carry(*, project: Project, renames: dict[str, str]) -> int:
+    """Carries what is keyed by a criterion's name (the gold answers of gold items and their copies, which
+    training feedback reads too) from the old names to the new ones in ``renames``, in the caller's
+    transaction; returns the items rewritten. Everything else refers to a criterion by its id."""
+    renames = {old: new for old, new in renames.items() if old != new}
+    if not renames:
+        return 0
+    items = list(Item.objects.select_for_update().filter(project=project, gold__isnull=False).only("id", "gold"))
+    changed = []
+    for item in items:
+        if isinstance(item.gold, dict) and renames.keys() & item.gold.keys():
+            # One pass over the old keys, so two criteria swapping names swap their gold too.
+            item.gold = {renames.get(name, name): value for name, value in item.gold.items()}
+            changed.append(item)
+    Item.objects.bulk_update(changed, ["gold"], batch_size=1000)
+    return len(changed)
+
+
 def _scale_field(message: str) -> str:
     """The criterion field a task type's scale message is about."""
     for field in ("labels", "scale_min must", "scale_max must"):
@@ -119,7 +137,10 @@ def membership_set(*, project: Project, username: str, role: str, by=None) -> Me
         raise ValidationError({"username": f"no active user named {username!r}"})
     before = Membership.objects.select_for_update().filter(project=project, user=user).values_list(
         "role", flat=True).first()
-    membership, created = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
+    # An excluded rater who left the team comes back paused, as the exclusion left them.
+    excluded = RaterExclusion.objects.filter(project=project, rater=user).exists()
+    membership, created = Membership.objects.update_or_create(
+        project=project, user=user, defaults={"role": role}, create_defaults={"role": role, "is_paused": excluded})
     if created:
         audit_record(actor=by, action="member.add", project=project, target=username, detail={"role": role})
     elif before != role:

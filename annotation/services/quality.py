@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Criterion, Item, Judgment, Membership, Project, QcRules, RaterAction
+from annotation.models import Criterion, Item, Judgment, Membership, Project, QcRules, RaterAction, RaterExclusion
 from annotation.selectors.quality import (
     SPEED_MIN_SCREENS,
     SPEED_WINDOW,
@@ -92,14 +92,22 @@ def _check_reason(by, reason: str) -> None:
 
 @transaction.atomic
 def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: str = "", **logged) -> RaterAction:
-    """Sets the rater's membership ``state`` (is_paused / is_excluded) and logs the action."""
+    """Sets the rater's membership ``state`` (is_paused), records or lifts an exclusion (kind exclude or
+    include), and logs the action."""
     _check_reason(by, reason)
     membership = _membership(project, rater)
-    if kind == RaterAction.Kind.RESUME and membership.is_excluded:
+    excluded = RaterExclusion.objects.filter(project=project, rater=rater)
+    if kind == RaterAction.Kind.RESUME and excluded.exists():
         raise ValidationError({"rater": f"{rater} is excluded; include them again before resuming their work"})
+    if kind == RaterAction.Kind.EXCLUDE:
+        RaterExclusion.objects.get_or_create(project=project, rater=rater,
+                                             defaults={"created_at": logged.get("now") or timezone.now()})
+    elif kind == RaterAction.Kind.INCLUDE:
+        excluded.delete()
     for name, value in state.items():
         setattr(membership, name, value)
-    membership.save(update_fields=list(state))
+    if state:
+        membership.save(update_fields=list(state))
     if by is not None:  # a lead's action; a rule's is in the qc.apply entry or the rater-action log
         audit_record(actor=by, action=f"rater.{kind}", project=project, target=rater.username,
                      detail={"reason": reason})
@@ -117,15 +125,15 @@ def rater_resume(*, project: Project, rater, **how) -> RaterAction:
 
 
 def rater_exclude(*, project: Project, rater, **how) -> RaterAction:
-    """Pauses the rater and leaves all their judgments out of agreement and results; exports keep them,
+    """Pauses the rater and leaves all their judgments out of agreement and results until a lead includes
+    them again, even if they leave the team meanwhile (and paused if they rejoin); exports keep them,
     flagged as an excluded rater's (or leave them out with the export option include_excluded=False)."""
-    return _act(project=project, rater=rater, kind=RaterAction.Kind.EXCLUDE,
-                state={"is_paused": True, "is_excluded": True}, **how)
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.EXCLUDE, state={"is_paused": True}, **how)
 
 
 def rater_include(*, project: Project, rater, **how) -> RaterAction:
     """Counts the rater's judgments again; they stay paused until resumed."""
-    return _act(project=project, rater=rater, kind=RaterAction.Kind.INCLUDE, state={"is_excluded": False}, **how)
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.INCLUDE, state={}, **how)
 
 
 LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include}
@@ -188,28 +196,36 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str |
     if not memberships:
         return []
     found = _findings(project, rules, rater_id, screen)
+    excluded = set()
+    if rules.action == QcRules.Action.EXCLUDE and found:
+        excluded = set(RaterExclusion.objects.filter(project=project, rater_id__in=list(found))
+                       .values_list("rater_id", flat=True))
     warned = set()
     if rules.action == QcRules.Action.WARN and found:
         warned = set(RaterAction.objects.filter(project=project, kind=RaterAction.Kind.WARN, rules=rules,
                                                 rater_id__in=list(found)).values_list("rater_id", "rule"))
     kind = RaterAction.Kind(rules.action)  # a rule's action is logged as its own kind
-    actions, changed = [], []
+    actions, changed, exclusions = [], [], []
     for membership in memberships:
         for rule, evidence in found.get(membership.user_id, []):
             if kind == RaterAction.Kind.WARN:
                 if (membership.user_id, rule) in warned:
                     continue
-            elif membership.is_excluded if kind == RaterAction.Kind.EXCLUDE else membership.is_paused:
+            elif membership.user_id in excluded if kind == RaterAction.Kind.EXCLUDE else membership.is_paused:
                 continue  # in the action's state already
             else:
                 membership.is_paused = True
-                membership.is_excluded |= kind == RaterAction.Kind.EXCLUDE
                 changed.append(membership.pk)
+                if kind == RaterAction.Kind.EXCLUDE:
+                    excluded.add(membership.user_id)
+                    exclusions.append(RaterExclusion(project=project, rater_id=membership.user_id,
+                                                     created_at=now or timezone.now()))
             actions.append(RaterAction(project=project, rater=membership.user, kind=kind, rules=rules, rule=rule,
                                        evidence=evidence, created_at=now or timezone.now()))
     if changed:
-        state = {"is_paused": True} | ({"is_excluded": True} if kind == RaterAction.Kind.EXCLUDE else {})
-        Membership.objects.filter(pk__in=changed).update(**state)
+        Membership.objects.filter(pk__in=changed).update(is_paused=True)
+    if exclusions:
+        RaterExclusion.objects.bulk_create(exclusions)
     return RaterAction.objects.bulk_create(actions) if actions else []
 
 

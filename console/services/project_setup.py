@@ -12,7 +12,12 @@ from django.db import transaction
 
 from annotation.models import Criterion, Project
 from annotation.services.item_import import item_targets_replan
-from annotation.services.project import criteria_normalise, criterion_error, project_settings_check
+from annotation.services.project import (
+    criteria_normalise,
+    criterion_error,
+    criterion_names_carry,
+    project_settings_check,
+)
 from audit.services import audit_record
 from console.selectors import project_has_started
 
@@ -100,14 +105,15 @@ def _check_fixed(changes: dict, specs: list[dict], existing: dict, removed: list
 
 
 def _criteria_apply(project: Project, specs: list[dict], existing: dict, removed: list) -> dict:
-    """Writes the criteria; returns the names added, removed and edited, for the audit log."""
+    """Writes the criteria; returns the names added, removed, edited and renamed (old: new), for the audit
+    log."""
     Criterion.objects.filter(pk__in=[c.pk for c in removed]).delete()
     # Names are unique in a project: park the kept ones on temporary names first, so a swap of two
     # names does not collide halfway.
     parking = uuid.uuid4().hex
     for pk in (s["id"] for s in specs if s.get("id")):
         Criterion.objects.filter(pk=pk).update(name=f"{parking}-{pk}")
-    log = {"added": [], "removed": [c.name for c in removed], "edited": []}
+    log = {"added": [], "removed": [c.name for c in removed], "edited": [], "renamed": {}}
     for position, spec in enumerate(specs):
         old = existing.get(spec.get("id"))
         criterion = old or Criterion(project=project)
@@ -117,8 +123,13 @@ def _criteria_apply(project: Project, specs: list[dict], existing: dict, removed
             log["added"].append(spec["name"])
         elif any(getattr(old, k) != v for k, v in values.items() if k != "position"):
             log["edited"].append(spec["name"])
+        if old is not None and old.name != spec["name"]:
+            log["renamed"][old.name] = spec["name"]
         for field, value in values.items():
             setattr(criterion, field, value)
         criterion.full_clean()
         criterion.save()
+    # Gold is keyed by name: it moves with the rename in this transaction, or every gold check and
+    # training feedback on the criterion would silently stop.
+    criterion_names_carry(project=project, renames=log["renamed"])
     return log

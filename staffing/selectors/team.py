@@ -1,7 +1,7 @@
 """A project's team as its leads see it."""
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 
-from annotation.models import Assignment, Membership, Project
+from annotation.models import Assignment, Membership, Project, RaterExclusion
 from staffing.models import ExternalWorker
 
 
@@ -13,8 +13,9 @@ def team_list_for_project(project: Project) -> list[dict]:
         leased=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))}
     workers = {w.user_id: w for w in ExternalWorker.objects.filter(project=project)}
     rows = []
+    excluded = RaterExclusion.objects.filter(project=project, rater=OuterRef("user"))
     for m in (Membership.objects.filter(project=project, external_name="").select_related("user")
-              .order_by("role", "user__username")):
+              .annotate(is_excluded=Exists(excluded)).order_by("role", "user__username")):
         row = counts.get(m.user_id, {})
         worker = workers.get(m.user_id)
         rows.append({"user_id": m.user_id, "username": m.user.username, "role": m.role, "is_paused": m.is_paused,

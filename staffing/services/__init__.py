@@ -1,8 +1,12 @@
 """Every write path of the staffing app."""
 from .accounts import MAX_ACCOUNTS, BulkRejected, Credential, accounts_bulk_create, password_change_done
 from .external import (
+    EntryRefused,
     ExternalLinkInvalid,
+    entry_signature,
+    external_link_configure,
     external_link_disable,
+    external_link_new_secret,
     external_link_reset,
     external_worker_complete,
     external_worker_enter,
@@ -11,6 +15,7 @@ from .invites import InviteUnavailable, invite_accept, invite_create, invite_rev
 from .team import team_rater_remove
 
 __all__ = ["MAX_ACCOUNTS", "BulkRejected", "Credential", "accounts_bulk_create", "password_change_done",
-           "ExternalLinkInvalid", "external_link_disable", "external_link_reset", "external_worker_complete",
+           "EntryRefused", "ExternalLinkInvalid", "entry_signature", "external_link_configure",
+           "external_link_disable", "external_link_new_secret", "external_link_reset", "external_worker_complete",
            "external_worker_enter", "InviteUnavailable", "invite_accept", "invite_create", "invite_revoke",
            "invite_signup", "team_rater_remove"]

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Membership, Project
+from annotation.models import Membership, Project, RaterExclusion
 from annotation.services import user_save_new
 from audit.services import audit_record
 from staffing.models import Invite
@@ -74,7 +74,10 @@ def _join(invite: Invite, user) -> tuple[Membership, bool]:
     membership = Membership.objects.filter(project=invite.project, user=user).first()
     if membership is not None:
         return membership, False
-    membership = Membership.objects.create(project=invite.project, user=user, role=Membership.Role.RATER)
+    # An excluded rater who left the team comes back paused, as the exclusion left them.
+    excluded = RaterExclusion.objects.filter(project=invite.project, rater=user).exists()
+    membership = Membership.objects.create(project=invite.project, user=user, role=Membership.Role.RATER,
+                                           is_paused=excluded)
     invite.n_used += 1
     invite.save(update_fields=["n_used"])
     return membership, True

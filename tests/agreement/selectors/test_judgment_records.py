@@ -1,8 +1,9 @@
 """Agreement counts the judgments evaluation counts: annotation's ``included_judgments`` decides for both."""
 import pytest
+from django.utils import timezone
 
 from agreement.selectors.judgment_records import judgment_records_for_project
-from annotation.models import Judgment
+from annotation.models import Judgment, RaterExclusion
 from evaluation.selectors import included_judgments
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 
@@ -17,7 +18,8 @@ def test_agreement_leaves_out_what_evaluation_leaves_out():
     degraded = ItemFactory(project=project, degraded_from=work)
     kept, left_out = UserFactory(), UserFactory()
     MembershipFactory(project=project, user=kept)
-    MembershipFactory(project=project, user=left_out, is_excluded=True)
+    MembershipFactory(project=project, user=left_out)
+    RaterExclusion.objects.create(project=project, rater=left_out, created_at=timezone.now())
     counted = JudgmentFactory(item=work, rater=kept, value=4.0)
     JudgmentFactory(item=work, rater=left_out)
     for item in (gold, repeat, degraded):

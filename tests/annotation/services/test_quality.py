@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from agreement.selectors.judgment_records import judgment_records_for_project
-from annotation.models import Assignment, Item, Membership, Project, QcRules, RaterAction
+from annotation.models import Assignment, Item, Membership, Project, QcRules, RaterAction, RaterExclusion
 from annotation.services import (
     RaterPaused,
     assignment_next_for_rater,
@@ -65,19 +65,19 @@ def test_pause_resume_exclude_include_change_the_membership_and_are_logged(proje
     membership = Membership.objects.get(project=project, user=rater)
     rater_pause(project=project, rater=rater, by=lead, reason="off-topic answers")
     membership.refresh_from_db()
-    assert membership.is_paused and not membership.is_excluded
+    assert membership.is_paused and not RaterExclusion.objects.exists()
     with pytest.raises(RaterPaused):
         assignment_next_for_rater(project_id=project.pk, rater=rater)
 
     rater_resume(project=project, rater=rater, by=lead, reason="talked to them")
     rater_exclude(project=project, rater=rater, by=lead, reason="spammer")
     membership.refresh_from_db()
-    assert membership.is_paused and membership.is_excluded
+    assert membership.is_paused and RaterExclusion.objects.filter(project=project, rater=rater).exists()
     with pytest.raises(ValidationError, match="include them again"):
         rater_resume(project=project, rater=rater, by=lead, reason="oops")
     rater_include(project=project, rater=rater, by=lead, reason="appeal upheld")
     membership.refresh_from_db()
-    assert membership.is_paused and not membership.is_excluded
+    assert membership.is_paused and not RaterExclusion.objects.exists()
 
     log = list(RaterAction.objects.filter(project=project).order_by("id").values_list("kind", "by", "reason"))
     assert log == [("pause", lead.pk, "off-topic answers"), ("resume", lead.pk, "talked to them"),

@@ -4,7 +4,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Membership, RaterAction
+from annotation.models import Membership, RaterAction, RaterExclusion
 from annotation.services import degraded_controls_create, qc_rules_update, rater_pause
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory
 from tests.annotation.rating import add_raters
@@ -35,7 +35,7 @@ def test_the_form_pauses_and_excludes_with_a_reason(client, lead, project, rater
                            {"rater": rater.pk, "action": "exclude", "reason": "random answers"}, follow=True)
     assert b"rater: exclude logged." in response.content
     membership = Membership.objects.get(user=rater, project=project)
-    assert membership.is_excluded and membership.is_paused
+    assert membership.is_paused and RaterExclusion.objects.filter(project=project, rater=rater).exists()
     assert RaterAction.objects.get().reason == "random answers"
 
 

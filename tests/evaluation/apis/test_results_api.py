@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from django.utils import timezone
 
-from annotation.models import Membership
+from annotation.models import Membership, RaterExclusion
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for
 from tests.evaluation.factories import pairwise_study, rated_study
@@ -52,7 +53,7 @@ def test_gold_items_are_left_out_and_counted(project, lead_client):
 
 def test_excluded_raters_are_left_out_in_one_place(project, lead_client):
     raters, _ = rated_study(project, n_items=4, n_raters=3)
-    Membership.objects.filter(project=project, user=raters[0]).update(is_excluded=True)
+    RaterExclusion.objects.create(project=project, rater=raters[0], created_at=timezone.now())
     body = lead_client.get(url(project)).json()
     assert body["excluded"]["excluded_raters"] == 4 * 2 * 2 and body["excluded"]["n_excluded_raters"] == 1
     assert body["criteria"][0]["n_raters"] == 2

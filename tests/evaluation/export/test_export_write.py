@@ -7,8 +7,9 @@ from collections import Counter
 
 import pyarrow.parquet as pq
 import pytest
+from django.utils import timezone
 
-from annotation.models import Judgment, Membership
+from annotation.models import Judgment, RaterExclusion
 from evaluation.services import ExportOptions, ExportOptionsError, export_write
 from tests.evaluation.export.studies import jsonl, likert_study, pairwise_study, rankme_study, read_zip
 
@@ -125,7 +126,7 @@ def test_split_by_subgroup_writes_one_file_per_subgroup_and_hugging_face_configs
 
 def test_excluded_raters_are_marked_or_left_out_as_asked(study, tmp_path):
     excluded = Judgment.objects.filter(project=study, source="import").order_by("id").first().rater_id
-    assert Membership.objects.filter(project=study, user_id=excluded).update(is_excluded=True) == 1
+    RaterExclusion.objects.create(project=study, rater_id=excluded, created_at=timezone.now())
 
     marked = jsonl(export(study, tmp_path, formats=("jsonl",))["data/judgments.jsonl"])
     assert {j["rater"] for j in marked if j["excluded"]} == {"rater-001"}

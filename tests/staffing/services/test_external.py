@@ -114,3 +114,36 @@ def test_one_worker_entering_from_many_tabs_at_once_gets_one_account():
     assert not errors and len(codes) == 8 and len(set(codes)) == 1
     assert ExternalWorker.objects.count() == 1
     assert Membership.objects.filter(project=project, role=Membership.Role.RATER).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cap_admits_exactly_its_number_of_workers_entering_at_once():
+    if connection.vendor != "postgresql":
+        pytest.skip("the race needs real concurrent connections")
+    from staffing.services import EntryRefused, external_link_configure
+    from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+    project = ProjectFactory(name="rush")
+    lead = UserFactory(username="rush-lead")
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    link = external_link_reset(project=project, by=lead)
+    external_link_configure(project=project, by=lead, max_identities=3)
+    barrier, admitted, refused, errors = threading.Barrier(8), [], [], []
+
+    def enter(i):
+        try:
+            barrier.wait()
+            admitted.append(external_worker_enter(project_id=project.pk, token=link.token, worker_id=f"RUSH{i}"))
+        except EntryRefused:
+            refused.append(i)
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=enter, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors and len(admitted) == 3 and len(refused) == 5
+    assert ExternalWorker.objects.filter(project=project).count() == 3

@@ -106,4 +106,5 @@ def test_the_lead_turns_the_link_on_resets_and_off(project, lead):
     assert client.post(url, {"action": "reset"}).status_code == 302
     assert ExternalLink.objects.get(project=project).token != token
     assert client.post(url, {"action": "disable"}).status_code == 302
-    assert not ExternalLink.objects.filter(project=project).exists()
+    assert not ExternalLink.objects.get(project=project).is_enabled
+    assert "The link is off" in client.get(url).content.decode()

@@ -117,7 +117,7 @@ def test_the_api_gives_a_one_time_password_no_token_until_it_is_changed(project,
 
 @pytest.mark.django_db
 def test_the_token_endpoint_itself_refuses_a_one_time_password(project, lead, settings):
-    """Not the page middleware: the refusal holds with it gone (it guards pages only)."""
+    """Not the middleware: the refusal holds with it gone (it guards sessions only)."""
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if not m.startswith("staffing.")]
     upload = SimpleUploadedFile("raters.csv", b"username\nerin\n", "text/csv")
     row = next(csv.DictReader(io.StringIO(

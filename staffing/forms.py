@@ -1,0 +1,59 @@
+"""The crowd-link page's settings form: it parses the input for the page; external_link_configure applies it."""
+
+from django import forms
+
+
+class ExternalLinkForm(forms.Form):
+    max_identities = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Most worker ids in all",
+        help_text="New worker ids are refused once the link has admitted this many. Empty: no cap.",
+    )
+    max_identities_per_address = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Most worker ids per client address",
+        help_text="Counted by a keyed hash of the address; the address itself is not stored. Empty: no cap.",
+    )
+    prolific_study_id = forms.CharField(
+        required=False,
+        max_length=64,
+        label="Prolific study id",
+        help_text="When set, entries need Prolific's PROLIFIC_PID, this STUDY_ID and a SESSION_ID, and each "
+        "Prolific session admits one worker id.",
+    )
+    signed = forms.BooleanField(
+        required=False,
+        label="Require a signed entry",
+        help_text="For platforms (or your own survey page) that can sign the link: each entry must carry sig, the "
+        "HMAC-SHA256 of the worker id under the secret shown below, in hex.",
+    )
+    min_judged_screens = forms.IntegerField(min_value=1, label="Judged screens needed for the completion code")
+    max_unjudged_percent = forms.FloatField(
+        min_value=0,
+        max_value=100,
+        label="Screens a worker may flag or leave (%)",
+        help_text="Of the screens they were shown; above this share, no completion code.",
+    )
+
+    @classmethod
+    def for_link(cls, link, data=None):
+        initial = {
+            name: getattr(link, name)
+            for name in ("max_identities", "max_identities_per_address", "prolific_study_id", "min_judged_screens")
+        }
+        initial["signed"] = bool(link.signing_secret)
+        initial["max_unjudged_percent"] = round(link.max_unjudged_share * 100, 4)
+        return cls(data, initial=initial)
+
+    def settings(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "max_identities": data["max_identities"],
+            "max_identities_per_address": data["max_identities_per_address"],
+            "prolific_study_id": data["prolific_study_id"].strip(),
+            "signed": data["signed"],
+            "min_judged_screens": data["min_judged_screens"],
+            "max_unjudged_share": data["max_unjudged_percent"] / 100,
+        }
