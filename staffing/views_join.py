@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from annotation.client_address import client_address
 from annotation.models import Membership
 from annotation.rater_session import AFTER_FINISHED
 from annotation.selectors import rater_progress
@@ -30,12 +31,6 @@ from staffing.services import (
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 UNAVAILABLE_STATUS = 410
-
-
-def client_address(request) -> str:
-    """The address an entry came from, for the crowd link's per-address cap: the socket's, which a client
-    cannot write (behind a proxy, swap this for the proxy-aware address)."""
-    return request.META.get("REMOTE_ADDR", "")
 
 
 def _unavailable(request, invite: Invite, state: str):
