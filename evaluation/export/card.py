@@ -67,14 +67,14 @@ class Markdown(str):
     """The card's own Markdown, placed as it is (``cell`` escapes everything else)."""
 
 
-def text(value) -> str:
+def user_text(value) -> str:
     """User text for the card's Markdown: no HTML (``<``, ``>``, ``&`` escaped) and on one line."""
     return " ".join(html.escape(str(value), quote=False).splitlines())
 
 
 def cell(value) -> str:
     """Text made safe for a Markdown table cell."""
-    value = value if isinstance(value, Markdown) else text(value)
+    value = value if isinstance(value, Markdown) else user_text(value)
     return value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip() or "–"
 
 
@@ -126,14 +126,14 @@ def front_matter(facts: dict) -> dict:
 def _summary(facts: dict) -> list[str]:
     p, c = facts["project"], facts["counts"]
     kind, _ = TASK_TYPES[p["task_type"]]
-    criteria = ", ".join(text(x["name"]) for x in facts["criteria"])
+    criteria = ", ".join(user_text(x["name"]) for x in facts["criteria"])
     period = (
         f", submitted between {c['first_submitted']} and {c['last_submitted']}"
         if c["first_submitted"]
         else ""
     )
     return [
-        f"# {text(p['name'])}",
+        f"# {user_text(p['name'])}",
         "",
         f"Human evaluation of generated text by {kind}: {num(c['n_judgments'])} individual judgments from "
         f"{num(c['n_raters'])} raters on {num(c['n_items'])} items ({num(c['n_outputs'])} outputs of "
@@ -226,7 +226,7 @@ def _task(facts: dict) -> list[str]:
                 f"log(score / {modulus:g}) and system scores use per-rater log normalisation.", ""]
     out += ["### Instructions given to raters", ""]
     if p["instructions"].strip():
-        out += ["> " + text(line) if line.strip() else ">" for line in p["instructions"].strip().splitlines()]
+        out += ["> " + user_text(line) if line.strip() else ">" for line in p["instructions"].strip().splitlines()]
     else:
         out += ["No instructions were recorded for this project."]
     out += ["", "### Criteria", ""]
@@ -460,7 +460,7 @@ def _agreement(facts: dict) -> list[str]:
             label = labels.get(entry["statistic"], entry["statistic"])
             if len(pairs) <= 45:
                 out += [
-                    f"{text(criterion)} ({label}):",
+                    f"{user_text(criterion)} ({label}):",
                     "",
                     table(
                         ["rater", "rater", label], [[p["rater_a"], p["rater_b"], estimate(p)] for p in pairs]
@@ -471,7 +471,7 @@ def _agreement(facts: dict) -> list[str]:
                 values = sorted(p["value"] for p in pairs if p["value"] is not None)
                 middle = values[len(values) // 2] if values else None
                 out += [
-                    f"{text(criterion)} ({label}): {len(pairs)} rater pairs; median {num(middle)}, range "
+                    f"{user_text(criterion)} ({label}): {len(pairs)} rater pairs; median {num(middle)}, range "
                     f"{num(values[0] if values else None)} to {num(values[-1] if values else None)} "
                     "(every pair in `card.json`).",
                     "",
@@ -507,7 +507,7 @@ def _distributions(facts: dict) -> list[str]:
     for name, counts in facts["label_distributions"].items():
         total = sum(counts.values())
         rows = [[label, num(n), f"{100 * n / total:.1f}%" if total else "–"] for label, n in counts.items()]
-        out += [f"### {text(name)}", "", table(["value", "judgments", "share"], rows), ""]
+        out += [f"### {user_text(name)}", "", table(["value", "judgments", "share"], rows), ""]
     return out
 
 
@@ -522,7 +522,7 @@ def _systems(facts: dict) -> list[str]:
         ]
         for name, rows in facts["systems"].items():
             out += [
-                f"### {text(name)}",
+                f"### {user_text(name)}",
                 "",
                 table(
                     ["system", "n", "wins", "ties", "losses", "win rate"],
@@ -548,7 +548,7 @@ def _systems(facts: dict) -> list[str]:
         ]
         for name, rows in facts["systems"].items():
             out += [
-                f"### {text(name)}",
+                f"### {user_text(name)}",
                 "",
                 table(
                     ["system", "judgments", "mean"],
@@ -566,7 +566,9 @@ def _limitations(facts: dict) -> list[str]:
     empty = [x for x in a["limitations"] if x["status"] != "ok"]
     if small:
         names = "; ".join(
-            text(x["criterion"]) + (f" in {text(x['subgroup'])}" if x["subgroup"] else "") + f" (n = {x['n_units']})"
+            user_text(x["criterion"])
+            + (f" in {user_text(x['subgroup'])}" if x["subgroup"] else "")
+            + f" (n = {x['n_units']})"
             for x in small
         )
         out.append(
@@ -575,14 +577,14 @@ def _limitations(facts: dict) -> list[str]:
         )
     if empty:
         names = "; ".join(
-            text(x["criterion"])
-            + (f" in {text(x['subgroup'])}" if x["subgroup"] else "")
-            + f" ({text(x['reason'] or 'no data')})"
+            user_text(x["criterion"])
+            + (f" in {user_text(x['subgroup'])}" if x["subgroup"] else "")
+            + f" ({user_text(x['reason'] or 'no data')})"
             for x in empty
         )
         out.append(f"- {len(empty)} scope{'s' if len(empty) != 1 else ''} have no agreement figure: {names}.")
     if a["off_scale"]:
-        names = "; ".join(f"{text(criterion)} ({off['n']}: values {text(', '.join(off['values']))})"
+        names = "; ".join(f"{user_text(criterion)} ({off['n']}: values {user_text(', '.join(off['values']))})"
                           for criterion, off in a["off_scale"].items())
         out.append(f"- Stored judgments off their label's scale are in the files but left out of every agreement "
                    f"figure: {names}.")

@@ -11,7 +11,7 @@ import yaml
 
 from agreement.services import snapshot_compute_for_project
 from annotation.services import item_import, judgment_import, project_create
-from evaluation.export.card import cell, text
+from evaluation.export.card import cell, user_text
 from evaluation.services import ExportOptions, export_write
 from tests.evaluation.export.studies import lines, read_zip
 
@@ -85,4 +85,4 @@ def test_the_cards_own_markdown_and_the_front_matter_are_kept(card):
 
 def test_table_cells_escape_user_html_but_not_the_cards_markdown():
     assert cell("a < b & c | d") == "a &lt; b &amp; c \\| d"
-    assert text("two\nlines <x>") == "two lines &lt;x&gt;"
+    assert user_text("two\nlines <x>") == "two lines &lt;x&gt;"

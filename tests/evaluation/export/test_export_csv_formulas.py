@@ -6,6 +6,7 @@ import io
 
 import pyarrow.parquet as pq
 import pytest
+from django.core.management import call_command
 
 from annotation.services import item_import, judgment_import, project_create
 from evaluation.export.writers import Column, TableSpec, TableWriter
@@ -144,3 +145,14 @@ def test_the_export_page_offers_raw_csv_text_unticked(client, hostile_study, lea
         client.post(f"/projects/{hostile_study.id}/export/", {"formats": ["csv"], "split": "all"})
         client.post(f"/projects/{hostile_study.id}/export/", {"formats": ["csv"], "split": "all", "csv_raw_text": "on"})
     assert [e.options["csv_raw_text"] for e in Export.objects.order_by("id")] == [False, True]
+
+
+@pytest.mark.django_db
+def test_the_export_command_neutralises_unless_told_to_keep_raw_text(hostile_study, tmp_path):
+    inputs = []
+    for flags in ([], ["--csv-raw-text"]):
+        path = tmp_path / f"export{len(flags)}.zip"
+        call_command("export_project", str(hostile_study.id), "--output", str(path), "--format", "csv",
+                     "--no-progress", *flags, stdout=io.StringIO())  # fmt: skip
+        inputs.append(csv_rows(read_zip(path)["data/items.csv"])[0]["input"])
+    assert inputs == ["'=cmd|' /C calc'!A0", "=cmd|' /C calc'!A0"]
