@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from agreement.stats import percent_agreement, specific_agreement, unanimous_agreement
+from agreement.stats import (
+    percent_agreement,
+    specific_agreement,
+    specific_agreement_from_counts,
+    unanimous_agreement,
+)
 from tests.agreement.stats.published_data import CONT3X3_ABSTRACTORS, KRIPPENDORFF_2011, table_to_raters
 from tests.agreement.stats.strategies import reliability_matrices
 
@@ -49,3 +54,17 @@ def test_specific_agreement_many_raters():
     # one unit rated (1, 1, 2): each "1" has 1 agreeing partner of 2 -> 2 * (1/2) / 2 ratings
     res = specific_agreement([[1], [1], [2]])
     assert res == {1.0: 0.5, 2.0: 0.0}
+
+
+def test_specific_agreement_is_uebersax_estimator_when_raters_per_unit_differ():
+    # issue 24, point 2: Uebersax (1982) p_s(k) = sum_j n_jk (n_jk - 1) / sum_j n_jk (n_j - 1).
+    # Unit 1 rated (1, 1, 2), unit 2 rated (1, 1): category 1 -> (2 + 2) / (2 * 2 + 2 * 1) = 2/3
+    # (averaging per rating instead gave 0.75); category 2 -> 0 / (1 * 2) = 0
+    res = specific_agreement([[1, 1], [1, 1], [2, np.nan]])
+    assert res[1.0] == pytest.approx(2 / 3)
+    assert res[2.0] == 0.0
+
+
+def test_specific_agreement_from_counts_is_the_same_estimator():
+    res = specific_agreement_from_counts([[2, 1], [2, 0]], [1, 2])
+    assert res == pytest.approx({1.0: 2 / 3, 2.0: 0.0})
