@@ -92,8 +92,9 @@ class ResultsApi(EvaluationApi):
         seed = serializers.IntegerField(min_value=0, default=0, help_text="Fixes every random draw.")
         test = serializers.ChoiceField(
             choices=TESTS,
-            default="bootstrap",
-            help_text="Paired bootstrap or approximate randomisation over items.",
+            default="auto",
+            help_text="Paired bootstrap or approximate randomisation over items; auto: randomisation below 100 "
+            "items (exact when 2^n is small), where the bootstrap test rejects too often, else bootstrap.",
         )
         alpha = serializers.FloatField(
             min_value=0.0001,

@@ -38,7 +38,7 @@ class ResultOptions:
     confidence: float = 0.95
     n_resamples: int = 1000
     seed: int = 0
-    test: str = "bootstrap"
+    test: str = "auto"
     # Significance needs more resamples than intervals: with m pairs Holm multiplies the smallest
     # p-value, at best 1 / (B + 1), by m, so B must be well above m / alpha.
     test_resamples: int = 10_000
