@@ -167,3 +167,12 @@ def test_a_project_whose_every_judgment_is_off_the_scale_says_so(client, lead):
     html = client.get(f"/projects/{project.id}/agreement/").content.decode()
     assert "No label has a coefficient yet." in html and "None" not in html
     assert "6 stored judgments" in html
+
+
+def test_the_ac2_column_says_its_weights_are_on_category_positions(client, lead):
+    # issue 24, point 7: AC2's weight basis is named where its value is shown
+    project = _project_with(3, 10, 2)
+    project.memberships.create(user=lead, role="lead")
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/agreement/").content.decode()
+    assert "Gwet&#x27;s AC2 (quadratic weights on category positions)" in html
