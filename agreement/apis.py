@@ -51,6 +51,9 @@ class AgreementListApi(APIView):
         value = serializers.FloatField(allow_null=True)
         ci_low = serializers.FloatField(allow_null=True)
         ci_high = serializers.FloatField(allow_null=True)
+        ci_method = serializers.CharField(
+            help_text="What produced the interval: bca or percentile (bootstrap over units), analytic (the "
+            "coefficient's standard error); empty without an interval.")
         n_units = serializers.IntegerField()
         n_raters = serializers.IntegerField()
         n_pairable = serializers.IntegerField()

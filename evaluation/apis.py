@@ -42,7 +42,7 @@ from evaluation.services.export import SPLITS, export_path
 from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
-from evaluation.stats.system_scores import NORMALISATIONS
+from evaluation.stats.system_scores import INTERVAL_METHODS, NORMALISATIONS
 
 
 def interval_field(**kwargs):
@@ -114,6 +114,13 @@ class ResultsApi(EvaluationApi):
             choices=["none", "majority"],
             default="none",
             help_text="Pairwise: every judgment, or one majority vote per item.",
+        )
+        interval = serializers.ChoiceField(
+            choices=INTERVAL_METHODS,
+            default="bca",
+            help_text="Bootstrap interval of the system means: bias-corrected and accelerated (closer to "
+            "its level on few items, see BENCHMARKS.md) or percentile. Medians, ranks and strengths "
+            "always get percentile intervals.",
         )
 
     class OutputSerializer(serializers.Serializer):

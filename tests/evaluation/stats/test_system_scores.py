@@ -123,3 +123,35 @@ def test_input_validation(call, message):
         call()
     if "missing" in message:
         assert info.type is InsufficientDataError
+
+
+# issue 24, point 6: BCa intervals of the system means
+def test_bca_mean_interval_equals_scipy_bootstrap_bca():
+    x = np.random.default_rng(1).exponential(size=25)
+    scores = system_scores(x, systems=["a"] * 25, units=range(25), n_resamples=999, rng=np.random.default_rng(4))
+    theirs = stats.bootstrap((x,), np.mean, method="BCa", n_resamples=999, rng=np.random.default_rng(4))
+    assert scores[0].mean_ci == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+    plain = system_scores(
+        x, systems=["a"] * 25, units=range(25), n_resamples=999, rng=np.random.default_rng(4), method="percentile"
+    )
+    theirs = stats.bootstrap((x,), np.mean, method="percentile", n_resamples=999, rng=np.random.default_rng(4))
+    assert plain[0].mean_ci == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+
+
+def test_bca_jackknife_leaves_out_whole_units():
+    # two ratings per unit: the cluster jackknife drops both, as scipy's does on per-unit (sum, count)
+    rng = np.random.default_rng(2)
+    values = rng.exponential(size=40)
+    units = np.repeat(np.arange(20), 2)
+    scores = system_scores(values, systems=["a"] * 40, units=units, n_resamples=499, rng=np.random.default_rng(3))
+    per_unit = values.reshape(20, 2).sum(axis=1)
+    theirs = stats.bootstrap(
+        (per_unit, np.full(20, 2.0)), lambda s, c: s.sum() / c.sum(), paired=True, vectorized=False,
+        method="BCa", n_resamples=499, rng=np.random.default_rng(3),
+    )
+    assert scores[0].mean_ci == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+
+
+def test_interval_method_is_checked():
+    with pytest.raises(ValueError, match="method must be one of 'bca', 'percentile'; got 'normal'"):
+        system_scores([1.0, 2.0], systems=["a", "a"], units=[0, 1], n_resamples=0, method="normal")
