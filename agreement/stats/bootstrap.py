@@ -1,5 +1,7 @@
 """Bootstrap confidence intervals by resampling units, with a seeded numpy Generator."""
 
+import warnings
+
 import numpy as np
 from scipy import special
 
@@ -134,7 +136,8 @@ def bca_interval(replicates, value, jackknife, *, confidence_level=0.95):
     Notes
     -----
     With :math:`\Phi` the normal distribution function, :math:`z_q = \Phi^{-1}(q)`, the bias
-    correction from the share of replicates below the estimate (ties count half, as in scipy)
+    correction from the share of replicates below the estimate (ties, equal to round-off,
+    count half, as in scipy)
     and the acceleration from the jackknife values :math:`\hat\theta_{(i)}` with mean
     :math:`\hat\theta_{(\cdot)}` [1]_ (§14.3):
 
@@ -180,8 +183,12 @@ def bca_interval(replicates, value, jackknife, *, confidence_level=0.95):
     value = np.broadcast_to(np.asarray(value, dtype=np.float64), reps.shape[1:])
     valid = ~np.isnan(reps)
     n_valid = valid.sum(axis=0)
-    below = ((reps < value) & valid).sum(axis=0) + ((reps == value) & valid).sum(axis=0) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # a replicate within round-off of the estimate is a tie: on few units many replicates repeat the
+    # data's value, and which side of it they fall must not hang on the last bit of a sum
+    tie = np.abs(reps - value) <= 1e-12 * np.maximum(1.0, np.abs(value))
+    below = ((reps < value) & ~tie & valid).sum(axis=0) + (tie & valid).sum(axis=0) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # every jackknife value undefined: no acceleration
         share = np.clip(below / n_valid, 0.5 / n_valid, 1.0 - 0.5 / n_valid)
         z0 = special.ndtri(share)
         dev = np.nanmean(jack, axis=0) - jack
@@ -307,9 +314,12 @@ def bootstrap_alpha(
         per_unit = _interval_per_unit(local, values, m)
         jackknife = _interval_alpha(per_unit.sum(axis=0) - per_unit) if method == "bca" else None
     elif distinct.size <= _kripp._DENSE_MAX_VALUES:
-        counts = np.bincount(local * distinct.size + codes, minlength=m.size * distinct.size)
-        counts = counts.reshape(m.size, distinct.size).astype(np.float64)
-        jackknife = _dense_jackknife(counts, distinct, level_of_measurement) if method == "bca" else None
+        jackknife = terms_by_kind = None
+        if method == "bca" or max_blocks is not None:
+            counts = np.bincount(local * distinct.size + codes, minlength=m.size * distinct.size)
+            terms_by_kind = _coincidence_terms(counts.reshape(m.size, distinct.size).astype(np.float64))
+        if method == "bca":
+            jackknife = _dense_jackknife(terms_by_kind, distinct, level_of_measurement)
     if max_blocks is not None:
         if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)) or max_blocks < 20:
             raise ValueError(f"max_blocks must be an integer of at least 20, e.g. 200; got {max_blocks!r}")
@@ -318,7 +328,7 @@ def bootstrap_alpha(
             if interval:
                 replicates = _interval_block_replicates(per_unit, block, drawn)
             else:
-                replicates = _dense_block_replicates(counts, distinct, level_of_measurement, block, drawn)
+                replicates = _dense_block_replicates(terms_by_kind, distinct, level_of_measurement, block, drawn)
             failed = int(np.isnan(replicates).sum())
             return _summarise("krippendorff_alpha", original, replicates, failed, level, jackknife)
     if interval:
@@ -366,8 +376,9 @@ def bootstrap_alpha_from_counts(counts, values, *, value, level_of_measurement, 
     counts = np.asarray(counts, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     block, drawn = _block_draws(as_generator(rng), counts.shape[0], int(max_blocks), n_resamples)
-    replicates = _dense_block_replicates(counts, values, level_of_measurement, block, drawn)
-    jackknife = _dense_jackknife(counts, values, level_of_measurement) if method == "bca" else None
+    terms_by_kind = _coincidence_terms(counts)
+    replicates = _dense_block_replicates(terms_by_kind, values, level_of_measurement, block, drawn)
+    jackknife = _dense_jackknife(terms_by_kind, values, level_of_measurement) if method == "bca" else None
     return _summarise("krippendorff_alpha", value, replicates, int(np.isnan(replicates).sum()), level, jackknife)
 
 
@@ -470,21 +481,21 @@ def _alpha_of_coincidences(o: np.ndarray, values: np.ndarray, level: str) -> np.
         return np.where(de > 0, 1.0 - (n - 1.0) * observed / np.where(de > 0, de, 1.0), np.nan)
 
 
-def _dense_block_replicates(counts, values, level, block, drawn) -> np.ndarray:
+def _dense_block_replicates(terms_by_kind, values, level, block, drawn) -> np.ndarray:
     """Alpha of every replicate at once from block sums of the per-unit coincidence terms
-    (``counts`` (n_units, n_codes): each pairable unit's ratings per value)."""
+    (``terms_by_kind`` as :func:`_coincidence_terms` gives them)."""
     n_codes, n_blocks = values.size, drawn.shape[1]
-    kind, n_kinds, terms = _coincidence_terms(counts)
+    kind, n_kinds, terms = terms_by_kind
     per_block = np.bincount(block * n_kinds + kind, minlength=n_blocks * n_kinds).reshape(n_blocks, -1)
     o = (drawn.astype(np.float64) @ (per_block @ terms)).reshape(-1, n_codes, n_codes)
     return _alpha_of_coincidences(o, values, level)
 
 
-def _dense_jackknife(counts, values, level) -> np.ndarray:
-    """Alpha with each pairable unit left out, from the per-unit value counts: the total
-    coincidences minus the unit's terms, computed once per kind of unit."""
+def _dense_jackknife(terms_by_kind, values, level) -> np.ndarray:
+    """Alpha with each pairable unit left out: the total coincidences minus the unit's terms,
+    computed once per kind of unit (``terms_by_kind`` as :func:`_coincidence_terms` gives them)."""
     n_codes = values.size
-    kind, n_kinds, terms = _coincidence_terms(counts)
+    kind, n_kinds, terms = terms_by_kind
     total = np.bincount(kind, minlength=n_kinds).astype(np.float64) @ terms
     return _alpha_of_coincidences((total - terms).reshape(-1, n_codes, n_codes), values, level)[kind]
 

@@ -86,7 +86,8 @@ class IccResult(AgreementResult):
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapResult:
-    """A percentile bootstrap interval from resampling units.
+    """A bootstrap interval from resampling units; ``method`` says which: ``"bca"`` (bias-corrected
+    and accelerated) or ``"percentile"``.
 
     Attributes
     ----------

@@ -77,7 +77,8 @@ def bca_interval(samples: np.ndarray, value: np.ndarray, jackknife: np.ndarray, 
     the estimates ``value`` (m,) and the leave-one-unit-out ``jackknife`` (n_units, m); NaN
     resamples and jackknife values are left out, NaN limits where a column has no resample.
 
-    :math:`\hat z_0 = \Phi^{-1}(\text{share of resamples below the estimate, ties half})`,
+    :math:`\hat z_0 = \Phi^{-1}(\text{share of resamples below the estimate, ties half})` (a
+    tie: equal up to round-off),
     :math:`\hat a = \sum d_i^3 / (6 (\sum d_i^2)^{3/2})` with :math:`d_i` the jackknife values'
     deviations from their mean, and the limits are the quantiles
     :math:`\Phi(\hat z_0 + (\hat z_0 + z_q)/(1 - \hat a(\hat z_0 + z_q)))` for
@@ -87,7 +88,9 @@ def bca_interval(samples: np.ndarray, value: np.ndarray, jackknife: np.ndarray, 
     samples = np.asarray(samples, dtype=float)
     valid = ~np.isnan(samples)
     n_valid = valid.sum(axis=0)
-    below = ((samples < value) & valid).sum(axis=0) + ((samples == value) & valid).sum(axis=0) / 2.0
+    # within round-off of the estimate is a tie (many resamples repeat it on few units)
+    tie = np.abs(samples - value) <= 1e-12 * np.maximum(1.0, np.abs(value))
+    below = ((samples < value) & ~tie & valid).sum(axis=0) + (tie & valid).sum(axis=0) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN jackknife columns: no acceleration
         # replicates all on one side give the outermost one, not an undefined limit
