@@ -68,3 +68,26 @@ def test_specific_agreement_is_uebersax_estimator_when_raters_per_unit_differ():
 def test_specific_agreement_from_counts_is_the_same_estimator():
     res = specific_agreement_from_counts([[2, 1], [2, 0]], [1, 2])
     assert res == pytest.approx({1.0: 2 / 3, 2.0: 0.0})
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=reliability_matrices(min_raters=2, max_raters=8, kind="likert"))
+def test_specific_agreement_equals_counting_ordered_pairs_of_ratings(data):
+    # Uebersax's estimator spelled out on random data with missing ratings: over every unit, the
+    # ordered pairs of two different raters' ratings that start with k, and how many of them agree
+    agreeing, starting = {}, {}
+    for column in data.T:
+        ratings = column[~np.isnan(column)].tolist()
+        for i, x in enumerate(ratings):
+            for j, y in enumerate(ratings):
+                if i != j:
+                    starting[x] = starting.get(x, 0) + 1
+                    agreeing[x] = agreeing.get(x, 0) + (x == y)
+    if not starting:
+        return
+    res = specific_agreement(data)
+    for k, value in res.items():
+        if k in starting:
+            assert value == pytest.approx(agreeing[k] / starting[k], abs=1e-12)
+        else:
+            assert value is None
