@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agreement', '0003_snapshot_detail'),
+        ("agreement", "0003_snapshot_detail"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='agreementsnapshot',
-            name='ci_method',
-            field=models.CharField(blank=True, default='', help_text="What produced the interval: bca or percentile (bootstrap over units), analytic (the coefficient's standard error); empty without one.", max_length=16),
+            model_name="agreementsnapshot",
+            name="ci_method",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="What produced the interval: bca or percentile (bootstrap over units), analytic (the coefficient's standard error); empty without one.",
+                max_length=16,
+            ),
         ),
     ]

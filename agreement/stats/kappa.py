@@ -488,8 +488,10 @@ def constant_rater_reason(table: np.ndarray) -> str | None:
     would read as certainty."""
     for rater, margin in (("A", table.sum(axis=1)), ("B", table.sum(axis=0))):
         if np.count_nonzero(margin) == 1:
-            return (f"rater {rater} used a single category: kappa is 0 whatever the other rater did, and its "
-                    "standard error is undefined (zero), so there is no confidence interval")
+            return (
+                f"rater {rater} used a single category: kappa is 0 whatever the other rater did, and its "
+                "standard error is undefined (zero), so there is no confidence interval"
+            )
     return None
 
 
@@ -509,8 +511,6 @@ def kappa_variances(p: np.ndarray, w: np.ndarray):
     w_row = w @ col  # w-bar_i. = sum_j w_ij p_.j
     w_col = row @ w  # w-bar_.j = sum_i w_ij p_i.
     spread = w_row[:, None] + w_col[None, :]
-    var1 = ((p * (w - spread * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (
-        1.0 - pe
-    ) ** 2
+    var1 = ((p * (w - spread * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (1.0 - pe) ** 2
     var0 = ((np.outer(row, col) * (w - spread) ** 2).sum() - pe**2) / (1.0 - pe) ** 2
     return float(kappa), po, pe, float(var1), float(var0)

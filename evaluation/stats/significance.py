@@ -9,9 +9,9 @@ from ._resampling import as_float_array, bootstrap_counts, check_choice, check_r
 from .errors import InsufficientDataError
 
 TESTS = ("auto", "bootstrap", "randomization")
-# "auto" tests studies with fewer units than this by randomisation: the paired bootstrap test
-# rejected a true H0 11.7% of the time at 10 units and 6.7% at 25 (nominal 5%), randomisation
-# 4.8-5.4% (issue 24's simulation; tests/evaluation/stats/test_significance.py repeats it).
+# "auto" tests studies with fewer units than this by randomisation: the paired bootstrap test rejected
+# a true H0 10% of the time at 10 units, 6.1-6.4% at 25-50 (nominal 5%), randomisation 4.5-5.4%; from
+# 100 units on both are within a SE (tests/bench/bench_paired_test_size.py, BENCHMARKS.md).
 RANDOMIZATION_BELOW_UNITS = 100
 # The exact randomisation test holds all 2^n sign vectors at once: 2^16 x 16 floats is 8 MB.
 EXACT_MAX_UNITS = 16

@@ -134,11 +134,17 @@ def vectorised(name, data, gen, resamples):
         cells = ((data[0] - 1) * CATEGORIES.size + data[1] - 1).astype(int)
         onehot = np.zeros((n, CATEGORIES.size**2))
         onehot[np.arange(n), cells] = 1.0
-        return (kappa_of_tables(onehot.sum(axis=0)[None])[0], kappa_of_tables(weights @ onehot),
-                kappa_of_tables(leave_out @ onehot))
+        return (
+            kappa_of_tables(onehot.sum(axis=0)[None])[0],
+            kappa_of_tables(weights @ onehot),
+            kappa_of_tables(leave_out @ onehot),
+        )
     counts = unit_category_counts(data, categories=CATEGORIES).counts
-    return (ac1_of_weights(counts, np.ones((1, n)))[0], ac1_of_weights(counts, weights),
-            ac1_of_weights(counts, leave_out))
+    return (
+        ac1_of_weights(counts, np.ones((1, n)))[0],
+        ac1_of_weights(counts, weights),
+        ac1_of_weights(counts, leave_out),
+    )
 
 
 def bootstrap_limits(value, replicates, jackknife, method):
@@ -173,8 +179,14 @@ def intervals(name, rng, n_units, resamples):
         level = name.split()[1]
         data = interval(rng, n_units) if level == "interval" else categorical(rng, n_units, 3, 0.1)
         for method in ("percentile", "bca"):
-            res = bootstrap_alpha(data, level_of_measurement=level, rng=np.random.default_rng(boot.integers(2**63)),
-                                  n_resamples=resamples, max_blocks=200, method=method)
+            res = bootstrap_alpha(
+                data,
+                level_of_measurement=level,
+                rng=np.random.default_rng(boot.integers(2**63)),
+                n_resamples=resamples,
+                max_blocks=200,
+                method=method,
+            )
             out[method] = res.confidence_interval
     elif name in ("kappa", "AC1"):
         if name == "kappa":
@@ -190,8 +202,14 @@ def intervals(name, rng, n_units, resamples):
     else:
         values, systems, units = ratings(rng, n_units)
         for method in ("percentile", "bca"):
-            scores = system_scores(values, systems=systems, units=units, n_resamples=resamples,
-                                   rng=np.random.default_rng(boot.integers(2**63)), method=method)
+            scores = system_scores(
+                values,
+                systems=systems,
+                units=units,
+                n_resamples=resamples,
+                rng=np.random.default_rng(boot.integers(2**63)),
+                method=method,
+            )
             out[method] = (np.array([s.mean_ci[0] for s in scores]), np.array([s.mean_ci[1] for s in scores]))
     return out
 
@@ -206,8 +224,12 @@ def main():
     truth = true_values(np.random.default_rng(2024))
     truth = {k: v for k, v in truth.items() if not args.only or k in args.only}
     print(f"{args.studies} studies per cell, {args.resamples} bootstrap replicates, {LEVEL:.0%} intervals\n")
-    print("True values: " + ", ".join(
-        f"{k} {np.round(v, 4).tolist() if isinstance(v, np.ndarray) else round(v, 4)}" for k, v in truth.items()))
+    print(
+        "True values: "
+        + ", ".join(
+            f"{k} {np.round(v, 4).tolist() if isinstance(v, np.ndarray) else round(v, 4)}" for k, v in truth.items()
+        )
+    )
     print()
     print("| statistic | units | method | coverage | SE | mean width | undefined |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -231,8 +253,11 @@ def main():
             for method in sorted(hits, key=("analytic", "percentile", "bca").index):
                 c = float(np.mean(hits[method]))
                 se = np.sqrt(c * (1 - c) / len(hits[method]))
-                print(f"| {name} | {n_units} | {method} | {c:.3f} | {se:.3f} | {np.mean(widths[method]):.3f} | "
-                      f"{undefined.get(method, 0)} |", flush=True)
+                print(
+                    f"| {name} | {n_units} | {method} | {c:.3f} | {se:.3f} | {np.mean(widths[method]):.3f} | "
+                    f"{undefined.get(method, 0)} |",
+                    flush=True,
+                )
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

@@ -154,8 +154,13 @@ def test_bca_of_kappa_equals_scipy_paired_bca():
     a = rng.integers(0, 3, 40)
     b = np.where(rng.random(40) < 0.6, a, rng.integers(0, 3, 40))
     theirs = stats.bootstrap(
-        (a, b), lambda x, y: cohen_kappa(x, y).value, paired=True, vectorized=False, method="BCa",
-        n_resamples=499, rng=np.random.default_rng(2),
+        (a, b),
+        lambda x, y: cohen_kappa(x, y).value,
+        paired=True,
+        vectorized=False,
+        method="BCa",
+        n_resamples=499,
+        rng=np.random.default_rng(2),
     )
     ours = bootstrap_ci(lambda d: cohen_kappa(d[0], d[1]), [a, b], rng=np.random.default_rng(2), n_resamples=499)
     assert ours.confidence_interval == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
@@ -176,8 +181,9 @@ def test_bca_from_counts_equals_bca_from_the_matrix():
     values = np.unique(data[~np.isnan(data)])
     for level in ("nominal", "ordinal"):
         matrix = bootstrap_alpha(data, level_of_measurement=level, rng=7, n_resamples=300, max_blocks=200)
-        counts = bootstrap_alpha_from_counts(table, values, value=matrix.value, level_of_measurement=level,
-                                             rng=7, n_resamples=300, max_blocks=200)
+        counts = bootstrap_alpha_from_counts(
+            table, values, value=matrix.value, level_of_measurement=level, rng=7, n_resamples=300, max_blocks=200
+        )
         assert counts == matrix and counts.method == "bca"
 
 
