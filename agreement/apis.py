@@ -44,11 +44,16 @@ class AgreementListApi(APIView):
         subgroup = serializers.CharField()
         rater_a = serializers.SerializerMethodField()
         rater_b = serializers.SerializerMethodField()
-        statistic = serializers.CharField()
+        statistic = serializers.CharField(
+            help_text="e.g. krippendorff_alpha_ordinal; gwet_ac2_quadratic has quadratic weights on the "
+            "positions of the declared categories (equal to their values on a Likert scale).")
         is_main = serializers.BooleanField()
         value = serializers.FloatField(allow_null=True)
         ci_low = serializers.FloatField(allow_null=True)
         ci_high = serializers.FloatField(allow_null=True)
+        ci_method = serializers.CharField(
+            help_text="What produced the interval: bca or percentile (bootstrap over units), analytic (the "
+            "coefficient's standard error); empty without an interval.")
         n_units = serializers.IntegerField()
         n_raters = serializers.IntegerField()
         n_pairable = serializers.IntegerField()

@@ -7,6 +7,10 @@ from annotation.models import Criterion, Project
 
 # Scopes with fewer pairable units than this are computed and shown, but flagged as unreliable.
 MIN_RELIABLE_UNITS = 30
+# Below this many pairable units the dashboard says a scope's interval cannot be trusted at its level: in
+# tests/bench/bench_interval_coverage.py (BENCHMARKS.md) 95% bootstrap intervals of alpha covered 90-95%
+# at 20-40 units, depending on the level and the method, and reached 93.5-94.5% at 100.
+MIN_INTERVAL_UNITS = 100
 # The statistic of the rows counting, per criterion, stored judgments left out as off their scale.
 OFF_SCALE = "off_scale_judgments"
 
@@ -48,6 +52,9 @@ class AgreementSnapshot(models.Model):
     value = models.FloatField(null=True, blank=True)
     ci_low = models.FloatField(null=True, blank=True)
     ci_high = models.FloatField(null=True, blank=True)
+    ci_method = models.CharField(max_length=16, blank=True, default="",
+                                 help_text="What produced the interval: bca or percentile (bootstrap over units), "
+                                           "analytic (the coefficient's standard error); empty without one.")
     n_units = models.PositiveIntegerField(default=0)
     n_raters = models.PositiveIntegerField(default=0)
     n_pairable = models.PositiveIntegerField(default=0)

@@ -42,7 +42,7 @@ from evaluation.services.export import SPLITS, export_path
 from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
-from evaluation.stats.system_scores import NORMALISATIONS
+from evaluation.stats.system_scores import INTERVAL_METHODS, NORMALISATIONS
 
 
 def interval_field(**kwargs):
@@ -92,8 +92,9 @@ class ResultsApi(EvaluationApi):
         seed = serializers.IntegerField(min_value=0, default=0, help_text="Fixes every random draw.")
         test = serializers.ChoiceField(
             choices=TESTS,
-            default="bootstrap",
-            help_text="Paired bootstrap or approximate randomisation over items.",
+            default="auto",
+            help_text="Paired bootstrap or approximate randomisation over items; auto: randomisation below 100 "
+            "items (exact when 2^n is small), where the bootstrap test rejects too often, else bootstrap.",
         )
         alpha = serializers.FloatField(
             min_value=0.0001,
@@ -113,6 +114,13 @@ class ResultsApi(EvaluationApi):
             choices=["none", "majority"],
             default="none",
             help_text="Pairwise: every judgment, or one majority vote per item.",
+        )
+        interval = serializers.ChoiceField(
+            choices=INTERVAL_METHODS,
+            default="bca",
+            help_text="Bootstrap interval of the system means: bias-corrected and accelerated (closer to "
+            "its level on few items, see BENCHMARKS.md) or percentile. Medians, ranks and strengths "
+            "always get percentile intervals.",
         )
 
     class OutputSerializer(serializers.Serializer):

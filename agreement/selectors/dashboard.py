@@ -4,7 +4,7 @@ from collections import defaultdict
 from django.contrib.auth import get_user_model
 from django.db.models import Case, When
 
-from agreement.models import OFF_SCALE, AgreementAlert, AgreementSnapshot
+from agreement.models import MIN_INTERVAL_UNITS, OFF_SCALE, AgreementAlert, AgreementSnapshot
 from agreement.selectors.snapshots import latest_week
 from annotation.models import Project
 from annotation.selectors import rater_names_for_project
@@ -15,8 +15,8 @@ RATER_COLUMNS = ("judgments", "median_duration_ms", "mean_pair_agreement", "alph
 
 # Rows are read as dicts of these fields (not model objects: the latest week of a 50-rater project holds
 # thousands of pair rows, and building model instances was a third of the page's time).
-FIELDS = ("scope", "statistic", "subgroup", "rater_a_id", "rater_b_id", "value", "ci_low", "ci_high", "n_units",
-          "n_raters", "status", "reason", "unreliable")
+FIELDS = ("scope", "statistic", "subgroup", "rater_a_id", "rater_b_id", "value", "ci_low", "ci_high", "ci_method",
+          "n_units", "n_raters", "status", "reason", "unreliable")
 
 
 def _point(s: dict) -> dict:
@@ -79,6 +79,10 @@ def dashboard_for_project(project: Project) -> dict:
     name_of = {rater_id: names.get(rater_id, str(rater_id)) for rater_id in raters.keys() | gold.keys()}
     label_columns = [name for name in dict.fromkeys([main_statistic, *(n for stats in labels.values() for n in stats)])
                      if name is not None]
+    # labels whose main interval rests on too few units to hold its 95% (see MIN_INTERVAL_UNITS)
+    small_intervals = {criterion: s for criterion, stats in labels.items()
+                       if (s := stats.get(main_statistic)) and s["ci_low"] is not None
+                       and s["n_units"] < MIN_INTERVAL_UNITS}
     return {"week": week, "main_statistic": main_statistic, "trends": dict(trends), "labels": dict(labels),
             "label_columns": label_columns, "subgroups": dict(subgroups),
             "pair_heatmaps": _pair_heatmaps(pair_rows, names),
@@ -86,7 +90,8 @@ def dashboard_for_project(project: Project) -> dict:
                            {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
                            for criterion, stats in raters.get(rater_id, {}).items()]}
                        for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))], "alerts": _alerts(project),
-            "confusions": confusions, "specific": dict(specific), "off_scale": off_scale}
+            "confusions": confusions, "specific": dict(specific), "off_scale": off_scale,
+            "small_intervals": small_intervals, "min_interval_units": MIN_INTERVAL_UNITS}
 
 
 def _alerts(project: Project) -> list[AgreementAlert]:

@@ -3,7 +3,9 @@ resampling below 200 units), 500 replicates, seeded by the project and the scope
 positions, so a recompute repeats its intervals whatever order scopes are computed in and whichever
 rows the database numbered first. 500 replicates put the 2.5% / 97.5% percentiles within about a
 tenth of a standard error of where 10,000 would, at half the cost of 1,000: a dashboard stores
-thousands of intervals."""
+thousands of intervals. The interval is the one ``agreement.stats.ALPHA_METHODS`` names for the
+level (BCa for nominal and ordinal alpha, percentile for interval alpha: what covered best in
+tests/bench/bench_interval_coverage.py), stored beside it as its ci_method."""
 import zlib
 
 import numpy as np

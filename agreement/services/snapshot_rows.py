@@ -13,8 +13,8 @@ from agreement.stats import InsufficientDataError
 
 Scope = AgreementSnapshot.Scope
 SNAPSHOT_FIELDS = ["project", "window", "week_start", "scope", "scope_key", "criterion", "subgroup", "rater_a",
-                   "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "n_units", "n_raters",
-                   "n_pairable", "status", "reason", "unreliable", "detail", "computed_at"]
+                   "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "ci_method", "n_units",
+                   "n_raters", "n_pairable", "status", "reason", "unreliable", "detail", "computed_at"]
 
 
 @dataclass(frozen=True)
@@ -156,10 +156,12 @@ class RowBuilder:
         if value is not None and not np.isfinite(value):
             status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)"
             value = ci = None
+        # bootstrap results name their method; other intervals come from a standard error formula
+        ci_method = "" if ci is None else getattr(outcome, "method", "analytic")
         self.rows.append((
             self.project_id, window.name, window.week_start, scope.scope, scope.key, scope.criterion_id,
             scope.subgroup, scope.rater_a, scope.rater_b, statistic, is_main, value,
-            None if ci is None else float(ci[0]), None if ci is None else float(ci[1]),
+            None if ci is None else float(ci[0]), None if ci is None else float(ci[1]), ci_method,
             n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, detail or {}, self.now))
 
     def add_pairs(self, window: Window, criterion_id: int, raters: np.ndarray, pairs, statistic: str,
@@ -173,9 +175,10 @@ class RowBuilder:
                                          pairs.value.tolist(), low.tolist(), high.tolist(),
                                          pairs.n_units.tolist(), strict=True):
             defined = value == value  # not NaN
+            has_ci = defined and lo == lo
             self.rows.append((
                 self.project_id, window.name, window.week_start, Scope.PAIR,
                 f"criterion={criterion_id}|pair={a}-{b}", criterion_id, "", a, b, statistic, False,
-                value if defined else None, lo if defined and lo == lo else None,
-                hi if defined and hi == hi else None, n, 2, 2 * n, ok if defined else insufficient,
+                value if defined else None, lo if has_ci else None, hi if has_ci else None,
+                "analytic" if has_ci else "", n, 2, 2 * n, ok if defined else insufficient,
                 "" if defined else undefined_reason, n < MIN_RELIABLE_UNITS, {}, self.now))

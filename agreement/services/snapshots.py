@@ -26,6 +26,7 @@ from agreement.services.snapshot_rows import (
 from agreement.services.snapshots_from_counts import CountsComputation
 from agreement.services.statistic_plans import PLANS, Plan, categories_for
 from agreement.stats import (
+    ALPHA_METHODS,
     LEAVE_ONE_OUT_MAX_CATEGORIES,
     InsufficientDataError,
     bootstrap_alpha,
@@ -84,7 +85,8 @@ class _MatrixComputation:
         rng = scope_rng(self.project_id, window, scope, self.criterion_position.get(scope.criterion_id, ""))
         try:
             outcome = bootstrap_alpha(m, level_of_measurement=self.plan.level, rng=rng,
-                                      n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS)
+                                      n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS,
+                                      method=ALPHA_METHODS[self.plan.level])
         except InsufficientDataError:
             # alpha itself may still be defined on too few units for an interval: store it alone
             outcome = outcome_of(self.plan.main.compute, m, categories)

@@ -27,6 +27,7 @@ from agreement.services.snapshot_rows import (
 )
 from agreement.services.statistic_plans import CountedScope, Plan, alpha_of_counts
 from agreement.stats import (
+    ALPHA_METHODS,
     InsufficientDataError,
     bootstrap_alpha_from_counts,
     cohen_kappa_from_pair_tables,
@@ -165,7 +166,8 @@ class CountsComputation:
             try:
                 outcome = bootstrap_alpha_from_counts(
                     counted.pairable, counted.values, value=alpha.value, level_of_measurement=self.plan.level,
-                    rng=rng, n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS)
+                    rng=rng, n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS,
+                    method=ALPHA_METHODS[self.plan.level])
             except InsufficientDataError:
                 outcome = alpha  # alpha is defined on too few units for an interval: stored alone
         self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, sizes=self.sizes(counted))

@@ -79,8 +79,11 @@ FLEISS = Statistic("fleiss_kappa", lambda m, c: fleiss_kappa(unit_category_count
                    lambda scope: fleiss_kappa(scope.table, categories=scope.values))
 AC1 = Statistic("gwet_ac1", lambda m, c: gwet_ac1(m, categories=c),
                 lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated))
-AC2 = Statistic("gwet_ac2_quadratic", lambda m, c: gwet_ac2(m, weights="quadratic", categories=c),
-                lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated, weights="quadratic"))
+# weights on category positions, which for a Likert scale's integer categories are its values too
+AC2 = Statistic("gwet_ac2_quadratic",
+                lambda m, c: gwet_ac2(m, weights="quadratic", categories=c, weight_basis="position"),
+                lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated, weights="quadratic",
+                                               weight_basis="position"))
 PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m),
                     lambda scope: percent_agreement_from_counts(scope.pairable))
 

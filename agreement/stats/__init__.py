@@ -5,7 +5,7 @@ Import everything from here; submodules are implementation details.
 """
 
 from ._leave_one_out import MAX_CATEGORIES as LEAVE_ONE_OUT_MAX_CATEGORIES
-from .bootstrap import bootstrap_alpha, bootstrap_alpha_from_counts, bootstrap_ci
+from .bootstrap import ALPHA_METHODS, bca_interval, bootstrap_alpha, bootstrap_alpha_from_counts, bootstrap_ci
 from .coincidence import coincidence_matrix, confusion_matrix
 from .correlation import rater_correlation
 from .errors import InsufficientDataError
@@ -108,6 +108,8 @@ __all__ = [
     "confusion_matrix",
     # intervals and study design
     "bootstrap_ci",
+    "bca_interval",
+    "ALPHA_METHODS",
     "bootstrap_alpha",
     "bootstrap_alpha_from_counts",
     "units_for_ci_width",

@@ -3,14 +3,20 @@
 import numpy as np
 
 WEIGHT_SCHEMES = ("identity", "linear", "quadratic", "ordinal", "radical")
+WEIGHT_BASES = ("position", "value")
+# the schemes whose weights are built on distances between categories (ordinal ones on ranks)
+DISTANCE_SCHEMES = ("linear", "quadratic", "radical")
 
 
-def agreement_weights(weights, n_categories: int) -> np.ndarray:
-    """Weights w_kl in [0, 1] with w_kk = 1, from the category positions 0..K-1.
+def agreement_weights(weights, n_categories: int, *, values=None) -> np.ndarray:
+    """Weights w_kl in [0, 1] with w_kk = 1, from the category positions 0..K-1, or from the
+    category ``values`` when given.
 
-    Positions, not numeric codes, define the distances: the declared categories are taken as
-    equally spaced (Cohen 1968; R ``irr``; scikit-learn). For codes 1..K this equals Gwet's
-    value-based weights. ``weights`` may also be an explicit (K, K) array.
+    With positions the declared categories are taken as equally spaced (Cohen 1968; R ``irr``;
+    scikit-learn). With values the distances are those between the codes, as in Gwet (2014,
+    ch. 3) and irrCAC: 1 - |x_k - x_l| / (x_max - x_min) for linear weights. The two agree for
+    evenly spaced codes; Gwet's ordinal weights use ranks either way. ``weights`` may also be an
+    explicit (K, K) array.
     """
     if weights is None:
         weights = "identity"
@@ -30,6 +36,10 @@ def agreement_weights(weights, n_categories: int) -> np.ndarray:
     k = np.arange(n_categories, dtype=np.float64)
     dist = np.abs(np.subtract.outer(k, k))
     span = max(n_categories - 1, 1)
+    if values is not None and weights in DISTANCE_SCHEMES:
+        x = np.asarray(values, dtype=np.float64)
+        dist = np.abs(np.subtract.outer(x, x))
+        span = max(float(x.max() - x.min()), 1.0) if x.size else 1.0
     if weights == "identity":
         return np.eye(n_categories)
     if weights == "linear":

@@ -3,8 +3,8 @@
 import numpy as np
 
 from ._chance import chance_corrected
-from ._validation import as_categories, check_confidence_level
-from ._weights import WEIGHT_SCHEMES, agreement_weights
+from ._validation import as_categories, check_choice, check_confidence_level
+from ._weights import DISTANCE_SCHEMES, WEIGHT_BASES, WEIGHT_SCHEMES, agreement_weights
 from .reliability_data import counts_and_raters
 
 
@@ -80,10 +80,10 @@ def gwet_ac1(reliability_data, *, categories=None, confidence_level=0.95):
     >>> round(res.value, 5), round(res.standard_error, 5), round(res.expected_agreement, 7)
     (0.77544, 0.14295, 0.1903212)
     """
-    return _gwet(reliability_data, "identity", categories, confidence_level, "gwet_ac1")
+    return _gwet(reliability_data, "identity", categories, confidence_level, "gwet_ac1", "position")
 
 
-def gwet_ac2(reliability_data, *, weights="quadratic", categories=None, confidence_level=0.95):
+def gwet_ac2(reliability_data, *, weights="quadratic", categories=None, weight_basis="position", confidence_level=0.95):
     r"""Gwet's AC2: AC1 with agreement weights for ordinal (or interval) ratings.
 
     Parameters
@@ -91,18 +91,23 @@ def gwet_ac2(reliability_data, *, weights="quadratic", categories=None, confiden
     reliability_data : array_like, shape (n_raters, n_units)
         Category codes; ``np.nan`` = not rated.
     weights : {"quadratic", "linear", "ordinal", "radical", "identity"} or array, shape (q, q)
-        Agreement weights :math:`w_{kl}` built on the positions of the declared categories
-        (equally spaced; for codes 1..q this is Gwet's value-based definition). ``"identity"``
-        gives AC1.
+        Agreement weights :math:`w_{kl}`. ``"identity"`` gives AC1.
     categories : sequence of float, optional
         The criterion's declared, ordered category list; the weights and :math:`q` are built on
         it, not on the categories that happen to be observed. Default: the observed ones.
+    weight_basis : {"position", "value"}
+        What linear, quadratic and radical weights measure distances on: ``"position"``
+        (default), the categories' places :math:`1..q`, taken as equally spaced (as weighted
+        kappa in R ``irr`` and scikit-learn); ``"value"``, the category codes themselves, as
+        Gwet [1]_ and irrCAC define them. They differ only for unevenly spaced codes such as
+        {0, 1, 2, 5}. Ordinal weights are built on ranks either way.
     confidence_level : float
 
     Returns
     -------
     AgreementResult
-        As :func:`gwet_ac1`, with ``variant`` the weighting.
+        As :func:`gwet_ac1`, with ``variant`` the weighting and, for linear, quadratic and radical
+        weights, its basis: e.g. ``"quadratic, on category positions"``.
 
     Raises
     ------
@@ -122,9 +127,11 @@ def gwet_ac2(reliability_data, *, weights="quadratic", categories=None, confiden
         p_e = \frac{T_w}{q(q - 1)} \sum_k \pi_k (1 - \pi_k), \qquad
         \mathrm{AC}_2 = \frac{p_a - p_e}{1 - p_e}.
 
-    Linear weights :math:`1 - |k-l|/(q-1)`; quadratic :math:`1 - (k-l)^2/(q-1)^2`; Gwet's
-    ordinal :math:`1 - M_{kl}/\max M` with :math:`M_{kl} = \binom{|k-l|+1}{2}`; radical
-    :math:`1 - \sqrt{|k-l|}/\sqrt{q-1}`. Variance as for AC1 with the weighted :math:`p_{e|i}`.
+    On positions, linear weights :math:`1 - |k-l|/(q-1)`; quadratic :math:`1 - (k-l)^2/(q-1)^2`;
+    radical :math:`1 - \sqrt{|k-l|}/\sqrt{q-1}`; on values :math:`x_k`, the same with
+    :math:`|x_k - x_l|/(x_{max} - x_{min})` for :math:`|k-l|/(q-1)` [1]_. Gwet's ordinal
+    :math:`1 - M_{kl}/\max M` with :math:`M_{kl} = \binom{|k-l|+1}{2}` on ranks. Variance as for
+    AC1 with the weighted :math:`p_{e|i}`.
 
     References
     ----------
@@ -149,27 +156,49 @@ def gwet_ac2(reliability_data, *, weights="quadratic", categories=None, confiden
     0.77544
     >>> round(gwet_ac2(data, weights="quadratic", categories=[1, 2, 3, 4, 5]).value, 4)
     0.914
+
+    On codes 1..5 positions and values give the same weights:
+
+    >>> round(gwet_ac2(data, weights="quadratic", categories=[1, 2, 3, 4, 5], weight_basis="value").value, 4)
+    0.914
     """
     if isinstance(weights, str) and weights not in WEIGHT_SCHEMES:
         valid = ", ".join(repr(s) for s in WEIGHT_SCHEMES)
         raise ValueError(f"unknown weights {weights!r}; valid choices are {valid}, or a (q, q) array")
-    return _gwet(reliability_data, weights, categories, confidence_level, "gwet_ac2")
+    check_choice("weight_basis", weight_basis, WEIGHT_BASES)
+    return _gwet(reliability_data, weights, categories, confidence_level, "gwet_ac2", weight_basis)
 
 
-def gwet_from_counts(counts, *, n_raters: int, weights="identity", confidence_level=0.95):
+def gwet_from_counts(
+    counts, *, n_raters: int, weights="identity", categories=None, weight_basis="position", confidence_level=0.95
+):
     """:func:`gwet_ac1` (``weights="identity"``) or :func:`gwet_ac2` from per-unit counts over the
     declared categories, shape (n_units, K), as :func:`unit_category_counts` gives them;
-    ``n_raters`` (the raters with a rating) is reported, not used."""
+    ``n_raters`` (the raters with a rating) is reported, not used. ``weight_basis="value"``
+    needs the ``categories`` (the columns' values)."""
+    check_choice("weight_basis", weight_basis, WEIGHT_BASES)
+    if weight_basis == "value" and categories is None:
+        raise ValueError("weight_basis='value' needs the categories (the values of the count columns)")
     name = "gwet_ac1" if isinstance(weights, str) and weights == "identity" else "gwet_ac2"
-    return _gwet_of_counts(np.asarray(counts, dtype=np.float64), weights, n_raters, confidence_level, name)
+    values = None if categories is None else as_categories(categories)
+    return _gwet_of_counts(
+        np.asarray(counts, dtype=np.float64), weights, n_raters, confidence_level, name, weight_basis, values
+    )
 
 
-def _gwet(reliability_data, weights, categories, confidence_level, name):
-    counts, _, n_raters = counts_and_raters(reliability_data, as_categories(categories))
-    return _gwet_of_counts(counts, weights, n_raters, confidence_level, name)
+def _gwet(reliability_data, weights, categories, confidence_level, name, weight_basis):
+    counts, cats, n_raters = counts_and_raters(reliability_data, as_categories(categories))
+    return _gwet_of_counts(counts, weights, n_raters, confidence_level, name, weight_basis, cats)
 
 
-def _gwet_of_counts(table: np.ndarray, weights, n_raters: int, confidence_level, name: str):
+def _gwet_of_counts(table: np.ndarray, weights, n_raters: int, confidence_level, name: str, basis: str, values):
     level = check_confidence_level(confidence_level)
-    res = chance_corrected(table, agreement_weights(weights, table.shape[1]), "gwet", level)
-    return res.as_result(name, weights if isinstance(weights, str) else "custom", n_raters, level)
+    w = agreement_weights(weights, table.shape[1], values=values if basis == "value" else None)
+    res = chance_corrected(table, w, "gwet", level)
+    if not isinstance(weights, str):
+        variant = "custom"
+    elif weights in DISTANCE_SCHEMES:
+        variant = f"{weights}, on category {basis}s"  # the basis travels with the value it changes
+    else:
+        variant = weights
+    return res.as_result(name, variant, n_raters, level)

@@ -36,7 +36,8 @@ def icc(reliability_data, *, model="ICC(2,1)", confidence_level=0.95):
     Raises
     ------
     InsufficientDataError
-        Fewer than two complete units or two raters, or no variation at all.
+        Fewer than two complete units or two raters, no variation at all, or a zero denominator
+        (every unit mean equal: ICC(1,k), ICC(2,·) and ICC(3,k) are then undefined).
     ValueError
         Unknown model (the valid ones are listed), malformed input.
 
@@ -117,19 +118,31 @@ def icc(reliability_data, *, model="ICC(2,1)", confidence_level=0.95):
     alpha = 1.0 - level
     kind, average = model[4], model.endswith("k)")
 
+    # a zero denominator (every unit mean equal, nothing between units beyond raters and error)
+    # leaves the coefficient undefined
+    tiny = 1e-12 * ss_total
     if kind == "1":
-        value = (bms - wms) / bms if average else (bms - wms) / (bms + (k - 1) * wms)
+        num, den = bms - wms, bms if average else bms + (k - 1) * wms
         f, df1, df2 = _safe_ratio(bms, wms), n - 1.0, n * (k - 1.0)
-        ci = _f_interval(f, df1, df2, alpha, k, average)
     elif kind == "3":
-        value = (bms - ems) / bms if average else (bms - ems) / (bms + (k - 1) * ems)
+        num, den = bms - ems, bms if average else bms + (k - 1) * ems
         f, df1, df2 = _safe_ratio(bms, ems), n - 1.0, (n - 1.0) * (k - 1.0)
-        ci = _f_interval(f, df1, df2, alpha, k, average)
     else:
-        single = (bms - ems) / (bms + (k - 1) * ems + k * (jms - ems) / n)
-        value = (bms - ems) / (bms + (jms - ems) / n) if average else single
+        num, single_den = bms - ems, bms + (k - 1) * ems + k * (jms - ems) / n
+        # ICC(2,k) is ICC(2,1) stepped up by Spearman-Brown (its interval too): undefined with it
+        den = min(abs(single_den), abs(bms + (jms - ems) / n)) if average else single_den
         f, df1, df2 = _safe_ratio(bms, ems), n - 1.0, (n - 1.0) * (k - 1.0)
-        ci = _icc2_interval(single, bms, jms, ems, n, k, alpha, average)
+    if abs(den) <= tiny:
+        raise InsufficientDataError(
+            f"{model} is undefined: its denominator is zero, as the unit means are all equal (no variance "
+            "between units beyond the raters' and the residual)"
+        )
+    if kind == "2":
+        value = num / (bms + (jms - ems) / n) if average else num / single_den
+        ci = _icc2_interval(num / single_den, bms, jms, ems, n, k, alpha, average)
+    else:
+        value = num / den
+        ci = _f_interval(f, df1, df2, alpha, k, average)
     p_value = None if f is None else float(stats.f.sf(f, df1, df2))
     if ci is not None:
         ci = (ci[0], min(1.0, ci[1]))

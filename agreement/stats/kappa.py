@@ -462,6 +462,9 @@ def _kappa_from_table(table: np.ndarray, weights, level: float) -> AgreementResu
     quantile = float(stats.norm.ppf(0.5 + level / 2.0))
     # a rater who uses a single category leaves no null variance (0 up to round-off): no test
     z = kappa / se0 if var0 > 1e-14 else None
+    ci, reason = (kappa - quantile * se, min(1.0, kappa + quantile * se)), constant_rater_reason(table)
+    if reason is not None:
+        se = ci = None
     return AgreementResult(
         statistic="cohen_kappa",
         variant="unweighted" if weights is None else (weights if isinstance(weights, str) else "custom"),
@@ -471,11 +474,25 @@ def _kappa_from_table(table: np.ndarray, weights, level: float) -> AgreementResu
         observed_agreement=po,
         expected_agreement=pe,
         standard_error=se,
-        confidence_interval=(kappa - quantile * se, min(1.0, kappa + quantile * se)),
+        confidence_interval=ci,
         confidence_level=level,
         test_statistic=None if z is None else float(z),
         p_value=None if z is None else float(2.0 * stats.norm.sf(abs(z))),
+        interval_reason=reason,
     )
+
+
+def constant_rater_reason(table: np.ndarray) -> str | None:
+    """Why a (K, K) table (rows rater A) has no kappa interval: a rater used a single category, so
+    kappa is 0 whatever the other did and its large-sample variance is 0 up to rounding, which
+    would read as certainty."""
+    for rater, margin in (("A", table.sum(axis=1)), ("B", table.sum(axis=0))):
+        if np.count_nonzero(margin) == 1:
+            return (
+                f"rater {rater} used a single category: kappa is 0 whatever the other rater did, and its "
+                "standard error is undefined (zero), so there is no confidence interval"
+            )
+    return None
 
 
 def kappa_variances(p: np.ndarray, w: np.ndarray):
@@ -494,8 +511,6 @@ def kappa_variances(p: np.ndarray, w: np.ndarray):
     w_row = w @ col  # w-bar_i. = sum_j w_ij p_.j
     w_col = row @ w  # w-bar_.j = sum_i w_ij p_i.
     spread = w_row[:, None] + w_col[None, :]
-    var1 = ((p * (w - spread * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (
-        1.0 - pe
-    ) ** 2
+    var1 = ((p * (w - spread * (1.0 - kappa)) ** 2).sum() - (kappa - pe * (1.0 - kappa)) ** 2) / (1.0 - pe) ** 2
     var0 = ((np.outer(row, col) * (w - spread) ** 2).sum() - pe**2) / (1.0 - pe) ** 2
     return float(kappa), po, pe, float(var1), float(var0)

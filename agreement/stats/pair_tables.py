@@ -151,7 +151,9 @@ def cohen_kappa_from_pair_tables(rater_a, rater_b, tables, *, weights=None, conf
     quantile = float(stats.norm.ppf(0.5 + level / 2.0))
     nan = np.full(len(n), np.nan)
     value = np.where(defined, kappa, nan)
-    se = np.where(defined, se, nan)
+    # a constant rater: kappa 0 with a zero variance, no interval (as cohen_kappa's interval_reason)
+    constant = ((tables.sum(axis=2) > 0).sum(axis=1) == 1) | ((tables.sum(axis=1) > 0).sum(axis=1) == 1)
+    se = np.where(defined & ~constant, se, nan)
     return PairKappas(rater_a=a, rater_b=b, n_units=n.astype(np.int64), value=value, observed_agreement=po,
                       expected_agreement=pe, standard_error=se, ci_low=value - quantile * se,
                       ci_high=np.minimum(1.0, value + quantile * se), confidence_level=level)

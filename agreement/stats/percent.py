@@ -154,11 +154,12 @@ def specific_agreement(reliability_data, *, categories=None):
 
     .. math::
 
-        p_s(k) = \frac{\sum_{i:\,r_i \ge 2} r_{ik}(r_{ik} - 1)/(r_i - 1)}
-                      {\sum_{i:\,r_i \ge 2} r_{ik}},
+        p_s(k) = \frac{\sum_i r_{ik}(r_{ik} - 1)}{\sum_i r_{ik}(r_i - 1)},
 
-    which for two raters is :math:`2a / (2a + b + c)` (positive agreement of a 2x2 table with
-    :math:`a` both positive and :math:`b, c` split).
+    Uebersax's estimator [2]_: the agreeing ordered pairs of ratings over all ordered pairs that
+    start with a :math:`k`, pooled over units (a unit with more raters weighs more; units rated
+    once add nothing). For two raters it is :math:`2a / (2a + b + c)` (positive agreement of a
+    2x2 table with :math:`a` both positive and :math:`b, c` split).
 
     References
     ----------
@@ -193,6 +194,6 @@ def specific_agreement_from_counts(counts, categories) -> dict:
     if not multi.any():
         raise InsufficientDataError("no unit is rated by at least two raters")
     c, r = counts[multi], r_i[multi]
-    agreeing = (c * (c - 1.0) / (r - 1.0)[:, None]).sum(axis=0)
-    used = c.sum(axis=0)
-    return {float(cat): (float(agreeing[k] / used[k]) if used[k] > 0 else None) for k, cat in enumerate(cats)}
+    agreeing = (c * (c - 1.0)).sum(axis=0)
+    paired = (c * (r - 1.0)[:, None]).sum(axis=0)  # ordered pairs starting with each category [2]
+    return {float(cat): (float(agreeing[k] / paired[k]) if paired[k] > 0 else None) for k, cat in enumerate(cats)}

@@ -37,6 +37,9 @@ class AgreementResult:
         E.g. 0.95.
     test_statistic, p_value : float or None
         Test of "no agreement beyond chance" (coefficient = 0); each function says which statistic.
+    interval_reason : str or None
+        Why ``standard_error`` and ``confidence_interval`` are ``None`` although the coefficient is
+        defined (e.g. a constant rater, whose kappa has a zero large-sample variance).
     """
 
     statistic: str
@@ -54,6 +57,7 @@ class AgreementResult:
     confidence_level: float | None = None
     test_statistic: float | None = None
     p_value: float | None = None
+    interval_reason: str | None = None
 
     def __float__(self) -> float:
         return float(self.value)
@@ -82,7 +86,8 @@ class IccResult(AgreementResult):
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapResult:
-    """A percentile bootstrap interval from resampling units.
+    """A bootstrap interval from resampling units; ``method`` says which: ``"bca"`` (bias-corrected
+    and accelerated) or ``"percentile"``.
 
     Attributes
     ----------

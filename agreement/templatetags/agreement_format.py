@@ -10,7 +10,8 @@ LABELS = {
     "krippendorff_alpha_interval_rater_z": "α (interval, per-rater z-scores)",
     "fleiss_kappa": "Fleiss' κ",
     "gwet_ac1": "Gwet's AC1",
-    "gwet_ac2_quadratic": "Gwet's AC2 (quadratic)",
+    # weights on the positions of the declared categories (for a Likert scale's 1..k, its values too)
+    "gwet_ac2_quadratic": "Gwet's AC2 (quadratic weights on category positions)",
     "percent_agreement": "Pairwise % agreement",
     "icc_1_1": "ICC(1,1)",
     "cohen_kappa": "Cohen's κ",

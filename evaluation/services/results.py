@@ -8,6 +8,7 @@ import numpy as np
 from annotation.models import Project, TaskType
 from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame
 from evaluation.stats import (
+    INTERVAL_METHODS,
     InsufficientDataError,
     bradley_terry,
     compare_systems,
@@ -38,7 +39,8 @@ class ResultOptions:
     confidence: float = 0.95
     n_resamples: int = 1000
     seed: int = 0
-    test: str = "bootstrap"
+    test: str = "auto"
+    interval: str = "bca"
     # Significance needs more resamples than intervals: with m pairs Holm multiplies the smallest
     # p-value, at best 1 / (B + 1), by m, so B must be well above m / alpha.
     test_resamples: int = 10_000
@@ -52,6 +54,8 @@ class ResultOptions:
             raise ValueError(f"n_resamples must be from 0 to {MAX_RESAMPLES}")
         if not 0 <= self.test_resamples <= 10 * MAX_RESAMPLES:
             raise ValueError(f"test_resamples must be from 0 to {10 * MAX_RESAMPLES}")
+        if self.interval not in INTERVAL_METHODS:
+            raise ValueError(f"interval must be one of {', '.join(INTERVAL_METHODS)}")
         if self.aggregate not in ("none", "majority"):
             raise ValueError("aggregate must be 'none' (every judgment) or 'majority' (one vote per item)")
         normalisation = self.normalisation or default_normalisation(project)
@@ -103,6 +107,7 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
         confidence=options.confidence,
         n_resamples=options.n_resamples,
         rng=rng,
+        method=options.interval,
     )
     distribution = (
         score_distribution(frame.value, systems=frame.system) if project.task_type == "likert" else {}

@@ -21,6 +21,7 @@ from .pairwise import (
 )
 from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
 from .system_scores import (
+    INTERVAL_METHODS,
     SystemRank,
     SystemScore,
     mean_ranks,
@@ -30,6 +31,7 @@ from .system_scores import (
 )
 
 __all__ = [
+    "INTERVAL_METHODS",
     "KENDALL_VARIANT",
     "BradleyTerryResult",
     "CalibrationReport",

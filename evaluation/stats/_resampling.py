@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Iterator
 
 import numpy as np
+from scipy import special
 
 # A block of resampling counts holds at most this many cells (8 bytes each: 32 MB).
 _BLOCK_CELLS = 4_000_000
@@ -68,6 +69,40 @@ def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[np.ndar
         # an all-NaN column is a documented NaN result, not a problem to warn about
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(samples, [tail, 1.0 - tail], axis=0)
+    return low, high
+
+
+def bca_interval(samples: np.ndarray, value: np.ndarray, jackknife: np.ndarray, confidence: float):
+    r"""Bias-corrected and accelerated limits ([1]_ §14.3) per column of ``samples`` (B, m), from
+    the estimates ``value`` (m,) and the leave-one-unit-out ``jackknife`` (n_units, m); NaN
+    resamples and jackknife values are left out, NaN limits where a column has no resample.
+
+    :math:`\hat z_0 = \Phi^{-1}(\text{share of resamples below the estimate, ties half})` (a
+    tie: equal up to round-off),
+    :math:`\hat a = \sum d_i^3 / (6 (\sum d_i^2)^{3/2})` with :math:`d_i` the jackknife values'
+    deviations from their mean, and the limits are the quantiles
+    :math:`\Phi(\hat z_0 + (\hat z_0 + z_q)/(1 - \hat a(\hat z_0 + z_q)))` for
+    :math:`q = (1 \mp \text{confidence})/2`, as scipy.stats.bootstrap's "BCa" computes them (a test
+    checks it). The agreement package keeps its own copy (``agreement.stats.bca_interval``): the
+    statistics packages import nothing but numpy and scipy, not each other."""
+    samples = np.asarray(samples, dtype=float)
+    valid = ~np.isnan(samples)
+    n_valid = valid.sum(axis=0)
+    # within round-off of the estimate is a tie (many resamples repeat it on few units)
+    tie = np.abs(samples - value) <= 1e-12 * np.maximum(1.0, np.abs(value))
+    below = ((samples < value) & ~tie & valid).sum(axis=0) + (tie & valid).sum(axis=0) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN jackknife columns: no acceleration
+        # replicates all on one side give the outermost one, not an undefined limit
+        z0 = special.ndtri(np.clip(below / n_valid, 0.5 / n_valid, 1.0 - 0.5 / n_valid))
+        dev = np.nanmean(jackknife, axis=0) - jackknife
+        num, den = np.nansum(dev**3, axis=0), np.nansum(dev**2, axis=0)
+        acceleration = np.where(den > 0, num / (6.0 * np.where(den > 0, den, 1.0) ** 1.5), 0.0)
+        z = special.ndtri(np.array([(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0]))[:, None]
+        q = special.ndtr(z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)))
+    low, high = np.full(samples.shape[1], np.nan), np.full(samples.shape[1], np.nan)
+    for k in np.flatnonzero(n_valid):
+        low[k], high[k] = np.quantile(samples[valid[:, k], k], q[:, k])
     return low, high
 
 

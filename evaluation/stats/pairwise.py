@@ -7,7 +7,7 @@ Outcomes are coded for the *first* system of each comparison: 0 it loses, 1 tie,
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
 from ._resampling import (
     as_float_array,
@@ -67,7 +67,8 @@ class BradleyTerryResult:
     ``tie_parameter`` is Davidson's :math:`\\nu` (None for ties as half-wins);
     ``n_resamples_without_mle`` counts bootstrap samples whose comparison graph had no finite
     maximum-likelihood estimate (a system that never won, or a split league); they are left out
-    of the intervals.
+    of the intervals. ``gradient_norm`` is the largest absolute component of the log-likelihood's
+    gradient at the estimate: how far the fit is from the maximum (about 1e-10 or less).
     """
 
     systems: tuple
@@ -80,6 +81,7 @@ class BradleyTerryResult:
     log_likelihood: float
     n_resamples: int
     n_resamples_without_mle: int
+    gradient_norm: float
 
     def ranking(self) -> list:
         """Systems from strongest to weakest."""
@@ -168,9 +170,7 @@ def win_rates(first, second, outcome) -> list[WinRate]:
     losses = np.bincount(i, weights=y == LOSES, minlength=k) + np.bincount(j, weights=y == WINS, minlength=k)
     ties = np.bincount(i, weights=y == TIES, minlength=k) + np.bincount(j, weights=y == TIES, minlength=k)
     return [
-        WinRate(
-            plain(labels[s]), int(wins[s] + ties[s] + losses[s]), int(wins[s]), int(ties[s]), int(losses[s])
-        )
+        WinRate(plain(labels[s]), int(wins[s] + ties[s] + losses[s]), int(wins[s]), int(ties[s]), int(losses[s]))
         for s in range(k)
     ]
 
@@ -281,19 +281,64 @@ def _davidson_negloglik(params, wins, ties):
     return -loglik, -np.append(grad_theta, grad_nu)
 
 
-def _fit_davidson(wins: np.ndarray, ties: np.ndarray, tol: float) -> tuple[np.ndarray, float, float]:
+def _davidson_hessian(params, wins, ties):
+    """Hessian of the negative log-likelihood of Davidson's model [3] in (theta, log nu): per pair,
+    n_ij times that of log D_ij, D = e^{theta_i} + e^{theta_j} + nu e^{(theta_i + theta_j)/2}."""
     k = wins.shape[0]
-    start = np.append(np.zeros(k), np.log(max(ties.sum(), 0.5) / max(wins.sum(), 1.0)))
-    fit = optimize.minimize(
-        _davidson_negloglik,
-        start,
-        args=(wins, ties),
-        jac=True,
-        method="L-BFGS-B",
-        options={"gtol": tol, "maxiter": 10_000},
-    )
-    theta = fit.x[:k] - fit.x[:k].mean()
-    return theta, float(np.exp(fit.x[k])), float(-fit.fun)
+    theta, nu = params[:k], np.exp(params[k])
+    i, j = np.triu_indices(k, 1)
+    n = (wins + wins.T + ties)[i, j]
+    a, b = np.exp(theta[i]), np.exp(theta[j])
+    c = nu * np.exp((theta[i] + theta[j]) / 2.0)
+    d = a + b + c
+    grad = np.stack([(a + c / 2.0) / d, (b + c / 2.0) / d, c / d])  # d log D / d (theta_i, theta_j, log nu)
+    second = np.array([[a + c / 4.0, c / 4.0, c / 2.0], [c / 4.0, b + c / 4.0, c / 2.0], [c / 2.0, c / 2.0, c]]) / d
+    local = n * (second - grad[:, None] * grad[None, :])  # (3, 3, n_pairs)
+    index = np.stack([i, j, np.full_like(i, k)])
+    hessian = np.zeros((k + 1, k + 1))
+    for r in range(3):
+        for q in range(3):
+            np.add.at(hessian, (index[r], index[q]), local[r, q])
+    return hessian
+
+
+def _fit_davidson(wins: np.ndarray, ties: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, float, float]:
+    """Newton's method with backtracking on Davidson's log-likelihood, concave in (theta, log nu)
+    (log D is a log-sum-exp of affine functions), until the step is below ``tol``; returns
+    (theta centred on zero, nu, log-likelihood). Without ties nu = 0 and theta is the plain fit."""
+    k = wins.shape[0]
+    if not ties.any():
+        theta = _fit_half(wins[None], ties[None], max_iter, tol)[0]
+        return theta, 0.0, _half_loglik(theta, wins, ties)
+    params = np.append(np.zeros(k), np.log(max(ties.sum(), 0.5) / max(wins.sum(), 1.0)))
+    # theta is identified only up to a constant: the centring term makes the Newton system regular
+    centre = np.zeros((k + 1, k + 1))
+    centre[:k, :k] = 1.0 / k
+    value, grad = _davidson_negloglik(params, wins, ties)
+    for _ in range(max_iter):
+        step = -np.linalg.solve(_davidson_hessian(params, wins, ties) + centre, grad)
+        slope, t = float(grad @ step), 1.0
+        # Armijo backtracking; near the optimum the decrease is below the rounding of the
+        # log-likelihood itself, which must not stop the full Newton step
+        rounding = 16.0 * np.finfo(float).eps * abs(value)
+        while True:
+            trial = params + t * step
+            trial_value, trial_grad = _davidson_negloglik(trial, wins, ties)
+            if trial_value <= value + 1e-4 * t * slope + rounding or t < 1e-10:
+                break
+            t /= 2.0
+        params, value, grad = trial, trial_value, trial_grad
+        params[:k] -= params[:k].mean()
+        if np.abs(t * step).max() < tol:
+            break
+    return params[:k], float(np.exp(params[k])), float(-value)
+
+
+def _half_gradient_norm(theta: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> float:
+    """Largest absolute component of the half-win log-likelihood's gradient (wins minus expected)."""
+    w = wins + ties / 2.0
+    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+    return float(np.abs(w.sum(axis=1) - ((w + w.T) * p).sum(axis=1)).max())
 
 
 def _half_loglik(theta: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> float:
@@ -334,7 +379,7 @@ def bradley_terry(
     confidence, n_resamples, rng
         Percentile intervals from ``n_resamples`` bootstrap samples drawn with ``rng``.
     max_iter, tol
-        Newton iterations and step tolerance (L-BFGS gradient tolerance for Davidson).
+        Newton iterations and step tolerance (both models).
 
     Returns
     -------
@@ -362,7 +407,9 @@ def bradley_terry(
 
     The half-win likelihood is maximised by Newton–Raphson (it is the logistic regression of
     [4]_ without regularisation; its minorisation–maximisation form is [2]_), Davidson's by
-    L-BFGS with the analytic gradient.
+    Newton's method with backtracking on :math:`(\theta, \log\nu)`, in which it is concave, so
+    both stop at the maximum (``gradient_norm`` reports how close). Without any tie Davidson's
+    :math:`\nu` is 0 and the fit is the plain Bradley–Terry one.
 
     References
     ----------
@@ -413,7 +460,12 @@ def bradley_terry(
         theta = _fit_half(wins, tie_table, max_iter, tol)[0]
         nu, loglik = None, _half_loglik(theta, wins[0], tie_table[0])
     else:
-        theta, nu, loglik = _fit_davidson(wins[0], tie_table[0], tol)
+        theta, nu, loglik = _fit_davidson(wins[0], tie_table[0], max_iter, tol)
+    if nu:
+        gradient = _davidson_negloglik(np.append(theta, np.log(nu)), wins[0], tie_table[0])[1]
+        gradient_norm = float(np.abs(gradient).max())
+    else:
+        gradient_norm = _half_gradient_norm(theta, wins[0], tie_table[0])
 
     low = high = np.full(k, np.nan)
     failed = 0
@@ -423,9 +475,7 @@ def bradley_terry(
         else:
             _, unit_codes = codes(units, "units")
             if len(unit_codes) != len(y):
-                raise ValueError(
-                    f"units must have one element per comparison; got {len(unit_codes)} for {len(y)}"
-                )
+                raise ValueError(f"units must have one element per comparison; got {len(unit_codes)} for {len(y)}")
         n_units = unit_codes.max() + 1
         samples = []
         for counts in bootstrap_counts(n_units, n_resamples, rng):
@@ -436,7 +486,7 @@ def bradley_terry(
                 if ties == "half":
                     block[ok] = _fit_half(bw[ok], bt[ok], max_iter, tol)
                 else:
-                    block[ok] = [_fit_davidson(w, t, tol)[0] for w, t in zip(bw[ok], bt[ok], strict=True)]
+                    block[ok] = [_fit_davidson(w, t, max_iter, tol)[0] for w, t in zip(bw[ok], bt[ok], strict=True)]
             failed += int((~ok).sum())
             samples.append(block)
         low, high = percentile_interval(np.vstack(samples), confidence)
@@ -452,4 +502,5 @@ def bradley_terry(
         log_likelihood=loglik,
         n_resamples=n_resamples,
         n_resamples_without_mle=failed,
+        gradient_norm=gradient_norm,
     )

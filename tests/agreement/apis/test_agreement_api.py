@@ -1,4 +1,5 @@
 """Agreement endpoints: recompute → job → snapshots, filters, and who may call them."""
+
 import pytest
 
 from tests.agreement.pandalm import load_pandalm
@@ -19,9 +20,11 @@ def pandalm(datasets):
 @pytest.fixture
 def recompute(django_capture_on_commit_callbacks):
     """POST a recompute and run the job it sends after commit (the test transaction never commits)."""
+
     def post(client, project):
         with django_capture_on_commit_callbacks(execute=True):
             return client.post(f"/api/v1/projects/{project.id}/agreement/recompute/")
+
     return post
 
 
@@ -40,7 +43,8 @@ def test_snapshots_are_filterable(pandalm, recompute):
     url = f"/api/v1/projects/{project.id}/agreement/"
     pair = client.get(url, {"pair": "annotator1,annotator2", "window": "cumulative"}).json()["results"]
     assert [(s["rater_a"], s["rater_b"], s["statistic"], round(s["value"], 4)) for s in pair] == [
-        ("annotator1", "annotator2", "cohen_kappa", 0.852)]
+        ("annotator1", "annotator2", "cohen_kappa", 0.852)
+    ]
     by_statistic = client.get(url, {"statistic": "fleiss_kappa", "scope": "criterion"}).json()["results"]
     assert {s["criterion"] for s in by_statistic} == {"overall"} and len(by_statistic) == 2  # week + cumulative
     subgroup = client.get(url, {"subgroup": "Grammarly", "criterion": "overall"}).json()["results"]
@@ -68,3 +72,17 @@ def test_jobs_are_visible_to_their_project_leads_only(pandalm, recompute):
     rater = UserFactory(username="rater-j")
     MembershipFactory(project=project, user=rater, role="rater")
     assert client_for(rater).get(f"/api/v1/jobs/{job_id}/").status_code == 404
+
+
+def test_each_interval_names_the_method_that_produced_it(pandalm, recompute):
+    # issue 24, point 6: ordinal alpha (the main coefficient) by BCa, kappa-type rows analytic
+    project, client = pandalm
+    recompute(client, project)
+    url = f"/api/v1/projects/{project.id}/agreement/"
+    rows = client.get(url, {"scope": "criterion", "window": "cumulative", "page_size": 100}).json()["results"]
+    methods = {s["statistic"]: s["ci_method"] for s in rows}
+    assert methods["krippendorff_alpha_ordinal"] == "bca"
+    assert methods["fleiss_kappa"] == "analytic"
+    assert methods["krippendorff_alpha_nominal"] == ""  # stored without an interval
+    pair = client.get(url, {"pair": "annotator1,annotator2", "window": "cumulative"}).json()["results"]
+    assert [s["ci_method"] for s in pair] == ["analytic"]

@@ -58,7 +58,7 @@ def test_counts_and_matrix_computations_store_the_same_rows(task_type, seed):
         assert mine[:11] == theirs[:11]  # window, scope, statistic, in the same order
         for a, b in zip(mine[11:14], theirs[11:14], strict=True):  # value, ci_low, ci_high
             assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12), (mine, theirs)
-        assert mine[14:20] == theirs[14:20], (mine, theirs)  # n, status, reason, unreliable
-        assert mine[20] == theirs[20]
-    statuses = {row[17] for row in by_counts.rows}
+        assert mine[14:21] == theirs[14:21], (mine, theirs)  # ci_method, n, status, reason, unreliable
+        assert mine[21] == theirs[21]
+    statuses = {row[18] for row in by_counts.rows}
     assert statuses == {"ok", "insufficient_data"}  # both kinds of figure were compared

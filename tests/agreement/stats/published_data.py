@@ -231,3 +231,22 @@ def counts_to_reliability_data(counts, categories=None) -> np.ndarray:
         vals = np.repeat(cats, row)
         out[: vals.size, j] = vals
     return out
+
+
+# Unevenly spaced codes {0, 1, 2, 5}, 4 raters x 12 units with missing ratings (issue 24, point 7).
+# irrCAC 0.4.4 (Python), CAC(pd.DataFrame(UNEVEN_CODES.T), weights=w, categories=[0, 1, 2, 5]).gwet(),
+# printed to 5 decimals (coefficient, se, pa, pe): its weights are built on the category values.
+UNEVEN_CODES = np.array(
+    [
+        [0, 1, 2, 5, 1, 0, 2, 5, 1, np.nan, 0, 2],
+        [0, 2, 2, 5, 1, 1, 2, 2, 1, 5, np.nan, 2],
+        [1, 1, 2, 2, np.nan, 0, 5, 5, 0, 5, 0, np.nan],
+        [0, 1, 5, 5, 1, np.nan, 2, 5, 2, 2, 0, 1],
+    ]
+)
+UNEVEN_CODES_IRRCAC_AC2 = {
+    "linear": (0.53103, 0.09284, 0.81111, 0.59722),
+    "quadratic": (0.67451, 0.09238, 0.90778, 0.71667),
+    "radical": (0.44423, 0.08616, 0.70728, 0.47331),
+    "ordinal": (0.72869, 0.04528, 0.91435, 0.68432),  # rank-based in irrCAC too: no value basis
+}

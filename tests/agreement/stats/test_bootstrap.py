@@ -2,10 +2,13 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from agreement.stats import (
     InsufficientDataError,
+    bca_interval,
     bootstrap_alpha,
+    bootstrap_alpha_from_counts,
     bootstrap_ci,
     cohen_kappa,
     gwet_ac1,
@@ -15,19 +18,25 @@ from agreement.stats import (
 from tests.agreement.stats.published_data import KRIPPENDORFF_2011, SHROUT_FLEISS
 
 
+@pytest.mark.parametrize("method", ["bca", "percentile"])
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
-def test_fast_alpha_bootstrap_equals_resampling_the_matrix(level):
+def test_fast_alpha_bootstrap_equals_resampling_the_matrix(level, method):
+    # with BCa this also checks the one-pass jackknife against leaving each column out in turn
     rng = np.random.default_rng(11)
     data = rng.integers(1, 6, (3, 80)).astype(float)
     data[rng.random(data.shape) < 0.2] = np.nan
     pairable = (~np.isnan(data)).sum(axis=0) >= 2
-    fast = bootstrap_alpha(data, level_of_measurement=level, rng=np.random.default_rng(5), n_resamples=200)
+    fast = bootstrap_alpha(
+        data, level_of_measurement=level, rng=np.random.default_rng(5), n_resamples=200, method=method
+    )
     slow = bootstrap_ci(
         lambda d: krippendorff_alpha(d, level_of_measurement=level),
         data[:, pairable],
         rng=np.random.default_rng(5),
         n_resamples=200,
+        method=method,
     )
+    assert fast.method == slow.method == method
     assert fast.value == pytest.approx(slow.value, abs=1e-12)
     assert fast.confidence_interval == pytest.approx(slow.confidence_interval, abs=1e-9)
     assert fast.standard_error == pytest.approx(slow.standard_error, abs=1e-9)
@@ -128,3 +137,56 @@ def test_the_interval_percentiles_are_np_quantiles():
         values = rng.normal(size=rng.integers(2, 700)) * rng.uniform(1e-3, 10)
         q = np.array([0.025, 0.975]) if rng.random() < 0.5 else rng.uniform(0, 1, 2)
         assert np.array_equal(_percentiles(values, q), np.quantile(values, q))
+
+
+# issue 24, point 6: BCa intervals
+def test_bca_equals_scipy_bootstrap_bca_on_the_same_draws():
+    # scipy.stats.bootstrap draws its resamples from the generator as bootstrap_ci does
+    x = np.random.default_rng(3).exponential(size=30)
+    theirs = stats.bootstrap((x,), np.mean, method="BCa", n_resamples=999, rng=np.random.default_rng(5))
+    ours = bootstrap_ci(lambda d: float(d[0].mean()), x[None, :], rng=np.random.default_rng(5), n_resamples=999)
+    assert ours.method == "bca"
+    assert ours.confidence_interval == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+
+
+def test_bca_of_kappa_equals_scipy_paired_bca():
+    rng = np.random.default_rng(8)
+    a = rng.integers(0, 3, 40)
+    b = np.where(rng.random(40) < 0.6, a, rng.integers(0, 3, 40))
+    theirs = stats.bootstrap(
+        (a, b),
+        lambda x, y: cohen_kappa(x, y).value,
+        paired=True,
+        vectorized=False,
+        method="BCa",
+        n_resamples=499,
+        rng=np.random.default_rng(2),
+    )
+    ours = bootstrap_ci(lambda d: cohen_kappa(d[0], d[1]), [a, b], rng=np.random.default_rng(2), n_resamples=499)
+    assert ours.confidence_interval == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+
+
+def test_bca_without_bias_or_skew_is_the_percentile_interval():
+    replicates = np.random.default_rng(0).permutation(np.linspace(-2, 2, 4001))
+    low, high = bca_interval(replicates, 0.0, np.array([-1.0, 0.0, 1.0]), confidence_level=0.9)
+    assert (low, high) == pytest.approx(tuple(np.quantile(replicates, [0.05, 0.95])), abs=1e-12)
+
+
+def test_bca_from_counts_equals_bca_from_the_matrix():
+    from agreement.stats import unit_category_counts
+
+    data = _three_of_six(4, 500)
+    pairable = (~np.isnan(data)).sum(axis=0) >= 2
+    table = unit_category_counts(data[:, pairable]).counts
+    values = np.unique(data[~np.isnan(data)])
+    for level in ("nominal", "ordinal"):
+        matrix = bootstrap_alpha(data, level_of_measurement=level, rng=7, n_resamples=300, max_blocks=200)
+        counts = bootstrap_alpha_from_counts(
+            table, values, value=matrix.value, level_of_measurement=level, rng=7, n_resamples=300, max_blocks=200
+        )
+        assert counts == matrix and counts.method == "bca"
+
+
+def test_bootstrap_method_is_checked():
+    with pytest.raises(ValueError, match="unknown method 'studentized'; valid choices are 'bca', 'percentile'"):
+        bootstrap_alpha(KRIPPENDORFF_2011, rng=1, method="studentized")

@@ -1,5 +1,7 @@
 """The written policy for thin and malformed data: InsufficientDataError or ValueError, never NaN."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -165,3 +167,15 @@ def test_results_never_hold_nan():
     res = cohen_kappa([0, 1, 0, 1], [1, 0, 1, 0])
     values = [v for v in vars(res).values() if isinstance(v, float)]
     assert not any(np.isnan(values))
+
+
+# issue 24, point 1: equal unit means left a zero denominator (a raw ZeroDivisionError)
+@pytest.mark.parametrize("model", ["ICC(1,k)", "ICC(2,1)", "ICC(2,k)", "ICC(3,k)"])
+def test_icc_with_equal_unit_means_names_the_reason(model):
+    with pytest.raises(InsufficientDataError, match=rf"{re.escape(model)} is undefined: .*unit means"):
+        icc([[1, 2], [2, 1]], model=model)
+
+
+@pytest.mark.parametrize("model", ["ICC(1,1)", "ICC(3,1)"])
+def test_icc_with_equal_unit_means_is_defined_where_the_denominator_is_not_zero(model):
+    assert icc([[1, 2], [2, 1]], model=model).value == pytest.approx(-1.0)

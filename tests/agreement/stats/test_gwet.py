@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 
-from agreement.stats import cohen_kappa, gwet_ac1, gwet_ac2
+from agreement.stats import cohen_kappa, gwet_ac1, gwet_ac2, gwet_from_counts, unit_category_counts
 from tests.agreement.stats.published_data import (
     CONT3X3_ABSTRACTORS,
     DISTRIB_6RATERS,
     KRIPPENDORFF_2011,
+    UNEVEN_CODES,
+    UNEVEN_CODES_IRRCAC_AC2,
     counts_to_reliability_data,
     table_to_raters,
 )
@@ -75,3 +77,56 @@ def test_ac1_resists_the_kappa_paradox():
 def test_ac1_with_declared_binary_scale_and_no_variation_is_one():
     # every rater says "no": AC1 is defined (p_e = 0) and equals 1, as in the HANNA user study
     assert gwet_ac1(np.zeros((3, 10)), categories=[0, 1]).value == 1.0
+
+
+# issue 24, point 7: weights on category values (Gwet, irrCAC) beside weights on positions
+@pytest.mark.parametrize("weights", ["linear", "quadratic", "radical", "ordinal"])
+def test_ac2_value_weights_reproduce_irrcac_on_unevenly_spaced_codes(weights):
+    value, se, pa, pe = UNEVEN_CODES_IRRCAC_AC2[weights]
+    res = gwet_ac2(UNEVEN_CODES, weights=weights, categories=[0, 1, 2, 5], weight_basis="value")
+    assert (round(res.value, 5), round(res.standard_error, 5)) == (value, se)
+    assert (round(res.observed_agreement, 5), round(res.expected_agreement, 5)) == (pa, pe)
+    assert res.variant == (weights if weights == "ordinal" else f"{weights}, on category values")
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic", "radical"])
+def test_ac2_position_weights_differ_only_for_unevenly_spaced_codes(weights):
+    positions = gwet_ac2(UNEVEN_CODES, weights=weights, categories=[0, 1, 2, 5])
+    assert positions.variant == f"{weights}, on category positions"
+    assert round(positions.value, 5) != UNEVEN_CODES_IRRCAC_AC2[weights][0]
+    even = np.where(UNEVEN_CODES == 5, 3, UNEVEN_CODES)  # codes 0..3: positions and values agree
+    by_value = gwet_ac2(even, weights=weights, categories=[0, 1, 2, 3], weight_basis="value")
+    assert by_value.value == pytest.approx(gwet_ac2(even, weights=weights, categories=[0, 1, 2, 3]).value)
+
+
+def test_ac2_value_weights_from_counts_equal_the_matrix_path():
+    counts = unit_category_counts(UNEVEN_CODES, categories=[0, 1, 2, 5]).counts
+    fast = gwet_from_counts(counts, n_raters=4, weights="quadratic", categories=[0, 1, 2, 5], weight_basis="value")
+    slow = gwet_ac2(UNEVEN_CODES, weights="quadratic", categories=[0, 1, 2, 5], weight_basis="value")
+    assert fast == slow
+
+
+def test_ac2_weight_basis_is_checked():
+    with pytest.raises(ValueError, match="unknown weight_basis 'rank'; valid choices are 'position', 'value'"):
+        gwet_ac2(UNEVEN_CODES, weight_basis="rank")
+    with pytest.raises(ValueError, match="weight_basis='value' needs the categories"):
+        gwet_from_counts(np.ones((3, 2)), n_raters=2, weights="linear", weight_basis="value")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weights", ["linear", "quadratic", "radical"])
+def test_ac2_value_weights_match_irrcac_on_random_data_with_missing_ratings(seed, weights):
+    # irrCAC pins scipy==1.12 (the project needs >= 1.13), so it cannot be a declared test
+    # dependency: this cross-check runs where it is installed (pip install --no-deps irrCAC)
+    irrcac = pytest.importorskip("irrCAC.raw")
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    codes = np.array([0.0, 1.0, 3.0, 4.0, 10.0])
+    data = rng.choice(codes, size=(int(rng.integers(2, 7)), int(rng.integers(5, 60))))
+    data[rng.random(data.shape) < 0.3] = np.nan
+    data = data[:, (~np.isnan(data)).sum(axis=0) >= 1]
+    theirs = irrcac.CAC(pd.DataFrame(data.T), weights=weights, categories=codes.tolist()).gwet()["est"]
+    ours = gwet_ac2(data, weights=weights, categories=codes, weight_basis="value")
+    assert ours.value == pytest.approx(theirs["coefficient_value"], abs=5e-6)  # irrCAC prints 5 decimals
+    assert ours.standard_error == pytest.approx(theirs["se"], abs=5e-6)

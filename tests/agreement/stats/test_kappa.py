@@ -142,7 +142,9 @@ def test_matches_statsmodels_and_scikit_learn(seed, n, k, weights):
     with np.errstate(invalid="ignore", divide="ignore"):
         theirs = inter_rater.cohens_kappa(table, wt=weights) if weights else inter_rater.cohens_kappa(table)
     assert ours.value == pytest.approx(theirs.kappa, abs=1e-10)
-    if np.isfinite(theirs.std_kappa):
+    if np.unique(a).size == 1 or np.unique(b).size == 1:  # a constant rater: no standard error (point 3)
+        assert ours.standard_error is None and ours.interval_reason is not None
+    elif np.isfinite(theirs.std_kappa):
         # near perfect agreement the variance is ~1e-16 of round-off on either side, its root ~1e-8
         assert ours.standard_error == pytest.approx(theirs.std_kappa, abs=1e-7)
     else:  # perfect agreement: the variance is 0 up to round-off (statsmodels takes sqrt of -1e-17)
@@ -261,3 +263,16 @@ def test_brennan_prediger_irrcac():
     res = brennan_prediger_kappa([a, b])
     assert res.value == pytest.approx(0.835, abs=1e-12)
     assert res.standard_error == pytest.approx(0.04693346 * np.sqrt(100 / 99), abs=5e-8)
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_a_constant_rater_gives_kappa_zero_with_no_interval_and_the_reason(weights):
+    # issue 24, point 3: kappa is 0 whatever the other rater does, and the large-sample variance
+    # is 0 up to rounding: an interval ~1e-8 wide would read as certainty
+    res = cohen_kappa([2, 2, 2, 2, 2, 2], [1, 2, 3, 2, 1, 3], weights=weights, categories=[1, 2, 3])
+    assert res.value == pytest.approx(0.0, abs=1e-12)
+    assert res.standard_error is None and res.confidence_interval is None
+    assert "rater A used a single category" in res.interval_reason
+    swapped = cohen_kappa([1, 2, 3, 2, 1, 3], [2, 2, 2, 2, 2, 2], weights=weights, categories=[1, 2, 3])
+    assert swapped.confidence_interval is None and "rater B used a single category" in swapped.interval_reason
+    assert cohen_kappa([1, 2, 3, 2, 1, 3], [1, 2, 3, 3, 1, 3]).interval_reason is None

@@ -38,6 +38,9 @@ def test_equals_pairwise_cohen_kappa_on_random_sparse_data(seed, n_raters, n_uni
             continue
         assert fast.value[k] == pytest.approx(pair.result.value, abs=1e-12)
         # the variance of a perfect-agreement pair is 0 up to rounding, whose square root is ~1e-8
+        if pair.result.confidence_interval is None:  # a constant rater: no interval on either path
+            assert np.isnan([fast.standard_error[k], fast.ci_low[k], fast.ci_high[k]]).all()
+            continue
         assert fast.standard_error[k] == pytest.approx(pair.result.standard_error, abs=1e-7)
         assert (fast.ci_low[k], fast.ci_high[k]) == pytest.approx(pair.result.confidence_interval, abs=1e-6)
     shared = {pair for pair, p in slow.items() if p.n_units > 0}
@@ -88,3 +91,14 @@ def test_interval_alpha_of_every_pair_equals_alpha_on_the_pair(seed, n_raters, n
             assert np.isnan(result.value[k])
         else:
             assert result.value[k] == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_pair_with_a_constant_rater_has_no_interval():
+    # issue 24, point 3, as cohen_kappa: kappa 0 with a zero-width interval would read as certainty
+    result = cohen_kappa_all_pairs(np.array([[2.0, 2, 2, 2], [1, 2, 1, 2], [1, 2, 2, 2]]), categories=[1, 2])
+    constant = (result.rater_a == 0) & (result.rater_b == 1)
+    assert result.value[constant][0] == pytest.approx(0.0, abs=1e-12)
+    assert np.isnan(result.standard_error[constant]).all()
+    assert np.isnan(result.ci_low[constant]).all() and np.isnan(result.ci_high[constant]).all()
+    other = (result.rater_a == 1) & (result.rater_b == 2)
+    assert np.isfinite(result.ci_low[other]).all()

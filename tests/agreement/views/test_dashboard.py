@@ -167,3 +167,26 @@ def test_a_project_whose_every_judgment_is_off_the_scale_says_so(client, lead):
     html = client.get(f"/projects/{project.id}/agreement/").content.decode()
     assert "No label has a coefficient yet." in html and "None" not in html
     assert "6 stored judgments" in html
+
+
+def test_the_ac2_column_says_its_weights_are_on_category_positions(client, lead):
+    # issue 24, point 7: AC2's weight basis is named where its value is shown
+    project = _project_with(3, 10, 2)
+    project.memberships.create(user=lead, role="lead")
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/agreement/").content.decode()
+    assert "Gwet&#x27;s AC2 (quadratic weights on category positions)" in html
+
+
+def test_a_label_with_too_few_units_for_its_interval_says_so(client, lead, monkeypatch):
+    # issue 24, point 6: beyond the "fewer than 30 units" flag, below MIN_INTERVAL_UNITS the
+    # interval itself is not to be trusted at its 95%
+    project = _project_with(3, 12, 2)
+    project.memberships.create(user=lead, role="lead")
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/agreement/").content.decode()
+    assert html.count('data-testid="small-interval"') == 2  # both labels, 12 units each
+    assert "rests on 12 units rated at least twice" in html and "Below 100 units" in html
+    assert 'title="95% interval (bca)"' in html  # ordinal alpha's interval is BCa
+    monkeypatch.setattr("agreement.selectors.dashboard.MIN_INTERVAL_UNITS", 12)
+    assert 'data-testid="small-interval"' not in client.get(f"/projects/{project.id}/agreement/").content.decode()

@@ -148,3 +148,43 @@ def test_majority_outcomes():
 def test_input_validation(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _davidson_reference(first, second, outcome, names):
+    """Davidson's log-likelihood written per comparison (independent of the module's table form),
+    with the first system as baseline (theta_0 = 0) instead of centring; returns f and gradient."""
+    i = np.array([names.index(a) for a in first])
+    j = np.array([names.index(b) for b in second])
+    y = np.asarray(outcome)
+
+    def f_and_grad(free):
+        theta, phi = np.concatenate([[0.0], free[:-1]]), free[-1]
+        a, b = np.exp(theta[i]), np.exp(theta[j])
+        c = np.exp(phi + (theta[i] + theta[j]) / 2)
+        d = a + b + c
+        loglik = np.where(y == 2, theta[i], np.where(y == 0, theta[j], phi + (theta[i] + theta[j]) / 2)) - np.log(d)
+        grad = np.zeros(len(names) + 1)
+        np.add.at(grad, i, (y == 2) + (y == 1) / 2 - (a + c / 2) / d)
+        np.add.at(grad, j, (y == 0) + (y == 1) / 2 - (b + c / 2) / d)
+        grad[-1] = ((y == 1) - c / d).sum()
+        return -loglik.sum(), -np.delete(grad, 0)
+
+    return f_and_grad
+
+
+@pytest.mark.parametrize("seed", [5, 11, 12])
+def test_davidson_converges_to_the_maximum_likelihood_fit(seed):
+    # issue 24, point 4: the L-BFGS-B fit stopped on its default ftol, strengths up to 3e-5 off
+    first, second, outcome = random_comparisons(seed, n=3000, k=6, tie_rate=0.3)
+    bt = bradley_terry(first, second, outcome, ties="davidson", n_resamples=0)
+    f_and_grad = _davidson_reference(first, second, outcome, list(bt.systems))
+    # reference: BFGS from zero, polished by solving gradient = 0 (Powell's hybrid method)
+    start = optimize.minimize(f_and_grad, np.zeros(len(bt.systems)), jac=True, method="BFGS").x
+    ref = optimize.root(lambda x: f_and_grad(x)[1], start, method="hybr", options={"xtol": 1e-14})
+    theta = np.concatenate([[0.0], ref.x[:-1]])
+    assert np.abs(f_and_grad(ref.x)[1]).max() < 1e-7
+    assert np.array(bt.strengths) == pytest.approx(theta - theta.mean(), abs=1e-8)
+    assert bt.tie_parameter == pytest.approx(np.exp(ref.x[-1]), rel=1e-8)
+    ours = np.append(np.array(bt.strengths[1:]) - bt.strengths[0], np.log(bt.tie_parameter))
+    assert np.abs(f_and_grad(ours)[1]).max() < 1e-8
+    assert bt.gradient_norm < 1e-8

@@ -53,9 +53,7 @@ def test_compare_systems_marks_only_real_differences():
     scores = np.hstack([base + 1.0, base + 0.0, base + 0.02]) + rng.normal(0, 0.3, (80, 3))
     result = {
         (c.system_a, c.system_b): c
-        for c in compare_systems(
-            scores, systems=["x", "y", "z"], n_resamples=2000, rng=np.random.default_rng(0)
-        )
+        for c in compare_systems(scores, systems=["x", "y", "z"], n_resamples=2000, rng=np.random.default_rng(0))
     }
     assert result["x", "y"].significant and result["x", "z"].significant
     assert not result["y", "z"].significant
@@ -79,3 +77,28 @@ def test_input_validation(call, message):
         call()
     if "two units" in message:
         assert info.type is InsufficientDataError
+
+
+@pytest.mark.parametrize("n_units", [10, 25])
+def test_default_test_holds_its_size_on_small_studies(n_units):
+    # issue 24, point 5: under H0 (paired differences symmetric about 0) a 5% test rejects 5% of
+    # the time; the paired bootstrap rejected 11.7% at n = 10 and 6.7% at n = 25. 400 seeded
+    # studies: binomial SE sqrt(.05 * .95 / 400) = 1.1%, so the bound is 5% + 2.5 SE
+    rng = np.random.default_rng(24)
+    replicates = 400
+    rejected = 0
+    for _ in range(replicates):
+        a = rng.normal(size=n_units)
+        b = a + rng.standard_t(3, size=n_units)  # heavy tails make the small-sample bootstrap worse
+        rejected += paired_test(a, b, n_resamples=999, rng=rng).p_value <= 0.05
+    se = np.sqrt(0.05 * 0.95 / replicates)
+    assert rejected / replicates <= 0.05 + 2.5 * se
+
+
+def test_small_studies_are_tested_by_exact_enumeration():
+    # 2^10 sign flips <= n_resamples: every one is enumerated, so the p-value is exact (4 / 1024)
+    r = paired_test(SLEEP_2, SLEEP_1, n_resamples=10_000, rng=np.random.default_rng(0))
+    assert r.test == "randomization" and r.exact and r.n_resamples == 1024
+    assert r.p_value == 4 / 1024
+    big = paired_test(np.arange(200.0), np.arange(200.0)[::-1], n_resamples=100, rng=np.random.default_rng(0))
+    assert big.test == "bootstrap" and not big.exact

@@ -18,9 +18,7 @@ SLEEP_2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
 
 
 def test_sleep_means_as_published():
-    scores = system_scores(
-        SLEEP_1 + SLEEP_2, systems=["1"] * 10 + ["2"] * 10, units=list(range(10)) * 2, n_resamples=0
-    )
+    scores = system_scores(SLEEP_1 + SLEEP_2, systems=["1"] * 10 + ["2"] * 10, units=list(range(10)) * 2, n_resamples=0)
     assert [round(s.mean, 2) for s in scores] == [0.75, 2.33]
     assert np.isnan(scores[0].mean_ci[0])
 
@@ -31,9 +29,7 @@ def test_matches_numpy_on_random_data_and_intervals_cover():
     systems = rng.choice(["a", "b", "c"], 600)
     units = rng.integers(0, 100, 600)
     values[::37] = np.nan
-    scores = system_scores(
-        values, systems=systems, units=units, n_resamples=300, rng=np.random.default_rng(0)
-    )
+    scores = system_scores(values, systems=systems, units=units, n_resamples=300, rng=np.random.default_rng(0))
     for s in scores:
         mine = (systems == s.system) & ~np.isnan(values)
         assert s.mean == pytest.approx(values[mine].mean(), abs=1e-12)
@@ -123,3 +119,40 @@ def test_input_validation(call, message):
         call()
     if "missing" in message:
         assert info.type is InsufficientDataError
+
+
+# issue 24, point 6: BCa intervals of the system means
+def test_bca_mean_interval_equals_scipy_bootstrap_bca():
+    x = np.random.default_rng(1).exponential(size=25)
+    scores = system_scores(x, systems=["a"] * 25, units=range(25), n_resamples=999, rng=np.random.default_rng(4))
+    theirs = stats.bootstrap((x,), np.mean, method="BCa", n_resamples=999, rng=np.random.default_rng(4))
+    assert scores[0].mean_ci == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+    plain = system_scores(
+        x, systems=["a"] * 25, units=range(25), n_resamples=999, rng=np.random.default_rng(4), method="percentile"
+    )
+    theirs = stats.bootstrap((x,), np.mean, method="percentile", n_resamples=999, rng=np.random.default_rng(4))
+    assert plain[0].mean_ci == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+
+
+def test_bca_jackknife_leaves_out_whole_units():
+    # two ratings per unit: the cluster jackknife drops both, as scipy's does on per-unit (sum, count)
+    rng = np.random.default_rng(2)
+    values = rng.exponential(size=40)
+    units = np.repeat(np.arange(20), 2)
+    scores = system_scores(values, systems=["a"] * 40, units=units, n_resamples=499, rng=np.random.default_rng(3))
+    per_unit = values.reshape(20, 2).sum(axis=1)
+    theirs = stats.bootstrap(
+        (per_unit, np.full(20, 2.0)),
+        lambda s, c: s.sum() / c.sum(),
+        paired=True,
+        vectorized=False,
+        method="BCa",
+        n_resamples=499,
+        rng=np.random.default_rng(3),
+    )
+    assert scores[0].mean_ci == pytest.approx(tuple(theirs.confidence_interval), abs=1e-12)
+
+
+def test_interval_method_is_checked():
+    with pytest.raises(ValueError, match="method must be one of 'bca', 'percentile'; got 'normal'"):
+        system_scores([1.0, 2.0], systems=["a", "a"], units=[0, 1], n_resamples=0, method="normal")

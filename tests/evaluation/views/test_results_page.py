@@ -39,7 +39,7 @@ def test_lead_sees_tables_plot_heatmap_and_judges(project, lead):
     page = browser(lead).get(f"/projects/{project.id}/results/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "<svg" in html and "Means with percentile bootstrap intervals" in html
+    assert "<svg" in html and "Means with BCa (bias-corrected and accelerated) bootstrap intervals" in html
     assert "Kendall tau-b (system level)" in html
     assert "Automatic judges beside the humans" in html and "gpt" in html
     assert "Holm" in html
