@@ -2,6 +2,9 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings.production
 WORKDIR /app
+# WordNet 3.0 for METEOR's synonyms (assembled into CONCORD_NLTK_DATA on first use)
+RUN apt-get update && apt-get install -y --no-install-recommends wordnet-base wordnet-sense-index \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY annotation ./annotation
@@ -11,7 +14,7 @@ RUN pip install --no-cache-dir .
 COPY . .
 RUN DJANGO_SECRET_KEY=collectstatic-only DJANGO_ALLOWED_HOSTS=localhost DATABASE_URL=sqlite:////tmp/x.db \
     python manage.py collectstatic --noinput
-RUN useradd --create-home concord && mkdir -p /data/media && chown concord /data/media
+RUN useradd --create-home concord && mkdir -p /data/media /data/nltk_data && chown concord /data/media /data/nltk_data
 USER concord
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "4", "--access-logfile", "-"]

@@ -20,7 +20,6 @@ from annotation.pagination import StandardPagination, paginated
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
-from evaluation.metrics import REGISTRY
 from evaluation.models import Calibrator, Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project, metric_score_list
 from evaluation.services import (
@@ -34,6 +33,7 @@ from evaluation.services import (
     judge_from_metric,
     judge_rating_import,
     metric_correlations,
+    metric_names_check,
     metric_score_import,
     metrics_compute_start,
     results_compute,
@@ -277,11 +277,18 @@ class MetricComputeApi(EvaluationApi):
 
     class InputSerializer(serializers.Serializer):
         metrics = serializers.ListField(
-            child=serializers.ChoiceField(choices=list(REGISTRY)),
+            child=serializers.CharField(),
             required=False,
             allow_empty=False,
-            help_text="Default: every metric but the embedding cosine (slow on CPU; ask for it by name).",
+            help_text="Default: the usual metrics (not the embedding cosine, slow on CPU: ask for it by name). "
+            "Any ROUGE-1.5.5 variant by name: rouge155_<N|L|W|S<gap>|SU<gap>>_<r|p|f>[_stem][_best].",
         )
+
+        def validate_metrics(self, names):
+            try:
+                return metric_names_check(names)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from exc
 
     @extend_schema(
         request=InputSerializer,

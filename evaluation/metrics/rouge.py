@@ -74,11 +74,7 @@ def sentence_tokens(text: str) -> list[list[str]]:
     [['the', 'cat', 's', 'well', 'fed'], ['tat', '2004']]
     """
     # Perl reads bytes: a non-ASCII letter's UTF-8 bytes are each outside [A-Za-z0-9-]
-    return [
-        [t.decode() for t in _TOKEN.findall(line.lower())]
-        for line in text.encode("utf-8").split(b"\n")
-        if line
-    ]
+    return [[t.decode() for t in _TOKEN.findall(line.lower())] for line in text.encode("utf-8").split(b"\n") if line]
 
 
 @lru_cache(maxsize=1)
@@ -215,66 +211,79 @@ def _skip_bigrams(tokens: tuple, gap: int, unigrams: bool) -> Counter:
     return grams
 
 
+def _mark_path(model: tuple, peer: tuple, mask: list[int], above_wins) -> None:
+    """``markLCS``: walk back from the table's corner, diagonal on a match, else up when
+    ``above_wins(i, j)`` (the cell above is not smaller than the one to the left), else left;
+    mark the model positions passed diagonally."""
+    i, j = len(model), len(peer)
+    while i and j:
+        if model[i - 1] == peer[j - 1]:
+            i, j = i - 1, j - 1
+            mask[i] = 1
+        elif above_wins(i, j):
+            i -= 1
+        else:
+            j -= 1
+
+
 def _lcs_hits(model: tuple, peer: tuple, mask: list[int]) -> None:
-    """``lcs_inner`` + ``markLCS``: mark in ``mask`` the model positions on the script's LCS path
-    (diagonal on a match, else up when the cell above is not smaller)."""
+    """``lcs_inner``: mark in ``mask`` the model positions on the script's LCS path.
+
+    The table's rows are kept bit-parallel (Hyyrö, 2004): bit j-1 of ``rows[i]`` is clear where
+    ``c[i][j] = c[i][j-1] + 1``, so ``c[i][j]`` is j minus the set bits below j.
+    """
+    if not model or not peer:
+        return
+    masks: dict = {}
+    for j, token in enumerate(peer):
+        masks[token] = masks.get(token, 0) | (1 << j)
+    full = (1 << len(peer)) - 1
+    rows = [full]
+    for token in model:
+        row = rows[-1]
+        matched = row & masks.get(token, 0)
+        rows.append(((row + matched) | (row - matched)) & full)
+
+    def above_wins(i, j):
+        # c[i-1][j] >= c[i][j-1]
+        return j - (rows[i - 1] & ((1 << j) - 1)).bit_count() >= j - 1 - (rows[i] & ((1 << (j - 1)) - 1)).bit_count()
+
+    _mark_path(model, peer, mask, above_wins)
+
+
+def _wlcs_hits(model: tuple, peer: tuple, mask: list[int], weights: np.ndarray) -> None:
+    """``wlcs_inner``: the weighted LCS table (a run of k matches scores f(k)) and its path, marked
+    in ``mask``; the table is only needed for the script's tie-breaks, so its sums are made in the
+    script's order, ``(c + f(k+1)) - f(k)``.
+
+    The table is filled one anti-diagonal at a time (a cell needs only the two before it), stored
+    skewed: ``table[d][i]`` is cell ``(i, d - i)``.
+    """
     m, n = len(model), len(peer)
     if not m or not n:
         return
     vocabulary = {t: k for k, t in enumerate(set(model) | set(peer))}
-    p = np.array([vocabulary[t] for t in peer])
-    c = np.zeros((m + 1, n + 1), dtype=np.int32)
-    for i in range(1, m + 1):
-        # c[i][j] = max(c[i][j-1], match ? c[i-1][j-1] + 1 : c[i-1][j]): on a match the diagonal
-        # is never below either neighbour, so a running maximum gives the whole row
-        row = np.where(p == vocabulary[model[i - 1]], c[i - 1, :-1] + 1, c[i - 1, 1:])
-        np.maximum.accumulate(row, out=c[i, 1:])
-    i, j = m, n
-    while i and j:
-        if model[i - 1] == peer[j - 1]:
-            i, j = i - 1, j - 1
-            mask[i] = 1
-        elif c[i - 1, j] >= c[i, j - 1]:
-            i -= 1
-        else:
-            j -= 1
-
-
-def _wlcs_hits(model: tuple, peer: tuple, mask: list[int], weights: list[float]) -> None:
-    """``wlcs_inner`` + ``markLCS``: the weighted LCS table (a run of k matches scores f(k)) and its
-    path, marked in ``mask``; the table is only needed for the script's tie-breaks."""
-    m, n = len(model), len(peer)
-    if not m or not n:
-        return
-    c = [[0.0] * (n + 1) for _ in range(m + 1)]
-    run = [[0] * (n + 1) for _ in range(m + 1)]
-    for i in range(1, m + 1):
-        token, above, row, run_above, run_row = model[i - 1], c[i - 1], c[i], run[i - 1], run[i]
-        for j in range(1, n + 1):
-            if token == peer[j - 1]:
-                k = run_above[j - 1]
-                # the script's order of operations, so that ties fall the same way
-                row[j] = above[j - 1] + weights[k + 1] - weights[k]
-                run_row[j] = k + 1
-            elif above[j] >= row[j - 1]:
-                row[j] = above[j]
-            else:
-                row[j] = row[j - 1]
-    i, j = m, n
-    while i and j:
-        if model[i - 1] == peer[j - 1]:
-            i, j = i - 1, j - 1
-            mask[i] = 1
-        elif c[i - 1][j] >= c[i][j - 1]:
-            i -= 1
-        else:
-            j -= 1
+    model_ids = np.array([vocabulary[t] for t in model])
+    peer_reversed = np.array([vocabulary[t] for t in reversed(peer)])
+    table = np.zeros((m + n + 1, m + 1))
+    runs = np.zeros((m + n + 1, m + 1), dtype=np.int64)
+    for d in range(2, m + n + 1):
+        lo, hi = max(1, d - n), min(m, d - 1)
+        # cell (i, j = d - i) for i in lo..hi: model token i-1 against peer token j-1
+        match = model_ids[lo - 1 : hi] == peer_reversed[n - d + lo : n - d + hi + 1]
+        up, left = table[d - 1, lo - 1 : hi], table[d - 1, lo : hi + 1]
+        k = runs[d - 2, lo - 1 : hi]
+        table[d, lo : hi + 1] = np.where(
+            match, (table[d - 2, lo - 1 : hi] + weights[k + 1]) - weights[k], np.where(up >= left, up, left)
+        )
+        runs[d, lo : hi + 1] = np.where(match, k + 1, 0)
+    _mark_path(model, peer, mask, lambda i, j: table[i + j - 1, i - 1] >= table[i + j - 1, i])
 
 
 @lru_cache(maxsize=64)
-def _weights(length: int) -> list[float]:
+def _weights(length: int) -> np.ndarray:
     # the script's f(k) = k ** 1.2, through the same C pow()
-    return [float(k) ** W_WEIGHT for k in range(length + 2)]
+    return np.array([float(k) ** W_WEIGHT for k in range(length + 2)])
 
 
 def _union_lcs(model: tuple, peer: tuple, weighted: bool) -> tuple[float, float]:
@@ -283,11 +292,11 @@ def _union_lcs(model: tuple, peer: tuple, weighted: bool) -> tuple[float, float]
     model_left = Counter(t for s in model for t in s)
     peer_left = Counter(t for s in peer for t in s)
     longest = max((len(s) for s in (*model, *peer)), default=0)
-    weights = _weights(longest) if weighted else None
+    weights = _weights(max(longest, 64)) if weighted else None
     hit, base = 0.0, 0.0
     for sentence in model:
         mask = [0] * len(sentence)
-        base += weights[len(sentence)] if weighted else len(sentence)
+        base += float(weights[len(sentence)]) if weighted else len(sentence)
         for other in peer:
             if weighted:
                 _wlcs_hits(sentence, other, mask, weights)
@@ -299,7 +308,7 @@ def _union_lcs(model: tuple, peer: tuple, weighted: bool) -> tuple[float, float]
                 if weighted:
                     run += 1
                     if j + 1 == len(sentence) or not mask[j + 1]:
-                        hit += weights[run]
+                        hit += float(weights[run])
                         run = 0
                 else:
                     hit += 1
@@ -395,7 +404,6 @@ def rouge(output: str, references: Sequence[str], variant: RougeVariant) -> Roug
 # --- metric names ----------------------------------------------------------------------------------
 
 _NAME = re.compile(r"rouge155_(?P<kind>[1-9][0-9]?|L|W|SU?[0-9]{1,2})_(?P<stat>[prf])(?P<stem>_stem)?(?P<best>_best)?")
-_STATS = {"p": "precision", "r": "recall", "f": "F"}
 
 
 def parse_rouge_name(name: str) -> tuple[RougeVariant, str] | None:

@@ -39,9 +39,9 @@ def data_dir() -> Path:
     return target
 
 
-def perl_rouge(outputs, references, *, stem: bool, best: bool = False, gap: int = 4) -> list[dict]:
-    """Per output, ``{"ROUGE-1": (R, P, F), ..., "ROUGE-4", "ROUGE-L", "ROUGE-W-1.2", "ROUGE-S4",
-    "ROUGE-SU4"}`` as the script prints them."""
+def perl_rouge(outputs, references, *, stem: bool, best: bool = False, gap: int = 4, n: int = 4) -> list[dict]:
+    """Per output, ``{"ROUGE-1": (R, P, F), ..., "ROUGE-<n>", "ROUGE-L", "ROUGE-W-1.2",
+    "ROUGE-S<gap>", "ROUGE-SU<gap>"}`` as the script prints them."""
     with TemporaryDirectory(prefix="rouge155-") as tmp:
         root = Path(tmp)
         (root / "peers").mkdir()
@@ -60,7 +60,7 @@ def perl_rouge(outputs, references, *, stem: bool, best: bool = False, gap: int 
             )
         config = root / "config.xml"
         config.write_text(f'<ROUGE-EVAL version="1.5.5">{"".join(evals)}</ROUGE-EVAL>', encoding="utf-8")
-        command = ["perl", str(SCRIPT), "-e", str(data_dir()), "-a", "-d", "-n", "4", "-w", "1.2"]
+        command = ["perl", str(SCRIPT), "-e", str(data_dir()), "-a", "-d", "-n", str(n), "-w", "1.2"]
         command += ["-2", str(gap), "-U", "-r", "1"] + (["-m"] if stem else []) + (["-f", "B"] if best else [])
         printed = subprocess.run(
             [*command, str(config)], check=True, capture_output=True, text=True, cwd=RELEASE
