@@ -32,6 +32,7 @@ from evaluation.services import (
     judge_agreement_report,
     judge_from_metric,
     judge_rating_import,
+    metric_catalogue,
     metric_correlations,
     metric_names_check,
     metric_score_import,
@@ -221,6 +222,22 @@ class MetricListApi(EvaluationApi):
         return paginated(
             request, self, metric_names_for_project(project_get_for_lead(request.user, pk)), self.OutputSerializer
         )
+
+
+class MetricCatalogueApi(EvaluationApi):
+    """The metrics Concord computes: name, one-line definition with its reference, the inputs it needs
+    beyond the output, and why it is unavailable on this installation (null when it is available)."""
+
+    class OutputSerializer(serializers.Serializer):
+        name = serializers.CharField()
+        description = serializers.CharField()
+        needs = serializers.ListField(child=serializers.CharField())
+        unavailable = serializers.CharField(allow_null=True)
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project_get_for_lead(request.user, pk)
+        return paginated(request, self, metric_catalogue(), self.OutputSerializer)
 
 
 class MetricScoreListApi(EvaluationApi):

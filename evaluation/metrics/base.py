@@ -23,6 +23,10 @@ class MetricResources:
     wordnet_source: Path = DEBIAN_WORDNET
 
 
+def always_available(resources) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class MetricSpec:
     name: str
@@ -31,3 +35,6 @@ class MetricSpec:
     # scores(outputs, references, resources) -> one float per output; references are already
     # leave-one-out
     scores: Callable[[Sequence[str], Sequence[Sequence[str]], MetricResources | None], np.ndarray]
+    # unavailable(resources) -> None, or the reason the metric cannot be computed here
+    # ("meteor is unavailable because ...")
+    unavailable: Callable[[MetricResources | None], str | None] = always_available

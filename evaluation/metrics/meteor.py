@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .base import MetricUnavailable
-from .wordnet import INSTALL_HINT, WordNetMissing, wordnet_reader
+from .wordnet import INSTALL_HINT, WordNetMissing, wordnet_missing, wordnet_reader
 
 DESCRIPTION = (
     "METEOR (Banerjee & Lavie 2005) as NLTK's meteor_score: exact, Porter-stem and WordNet 3.0 "
@@ -43,6 +43,15 @@ def _wordnet(nltk_data: Path, source: Path) -> _CachedSynsets:
         raise MetricUnavailable(f"meteor is unavailable because {INSTALL_HINT}") from exc
 
 
+def unavailable(resources) -> str | None:
+    """Why METEOR cannot be computed here, or None (WordNet assembled, or its packages installed)."""
+    if resources is None:
+        return "meteor is unavailable because no NLTK data folder was given for WordNet"
+    if (Path(resources.nltk_data) / "corpora" / "wordnet" / "lexnames").is_file():
+        return None
+    return f"meteor is unavailable because {INSTALL_HINT}" if wordnet_missing(resources.wordnet_source) else None
+
+
 def meteor_scores(outputs, references, resources) -> np.ndarray:
     """One METEOR per output against its tokenised references (NaN without a reference)."""
     from nltk.translate.meteor_score import meteor_score
@@ -50,7 +59,7 @@ def meteor_scores(outputs, references, resources) -> np.ndarray:
     from .text import tokens
 
     if resources is None:
-        raise MetricUnavailable("meteor is unavailable because no NLTK data folder was given for WordNet")
+        raise MetricUnavailable(unavailable(resources))
     wordnet = _wordnet(resources.nltk_data, resources.wordnet_source)
     return np.array(
         [

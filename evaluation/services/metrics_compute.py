@@ -1,6 +1,7 @@
 """Automatic metrics computed by the platform from the outputs' texts and their items' references."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -9,7 +10,7 @@ from django.utils import timezone
 from annotation.models import Output, Project
 from annotation.services.bulk_insert import insert_rows
 from audit.services import audit_record
-from evaluation.metrics import MetricResources, compute_metrics, metric_spec
+from evaluation.metrics import REGISTRY, MetricResources, compute_metrics, metric_spec
 from evaluation.models import MetricScore
 
 # Outputs scored per round: long summaries make ROUGE and the embedding model the slow part.
@@ -34,6 +35,28 @@ DEFAULT_METRICS = (
 )
 
 
+@dataclass(frozen=True)
+class MetricAvailability:
+    name: str
+    description: str
+    needs: tuple[str, ...]
+    unavailable: str | None  # why it cannot be computed on this installation, or None
+
+
+def metric_resources() -> MetricResources:
+    return MetricResources(nltk_data=settings.NLTK_DATA_DIR)
+
+
+def metric_catalogue() -> list[MetricAvailability]:
+    """Every named metric with its definition, the inputs it needs, and whether this installation
+    can compute it (parameterised ROUGE-1.5.5 names are available like the named ones)."""
+    resources = metric_resources()
+    return [
+        MetricAvailability(spec.name, spec.description, spec.needs, spec.unavailable(resources))
+        for spec in REGISTRY.values()
+    ]
+
+
 def metric_names_check(names) -> list[str]:
     """The metric names, each known or a parameterised ROUGE-1.5.5 name (ValueError names the
     first unknown one and lists the known ones)."""
@@ -51,7 +74,7 @@ def metrics_compute(
     results later, not here. A run for ``by`` (a command) is recorded in the audit log; a job's run
     was recorded when it was started."""
     names = metric_names_check(names)
-    resources = MetricResources(nltk_data=settings.NLTK_DATA_DIR)
+    resources = metric_resources()
     rows = list(
         Output.objects.filter(item__project=project).order_by("id").values_list("id", "text", "item__references")
     )
