@@ -20,7 +20,6 @@ from annotation.pagination import StandardPagination, paginated
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
-from evaluation.metrics import REGISTRY
 from evaluation.models import Calibrator, Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project, metric_score_list
 from evaluation.services import (
@@ -33,7 +32,9 @@ from evaluation.services import (
     judge_agreement_report,
     judge_from_metric,
     judge_rating_import,
+    metric_catalogue,
     metric_correlations,
+    metric_names_check,
     metric_score_import,
     metrics_compute_start,
     results_compute,
@@ -231,6 +232,22 @@ class MetricListApi(EvaluationApi):
         )
 
 
+class MetricCatalogueApi(EvaluationApi):
+    """The metrics Concord computes: name, one-line definition with its reference, the inputs it needs
+    beyond the output, and why it is unavailable on this installation (null when it is available)."""
+
+    class OutputSerializer(serializers.Serializer):
+        name = serializers.CharField()
+        description = serializers.CharField()
+        needs = serializers.ListField(child=serializers.CharField())
+        unavailable = serializers.CharField(allow_null=True)
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project_get_for_lead(request.user, pk)
+        return paginated(request, self, metric_catalogue(), self.OutputSerializer)
+
+
 class MetricScoreListApi(EvaluationApi):
     class OutputSerializer(serializers.Serializer):
         item = serializers.CharField(source="output.item.external_id")
@@ -285,11 +302,18 @@ class MetricComputeApi(EvaluationApi):
 
     class InputSerializer(serializers.Serializer):
         metrics = serializers.ListField(
-            child=serializers.ChoiceField(choices=list(REGISTRY)),
+            child=serializers.CharField(),
             required=False,
             allow_empty=False,
-            help_text="Default: every metric but the embedding cosine (slow on CPU; ask for it by name).",
+            help_text="Default: the usual metrics (not the embedding cosine, slow on CPU: ask for it by name). "
+            "Any ROUGE-1.5.5 variant by name: rouge155_<N|L|W|S<gap>|SU<gap>>_<r|p|f>[_stem][_best].",
         )
+
+        def validate_metrics(self, names):
+            try:
+                return metric_names_check(names)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from exc
 
     @extend_schema(
         request=InputSerializer,

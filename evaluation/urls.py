@@ -7,6 +7,7 @@ from . import apis, views
 api_urlpatterns = [
     path("projects/<int:pk>/results/", apis.ResultsApi.as_view(), name="api-results"),
     path("projects/<int:pk>/metrics/", apis.MetricListApi.as_view(), name="api-metrics"),
+    path("projects/<int:pk>/metrics/catalogue/", apis.MetricCatalogueApi.as_view(), name="api-metrics-catalogue"),
     path("projects/<int:pk>/metrics/scores/", apis.MetricScoreListApi.as_view(), name="api-metric-scores"),
     path("projects/<int:pk>/metrics/import/", apis.MetricImportApi.as_view(), name="api-metrics-import"),
     path("projects/<int:pk>/metrics/compute/", apis.MetricComputeApi.as_view(), name="api-metrics-compute"),

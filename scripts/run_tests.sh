@@ -30,6 +30,9 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
 fi
 
 [ -x /usr/bin/chromium ] || apt_install chromium
+# METEOR's WordNet 3.0, and XML::DOM for the ROUGE-1.5.5 Perl script the ROUGE tests compare against
+[ -f /usr/share/wordnet/index.sense ] || apt_install wordnet-base wordnet-sense-index
+perl -MXML::DOM -e 1 2>/dev/null || apt_install libxml-dom-perl
 
 # The Celery worker of the integration tests is started by their fixture (tests/integration/conftest.py)
 # against the test database, so it sees exactly what the tests write.

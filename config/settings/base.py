@@ -121,6 +121,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 MEDIA_ROOT = env.path("CONCORD_MEDIA_ROOT", default=BASE_DIR / "media")
+# NLTK data folder METEOR's WordNet 3.0 is assembled in (from Debian's wordnet-base) on first use.
+NLTK_DATA_DIR = env.path("CONCORD_NLTK_DATA", default=BASE_DIR / "var" / "nltk_data")
 
 # Largest import file accepted (items or judgments); bigger uploads get a 413 naming the limit.
 CONCORD_MAX_IMPORT_BYTES = env.int("CONCORD_MAX_IMPORT_BYTES", default=512 * 1024 * 1024)

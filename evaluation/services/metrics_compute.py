@@ -1,14 +1,16 @@
 """Automatic metrics computed by the platform from the outputs' texts and their items' references."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Output, Project
 from annotation.services.bulk_insert import insert_rows
 from audit.services import audit_record
-from evaluation.metrics import REGISTRY, compute_metrics
+from evaluation.metrics import REGISTRY, MetricResources, compute_metrics, metric_spec
 from evaluation.models import MetricScore
 
 # Outputs scored per round: long summaries make ROUGE and the embedding model the slow part.
@@ -17,6 +19,10 @@ DEFAULT_METRICS = (
     "rouge1",
     "rouge2",
     "rougeL",
+    "rouge155_1_f_stem",
+    "rouge155_2_f_stem",
+    "rouge155_L_f_stem",
+    "rouge155_SU4_f_stem",
     "bleu",
     "chrf",
     "meteor",
@@ -29,12 +35,34 @@ DEFAULT_METRICS = (
 )
 
 
+@dataclass(frozen=True)
+class MetricAvailability:
+    name: str
+    description: str
+    needs: tuple[str, ...]
+    unavailable: str | None  # why it cannot be computed on this installation, or None
+
+
+def metric_resources() -> MetricResources:
+    return MetricResources(nltk_data=settings.NLTK_DATA_DIR)
+
+
+def metric_catalogue() -> list[MetricAvailability]:
+    """Every named metric with its definition, the inputs it needs, and whether this installation
+    can compute it (parameterised ROUGE-1.5.5 names are available like the named ones)."""
+    resources = metric_resources()
+    return [
+        MetricAvailability(spec.name, spec.description, spec.needs, spec.unavailable(resources))
+        for spec in REGISTRY.values()
+    ]
+
+
 def metric_names_check(names) -> list[str]:
-    """The metric names, checked against the registry (ValueError lists the known ones)."""
+    """The metric names, each known or a parameterised ROUGE-1.5.5 name (ValueError names the
+    first unknown one and lists the known ones)."""
     names = list(names or DEFAULT_METRICS)
-    unknown = [n for n in names if n not in REGISTRY]
-    if unknown:
-        raise ValueError(f"unknown metric {', '.join(map(repr, unknown))}; known: {', '.join(REGISTRY)}")
+    for name in names:
+        metric_spec(name)
     return names
 
 
@@ -46,16 +74,15 @@ def metrics_compute(
     results later, not here. A run for ``by`` (a command) is recorded in the audit log; a job's run
     was recorded when it was started."""
     names = metric_names_check(names)
+    resources = metric_resources()
     rows = list(
-        Output.objects.filter(item__project=project)
-        .order_by("id")
-        .values_list("id", "text", "item__references")
+        Output.objects.filter(item__project=project).order_by("id").values_list("id", "text", "item__references")
     )
     total = len(rows)
     scored = []
     for start in range(0, total, BATCH_SIZE):
         block = rows[start : start + BATCH_SIZE]
-        scores = compute_metrics([t for _, t, _ in block], [refs or [] for _, _, refs in block], names)
+        scores = compute_metrics([t for _, t, _ in block], [refs or [] for _, _, refs in block], names, resources)
         scored.extend((oid, name, scores[name][k]) for k, (oid, _, _) in enumerate(block) for name in names)
         if progress:
             progress(min(start + BATCH_SIZE, total), total)

@@ -9,7 +9,7 @@ import pytest
 from rouge_score import rouge_scorer
 
 import evaluation.metrics.text as text
-from evaluation.metrics import REGISTRY, MetricUnavailable, compute_metrics
+from evaluation.metrics import REGISTRY, MetricResources, MetricUnavailable, compute_metrics
 
 
 def test_doctests():
@@ -25,13 +25,14 @@ def test_bit_parallel_lcs_equals_the_dynamic_programme():
         assert text.lcs_length(a, b) == table[-1][-1]
 
 
-def test_bleu_chrf_and_meteor_are_sacrebleu_and_nltk():
+def test_bleu_chrf_and_meteor_are_sacrebleu_and_nltk(tmp_path):
     import sacrebleu
 
     out = compute_metrics(
         ["the cat is on the mat"],
         [["the cat sat on the mat", "a cat on a mat"]],
         ["bleu", "chrf", "meteor", "distinct1", "entropy1", "length_ratio"],
+        MetricResources(nltk_data=tmp_path),
     )
     refs = ["the cat sat on the mat", "a cat on a mat"]
     assert out["bleu"][0] == pytest.approx(sacrebleu.sentence_bleu("the cat is on the mat", refs).score)

@@ -3,8 +3,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from evaluation.metrics import REGISTRY, MetricUnavailable
-from evaluation.services import DEFAULT_METRICS, metrics_compute
+from evaluation.metrics import MetricUnavailable
+from evaluation.services import DEFAULT_METRICS, metric_names_check, metrics_compute
 
 from ._project_arg import project_from_arg
 
@@ -17,9 +17,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--metric",
             action="append",
-            choices=list(REGISTRY),
             dest="metrics",
-            help=f"repeat for several; default: {', '.join(DEFAULT_METRICS)}",
+            help=f"repeat for several (any ROUGE-1.5.5 variant by name, e.g. rouge155_7_r_stem); "
+            f"default: {', '.join(DEFAULT_METRICS)}",
         )
         parser.add_argument("--no-progress", action="store_true")
 
@@ -32,10 +32,12 @@ class Command(BaseCommand):
             bar.update(done - bar.n)
 
         try:
+            metric_names_check(metrics)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        try:
             done = metrics_compute(project=project, names=metrics, progress=progress, by="manage.py compute_metrics")
         except MetricUnavailable as exc:
             raise CommandError(str(exc)) from exc
         bar.close()
-        self.stdout.write(
-            self.style.SUCCESS(f"Scored {done['outputs']} outputs with {', '.join(done['metrics'])}.")
-        )
+        self.stdout.write(self.style.SUCCESS(f"Scored {done['outputs']} outputs with {', '.join(done['metrics'])}."))

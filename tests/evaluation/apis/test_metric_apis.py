@@ -250,3 +250,39 @@ def test_schema_documents_the_evaluation_api(lead_client, staff):
             f"/api/v1/projects/{{id}}/{path}/" in schema["paths"]
             or f"/api/v1/projects/{{pk}}/{path}/" in schema["paths"]
         ), path
+
+
+def test_compute_takes_parameterised_rouge155_names_and_names_a_bad_one(
+    project, lead_client, django_capture_on_commit_callbacks
+):
+    _, items = rated_study(project, n_items=2)
+    for item in items:
+        item.references = ["a reference text about the output"]
+        item.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = lead_client.post(
+            f"{base(project)}/metrics/compute/",
+            {"metrics": ["rouge155_7_r", "rouge155_SU9_f_stem_best"]},
+            format="json",
+        )
+    assert response.status_code == 202
+    assert set(MetricScore.objects.values_list("name", flat=True)) == {"rouge155_7_r", "rouge155_SU9_f_stem_best"}
+    refused = lead_client.post(f"{base(project)}/metrics/compute/", {"metrics": ["rouge155_Q_f"]}, format="json")
+    assert refused.status_code == 400 and "unknown metric 'rouge155_Q_f'" in json.dumps(refused.json())
+
+
+def test_catalogue_gives_definition_inputs_and_availability(project, lead_client, settings, tmp_path, monkeypatch):
+    import evaluation.metrics.meteor as meteor
+
+    settings.NLTK_DATA_DIR = tmp_path  # WordNet not assembled there
+    monkeypatch.setattr(meteor, "wordnet_missing", lambda source: ["index.sense"])
+    rows = lead_client.get(f"{base(project)}/metrics/catalogue/?page_size=200").json()["results"]
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["rouge155_W_r_stem"]["needs"] == ["references"]
+    assert "ROUGE-1.5.5.pl (Lin 2004)" in by_name["rouge155_W_r_stem"]["description"]
+    assert by_name["rouge155_W_r_stem"]["unavailable"] is None
+    assert by_name["meteor"]["needs"] == ["references", "wordnet"]
+    assert by_name["meteor"]["unavailable"] == (
+        "meteor is unavailable because WordNet 3.0 is not installed (apt-get install wordnet-base wordnet-sense-index)"
+    )
+    assert by_name["length"]["needs"] == []
