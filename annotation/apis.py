@@ -420,10 +420,16 @@ class JudgmentSubmitApi(RaterApi):
     @extend_schema(
         request=InputSerializer,
         responses={201: OutputSerializer, 200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL,
-                   409: DETAIL, 410: DETAIL},
-        description="201 when stored; 200 with the stored judgment when client_token was seen already. 400 names "
-                    "each bad or missing value by criterion and position; 403 for another rater's assignment or "
-                    "a paused rater; 409 when the project is not live; 410 when the lease ran out.")
+                   409: inline_serializer("JudgmentConflict", {
+                       "detail": serializers.CharField(),
+                       "judgment": OutputSerializer(required=False, help_text="The stored judgment, when "
+                                                    "client_token was used already with other values.")}),
+                   410: DETAIL},
+        description="201 when stored; 200 with the stored judgment when client_token was seen already with the "
+                    "same values; 409 with the stored judgment (`judgment`) when it came with other values, which "
+                    "are not stored. 400 names each bad or missing value by criterion and position (and "
+                    "duration_ms outside 0 to 24 h); 403 for another rater's assignment or a paused rater; 409 "
+                    "when the project is not live; 410 when the lease ran out.")
     def post(self, request, pk):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -432,6 +438,10 @@ class JudgmentSubmitApi(RaterApi):
         body = {"assignment_id": result.assignment.pk, "client_token": judgments[0].client_token,
                 "revision": result.revision, "submitted_at": judgments[0].submitted_at,
                 "values": judgment_screen_values(judgments, result.assignment.project)}
+        if result.conflict:
+            return Response({"detail": "This client_token was used already, with other values; the stored "
+                                       "judgment (below) was kept. Send new answers with a new client_token.",
+                             "judgment": body}, status=status.HTTP_409_CONFLICT)
         if result.feedback is not None:
             body["feedback"] = result.feedback
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)

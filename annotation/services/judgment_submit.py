@@ -26,6 +26,8 @@ class SubmittedJudgment:
     revision: bool  # True: it replaced the rater's earlier answers on this item
     # Training screens only: the expected answers as the screen takes them, and the item's explanation.
     feedback: dict | None = None
+    # True: a replayed client token came with other values than the stored ones (which were kept).
+    conflict: bool = False
 
 
 def _check_lease(assignment: Assignment, now: datetime) -> None:
@@ -92,12 +94,23 @@ def _coded_rows(assignment: Assignment, values: list[dict]
     return rows, shown
 
 
+def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgment]) -> bool:
+    """Whether ``values`` code to exactly the ``stored`` rows (a true retry of that submission)."""
+    try:
+        rows, _ = _coded_rows(assignment, values)
+    except ValidationError:
+        return False
+    return (sorted((output.pk, criterion.pk, value, label) for output, criterion, value, label in rows)
+            == sorted((j.output_id, j.criterion_id, j.value, j.label) for j in stored))
+
+
 @transaction.atomic
 def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_token: str = "",
                     duration_ms: int | None = None, now: datetime | None = None) -> SubmittedJudgment:
     """Stores the rater's answers for every criterion (× output) of the assignment's screen.
 
-    The same ``client_token`` again returns the stored rows and writes nothing. Answering an
+    The same ``client_token`` again returns the stored rows and writes nothing (with ``conflict`` set when
+    the values differ from the stored ones). Answering an
     assignment already done is a revision: the earlier rows stay, no longer current. The
     rater's membership row and then the assignment row are locked first (the lock order of
     annotation.services.assignment), so duplicate or racing submissions of one assignment queue, and a lead
@@ -117,7 +130,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         stored = list(Judgment.objects.filter(assignment=assignment, client_token=client_token)
                       .select_related("criterion", "output").order_by("id"))
         if stored:
-            return SubmittedJudgment(assignment, stored, created=False, revision=False)
+            return SubmittedJudgment(assignment, stored, created=False, revision=False,
+                                     conflict=not _same_answers(assignment, values, stored))
     rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
     _check_lease(assignment, now)
     rows, shown = _coded_rows(assignment, values)

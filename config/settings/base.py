@@ -52,6 +52,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After auth and messages, which its 400 page uses; before every view and CsrfViewMiddleware's form read.
+    "core.middleware.OutsideTextMiddleware",
     "staffing.middleware.PasswordChangeRequiredMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.context.AuditRequestMiddleware",

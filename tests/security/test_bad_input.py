@@ -1,5 +1,6 @@
 """Issue 15, "Bad input": each hostile value the attack found answering 500 now gets a 4xx that names the
 field (and the line, for imports), and writes nothing. Through the real HTTP API and pages."""
+
 import csv
 import io
 import json
@@ -17,8 +18,14 @@ from tests.annotation.rating import full_values
 from tests.security.world import PASSWORD, build_world
 
 NUL, SURROGATE = "\u0000", "\ud800"
-GOOD_ITEM = {"external_id": "new1", "input": "an input", "references": ["a reference"],
-             "outputs": [{"system": "sysA", "text": "an output"}], "subgroup": "news", "meta": {"lang": "en"}}
+GOOD_ITEM = {
+    "external_id": "new1",
+    "input": "an input",
+    "references": ["a reference"],
+    "outputs": [{"system": "sysA", "text": "an output"}],
+    "subgroup": "news",
+    "meta": {"lang": "en"},
+}
 
 
 @pytest.fixture
@@ -57,15 +64,23 @@ def with_value(path: tuple, value) -> dict:
 
 
 ITEM_PLACES = {
-    "input": ("input",), "outputs[1].text": ("outputs", 0, "text"), "outputs[1].system": ("outputs", 0, "system"),
-    "external_id": ("external_id",), "meta.lang": ("meta", "lang"), "meta": ("meta", None),
-    "subgroup": ("subgroup",), "references[1]": ("references", 0),
+    "input": ("input",),
+    "outputs[1].text": ("outputs", 0, "text"),
+    "outputs[1].system": ("outputs", 0, "system"),
+    "external_id": ("external_id",),
+    "meta.lang": ("meta", "lang"),
+    "meta": ("meta", None),
+    "subgroup": ("subgroup",),
+    "references[1]": ("references", 0),
 }
 
 
 def import_items(world, body: str, content_type="application/x-ndjson"):
-    return api(world.users["lead"]).post(f"/api/v1/projects/{world.project.pk}/items/import/", data=body.encode(
-        "utf-8", "surrogatepass"), content_type=content_type)
+    return api(world.users["lead"]).post(
+        f"/api/v1/projects/{world.project.pk}/items/import/",
+        data=body.encode("utf-8", "surrogatepass"),
+        content_type=content_type,
+    )
 
 
 def assert_refused(response, *, line: int, field: str):
@@ -85,8 +100,14 @@ def test_a_nul_or_a_lone_surrogate_in_any_item_field_is_refused_naming_line_and_
 
 @pytest.mark.parametrize("column", ["input", "output_1", "system_1", "external_id", "subgroup", "meta"])
 def test_a_nul_in_any_csv_column_is_refused_naming_line_and_column(world, column):
-    row = {"external_id": "c1", "input": "in", "output_1": "out", "system_1": "sysA", "subgroup": "news",
-           "meta": '{"lang": "en"}'}
+    row = {
+        "external_id": "c1",
+        "input": "in",
+        "output_1": "out",
+        "system_1": "sysA",
+        "subgroup": "news",
+        "meta": '{"lang": "en"}',
+    }
     row[column] = '{"lang": "e\\u0000n"}' if column == "meta" else f"a{NUL}b"
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(row))
@@ -109,8 +130,11 @@ def test_an_integer_too_long_to_read_is_refused_naming_the_line(world):
 
 
 def import_judgments(world, *records):
-    return api(world.users["lead"]).post(f"/api/v1/projects/{world.project.pk}/judgments/import/",
-                                         data=ndjson(*records), content_type="application/x-ndjson")
+    return api(world.users["lead"]).post(
+        f"/api/v1/projects/{world.project.pk}/judgments/import/",
+        data=ndjson(*records),
+        content_type="application/x-ndjson",
+    )
 
 
 JUDGMENT = {"item": "doc0", "rater": "worker-42", "criterion": "fluency", "system": "SECRETSYS", "value": 4}
@@ -137,41 +161,63 @@ def test_a_nul_in_a_judgment_import_is_refused_naming_the_field(world, field):
 
 def test_duration_ms_1e20_in_a_submission_is_refused_naming_it(world):
     rater = world.users["rater"]
-    response = api(rater).post(f"/api/v1/assignments/{world.assignment.pk}/judgment/",
-                               {"values": full_values(world.assignment, 3), "duration_ms": 1e20}, format="json")
+    response = api(rater).post(
+        f"/api/v1/assignments/{world.assignment.pk}/judgment/",
+        {"values": full_values(world.assignment, 3), "duration_ms": 1e20},
+        format="json",
+    )
     assert response.status_code == 400 and "duration_ms" in response.json()
 
 
-@pytest.mark.parametrize("body", [
-    {"item": "doc0", "system": "SECRETSYS", "metric": f"bl{NUL}eu", "score": 0.5},
-    {"item": "doc0", "system": "SECRETSYS", "scores": {f"bl{NUL}eu": 0.5}},
-    {"item": f"doc{NUL}", "system": "SECRETSYS", "metric": "bleu", "score": 0.5},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"item": "doc0", "system": "SECRETSYS", "metric": f"bl{NUL}eu", "score": 0.5},
+        {"item": "doc0", "system": "SECRETSYS", "scores": {f"bl{NUL}eu": 0.5}},
+        {"item": f"doc{NUL}", "system": "SECRETSYS", "metric": "bleu", "score": 0.5},
+    ],
+)
 def test_a_nul_in_a_metric_import_is_refused(world, body):
-    response = api(world.users["lead"]).post(f"/api/v1/projects/{world.project.pk}/metrics/import/",
-                                             data=ndjson(body), content_type="application/x-ndjson")
+    response = api(world.users["lead"]).post(
+        f"/api/v1/projects/{world.project.pk}/metrics/import/", data=ndjson(body), content_type="application/x-ndjson"
+    )
     assert response.status_code == 400, response.content
     assert response.json()["errors"][0]["line"] == 1
     assert not MetricScore.objects.exists()
 
 
 def test_a_nul_in_a_judge_import_is_refused(world):
-    line = {"judge": f"gpt{NUL}", "kind": "llm", "item": "doc0", "criterion": "fluency", "system": "SECRETSYS",
-            "value": 4}
-    response = api(world.users["lead"]).post(f"/api/v1/projects/{world.project.pk}/judges/import/",
-                                             data=ndjson(line), content_type="application/x-ndjson")
+    line = {
+        "judge": f"gpt{NUL}",
+        "kind": "llm",
+        "item": "doc0",
+        "criterion": "fluency",
+        "system": "SECRETSYS",
+        "value": 4,
+    }
+    response = api(world.users["lead"]).post(
+        f"/api/v1/projects/{world.project.pk}/judges/import/", data=ndjson(line), content_type="application/x-ndjson"
+    )
     assert_refused(response, line=1, field="judge")
     assert not Judge.objects.exists()
 
 
 LIST_QUERIES = [
-    ("/api/v1/projects/{pk}/items/", "search"), ("/api/v1/projects/{pk}/items/", "subgroup"),
-    ("/api/v1/projects/{pk}/qc/actions/", "rater"), ("/api/v1/projects/{pk}/judgments/", "criterion"),
-    ("/api/v1/projects/{pk}/judgments/", "rater"), ("/api/v1/projects/{pk}/metrics/scores/", "name"),
-    ("/api/v1/projects/{pk}/metrics/scores/", "system"), ("/api/v1/projects/{pk}/agreement/", "criterion"),
-    ("/api/v1/projects/{pk}/agreement/", "subgroup"), ("/api/v1/projects/{pk}/audit/", "action"),
-    ("/projects/{pk}/items/", "q"), ("/projects/{pk}/items/", "subgroup"), ("/projects/{pk}/items/", "system"),
-    ("/projects/{pk}/audit/", "action"), ("/projects/{pk}/audit/", "actor"),
+    ("/api/v1/projects/{pk}/items/", "search"),
+    ("/api/v1/projects/{pk}/items/", "subgroup"),
+    ("/api/v1/projects/{pk}/qc/actions/", "rater"),
+    ("/api/v1/projects/{pk}/judgments/", "criterion"),
+    ("/api/v1/projects/{pk}/judgments/", "rater"),
+    ("/api/v1/projects/{pk}/metrics/scores/", "name"),
+    ("/api/v1/projects/{pk}/metrics/scores/", "system"),
+    ("/api/v1/projects/{pk}/agreement/", "criterion"),
+    ("/api/v1/projects/{pk}/agreement/", "subgroup"),
+    ("/api/v1/projects/{pk}/audit/", "action"),
+    ("/projects/{pk}/items/", "q"),
+    ("/projects/{pk}/items/", "subgroup"),
+    ("/projects/{pk}/items/", "system"),
+    ("/projects/{pk}/audit/", "action"),
+    ("/projects/{pk}/audit/", "actor"),
 ]
 
 
@@ -198,11 +244,15 @@ def test_a_nul_in_the_clone_name_is_a_400_naming_it(world):
 
 
 def test_a_nul_in_a_lead_reason_is_a_400(world):
-    response = page(world.users["lead"]).post(f"/projects/{world.project.pk}/raters/action/", {
-        "action": "pause", "rater": world.users["rater"].pk, "reason": f"slow{NUL}"})
+    response = page(world.users["lead"]).post(
+        f"/projects/{world.project.pk}/raters/action/",
+        {"action": "pause", "rater": world.users["rater"].pk, "reason": f"slow{NUL}"},
+    )
     assert response.status_code == 400 and b"reason" in response.content
-    response = page(world.users["lead"]).post(f"/projects/{world.project.pk}/team/action/", {
-        "action": "pause", "rater": world.users["rater"].pk, "reason": f"slow{NUL}"})
+    response = page(world.users["lead"]).post(
+        f"/projects/{world.project.pk}/team/action/",
+        {"action": "pause", "rater": world.users["rater"].pk, "reason": f"slow{NUL}"},
+    )
     assert response.status_code == 400 and b"reason" in response.content
 
 
@@ -224,8 +274,9 @@ def test_a_nul_in_the_rater_forms_is_a_400(world):
 
 def test_a_nul_in_the_invite_sign_up_is_a_400(world):
     invite = invite_create(project=world.project, by=world.users["lead"], max_uses=5, valid_days=1)
-    response = Client().post(f"/invite/{invite.token}/", {"username": f"new{NUL}", "password": PASSWORD,
-                                                         "password_again": PASSWORD})
+    response = Client().post(
+        f"/invite/{invite.token}/", {"username": f"new{NUL}", "password": PASSWORD, "password_again": PASSWORD}
+    )
     assert response.status_code == 400
 
 
@@ -234,10 +285,14 @@ def _upload(client, world, body: bytes, **headers):
     return client.post(f"/projects/{world.project.pk}/items/upload/", {"file": upload}, **headers)
 
 
-@pytest.mark.parametrize("body", [
-    (json.dumps({**GOOD_ITEM, "input": f"a{NUL}b"}) + "\n").encode(),
-    (json.dumps(GOOD_ITEM).replace('"en"', "NaN") + "\n").encode(),
-], ids=["nul", "nan"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        (json.dumps({**GOOD_ITEM, "input": f"a{NUL}b"}) + "\n").encode(),
+        (json.dumps(GOOD_ITEM).replace('"en"', "NaN") + "\n").encode(),
+    ],
+    ids=["nul", "nan"],
+)
 def test_the_no_javascript_upload_form_names_line_and_field(world, body):
     n_items = Item.objects.count()
     response = _upload(page(world.users["lead"]), world, body)
@@ -261,8 +316,9 @@ def test_the_upload_job_names_line_and_field_never_raw_database_text(world, djan
 def test_an_imported_raters_pseudonym_cannot_be_claimed_by_an_invite_sign_up(world):
     invite = invite_create(project=world.project, by=world.users["lead"], max_uses=5, valid_days=1)
     name = f"imported-{world.project.pk}-worker-42"
-    response = Client().post(f"/invite/{invite.token}/", {"username": name, "password": PASSWORD,
-                                                         "password_again": PASSWORD})
+    response = Client().post(
+        f"/invite/{invite.token}/", {"username": name, "password": PASSWORD, "password_again": PASSWORD}
+    )
     assert response.status_code == 400
     assert not get_user_model().objects.filter(username=name).exists()
 
