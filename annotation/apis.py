@@ -262,7 +262,9 @@ class ItemImportApi(APIView):
 class JudgmentImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, MultiPartParser, FormParser]
 
-    @extend_schema(**IMPORT_SCHEMA)
+    @extend_schema(**IMPORT_SCHEMA, description=(
+        "JSON lines of judgments made elsewhere, all or none. `submitted_at` is ISO 8601; without a UTC offset "
+        "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647."))
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)

@@ -151,7 +151,13 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Concord API",
-    "DESCRIPTION": "Human evaluation of generated text: projects, items, assignments, judgments, agreement.",
+    "DESCRIPTION": (
+        "Human evaluation of generated text: projects, items, assignments, judgments, agreement.\n\n"
+        "Bad input gets a 400 that names the field (and the line, for imports), and nothing is written: a NUL "
+        "character, a lone surrogate, NaN or Infinity (also nested in JSON such as item meta), integers beyond "
+        "64 bits, in bodies, import lines, query parameters and paths. Date-times without a UTC offset are read "
+        "as UTC."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
