@@ -10,13 +10,19 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.security.world import build_world, url_patterns
 
+# No shrinking: a failing example is reported as found.
 FORM_FUZZ = settings(
-    max_examples=8, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
 )
 # As bytes: a form post carries bytes, and b"\xed\xa0\x80" is a lone surrogate encoded as if it were UTF-8.
 HOSTILE = [
