@@ -42,6 +42,7 @@ from annotation.services import (
 )
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import AuthRateThrottle
+from core.outside_text import validate_outside_json
 
 
 class TokenObtainApi(ObtainAuthToken):
@@ -351,6 +352,7 @@ class ScreenValueSerializer(serializers.Serializer):
         help_text="Display position of the output judged (as served by next); omitted for pairwise and for "
                   "single-output items.")
     value = serializers.JSONField(
+        validators=[validate_outside_json],
         help_text="likert: a whole number on the scale; rankme: a number in the range (any positive number when "
                   "the project has a modulus); pairwise: \"A\" (left output better), \"B\" (right) or \"tie\", "
                   "as displayed.")

@@ -13,6 +13,7 @@ import datetime
 import math
 import re
 
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -96,6 +97,14 @@ def check_json(value, *, field: str = ""):
         elif isinstance(node, list | tuple):
             stack.extend(reversed([(_child(where, i), child) for i, child in enumerate(node)]))
     return value
+
+
+def validate_outside_json(value) -> None:
+    """check_json as a validator for Django form and DRF fields: a ValidationError naming the place."""
+    try:
+        check_json(value)
+    except OutsideValueError as exc:
+        raise ValidationError(str(exc) if exc.field else exc.problem, code="outside_value") from exc
 
 
 def read_datetime(value, *, field: str) -> datetime.datetime:

@@ -341,3 +341,18 @@ def test_a_replayed_client_token_with_different_values_is_a_409_with_the_stored_
     assert other.status_code == 409, other.content
     assert other.json()["judgment"]["values"] == first.json()["values"]
     assert Judgment.objects.filter(assignment=world.assignment).count() == len(full_values(world.assignment, 2))
+
+
+def test_a_nul_nested_in_a_json_value_of_a_submission_is_a_400_naming_the_place(world):
+    values = full_values(world.assignment, 3)
+    values[0]["value"] = {"score": [1, f"x{NUL}"]}
+    response = api(world.users["rater"]).post(
+        f"/api/v1/assignments/{world.assignment.pk}/judgment/", {"values": values}, format="json"
+    )
+    assert response.status_code == 400
+    assert "score[2] holds a NUL character" in json.dumps(response.json())
+
+
+def test_a_huge_id_in_a_path_is_a_404(world):
+    response = api(world.users["lead"]).get("/api/v1/projects/99999999999999999999/")
+    assert response.status_code == 404
