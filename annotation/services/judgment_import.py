@@ -105,7 +105,7 @@ def _duration(value) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DURATION_MS:
-        raise TaskTypeError(f"duration_ms must be a whole number of milliseconds from 0 to {MAX_DURATION_MS}")
+        raise TaskTypeError(f"duration_ms must be a non-negative whole number, at most {MAX_DURATION_MS}")
     return value
 
 

@@ -1,4 +1,6 @@
 """Taking a rater's answers for one assignment: validated per task type, idempotent, revisable."""
+import json
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -8,6 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output
+from annotation.selectors.assignments import judgment_screen_values
 from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
@@ -95,13 +98,20 @@ def _coded_rows(assignment: Assignment, values: list[dict]
 
 
 def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgment]) -> bool:
-    """Whether ``values`` code to exactly the ``stored`` rows (a true retry of that submission)."""
-    try:
-        rows, _ = _coded_rows(assignment, values)
-    except ValidationError:
+    """Whether ``values`` are the ``stored`` answers as their screen gave them (a true retry), compared without
+    coding them again so a replay stays as cheap as before."""
+    per_output = REGISTRY[assignment.project.task_type].per_output
+
+    def key(entry: dict):
+        # Position may be left out for a single output; it is not asked for pairwise.
+        position = (entry.get("position") or 0) if per_output else None
+        value = entry.get("value")
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return str(entry.get("criterion")), str(position), float(value) if number else json.dumps(value)
+
+    if not all(isinstance(entry, dict) for entry in values):
         return False
-    return (sorted((output.pk, criterion.pk, value, label) for output, criterion, value, label in rows)
-            == sorted((j.output_id, j.criterion_id, j.value, j.label) for j in stored))
+    return Counter(map(key, values)) == Counter(map(key, judgment_screen_values(stored, assignment.project)))
 
 
 @transaction.atomic

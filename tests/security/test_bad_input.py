@@ -12,9 +12,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.models import Item, Job, Judgment
+from annotation.services import assignment_next_for_rater
 from evaluation.models import Judge, MetricScore
 from staffing.services import invite_create
-from tests.annotation.rating import full_values
+from tests.annotation.rating import add_raters, full_values, rating_project
 from tests.security.world import PASSWORD, build_world
 
 NUL, SURROGATE = "\u0000", "\ud800"
@@ -356,3 +357,23 @@ def test_a_nul_nested_in_a_json_value_of_a_submission_is_a_400_naming_the_place(
 def test_a_huge_id_in_a_path_is_a_404(world):
     response = api(world.users["lead"]).get("/api/v1/projects/99999999999999999999/")
     assert response.status_code == 404
+
+
+@pytest.mark.parametrize(("task_type", "same", "other"), [("rankme", 50, 60), ("pairwise", "A", "B")])
+def test_a_replay_is_told_from_a_conflict_for_every_answer_kind(db, task_type, same, other):
+    project = rating_project(task_type=task_type, systems=["s1", "s2"])
+    (rater,) = add_raters(project)
+    assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
+    client, url = api(rater), f"/api/v1/assignments/{assignment.pk}/judgment/"
+    assert (
+        client.post(url, {"values": full_values(assignment, same), "client_token": "t"}, format="json").status_code
+        == 201
+    )
+    assert (
+        client.post(url, {"values": full_values(assignment, same), "client_token": "t"}, format="json").status_code
+        == 200
+    )
+    assert (
+        client.post(url, {"values": full_values(assignment, other), "client_token": "t"}, format="json").status_code
+        == 409
+    )
