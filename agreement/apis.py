@@ -17,6 +17,7 @@ from agreement.services import (
 from agreement.services.schedule import DAYS
 from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead, rater_names_for_project
+from core.outside_text import validate_outside_json
 
 
 class AgreementListApi(APIView):
@@ -102,7 +103,8 @@ class AgreementSettingsApi(APIView):
         alert_below = serializers.FloatField(min_value=-1, max_value=1, required=False)
         alert_drop = serializers.FloatField(min_value=0, max_value=2, required=False)
         email_leads = serializers.BooleanField(required=False)
-        schedule = serializers.DictField(required=False, help_text="{enabled, day_of_week, hour}")
+        schedule = serializers.DictField(required=False, validators=[validate_outside_json],
+                                         help_text="{enabled, day_of_week, hour}")
 
         def validate_schedule(self, value):
             schedule = AgreementSettingsApi.ScheduleSerializer(data=value)

@@ -42,6 +42,7 @@ from annotation.services import (
 )
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import LoginRateThrottle
+from core.outside_text import validate_outside_json
 
 
 class TokenObtainApi(ObtainAuthToken):
@@ -268,7 +269,9 @@ class ItemImportApi(APIView):
 class JudgmentImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, MultiPartParser, FormParser]
 
-    @extend_schema(**IMPORT_SCHEMA)
+    @extend_schema(**IMPORT_SCHEMA, description=(
+        "JSON lines of judgments made elsewhere, all or none. `submitted_at` is ISO 8601; without a UTC offset "
+        "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647."))
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)
@@ -355,6 +358,7 @@ class ScreenValueSerializer(serializers.Serializer):
         help_text="Display position of the output judged (as served by next); omitted for pairwise and for "
                   "single-output items.")
     value = serializers.JSONField(
+        validators=[validate_outside_json],
         help_text="likert: a whole number on the scale; rankme: a number in the range (any positive number when "
                   "the project has a modulus); pairwise: \"A\" (left output better), \"B\" (right) or \"tie\", "
                   "as displayed.")
@@ -426,10 +430,16 @@ class JudgmentSubmitApi(RaterApi):
     @extend_schema(
         request=InputSerializer,
         responses={201: OutputSerializer, 200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL,
-                   409: DETAIL, 410: DETAIL},
-        description="201 when stored; 200 with the stored judgment when client_token was seen already. 400 names "
-                    "each bad or missing value by criterion and position; 403 for another rater's assignment or "
-                    "a paused rater; 409 when the project is not live; 410 when the lease ran out.")
+                   409: inline_serializer("JudgmentConflict", {
+                       "detail": serializers.CharField(),
+                       "judgment": OutputSerializer(required=False, help_text="The stored judgment, when "
+                                                    "client_token was used already with other values.")}),
+                   410: DETAIL},
+        description="201 when stored; 200 with the stored judgment when client_token was seen already with the "
+                    "same values; 409 with the stored judgment (`judgment`) when it came with other values, which "
+                    "are not stored. 400 names each bad or missing value by criterion and position (and "
+                    "duration_ms outside 0 to 24 h); 403 for another rater's assignment or a paused rater; 409 "
+                    "when the project is not live; 410 when the lease ran out.")
     def post(self, request, pk):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -438,6 +448,10 @@ class JudgmentSubmitApi(RaterApi):
         body = {"assignment_id": result.assignment.pk, "client_token": judgments[0].client_token,
                 "revision": result.revision, "submitted_at": judgments[0].submitted_at,
                 "values": judgment_screen_values(judgments, result.assignment.project)}
+        if result.conflict:
+            return Response({"detail": "This client_token was used already, with other values; the stored "
+                                       "judgment (below) was kept. Send new answers with a new client_token.",
+                             "judgment": body}, status=status.HTTP_409_CONFLICT)
         if result.feedback is not None:
             body["feedback"] = result.feedback
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)

@@ -151,6 +151,8 @@ def rate_submit(request, pk):
     except ValidationError as exc:
         return _screen_again(request, assignment, exc,
                              answers={k[2:]: v for k, v in request.POST.items() if k.startswith("v-")})
+    if result.conflict:
+        messages.warning(request, "This screen was sent before with other answers; the first answers were kept.")
     if result.feedback is not None:
         return _training_feedback(request, result)
     return redirect("rate-next", pk=assignment.project_id)

@@ -7,6 +7,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from core.outside_text import OutsideValueError, check_json
+
 # Every bad line is collected so the report is complete; past this many, only the count grows.
 MAX_REPORTED_ERRORS = 1000
 
@@ -42,6 +44,13 @@ class BadRecord(ValueError):
     """A line that could not be read as a record at all (bad JSON, bad encoding, not an object)."""
 
 
+def _checked(record: dict) -> dict | BadRecord:
+    try:
+        return check_json(record)
+    except OutsideValueError as exc:
+        return BadRecord(str(exc))
+
+
 def detect_format(name: str | None, content_type: str | None) -> str:
     if (name or "").lower().endswith(".csv") or (content_type or "").split(";")[0].strip() == "text/csv":
         return "csv"
@@ -71,14 +80,19 @@ def jsonl_records(binary) -> Iterator[tuple[int, dict | BadRecord]]:
             continue
         try:
             record = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            yield number, BadRecord(f"bad JSON: {message}")
+        except json.JSONDecodeError as exc:
+            yield number, BadRecord(f"bad JSON: {exc.msg}")
+            continue
+        except RecursionError:
+            yield number, BadRecord("bad JSON: nested too deeply")
+            continue
+        except ValueError:  # Python's limit on the digits of an integer (sys.get_int_max_str_digits)
+            yield number, BadRecord("bad JSON: a number has too many digits")
             continue
         if not isinstance(record, dict):
             yield number, BadRecord(f"a line must hold one JSON object, got {type(record).__name__}")
             continue
-        yield number, record
+        yield number, _checked(record)
 
 
 def csv_records(binary) -> Iterator[tuple[int, dict | BadRecord]]:
@@ -116,7 +130,7 @@ def _csv_rows(reader) -> Iterator[tuple[int, dict | BadRecord]]:
             if len(row) != len(header):
                 yield start, BadRecord(f"{len(row)} cells but the header has {len(header)} columns")
             else:
-                yield start, dict(zip(header, row, strict=True))
+                yield start, _checked(dict(zip(header, row, strict=True)))
         start = reader.line_num + 1
 
 

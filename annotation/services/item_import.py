@@ -1,11 +1,12 @@
 """Item import (DESIGN.md §5, "Item import line"): stream a JSONL or CSV file, check every line,
 then store all items with their outputs in bulk, or nothing."""
 import json
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -14,9 +15,12 @@ from annotation.models import Item, Output, Project
 from annotation.selectors.item_states import WORK_ITEMS
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from audit.services import audit_record
+from core.outside_text import OutsideValueError, check_json
 
 from .bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids, uses_copy
 from .import_records import BadRecord, ImportRejected, ImportReport, records
+
+logger = logging.getLogger(__name__)
 
 # 2,000 items with two ~1 kB outputs each are ~6 MB of rows in flight: memory stays flat whatever the file size.
 BATCH_SIZE = 2000
@@ -130,9 +134,15 @@ def csv_row_to_record(row: dict) -> dict:
         elif column in ("meta", "gold", "references"):
             if cell.strip():
                 try:
-                    record[column] = json.loads(cell)
+                    record[column] = check_json(json.loads(cell), field=column)
                 except json.JSONDecodeError as exc:
                     raise TaskTypeError(f"column {column} holds bad JSON: {exc.msg}") from exc
+                except RecursionError as exc:
+                    raise TaskTypeError(f"column {column} holds bad JSON: nested too deeply") from exc
+                except OutsideValueError as exc:
+                    raise TaskTypeError(str(exc)) from exc
+                except ValueError as exc:  # an integer of more digits than Python reads
+                    raise TaskTypeError(f"column {column} holds bad JSON: a number has too many digits") from exc
         else:
             record[column] = cell
     if "references" in record and not isinstance(record["references"], list):
@@ -255,7 +265,10 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
                     if progress:
                         progress(done, total)
             _write(project, batch, planner)
-        except IntegrityError as exc:
+        except (IntegrityError, DataError) as exc:
+            # Lines are checked before writing; this is a last line of defence, and the database's own text
+            # (COPY ..., column ...) names its tables, not the file's fields: it is logged, not shown.
+            logger.warning("item import into project %s refused by the database: %s", project.pk, exc)
             report = ImportReport()
             report.add(0, f"the database refused the items ({exc.__class__.__name__}); nothing was imported")
             raise ImportRejected(report) from exc

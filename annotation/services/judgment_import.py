@@ -1,5 +1,6 @@
 """Judgment import (DESIGN.md §5, "Judgment import line"): load a study run elsewhere, all lines
 or none. Raters named in the file become pseudonymous project members that cannot log in."""
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -8,11 +9,11 @@ from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from audit.services import audit_record
+from core.outside_text import OutsideValueError, read_datetime
 
 from .bulk_insert import insert_rows, refresh_planner_statistics
 from .import_records import BadRecord, ImportRejected, ImportReport, records
@@ -21,6 +22,10 @@ from .import_records import BadRecord, ImportRejected, ImportReport, records
 BATCH_SIZE = 5000
 JUDGMENT_FIELDS = ("item", "rater", "criterion", "system", "value", "submitted_at", "shown_order", "duration_ms")
 MAX_RATER_NAME = 100
+# What Judgment.duration_ms holds (a PostgreSQL integer): about 24.8 days.
+MAX_DURATION_MS = 2**31 - 1
+# Imported raters' accounts are named PSEUDONYM_PREFIX + "<project id>-<name>"; no sign-up may take such a name.
+PSEUDONYM_PREFIX = "imported-"
 
 
 @dataclass(frozen=True)
@@ -79,12 +84,13 @@ class _ProjectIndex:
 
 
 def _submitted_at(value):
+    """An aware date-time; one without a UTC offset is read as UTC (core.outside_text.read_datetime)."""
     if value in (None, ""):
         return None
-    moment = parse_datetime(value) if isinstance(value, str) else None
-    if moment is None:
-        raise TaskTypeError(f"submitted_at must be an ISO 8601 date-time, got {value!r}")
-    return moment if timezone.is_aware(moment) else timezone.make_aware(moment, timezone.UTC)
+    try:
+        return read_datetime(value, field="submitted_at")
+    except OutsideValueError as exc:
+        raise TaskTypeError(str(exc)) from exc
 
 
 def _shown_order(value, systems: list[str]) -> list[str]:
@@ -98,8 +104,8 @@ def _shown_order(value, systems: list[str]) -> list[str]:
 def _duration(value) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TaskTypeError("duration_ms must be a non-negative whole number")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DURATION_MS:
+        raise TaskTypeError(f"duration_ms must be a non-negative whole number, at most {MAX_DURATION_MS}")
     return value
 
 
@@ -147,8 +153,15 @@ def _pseudonymous_raters(project: Project, names: set[str]) -> dict[str, int]:
     known = dict(Membership.objects.filter(project=project, external_name__in=names)
                  .values_list("external_name", "user_id"))
     User = get_user_model()
-    for name in sorted(names - set(known)):
-        user = User(username=f"imported-{project.id}-{name}"[:150], is_active=False)
+    new = sorted(names - set(known))
+    wanted = {name: f"{PSEUDONYM_PREFIX}{project.id}-{name}"[:150] for name in new}
+    taken = set(User.objects.filter(username__in=wanted.values()).values_list("username", flat=True))
+    for name in new:
+        username = wanted[name]
+        if username in taken:
+            # Held by an account from before sign-ups refused the prefix: a random tag makes the name free.
+            username = f"{PSEUDONYM_PREFIX}{project.id}-{secrets.token_hex(4)}-{name}"[:150]
+        user = User(username=username, is_active=False)
         user.set_unusable_password()
         user.save()
         Membership.objects.create(project=project, user=user, role=Membership.Role.RATER, external_name=name)

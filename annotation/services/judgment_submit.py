@@ -1,4 +1,6 @@
 """Taking a rater's answers for one assignment: validated per task type, idempotent, revisable."""
+import json
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -8,6 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output
+from annotation.selectors.assignments import judgment_screen_values
 from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
@@ -26,6 +29,8 @@ class SubmittedJudgment:
     revision: bool  # True: it replaced the rater's earlier answers on this item
     # Training screens only: the expected answers as the screen takes them, and the item's explanation.
     feedback: dict | None = None
+    # True: a replayed client token came with other values than the stored ones (which were kept).
+    conflict: bool = False
 
 
 def _check_lease(assignment: Assignment, now: datetime) -> None:
@@ -92,12 +97,30 @@ def _coded_rows(assignment: Assignment, values: list[dict]
     return rows, shown
 
 
+def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgment]) -> bool:
+    """Whether ``values`` are the ``stored`` answers as their screen gave them (a true retry), compared without
+    coding them again so a replay stays as cheap as before."""
+    per_output = REGISTRY[assignment.project.task_type].per_output
+
+    def key(entry: dict):
+        # Position may be left out for a single output; it is not asked for pairwise.
+        position = (entry.get("position") or 0) if per_output else None
+        value = entry.get("value")
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return str(entry.get("criterion")), str(position), float(value) if number else json.dumps(value)
+
+    if not all(isinstance(entry, dict) for entry in values):
+        return False
+    return Counter(map(key, values)) == Counter(map(key, judgment_screen_values(stored, assignment.project)))
+
+
 @transaction.atomic
 def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_token: str = "",
                     duration_ms: int | None = None, now: datetime | None = None) -> SubmittedJudgment:
     """Stores the rater's answers for every criterion (× output) of the assignment's screen.
 
-    The same ``client_token`` again returns the stored rows and writes nothing. Answering an
+    The same ``client_token`` again returns the stored rows and writes nothing (with ``conflict`` set when
+    the values differ from the stored ones). Answering an
     assignment already done is a revision: the earlier rows stay, no longer current. The
     rater's membership row and then the assignment row are locked first (the lock order of
     annotation.services.assignment), so duplicate or racing submissions of one assignment queue, and a lead
@@ -117,7 +140,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         stored = list(Judgment.objects.filter(assignment=assignment, client_token=client_token)
                       .select_related("criterion", "output").order_by("id"))
         if stored:
-            return SubmittedJudgment(assignment, stored, created=False, revision=False)
+            return SubmittedJudgment(assignment, stored, created=False, revision=False,
+                                     conflict=not _same_answers(assignment, values, stored))
     rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
     _check_lease(assignment, now)
     rows, shown = _coded_rows(assignment, values)

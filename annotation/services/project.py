@@ -8,6 +8,8 @@ from annotation.models import Criterion, Item, Membership, Project, RaterExclusi
 from annotation.task_types import REGISTRY, TaskTypeError
 from audit.services import audit_record
 
+from .judgment_import import PSEUDONYM_PREFIX
+
 # The settings a project.create entry states (the instructions are left out: they can be long).
 PROJECT_SETTINGS = ("raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds", "show_reference",
                     "training_items", "repeat_rate", "rankme_modulus", "randomise_output_order")
@@ -152,6 +154,8 @@ def membership_set(*, project: Project, username: str, role: str, by=None) -> Me
 def user_save_new(*, username: str, password: str, is_staff: bool = False):
     """Saves a new login account after checking its username and its password against the configured
     validators; ValidationError by field (``username``, ``password``) otherwise, nothing saved."""
+    if username.startswith(PSEUDONYM_PREFIX):
+        raise ValidationError({"username": f"names starting with {PSEUDONYM_PREFIX!r} are kept for imported raters"})
     user = get_user_model()(username=username, is_staff=is_staff)
     try:
         user.full_clean(exclude=["password"])

@@ -55,6 +55,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # After auth and messages, which its 400 page uses; before every view and CsrfViewMiddleware's form read.
+    "core.middleware.OutsideTextMiddleware",
     "staffing.middleware.PasswordChangeRequiredMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.context.AuditRequestMiddleware",
@@ -190,7 +192,13 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Concord API",
-    "DESCRIPTION": "Human evaluation of generated text: projects, items, assignments, judgments, agreement.",
+    "DESCRIPTION": (
+        "Human evaluation of generated text: projects, items, assignments, judgments, agreement.\n\n"
+        "Bad input gets a 400 that names the field (and the line, for imports), and nothing is written: a NUL "
+        "character, a lone surrogate, NaN or Infinity (also nested in JSON such as item meta), integers beyond "
+        "64 bits, in bodies, import lines, query parameters and paths. Date-times without a UTC offset are read "
+        "as UTC."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,

@@ -13,6 +13,7 @@ from annotation.models import Project
 from annotation.services import item_import, judgment_import, project_create
 from annotation.services.judgment_import import JUDGMENT_FIELDS
 from audit.services import audit_record
+from core.outside_text import OutsideValueError, check_json
 
 
 class NotAnExport(ValueError):
@@ -40,10 +41,13 @@ def _spool(archive: zipfile.ZipFile, members: list[str], keep: tuple[str, ...] |
         with archive.open(member) as source:
             for line in source:
                 if keep is not None and line.strip():
-                    record = json.loads(line)
-                    line = (
-                        json.dumps({k: record[k] for k in keep if k in record}, ensure_ascii=False) + "\n"
-                    ).encode()
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        record = None  # kept as it is: the judgment import reports the line by its number
+                    if isinstance(record, dict):
+                        # ASCII escapes keep a lone surrogate as text the import can name, not a write error.
+                        line = (json.dumps({k: record[k] for k in keep if k in record}) + "\n").encode()
                 spool.write(line)
     spool.seek(0)
     return spool
@@ -70,9 +74,11 @@ def export_reimport(
         raise NotAnExport(f"not a zip archive: {exc}") from exc
     with archive:
         try:
-            facts = json.loads(archive.read("card.json"))
+            facts = check_json(json.loads(archive.read("card.json")), field="card.json")
         except (KeyError, json.JSONDecodeError) as exc:
             raise NotAnExport("the archive has no readable card.json: is it a Concord export?") from exc
+        except OutsideValueError as exc:
+            raise NotAnExport(str(exc)) from exc
         p = facts["project"]
         project = project_create(
             created_by=created_by,

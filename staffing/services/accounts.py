@@ -11,7 +11,9 @@ from django.core.validators import validate_email
 from django.db import transaction
 
 from annotation.models import Membership, Project
+from annotation.services.judgment_import import PSEUDONYM_PREFIX
 from audit.services import audit_record
+from core.outside_text import text_problem
 from staffing.models import PasswordChangeRequired
 
 # Each account costs one password hash (PBKDF2 at Django 5.2's iterations: 0.3-0.5 s a hash on 2 cores), and
@@ -65,6 +67,9 @@ def _read(reader) -> tuple[list[tuple[int, dict]], int]:
             continue
         if len(values) != len(header):
             rows.append((reader.line_num, {"_width": len(values)}))
+        elif problem := next((f"{name} {p}" for name, v in zip(header, values, strict=True)
+                              if (p := text_problem(v))), None):
+            rows.append((reader.line_num, {"_problem": problem}))
         else:
             rows.append((reader.line_num, {k: v.strip() for k, v in zip(header, values, strict=True)}))
     return rows, len(header)
@@ -73,17 +78,23 @@ def _read(reader) -> tuple[list[tuple[int, dict]], int]:
 def _errors(rows: list[tuple[int, dict]], width: int) -> list[tuple[int, str]]:
     User = get_user_model()
     errors, seen = [], {}
-    names = [row.get("username", "") for _, row in rows]
+    names = [row.get("username", "") for _, row in rows if "_problem" not in row]
     email_length = User._meta.get_field("email").max_length
     existing = set(User.objects.filter(username__in=names).values_list("username", flat=True))
     for line, row in rows:
         if "_width" in row:
             errors.append((line, f"{row['_width']} values where the header has {width}"))
             continue
+        if "_problem" in row:
+            errors.append((line, row["_problem"]))
+            continue
         username, email = row["username"], row.get("email", "")
         if not username:
             errors.append((line, "username is empty"))
             continue
+        if username.startswith(PSEUDONYM_PREFIX):
+            errors.append((line, f"username {username!r}: names starting with {PSEUDONYM_PREFIX!r} are kept for "
+                                 "imported raters"))
         try:
             User(username=username).clean_fields(exclude=[f.name for f in User._meta.fields if f.name != "username"])
         except ValidationError as exc:

@@ -14,6 +14,8 @@ from rest_framework.test import APIClient
 from agreement.models import AgreementSnapshot
 from annotation.models import Item, Judgment, Output
 from annotation.services import ImportRejected, item_import, judgment_import
+from evaluation.models import Judge, JudgeRating, MetricScore
+from evaluation.services import judge_rating_import, metric_score_import
 from tests.security.world import build_world
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
@@ -21,8 +23,14 @@ FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
                                        HealthCheck.data_too_large])
 
 VALID_ITEM = {"external_id": "x", "input": "in", "outputs": [{"system": "s1", "text": "t"}]}
+# The values the attack of issue 15 found answering 500: NUL, lone surrogates, NaN/Infinity, huge numbers,
+# naive times, numbers of more digits than Python reads.
+hostile_scalars = st.sampled_from([
+    "a\x00b", "\x00", "\ud800", "x\udfffy", float("nan"), float("inf"), -float("inf"), 1e20, 10**20, -(10**30),
+    2**63, "2024-01-01T00:00:00", "2024-02-30T00:00:00", "NaN", "Infinity", "", " ", "x" * 5000])
+texts = st.text(max_size=20) | st.text(alphabet=st.characters(categories=["Cs", "Cc"]), max_size=4)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | texts | hostile_scalars,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=12)
 hostile_lines = st.one_of(
@@ -37,6 +45,8 @@ hostile_lines = st.one_of(
     st.just(b'{"external_id": "' + b"x" * 300_000 + b'"}'),              # a huge line
     st.just(b'{"external_id": "big", "input": "' + b"y" * 2_000_000 + b'", "outputs": []}'),
     st.just(b'{"external_id": 1e400, "input": NaN, "outputs": Infinity}'),
+    st.just(json.dumps({**VALID_ITEM, "meta": {"score": "NaN"}}).replace('"NaN"', "NaN").encode()),
+    st.just(json.dumps({**VALID_ITEM, "meta": {"n": 1}}).replace("1}", "9" * 5000 + "}").encode()),
     st.just(b"{unterminated"), st.just(b"\x00\x00\x00"), st.just(b"\r"), st.just(b"\\u0000"),
     json_values.map(lambda v: json.dumps(v).encode()),
     st.fixed_dictionaries({"external_id": json_values, "input": json_values, "outputs": json_values,
@@ -44,6 +54,35 @@ hostile_lines = st.one_of(
                            "meta": json_values}).map(lambda v: json.dumps(v).encode()),
 )
 files = st.lists(hostile_lines, min_size=1, max_size=6).map(lambda lines: b"\n".join(lines))
+
+
+def near_valid(fields: dict):
+    """Lines that are valid but for some fields, each kept, dropped or replaced by a hostile value: they get
+    past the line's shape to the checks of each field (and to the database, if a check is missing)."""
+    def field(valid):
+        return st.one_of(st.just(valid), hostile_scalars, json_values)
+
+    return st.lists(
+        st.fixed_dictionaries({}, optional={name: field(valid) for name, valid in fields.items()}),
+        min_size=1, max_size=4,
+    ).map(lambda records: "".join(json.dumps(r) + "\n" for r in records).encode())
+
+
+item_lines = near_valid({"external_id": "n1", "input": "in", "references": ["ref"], "subgroup": "news",
+                         "meta": {"lang": "en"}, "outputs": [{"system": "s1", "text": "t"}], "gold": None})
+outputs = st.lists(st.fixed_dictionaries({"system": st.just("s1") | hostile_scalars,
+                                          "text": st.just("t") | hostile_scalars}), min_size=1, max_size=2)
+meta = st.dictionaries(texts | hostile_scalars.filter(lambda v: isinstance(v, str)), json_values, max_size=3)
+output_lines = st.lists(st.fixed_dictionaries({"external_id": st.just("o1"), "input": st.just("in"), "outputs": outputs,
+                                               "meta": meta}), min_size=1, max_size=3).map(
+    lambda records: "".join(json.dumps(r) + "\n" for r in records).encode())
+judgment_lines = near_valid({"item": "doc0", "rater": "w1", "criterion": "fluency", "system": "SECRETSYS",
+                             "value": 4, "submitted_at": "2024-03-01T10:00:00Z", "shown_order": ["SECRETSYS"],
+                             "duration_ms": 1200})
+metric_lines = near_valid({"item": "doc0", "system": "SECRETSYS", "metric": "bleu", "score": 0.4}) | near_valid(
+    {"item": "doc0", "system": "SECRETSYS", "scores": {"bleu": 0.4, "comet": 0.8}})
+judge_lines = near_valid({"judge": "gpt", "kind": "llm", "item": "doc0", "criterion": "fluency",
+                          "system": "SECRETSYS", "value": 4})
 
 
 def _refused_cleanly(run, counts) -> None:
@@ -90,7 +129,19 @@ def test_item_import_survives_hostile_csv(data):
 
 @pytest.mark.django_db
 @FUZZ
-@given(data=files)
+@given(data=item_lines | output_lines)
+def test_item_import_survives_hostile_values_in_each_field(data):
+    project = build_world_once().project
+
+    def counts():
+        return Item.objects.filter(project=project).count(), Output.objects.filter(item__project=project).count()
+
+    _refused_cleanly(lambda: item_import(project=project, stream=io.BytesIO(data), fmt="jsonl"), counts)
+
+
+@pytest.mark.django_db
+@FUZZ
+@given(data=files | judgment_lines)
 def test_judgment_import_survives_hostile_files(data):
     project = build_world_once().project
 
@@ -98,6 +149,30 @@ def test_judgment_import_survives_hostile_files(data):
         return Judgment.objects.filter(project=project).count(), AgreementSnapshot.objects.count()
 
     _refused_cleanly(lambda: judgment_import(project=project, stream=io.BytesIO(data)), counts)
+
+
+@pytest.mark.django_db
+@FUZZ
+@given(data=files | metric_lines, fmt=st.sampled_from(["jsonl", "csv"]))
+def test_metric_import_survives_hostile_files(data, fmt):
+    project = build_world_once().project
+
+    def counts():
+        return MetricScore.objects.filter(output__item__project=project).count()
+
+    _refused_cleanly(lambda: metric_score_import(project=project, stream=io.BytesIO(data), fmt=fmt), counts)
+
+
+@pytest.mark.django_db
+@FUZZ
+@given(data=files | judge_lines)
+def test_judge_import_survives_hostile_files(data):
+    project = build_world_once().project
+
+    def counts():
+        return JudgeRating.objects.count(), Judge.objects.count()
+
+    _refused_cleanly(lambda: judge_rating_import(project=project, stream=io.BytesIO(data)), counts)
 
 
 _WORLD = {}
