@@ -99,11 +99,12 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     answers: dict[int, list[bool]] = defaultdict(list)
     items: dict[int, set] = defaultdict(set)
     revised: dict[int, set] = defaultdict(set)
-    first_at: dict[tuple[int, int], datetime] = {}
+    answered: set[tuple] = set()
     for rater, item_id, gold, criterion, system, value, submitted_at in rows:
-        if first_at.setdefault((rater, item_id), submitted_at) != submitted_at:  # a later submission: a revision
+        if (rater, item_id, criterion, system) in answered:  # a later answer to the same question: a revision
             revised[rater].add(item_id)
             continue
+        answered.add((rater, item_id, criterion, system))
         ok = task_type.gold_correct(gold or {}, criterion, system, value)
         if ok is None:
             continue
