@@ -7,6 +7,7 @@ repeats (so that they are those shares of all the rater's screens after training
 there are for it, and its ``training_items`` training screens first. A rater's "left" is the work still
 open to them plus the controls still planned: it drops by one on every screen, whatever the screen is.
 """
+
 import functools
 import math
 from dataclasses import dataclass
@@ -44,8 +45,10 @@ class ScreenPlan:
         left = {"training": max(0, min(project.training_items, self.training + self.training_pool) - self.training)}
         share = min(project.gold_rate + project.repeat_rate, MAX_CONTROL_SHARE)
         work = self.work + self.open_work
-        for kind, rate, pool, served in (("gold", project.gold_rate, self.gold_pool, self.gold),
-                                         ("repeat", project.repeat_rate, self.repeat_pool, self.repeat)):
+        for kind, rate, pool, served in (
+            ("gold", project.gold_rate, self.gold_pool, self.gold),
+            ("repeat", project.repeat_rate, self.repeat_pool, self.repeat),
+        ):
             # The small epsilon keeps a product that is whole in exact arithmetic from flooring one below.
             planned = math.floor(work * rate / (1 - share) + 1e-9) if rate > 0 else 0
             left[kind] = max(0, min(planned, served + pool) - served)
@@ -66,21 +69,23 @@ def project_has_controls(project: Project) -> bool:
 def _plan_sql() -> str:
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
     open_ = "i.gold IS NULL AND i.n_target > i.n_judged + i.n_leased"
-    return (f"WITH mine AS (SELECT a.item_id, a.served_as FROM {assignments} a WHERE a.project_id = %s "
-            f"AND a.rater_id = %s AND a.status <> 'expired'), "
-            f"served AS (SELECT count(*) FILTER (WHERE served_as = 'training') AS training, "
-            f"count(*) FILTER (WHERE served_as = 'gold') AS gold, "
-            f"count(*) FILTER (WHERE served_as = 'repeat') AS repeat, "
-            f"count(*) FILTER (WHERE served_as IN ('work', 'degraded')) AS work FROM mine) "
-            f"SELECT s.training, s.gold, s.repeat, s.work, "
-            f"count(i.id) FILTER (WHERE {open_}), "
-            f"count(i.id) FILTER (WHERE {open_} AND i.degraded_from_id IS NOT NULL), "
-            f"count(i.id) FILTER (WHERE i.gold IS NOT NULL AND i.training), "
-            f"count(i.id) FILTER (WHERE i.gold IS NOT NULL AND NOT i.training), "
-            f"count(i.id) FILTER (WHERE i.repeat_of_id IS NOT NULL) "
-            f"FROM served s LEFT JOIN {items} i ON i.project_id = %s "
-            f"AND i.id NOT IN (SELECT item_id FROM mine) "
-            f"GROUP BY s.training, s.gold, s.repeat, s.work")
+    return (
+        f"WITH mine AS (SELECT a.item_id, a.served_as FROM {assignments} a WHERE a.project_id = %s "
+        f"AND a.rater_id = %s AND a.status <> 'expired'), "
+        f"served AS (SELECT count(*) FILTER (WHERE served_as = 'training') AS training, "
+        f"count(*) FILTER (WHERE served_as = 'gold') AS gold, "
+        f"count(*) FILTER (WHERE served_as = 'repeat') AS repeat, "
+        f"count(*) FILTER (WHERE served_as IN ('work', 'degraded')) AS work FROM mine) "
+        f"SELECT s.training, s.gold, s.repeat, s.work, "
+        f"count(i.id) FILTER (WHERE {open_}), "
+        f"count(i.id) FILTER (WHERE {open_} AND i.degraded_from_id IS NOT NULL), "
+        f"count(i.id) FILTER (WHERE i.gold IS NOT NULL AND i.training), "
+        f"count(i.id) FILTER (WHERE i.gold IS NOT NULL AND NOT i.training), "
+        f"count(i.id) FILTER (WHERE i.repeat_of_id IS NOT NULL) "
+        f"FROM served s LEFT JOIN {items} i ON i.project_id = %s "
+        f"AND i.id NOT IN (SELECT item_id FROM mine) "
+        f"GROUP BY s.training, s.gold, s.repeat, s.work"
+    )
 
 
 def screen_plan(*, project_id: int, rater_id: int) -> ScreenPlan:

@@ -11,9 +11,10 @@ the same copies):
 - ``repeat_sentence``: one sentence is said twice.
 
 Copies are served at random positions among each rater's screens (annotation.services.assignment), not
-after the work they were copied from. For ``likert`` and ``rankme`` every output of the copy is damaged (the systems keep their names, so a
-copy compares output by output with its original). For ``pairwise`` the copy puts the original's first
-output against its own damaged version, named ``"<system> (degraded)"``; the intact side should win.
+after the work they were copied from. For ``likert`` and ``rankme`` every output of the copy is damaged
+(the systems keep their names, so a copy compares output by output with its original). For ``pairwise``
+the copy puts the original's first output against its own damaged version, named ``"<system> (degraded)"``;
+the intact side should win.
 
 [1] Graham, Baldwin, Moffat, Zobel (2017), "Can machine translation systems be evaluated by the crowd
     alone?", Natural Language Engineering 23(1). https://doi.org/10.1017/S1351324915000339

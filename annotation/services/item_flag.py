@@ -5,7 +5,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, ItemFlag
-
 from annotation.selectors.screen_plan import project_has_controls
 
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check

@@ -8,6 +8,7 @@ server ran for the screen (a stand-in for its timing). Then for each signal a tw
 against work screens, and a cross-validated classifier on all of them together, must do no better than
 chance. Seeded throughout, so the outcome is the same on every run.
 """
+
 import random
 import re
 
@@ -73,12 +74,22 @@ def _session(monkeypatch):
         cursor.execute("SELECT setseed(0.25)")
     project = rating_project(n_items=N_WORK, systems=["sysA", "sysB"], gold_rate=0.15, repeat_rate=0.1)
     for k in range(N_GOLD):
-        ItemFactory(project=project, n_target=0, gold={"fluency": {"sysA": 1 + k % 5, "sysB": 1 + k % 3}},
-                    systems=["sysA", "sysB"])
+        ItemFactory(
+            project=project,
+            n_target=0,
+            gold={"fluency": {"sysA": 1 + k % 5, "sysB": 1 + k % 3}},
+            systems=["sysA", "sysB"],
+        )
     degraded_controls_create(project=project, n=N_DEGRADED, seed=1)
     repeat_controls_create(project=project, n=N_REPEATS, seed=2)
-    qc_rules_update(project=project, min_gold_answered=3, gold_accuracy_threshold=0.8, action="warn",
-                    min_seconds_per_judgment=1, straight_line_run=50)
+    qc_rules_update(
+        project=project,
+        min_gold_answered=3,
+        gold_accuracy_threshold=0.8,
+        action="warn",
+        min_seconds_per_judgment=1,
+        straight_line_run=50,
+    )
     (rater,) = add_raters(project)
     api, pages = client_for(rater), Client()
     pages.force_login(rater)
@@ -94,27 +105,45 @@ def _session(monkeypatch):
             break
         screen = served.json()
         page = pages.get(f"/projects/{project.pk}/rate/").content.decode()
-        values = [{"criterion": c["name"], "position": o["position"], "value": answers.randint(1, 5)}
-                  for c in screen["criteria"] for o in screen["item"]["outputs"]]
+        values = [
+            {"criterion": c["name"], "position": o["position"], "value": answers.randint(1, 5)}
+            for c in screen["criteria"]
+            for o in screen["item"]["outputs"]
+        ]
         with CaptureQueriesContext(connection) as submit_queries:
-            submitted = api.post(f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
-                                 {"values": values, "duration_ms": answers.randint(800, 9000)}, format="json")
+            submitted = api.post(
+                f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+                {"values": values, "duration_ms": answers.randint(800, 9000)},
+                format="json",
+            )
         after = _progress(api, project)
         assert submitted.status_code == 201
         shown = _page_progress(page)
-        rows.append({
-            "position": len(rows), "done": before["done"], "left": before["remaining"], "total": before["total"],
-            "done_change": after["done"] - before["done"], "left_change": after["remaining"] - before["remaining"],
-            "total_change": after["total"] - before["total"],
-            "page_done": shown[0], "page_open": shown[1], "page_left": shown[2],
-            "page_left_change": shown[2] - before["remaining"],
-            "id_step": screen["assignment_id"] - (previous_id or screen["assignment_id"]),
-            "next_status": served.status_code, "next_fields": _keys(screen),
-            "n_outputs": len(screen["item"]["outputs"]),
-            "next_queries": len(next_queries), "page": _skeleton(page, screen),
-            "submit_status": submitted.status_code, "submit_fields": _keys(submitted.json()),
-            "submit_queries": len(submit_queries), "revision": submitted.json()["revision"],
-        })
+        rows.append(
+            {
+                "position": len(rows),
+                "done": before["done"],
+                "left": before["remaining"],
+                "total": before["total"],
+                "done_change": after["done"] - before["done"],
+                "left_change": after["remaining"] - before["remaining"],
+                "total_change": after["total"] - before["total"],
+                "page_done": shown[0],
+                "page_open": shown[1],
+                "page_left": shown[2],
+                "page_left_change": shown[2] - before["remaining"],
+                "id_step": screen["assignment_id"] - (previous_id or screen["assignment_id"]),
+                "next_status": served.status_code,
+                "next_fields": _keys(screen),
+                "n_outputs": len(screen["item"]["outputs"]),
+                "next_queries": len(next_queries),
+                "page": _skeleton(page, screen),
+                "submit_status": submitted.status_code,
+                "submit_fields": _keys(submitted.json()),
+                "submit_queries": len(submit_queries),
+                "revision": submitted.json()["revision"],
+            }
+        )
         previous_id = screen["assignment_id"]
         served_as = Assignment.objects.get(pk=screen["assignment_id"]).served_as
         is_control.append(served_as != Assignment.ServedAs.WORK)
@@ -162,8 +191,9 @@ def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch):
     # All signals together: a small tree, cross-validated, is no better than always guessing "work"
     features = np.column_stack([_coded(rows, name) for name in names])
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
-    accuracy = cross_val_score(DecisionTreeClassifier(max_depth=3, random_state=0), features, is_control,
-                               cv=folds).mean()
+    accuracy = cross_val_score(
+        DecisionTreeClassifier(max_depth=3, random_state=0), features, is_control, cv=folds
+    ).mean()
     base = max(is_control.mean(), 1 - is_control.mean())
     noise = 3 * np.sqrt(base * (1 - base) / len(rows))
     assert accuracy <= base + noise, (accuracy, base, noise)
