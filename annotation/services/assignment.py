@@ -283,8 +283,8 @@ def _screen_kinds(plan: ScreenPlan, project: Project, u: float) -> list[str]:
     whatever it is, lowers "left" by one.
     """
     left = plan.controls_left(project)
-    if left["training"]:
-        return [Assignment.ServedAs.TRAINING]
+    if left["training"]:  # work only if every training item left is being leased to someone this instant
+        return [Assignment.ServedAs.TRAINING, Assignment.ServedAs.WORK]
     urn = [(Assignment.ServedAs.GOLD, left["gold"]), (Assignment.ServedAs.REPEAT, left["repeat"]),
            (Assignment.ServedAs.DEGRADED, plan.open_degraded),
            (Assignment.ServedAs.WORK, plan.open_work - plan.open_degraded)]
@@ -335,7 +335,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     if item is None:
         return None
     # The work queue holds degraded copies too (served from it when the plain work has run out).
-    served_as = Assignment.ServedAs.DEGRADED if getattr(item, "degraded_from_id", None) else kind
+    served_as = Assignment.ServedAs.DEGRADED if kind == Assignment.ServedAs.WORK and item.degraded_from_id else kind
 
     rng = rng or _rng
     original_order = getattr(item, "original_order", None)
