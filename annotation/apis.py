@@ -135,7 +135,9 @@ class ProjectListCreateApi(APIView):
         show_reference = serializers.BooleanField(default=False)
         training_items = serializers.IntegerField(
             **_limits("training_items"), default=0,
-            help_text="Each rater's first screens are gold items answered with feedback (training).")
+            help_text="Each rater's first screens are items of the training pool (gold items imported with "
+                      "\"training\": true) answered with feedback; no gold item used for checking is ever shown "
+                      "in training.")
         repeat_rate = serializers.FloatField(
             **_limits("repeat_rate"), default=0,
             help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).")
@@ -484,9 +486,11 @@ class RaterProgressApi(RaterApi):
     """The requesting rater's own progress in a project."""
 
     class OutputSerializer(serializers.Serializer):
-        done = serializers.IntegerField(help_text="Items judged.")
-        assigned = serializers.IntegerField(help_text="Items leased now, not yet judged.")
-        remaining = serializers.IntegerField(help_text="Items still open to this rater.")
+        done = serializers.IntegerField(help_text="Screens judged.")
+        assigned = serializers.IntegerField(help_text="Screens leased now, not yet judged.")
+        remaining = serializers.IntegerField(
+            help_text="Screens still to come for this rater: it drops by one on every screen served, whatever "
+                      "the screen.")
         total = serializers.IntegerField()
 
     @extend_schema(responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL, 409: DETAIL})

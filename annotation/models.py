@@ -36,8 +36,13 @@ class Project(models.Model):
         default=0.0, help_text="Share of screens that repeat an item the rater judged some screens before "
                                "(a repeat copy; pairwise with the sides swapped).")
     training_items = models.PositiveSmallIntegerField(
-        default=0, help_text="Each rater's first screens: gold items answered with feedback (the expected answer "
-                             "and the item's meta.explanation); they count in no accuracy.")
+        default=0, help_text="Each rater's first screens: items of the training pool (gold items imported with "
+                             "\"training\": true) answered with feedback (the expected answer and the item's "
+                             "meta.explanation); they count in no accuracy, and no gold item used for checking is "
+                             "ever shown in training.")
+    n_degraded = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="Degraded copies made; while there are any, the lease mixes them in at "
+                                           "random positions.")
     rankme_modulus = models.FloatField(
         null=True, blank=True,
         help_text="RankME only: each screen first shows the item's (first) reference with this fixed score, and "
@@ -136,6 +141,9 @@ class Item(models.Model):
     subgroup = models.CharField(max_length=100, blank=True, default="")
     meta = models.JSONField(default=dict, blank=True)
     gold = models.JSONField(null=True, blank=True, help_text="Expected answers, normalised by the task type.")
+    training = models.BooleanField(
+        default=False, db_default=False,
+        help_text="A gold item of the training pool: served only in training, with feedback, never as a gold check.")
     degraded_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="degraded_copies",
         help_text="A quality-control copy of this item with damaged outputs (served as an ordinary item; never "
@@ -210,6 +218,13 @@ class Assignment(models.Model):
         EXPIRED = "expired"
         SKIPPED = "skipped"  # the rater flagged the item and moved on; it is not served to them again
 
+    class ServedAs(models.TextChoices):
+        WORK = "work"
+        TRAINING = "training"
+        GOLD = "gold"  # a gold check, after training
+        REPEAT = "repeat"
+        DEGRADED = "degraded"
+
     # No index of its own: assignment_rater_status (project, rater, status) leads with the project, and a
     # second, project-only index tempts PostgreSQL to scan a project's every assignment when its
     # statistics underestimate a young project (the rater loop's look-ups; BENCHMARKS.md, "Rater loop").
@@ -218,6 +233,9 @@ class Assignment(models.Model):
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
     shown_order = models.JSONField(default=list)
+    served_as = models.CharField(
+        max_length=8, choices=ServedAs.choices, default=ServedAs.WORK, db_default=ServedAs.WORK,
+        help_text="What the screen was when it was leased, fixed then (a revision does not move training).")
     served_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -378,6 +396,10 @@ class QcRules(models.Model):
     degraded_p_threshold = models.FloatField(
         default=0.0, help_text="The rule fires when the one-sided test that damaged copies score lower gives a "
                                "p-value above this (0 turns the rule off).")
+    control_flag_share = models.FloatField(
+        default=0.5, help_text="The rule fires when a rater flagged more than this share of the control screens "
+                               "(training, gold, repeat, degraded) served to them, once min_gold_answered were "
+                               "served (0 turns the rule off).")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -389,6 +411,8 @@ class QcRules(models.Model):
             models.CheckConstraint(condition=Q(gold_accuracy_threshold__gte=0, gold_accuracy_threshold__lte=1),
                                    name="qcrules_threshold_in_unit_interval"),
             models.CheckConstraint(condition=Q(min_seconds_per_judgment__gte=0), name="qcrules_min_seconds_nonneg"),
+            models.CheckConstraint(condition=Q(control_flag_share__gte=0, control_flag_share__lte=1),
+                                   name="qcrules_control_flag_share_in_unit_interval"),
             models.CheckConstraint(condition=Q(action__in=["warn", "pause", "exclude"]), name="qcrules_action_known"),
         ]
 

@@ -40,6 +40,10 @@ class QcRulesSerializer(serializers.Serializer):
     degraded_p_threshold = serializers.FloatField(
         min_value=0, max_value=1, help_text="The rule fires when the one-sided test that damaged copies score lower "
                                             "gives a p-value above this; 0 turns it off.")
+    control_flag_share = serializers.FloatField(
+        min_value=0, max_value=1, help_text="The rule fires when a rater flagged more than this share of the "
+                                            "control screens served to them (training, gold checks, repeats, "
+                                            "degraded copies), once min_gold_answered were served; 0 turns it off.")
     created_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
 
@@ -126,7 +130,8 @@ class RaterQualityApi(APIView):
 
 
 class QcApplyApi(APIView):
-    """Apply the current rules to every rater now (they also run after each gold judgment)."""
+    """Apply the current rules to every rater now (they also run after every screen and flag of a project
+    with controls)."""
 
     @extend_schema(request=None, responses={200: RaterActionSerializer(many=True), 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):

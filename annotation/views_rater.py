@@ -92,9 +92,11 @@ def rate_next(request, pk):
         if after:
             return redirect(after)
         membership = _rater_membership(request, pk)
-        return render(request, "annotation/rater/finished.html", {
-            "project": membership.project, "progress": rater_progress(project=membership.project,
-                                                                      rater=request.user)})
+        # Nothing is left to serve, whatever the plan still counted (a repeat whose original came too late).
+        progress = rater_progress(project=membership.project, rater=request.user) | {"remaining": 0}
+        progress["total"] = progress["done"] + progress["assigned"]
+        return render(request, "annotation/rater/finished.html", {"project": membership.project,
+                                                                  "progress": progress})
     template = REGISTRY[assignment.project.task_type].template_name
     return render(request, template, _screen_context(request, assignment))
 

@@ -6,6 +6,7 @@ from annotation.task_types import REGISTRY
 from annotation.task_types.pairwise import TIE
 
 from .rater_loop import criteria_of, outputs_of
+from .screen_plan import project_has_controls, screen_plan
 
 
 def assignment_screen(assignment: Assignment) -> dict:
@@ -114,19 +115,27 @@ def _open_for(project_ids, rater):
             .exclude(Exists(taken)))
 
 
+def _planned_left(project: Project, rater) -> int:
+    """Screens still to come for the rater in a project with controls: the open work and the controls still
+    planned (annotation.selectors.screen_plan), so that "left" drops on every screen, control or not."""
+    return screen_plan(project_id=project.pk, rater_id=rater.pk).remaining(project)
+
+
 def rater_progress(*, project: Project, rater) -> dict:
-    """``done`` (judged), ``assigned`` (leased now), ``remaining`` (items still open to this rater)."""
+    """``done`` (screens judged), ``assigned`` (leased now), ``remaining`` (screens still to come for this
+    rater, control screens included)."""
     counts = Assignment.objects.filter(project=project, rater=rater).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.DONE)),
         assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))
-    counts["remaining"] = _open_for([project.pk], rater).count()
+    counts["remaining"] = (_planned_left(project, rater) if project_has_controls(project)
+                           else _open_for([project.pk], rater).count())
     counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
     return counts
 
 
 def rater_project_list(rater) -> list[tuple[Project, dict]]:
     """The projects ``rater`` rates in (drafts are hidden from raters), each with its rater_progress, in
-    three queries."""
+    three queries and one more per project with controls."""
     memberships = list(Membership.objects.filter(user=rater, role=Membership.Role.RATER)
                        .exclude(project__status=Project.Status.DRAFT)
                        .select_related("project").order_by("-project_id"))
@@ -140,7 +149,9 @@ def rater_project_list(rater) -> list[tuple[Project, dict]]:
     for m in memberships:
         counts = {"done": done.get(m.project_id, {}).get("done", 0),
                   "assigned": done.get(m.project_id, {}).get("assigned", 0),
-                  "remaining": remaining.get(m.project_id, 0), "is_paused": m.is_paused}
+                  "remaining": (_planned_left(m.project, rater) if project_has_controls(m.project)
+                                else remaining.get(m.project_id, 0)),
+                  "is_paused": m.is_paused}
         counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
         rows.append((m.project, counts))
     return rows

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 import numpy as np
-from django.db.models import Count, F, Q, QuerySet, Window
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from scipy.stats import binomtest, mannwhitneyu
 
-from annotation.models import Assignment, Judgment, Membership, Project, QcRules, RaterAction, RaterExclusion
+from annotation.models import Assignment, ItemFlag, Judgment, Membership, Project, QcRules, RaterAction, RaterExclusion
 from annotation.task_types import REGISTRY
 from annotation.task_types.rankme import LOG_DECADES
 
@@ -64,6 +64,7 @@ class GoldAccuracy:
     rolling_n: int = 0
     rolling_correct: int = 0
     weeks: dict[date, list[int]] = field(default_factory=dict)  # week -> [correct, n]
+    n_revised: int = 0  # gold items answered again after the first answer (which is the one counted)
 
     @property
     def accuracy(self) -> float | None:
@@ -75,18 +76,20 @@ class GoldAccuracy:
 
     def as_dict(self) -> dict:
         return {"n_items": self.n_items, "n": self.n, "correct": self.correct, "accuracy": self.accuracy,
+                "n_revised": self.n_revised,
                 "rolling_n": self.rolling_n, "rolling_accuracy": self.rolling_accuracy,
                 "weeks": [{"week": w.isoformat(), "n": n, "correct": c, "accuracy": c / n}
                           for w, (c, n) in sorted(self.weeks.items())]}
 
 
 def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int, GoldAccuracy]:
-    """Per rater, how often their current answers on gold items match the gold: overall, over the last
-    ROLLING_GOLD answers, and per ISO week (Monday) of submission. Each rater's first
-    ``project.training_items`` gold items were answered in training, with feedback: they do not count.
-    One query."""
+    """Per rater, how often their FIRST answers on gold checks match the gold: overall, over the last
+    ROLLING_GOLD answers, and per ISO week (Monday) of submission. A revision is counted (``n_revised``)
+    but does not replace the first answer, which may have been given before the rater learned better.
+    Training screens (fixed when served) and training-pool items count in no accuracy. One query."""
     task_type = REGISTRY[project.task_type]
-    rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=False)
+    rows = (Judgment.objects.filter(project=project, item__gold__isnull=False, item__training=False)
+            .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
             .values_list("rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value",
                          "submitted_at")
             .order_by("rater_id", "submitted_at", "id"))
@@ -95,13 +98,13 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     out: dict[int, GoldAccuracy] = {}
     answers: dict[int, list[bool]] = defaultdict(list)
     items: dict[int, set] = defaultdict(set)
-    training: dict[int, list] = defaultdict(list)
+    revised: dict[int, set] = defaultdict(set)
+    answered: set[tuple] = set()
     for rater, item_id, gold, criterion, system, value, submitted_at in rows:
-        first_items = training[rater]
-        if item_id in first_items or len(first_items) < project.training_items:
-            if item_id not in first_items:
-                first_items.append(item_id)
+        if (rater, item_id, criterion, system) in answered:  # a later answer to the same question: a revision
+            revised[rater].add(item_id)
             continue
+        answered.add((rater, item_id, criterion, system))
         ok = task_type.gold_correct(gold or {}, criterion, system, value)
         if ok is None:
             continue
@@ -117,7 +120,33 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     for rater, acc in out.items():
         recent = answers[rater][-ROLLING_GOLD:]
         acc.n_items, acc.rolling_n, acc.rolling_correct = len(items[rater]), len(recent), sum(recent)
+        acc.n_revised = len(revised[rater] & items[rater])
     return out
+
+
+@dataclass(frozen=True)
+class ControlFlags:
+    n_controls: int  # control screens served (training, gold checks, repeats, degraded copies)
+    n_flagged: int  # of them, flagged by the rater
+
+    @property
+    def share(self) -> float:
+        return self.n_flagged / self.n_controls if self.n_controls else 0.0
+
+    def as_dict(self) -> dict:
+        return {"n_controls": self.n_controls, "n_flagged": self.n_flagged, "share": self.share}
+
+
+def control_flags(project: Project, *, rater_id: int | None = None) -> dict[int, ControlFlags]:
+    """Per rater, the control screens served to them and how many of those they flagged. One query."""
+    served = (Assignment.objects.filter(project=project).exclude(status=Assignment.Status.EXPIRED)
+              .exclude(served_as=Assignment.ServedAs.WORK))
+    if rater_id is not None:
+        served = served.filter(rater_id=rater_id)
+    flagged = ItemFlag.objects.filter(assignment=OuterRef("pk"))
+    rows = (served.values("rater_id").annotate(n=Count("id"), flagged=Count("id", filter=Q(Exists(flagged))))
+            .values_list("rater_id", "n", "flagged").order_by())
+    return {rater: ControlFlags(n, n_flagged) for rater, n, n_flagged in rows}
 
 
 def _displayed(pairwise: bool, system: str, value: float, label: str, shown: list[str]):
@@ -430,6 +459,7 @@ def rater_quality_report(project: Project) -> dict:
     degraded = degraded_check(project)
     repeats = repeat_consistency(project)
     excluded = set(excluded_rater_ids(project))
+    flagged = control_flags(project)
     last_actions: dict[int, RaterAction] = {}
     for action in rater_action_list(project).filter(rater_id__in=[m.user_id for m in members]):
         last_actions.setdefault(action.rater_id, action)
@@ -444,6 +474,7 @@ def rater_quality_report(project: Project) -> dict:
             "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,
             "degraded": degraded[m.user_id].as_dict() if m.user_id in degraded else None,
             "repeats": repeats[m.user_id].as_dict() if m.user_id in repeats else None,
+            "control_flags": flagged.get(m.user_id, ControlFlags(0, 0)).as_dict(),
             "last_action": last_actions.get(m.user_id),
         })
     return {"rules": rules, "raters": raters,

@@ -21,9 +21,8 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
 
 PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
                                            "show_reference", "training_items", "repeat_rate", "rankme_modulus",
-                                           "randomise_output_order"})
-MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
-                                                 "training_done"})
+                                           "randomise_output_order", "n_degraded"})
+MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
                                                "labels", "help_text"})
 
@@ -134,16 +133,12 @@ def _locked_sql() -> str:
     assignments, memberships = Assignment._meta.db_table, Membership._meta.db_table
     return (f"WITH pl AS (SELECT id FROM {Project._meta.db_table} "
             f"WHERE id = (SELECT project_id FROM {assignments} WHERE id = %s){_for_key_share()}), "
-            f"m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused, m.training_done "
+            f"m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused "
             f"FROM {memberships} m WHERE m.user_id = %s "
             f"AND m.project_id = (SELECT id FROM pl){_for_update('m')}) "
             f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
-            f"m.training_done AS member_training_done, CASE WHEN i.gold IS NOT NULL THEN 'gold' "
-            f"WHEN i.repeat_of_id IS NOT NULL THEN 'repeat' WHEN i.degraded_from_id IS NOT NULL THEN 'degraded' "
-            f"END AS item_control, "
             f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
             f"FROM {assignments} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
-            f"JOIN {Item._meta.db_table} i ON i.id = a.item_id "
             f"LEFT JOIN m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
             f"WHERE a.id = %s" + _for_update("a"))
 
@@ -151,9 +146,7 @@ def _locked_sql() -> str:
 def assignment_locked(*, assignment_id: int, rater_id: int) -> tuple[Assignment, str | None, bool] | None:
     """(assignment with its project, the role in the project of its rater, paused?), the rater
     ``rater_id``'s membership row of the assignment's project and then the assignment row locked; None
-    when there is no such assignment. The role is None when the assignment is another rater's.
-    ``assignment.item_control`` says which control its item is ("gold", "repeat" or "degraded"; None
-    for an ordinary item), ``member_training_done`` how many training screens the rater has answered."""
+    when there is no such assignment. The role is None when the assignment is another rater's."""
     found = list(Assignment.objects.raw(_locked_sql(), [assignment_id, rater_id, assignment_id]))
     if not found:
         return None

@@ -26,12 +26,15 @@ can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and
 3. item rows, in id order (their ``n_leased`` / ``n_judged`` counters).
 """
 import functools
+import hashlib
+import hmac
 import random
 from collections import Counter
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Membership, Project
@@ -41,6 +44,7 @@ from annotation.selectors.rater_loop import (
     membership_with_project,
     outputs_of,
 )
+from annotation.selectors.screen_plan import ScreenPlan, project_has_controls, screen_plan
 from annotation.task_types import REGISTRY
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
@@ -198,7 +202,7 @@ def _lease_sql(queue: str) -> str:
                   f"AND {queue.format(t='s')} ORDER BY (s.id + 0) LIMIT {STARTED_WINDOW})")
     return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
             f"SELECT i.id FROM {items} i WHERE {where} ORDER BY (i.id + 0) LIMIT 1{lock}) "
-            f'RETURNING id, input, "references"')
+            f'RETURNING id, input, "references", degraded_from_id')
 
 
 def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
@@ -217,28 +221,82 @@ def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
     return None
 
 
-def _gold_item(project: Project, rater) -> Item | None:
-    """Locks a gold item this rater has not had, drawn at random."""
-    return (Item.objects.filter(project=project, gold__isnull=False).exclude(_taken_by(rater))
-            .order_by("?").select_for_update(skip_locked=True, of=("self",)).only(*SCREEN_ITEM_FIELDS).first())
+def _pick(candidates) -> Item | None:
+    """Locks one item of ``candidates`` (passing over rows others hold) drawn at random."""
+    return candidates.order_by("?").select_for_update(skip_locked=True, of=("self",)).first()
 
 
-def _repeat_item(project: Project, rater) -> tuple[Item | None, list | None]:
-    """Locks a repeat copy of an item the rater judged, but not within their last REPEAT_GAP screens, and
-    returns it with the display order the rater saw the original in."""
+def _gold_item(project: Project, rater, *, training: bool) -> Item | None:
+    """A gold item of the training or of the checking pool this rater has not had."""
+    return _pick(Item.objects.filter(project=project, gold__isnull=False, training=training)
+                 .exclude(_taken_by(rater)).only(*SCREEN_ITEM_FIELDS))
+
+
+def _repeat_item(project: Project, rater) -> Item | None:
+    """A repeat copy of an item the rater judged, but not within their last REPEAT_GAP screens, with
+    ``original_order``: the display order the rater saw the original in (one query, as every pick)."""
     done = Assignment.objects.filter(project=project, rater=rater, status=Assignment.Status.DONE)
-    recent = list(done.order_by("-completed_at").values_list("item_id", flat=True)[:REPEAT_GAP])
-    item = (Item.objects.filter(project=project, repeat_of__in=done.exclude(item_id__in=recent).values("item_id"))
-            .exclude(_taken_by(rater)).order_by("?").select_for_update(skip_locked=True, of=("self",))
-            .only(*SCREEN_ITEM_FIELDS, "repeat_of_id").first())
-    if item is None:
-        return None, None
-    return item, done.filter(item_id=item.repeat_of_id).values_list("shown_order", flat=True).first()
+    recent = done.order_by("-completed_at").values("item_id")[:REPEAT_GAP]
+    original = done.filter(item_id=OuterRef("repeat_of_id")).values("shown_order")[:1]
+    return _pick(Item.objects.filter(project=project, repeat_of__in=done.exclude(item_id__in=recent).values("item_id"))
+                 .exclude(_taken_by(rater)).annotate(original_order=Subquery(original))
+                 .only(*SCREEN_ITEM_FIELDS, "repeat_of_id"))
 
 
-def _has_open_item(project: Project, rater) -> bool:
-    return (Item.objects.filter(project=project, gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
-            .exclude(_taken_by(rater)).exists())
+def _degraded_item(project: Project, rater) -> Item | None:
+    """An open degraded copy the rater has not had."""
+    return _pick(Item.objects.filter(project=project, degraded_from__isnull=False,
+                                     n_target__gt=F("n_judged") + F("n_leased"))
+                 .exclude(_taken_by(rater)).only(*SCREEN_ITEM_FIELDS))
+
+
+_PICKS = {Assignment.ServedAs.TRAINING: functools.partial(_gold_item, training=True),
+          Assignment.ServedAs.GOLD: functools.partial(_gold_item, training=False),
+          Assignment.ServedAs.REPEAT: _repeat_item, Assignment.ServedAs.DEGRADED: _degraded_item}
+
+
+def _lease(kind: str, project: Project, rater) -> Item | None:
+    """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues, a control
+    picked at random. Either is one locking read and one write, so a control screen costs the statements a
+    work screen costs."""
+    if kind == Assignment.ServedAs.WORK:
+        return _lease_open_item(project.pk, rater.pk)
+    item = _PICKS[kind](project, rater)
+    if item is not None:
+        Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
+    return item
+
+
+def _screen_rng(project_id: int, rater_id: int, screen: int) -> random.Random:
+    """The draw of one screen of one rater: seeded by the rater and the screen's index, and keyed by the
+    deployment's secret, so that a session replays the same and no rater can work out their own draws."""
+    key = hmac.new(settings.SECRET_KEY.encode(), f"{project_id}:{rater_id}:{screen}".encode(), hashlib.sha256)
+    return random.Random(int.from_bytes(key.digest()[:8], "big"))
+
+
+def _screen_kinds(plan: ScreenPlan, project: Project, u: float) -> list[str]:
+    """The kinds of screen to try, in order: the one drawn first, then the others with screens left.
+
+    Training comes first. After it, the screen is drawn from what is left of the session as if from an urn
+    (the gold checks, repeats and degraded copies still planned, and the plain work): every control lands at a
+    uniformly random position among the rater's remaining screens, the last one included, and each screen,
+    whatever it is, lowers "left" by one.
+    """
+    left = plan.controls_left(project)
+    if left["training"]:  # work only if every training item left is being leased to someone this instant
+        return [Assignment.ServedAs.TRAINING, Assignment.ServedAs.WORK]
+    urn = [(Assignment.ServedAs.GOLD, left["gold"]), (Assignment.ServedAs.REPEAT, left["repeat"]),
+           (Assignment.ServedAs.DEGRADED, plan.open_degraded),
+           (Assignment.ServedAs.WORK, plan.open_work - plan.open_degraded)]
+    total = sum(n for _, n in urn)
+    drawn, mark = Assignment.ServedAs.WORK, u * total
+    for kind, n in urn:
+        if mark < n:
+            drawn = kind
+            break
+        mark -= n
+    others = [kind for kind, n in urn if n and kind != drawn]
+    return [drawn, *sorted(others, key=lambda kind: kind != Assignment.ServedAs.WORK)]
 
 
 @transaction.atomic
@@ -249,9 +307,9 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive). The rater's
     membership row is locked first, so one rater's concurrent calls queue and never hold two leases.
     A new assignment carries ``screen_outputs`` (output texts in display order) for assignment_screen.
+    ``rng`` (tests) replaces both the screen's draw, seeded per rater by default, and the display order's.
     """
     now = now or timezone.now()
-    rng = rng or _rng
     membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
     project = membership.project
     # Expired leases are swept on one call in SWEEP_ONE_IN, and always before answering "nothing left":
@@ -263,26 +321,24 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     if current is not None:
         return current
 
-    item, original_order = None, None
-    # A rater in training is served gold items (answered with feedback) until the training is done.
-    # Repeats are drawn at the repeat rate. Gold screens are drawn at the gold rate, and only while real
-    # work remains, so a gold item is never the last thing a rater sees (which would give it away).
-    if membership.training_done < project.training_items:
-        item = _gold_item(project, rater)
-    elif project.repeat_rate > 0 and rng.random() < project.repeat_rate:
-        item, original_order = _repeat_item(project, rater)
-    if item is None and project.gold_rate > 0 and rng.random() < project.gold_rate \
-            and _has_open_item(project, rater):
-        item = _gold_item(project, rater)
-    if item is not None:
-        Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
-    else:
-        item = _lease_open_item(project.pk, rater.pk)
-        if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
-            item = _lease_open_item(project.pk, rater.pk)
-        if item is None:
-            return None
+    kinds = [Assignment.ServedAs.WORK]
+    if project_has_controls(project):
+        plan = screen_plan(project_id=project.pk, rater_id=rater.pk)
+        kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
+    item = None
+    for kind in kinds:
+        item = _lease(kind, project, rater)
+        if item is not None:
+            break
+    if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
+        item = _lease(kind := Assignment.ServedAs.WORK, project, rater)
+    if item is None:
+        return None
+    # The work queue holds degraded copies too (served from it when the plain work has run out).
+    served_as = Assignment.ServedAs.DEGRADED if kind == Assignment.ServedAs.WORK and item.degraded_from_id else kind
 
+    rng = rng or _rng
+    original_order = getattr(item, "original_order", None)
     task_type = REGISTRY[project.task_type]
     outputs = [(system, text) for _, _, system, text in outputs_of(item.pk)]
     systems = [system for system, _ in outputs]
@@ -297,6 +353,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
         balance[left], balance[right] = balance.get(left, 0) + 1, balance.get(right, 0) - 1
         membership.save(update_fields=["left_balance"])
     assignment = Assignment.objects.create(project=project, item=item, rater=rater, shown_order=order,
+                                           served_as=served_as,
                                            expires_at=now + timedelta(seconds=project.lease_seconds))
     assignment.screen_outputs = [outputs[p][1] for p in order]
     return assignment

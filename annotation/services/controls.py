@@ -10,9 +10,11 @@ the same copies):
 - ``shuffle_sentences``: the sentences are put in another order (the words, for a single sentence);
 - ``repeat_sentence``: one sentence is said twice.
 
-For ``likert`` and ``rankme`` every output of the copy is damaged (the systems keep their names, so a
-copy compares output by output with its original). For ``pairwise`` the copy puts the original's first
-output against its own damaged version, named ``"<system> (degraded)"``; the intact side should win.
+Copies are served at random positions among each rater's screens (annotation.services.assignment), not
+after the work they were copied from. For ``likert`` and ``rankme`` every output of the copy is damaged
+(the systems keep their names, so a copy compares output by output with its original). For ``pairwise``
+the copy puts the original's first output against its own damaged version, named ``"<system> (degraded)"``;
+the intact side should win.
 
 [1] Graham, Baldwin, Moffat, Zobel (2017), "Can machine translation systems be evaluated by the crowd
     alone?", Natural Language Engineering 23(1). https://doi.org/10.1017/S1351324915000339
@@ -22,6 +24,7 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 
 from annotation.models import Item, Output, Project
 from audit.services import audit_record
@@ -120,6 +123,7 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
                                     for p, (s, t) in enumerate(texts)])
         copies.append(copy)
+    Project.objects.filter(pk=project.pk).update(n_degraded=F("n_degraded") + n)
     audit_record(actor=by, action="controls.degraded_create", project=project, target=f"{n} copies",
                  detail={"n": n, "seed": seed, "methods": list(methods)})
     return copies

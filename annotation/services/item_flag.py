@@ -5,8 +5,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, ItemFlag
+from annotation.selectors.screen_plan import project_has_controls
 
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
+from .quality import qc_rules_apply
 
 MAX_COMMENT = 2000
 
@@ -14,7 +16,8 @@ MAX_COMMENT = 2000
 @transaction.atomic
 def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "", skip: bool = True) -> ItemFlag:
     """Records the flag; with ``skip`` an active assignment is closed as skipped (the slot goes back to
-    the pool and the rater is not served the item again). A flag is never a judgment."""
+    the pool and the rater is not served the item again). A flag is never a judgment, and a flagged
+    control screen still counts as served (training moves on; later checks still come)."""
     if reason not in ItemFlag.Reason.values:
         raise ValidationError({"reason": f"unknown reason {reason!r}; choose one of "
                                          f"{', '.join(ItemFlag.Reason.values)}"})
@@ -32,4 +35,8 @@ def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "
         assignment.status, assignment.completed_at = Assignment.Status.SKIPPED, timezone.now()
         assignment.save(update_fields=["status", "completed_at"])
         Item.objects.filter(pk=assignment.item_id).update(n_leased=F("n_leased") - 1)
+    # Flags on control screens count in a rule of their own; as after a submission, the rules are checked
+    # after every flag, whatever the screen was.
+    if project_has_controls(assignment.project):
+        qc_rules_apply(project=assignment.project, rater_id=rater.pk)
     return flag

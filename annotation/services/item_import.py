@@ -24,7 +24,8 @@ logger = logging.getLogger(__name__)
 
 # 2,000 items with two ~1 kB outputs each are ~6 MB of rows in flight: memory stays flat whatever the file size.
 BATCH_SIZE = 2000
-ITEM_FIELDS = ("external_id", "input", "references", "reference", "outputs", "subgroup", "meta", "gold")
+ITEM_FIELDS = ("external_id", "input", "references", "reference", "outputs", "subgroup", "meta", "gold", "training")
+_CSV_BOOLEANS = {"": False, "false": False, "0": False, "true": True, "1": True}
 MAX_EXTERNAL_ID = 255
 MAX_SUBGROUP = 100
 MAX_SYSTEM = 200
@@ -39,6 +40,7 @@ class ParsedItem:
     meta: dict
     gold: dict | None
     outputs: list[tuple[str, str]]
+    training: bool = False  # a gold item of the training pool (shown with feedback, never a gold check)
 
 
 class ItemRules:
@@ -68,11 +70,16 @@ class ItemRules:
         gold = record.get("gold")
         if gold is not None:
             gold = self.task_type.normalise_gold(gold, self.criteria, systems)
+        training = record.get("training", False)
+        if not isinstance(training, bool):
+            raise TaskTypeError(f"training must be true or false, got {training!r}")
+        if training and gold is None:
+            raise TaskTypeError("training: a training item is a gold item shown with its answer; give its gold")
         references = _references(record)
         if self.modulus is not None and not any(r.strip() for r in references[:1]):
             raise TaskTypeError(f"reference is missing: this project scores outputs against the item's reference "
                                 f"(RankME modulus {self.modulus:g}), so every item needs a non-empty reference")
-        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs)
+        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs, training)
 
 
 def _required_text(record: dict, name: str, max_length: int | None) -> str:
@@ -125,12 +132,15 @@ def _outputs(value) -> list[tuple[str, str]]:
 
 
 def csv_row_to_record(row: dict) -> dict:
-    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references as JSON) → a line."""
+    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references as JSON; training as
+    true / false) → a line."""
     record, outputs = {}, {}
     for column, cell in row.items():
         prefix, _, index = column.rpartition("_")
         if prefix in ("output", "system") and index.isdigit():
             outputs.setdefault(int(index), {})["text" if prefix == "output" else "system"] = cell
+        elif column == "training":
+            record[column] = _CSV_BOOLEANS.get(cell.strip().lower(), cell)
         elif column in ("meta", "gold", "references"):
             if cell.strip():
                 try:
@@ -223,9 +233,9 @@ class _TargetPlanner:
 
 def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -> None:
     now = timezone.now()
-    item_fields = ["project", "external_id", "input", "references", "subgroup", "meta", "gold",
+    item_fields = ["project", "external_id", "input", "references", "subgroup", "meta", "gold", "training",
                    "n_target", "n_judged", "created_at"]
-    item_rows = [(project.id, p.external_id, p.input, p.references, p.subgroup, p.meta, p.gold,
+    item_rows = [(project.id, p.external_id, p.input, p.references, p.subgroup, p.meta, p.gold, p.training,
                   planner.target(p), 0, now) for p in batch]
     if uses_copy():
         ids = reserve_ids(Item, len(batch))

@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output
 from annotation.selectors.assignments import judgment_screen_values
 from annotation.selectors.rater_loop import criteria_of, outputs_of
+from annotation.selectors.screen_plan import project_has_controls
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
@@ -166,14 +167,15 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
     feedback = None
-    if assignment.item_control == "gold" and assignment.member_training_done < assignment.project.training_items:
+    if assignment.served_as == Assignment.ServedAs.TRAINING:
         feedback = training_feedback(assignment, shown)
         if not n_replaced:
             Membership.objects.filter(project_id=assignment.project_id, user=rater).update(
                 training_done=F("training_done") + 1)
-    # Quality rules are checked on control screens (gold, repeat and degraded copies) only, and only those
-    # the screen can move, which keeps the common submission free of them; training screens count in no rule.
-    elif assignment.item_control:
-        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now, screen=assignment.item_control)
+    # In a project with controls the rules are checked after every screen but training (which counts in no
+    # rule), the same work whatever the screen was, so that neither the time of the answer nor when an
+    # action comes tells a control from work. A project without controls keeps its submissions free of them.
+    elif project_has_controls(assignment.project):
+        qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
     return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced), feedback=feedback)
 

@@ -12,6 +12,7 @@ from annotation.selectors.quality import (
     SPEED_MIN_SCREENS,
     SPEED_WINDOW,
     behaviour_flags,
+    control_flags,
     degraded_check,
     gold_accuracy,
     qc_rules_current,
@@ -21,7 +22,7 @@ from annotation.task_types import REGISTRY
 from audit.services import audit_record
 
 RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
-               "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
+               "straight_line_run", "min_degraded_answered", "degraded_p_threshold", "control_flag_share")
 
 
 class NotARaterOfProject(ValidationError):
@@ -36,7 +37,7 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     if unknown:
         raise ValidationError({"rules": f"unknown fields {sorted(unknown)}; the rules are {list(RULE_FIELDS)}"})
     errors = {}
-    for name in ("gold_accuracy_threshold", "degraded_p_threshold"):
+    for name in ("gold_accuracy_threshold", "degraded_p_threshold", "control_flag_share"):
         share = fields.get(name, 0)
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
             errors[name] = f"a share from 0 to 1, got {share!r}"
@@ -139,21 +140,11 @@ def rater_include(*, project: Project, rater, **how) -> RaterAction:
 LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include}
 
 
-# The rules a control screen of each kind can move besides speed and straight-lining, which every screen
-# moves. Repeat consistency has no rule; ordinary screens, which are checked by no rule on submission, shift
-# the degraded test's per-rater normalisation, which the next degraded screen (or applying the rules to
-# every rater) takes in.
-SCREEN_RULES = {"gold": {"gold_accuracy"}, "degraded": {"degraded"}, "repeat": set()}
-
-
-def _findings(project: Project, rules: QcRules, rater_id: int | None, screen: str | None = None
-              ) -> dict[int, list[tuple[str, dict]]]:
-    """Per rater (one, or every rater), (rule name, evidence) for each rule they break now; with
-    ``screen`` (the kind of control screen just answered) only the rules that screen can move. A
-    constant number of queries."""
-    moved = SCREEN_RULES[screen] if screen is not None else {"gold_accuracy", "degraded"}
+def _findings(project: Project, rules: QcRules, rater_id: int | None) -> dict[int, list[tuple[str, dict]]]:
+    """Per rater (one, or every rater), (rule name, evidence) for each rule they break now. A constant
+    number of queries."""
     found: dict[int, list] = defaultdict(list)
-    if rules.gold_accuracy_threshold > 0 and "gold_accuracy" in moved:
+    if rules.gold_accuracy_threshold > 0:
         for rater, acc in gold_accuracy(project, rater_id=rater_id).items():
             if acc.n_items >= rules.min_gold_answered and acc.accuracy < rules.gold_accuracy_threshold:
                 found[rater].append(("gold_accuracy", {
@@ -170,17 +161,22 @@ def _findings(project: Project, rules: QcRules, rater_id: int | None, screen: st
                                                   "min_seconds": rules.min_seconds_per_judgment}))
             if rules.straight_line_run > 0 and flags.current_run >= rules.straight_line_run:
                 found[rater].append(("straight_line", {"run": flags.current_run, "limit": rules.straight_line_run}))
-    if rules.degraded_p_threshold > 0 and "degraded" in moved:
+    if rules.degraded_p_threshold > 0:
         for rater, check in degraded_check(project, rater_id=rater_id).items():
             p = check.p_value
             if p is not None and check.n_controls >= rules.min_degraded_answered and p > rules.degraded_p_threshold:
                 found[rater].append(("degraded", {"controls": check.n_controls, "p_value": round(p, 6),
                                                   "threshold": rules.degraded_p_threshold}))
+    if rules.control_flag_share > 0:
+        for rater, flags in control_flags(project, rater_id=rater_id).items():
+            if flags.n_controls >= rules.min_gold_answered and flags.share > rules.control_flag_share:
+                found[rater].append(("control_flags", {"controls": flags.n_controls, "flagged": flags.n_flagged,
+                                                       "share": round(flags.share, 4),
+                                                       "threshold": rules.control_flag_share}))
     return found
 
 
-def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str | None,
-           now: datetime | None) -> list[RaterAction]:
+def _apply(project: Project, rules: QcRules, rater_id: int | None, now: datetime | None) -> list[RaterAction]:
     """Applies ``rules`` to one rater or every rater: their memberships are locked (in id order, the
     rater loop's lock order), the rules' data read in bulk, the actions decided per rater and written
     in bulk. A rater already in the action's state is left alone, and a warning is given once per rule
@@ -195,7 +191,7 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str |
     memberships = list(memberships)
     if not memberships:
         return []
-    found = _findings(project, rules, rater_id, screen)
+    found = _findings(project, rules, rater_id)
     excluded = set()
     if rules.action == QcRules.Action.EXCLUDE and found:
         excluded = set(RaterExclusion.objects.filter(project=project, rater_id__in=list(found))
@@ -232,15 +228,13 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, screen: str |
 # No savepoint: on the submission path it is two more round trips, and a failure here is a database
 # error that aborts the caller anyway.
 @transaction.atomic(savepoint=False)
-def qc_rules_apply(*, project: Project, rater_id: int, now: datetime | None = None,
-                   screen: str | None = None) -> list[RaterAction]:
+def qc_rules_apply(*, project: Project, rater_id: int, now: datetime | None = None) -> list[RaterAction]:
     """Applies the current rules to one rater; returns the actions taken (each logged with the rules
-    version, the rule and its evidence). ``screen`` (gold, degraded or repeat: the kind of control
-    screen the rater just answered) limits the work to the rules such a screen can move."""
+    version, the rule and its evidence)."""
     rules = qc_rules_current(project)
     if rules is None:
         return []
-    return _apply(project, rules, rater_id, screen, now)
+    return _apply(project, rules, rater_id, now)
 
 
 @transaction.atomic
@@ -248,7 +242,7 @@ def qc_rules_apply_all(*, project: Project, now: datetime | None = None, by=None
     """Applies the current rules to every rater of the project (the QC job, or a lead ``by`` pressing the
     button, which the audit log records with the actions taken), in a constant number of queries."""
     rules = qc_rules_current(project)
-    taken = _apply(project, rules, None, None, now) if rules is not None else []
+    taken = _apply(project, rules, None, now) if rules is not None else []
     if by is not None:
         audit_record(actor=by, action="qc.apply", project=project,
                      target=f"version {rules.version}" if rules else "no rules", detail={

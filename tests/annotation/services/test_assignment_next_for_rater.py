@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Judgment, Project
-from annotation.selectors import assignment_screen
+from annotation.selectors import assignment_screen, rater_progress
 from annotation.services import (
     NotARater,
     ProjectNotFound,
@@ -16,6 +16,7 @@ from annotation.services import (
     assignment_expire,
     assignment_leases_release,
     assignment_next_for_rater,
+    degraded_controls_create,
     item_flag_create,
     judgment_submit,
 )
@@ -158,18 +159,39 @@ def test_gold_items_are_interleaved_once_per_rater_and_look_like_any_item():
     assert len(served) == len(set(served)) == 6
 
 
-def test_gold_is_never_the_last_screen():
-    project = rating_project(n_items=1, n_gold=1, gold_rate=0.9)
+def test_gold_may_come_last_since_progress_counts_it_like_any_screen():
+    # Given one work item and one gold item, and a draw that picks the last screen of the urn
+    project = rating_project(n_items=1, n_gold=1, gold_rate=0.5)
     (rater,) = add_raters(project)
-    always_gold = random.Random()
-    always_gold.random = lambda: 0.0
-    a = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_gold)
+    always_last = random.Random()
+    always_last.random = lambda: 0.999
+    assert rater_progress(project=project, rater=rater)["remaining"] == 2  # the work and the planned check
+
+    a = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_last)
     judge(a, rater)
-    b = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_gold)
+    assert rater_progress(project=project, rater=rater)["remaining"] == 1
+    b = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_last)
     judge(b, rater)
 
-    assert assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_gold) is None
-    assert not Item.objects.get(pk=b.item_id).is_gold  # the item drawn last was real work
+    # Then the gold check came last, and "left" counted down to it as it did to the work
+    assert (a.served_as, b.served_as) == ("work", "gold") and Item.objects.get(pk=b.item_id).is_gold
+    assert rater_progress(project=project, rater=rater)["remaining"] == 0
+    assert assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_last) is None
+
+
+def test_degraded_copies_are_mixed_in_at_random_positions_not_served_last():
+    project = rating_project(n_items=30, n_target=4)
+    degraded_controls_create(project=project, n=6, seed=0)
+    positions = []
+    for k, rater in enumerate(add_raters(project, 4)):
+        rng, served = random.Random(k), []
+        while (a := assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng)) is not None:
+            served.append(a.served_as)
+            judge(a, rater)
+        positions += [i for i, kind in enumerate(served) if kind == "degraded"]
+        assert served.count("degraded") == 6 and len(served) == 36
+    # Their id order would put all 24 among the last six screens of each session (30 to 35)
+    assert min(positions) < 10 and sum(p < 30 for p in positions) >= 12
 
 
 def test_pairwise_sides_are_balanced_per_rater():

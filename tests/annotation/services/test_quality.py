@@ -192,10 +192,11 @@ def test_always_a_on_pairwise_is_excluded_for_gold_accuracy_and_straight_lining(
     (action,) = actions_of(project, lazy)  # one exclusion; the rater is out after it
     assert action.kind == "exclude" and action.rule in ("gold_accuracy", "straight_line")
     assert lazy.pk in excluded_rater_ids(project) and good.pk not in excluded_rater_ids(project)
-    # Both rules are broken by then, as applying the (warn-only) rules to everyone shows
+    # The straight line is broken by then (the rules are checked after every screen, so the first broken rule
+    # acts, often before enough gold is answered), as applying the (warn-only) rules to everyone shows
     qc_rules_update(project=project, action="warn")
     warned = {a.rule for a in qc_rules_apply_all(project=project) if a.rater_id == lazy.pk}
-    assert warned == {"gold_accuracy", "straight_line"}
+    assert "straight_line" in warned and warned <= {"gold_accuracy", "straight_line"}
     assert not [a for a in RaterAction.objects.filter(kind="warn") if a.rater_id == good.pk]
 
 
@@ -253,9 +254,9 @@ def test_a_gold_screen_costs_a_fixed_number_of_queries(n_before, django_assert_n
     rater, gold = control_screen(n_before=n_before)
     values = full_values(gold, 1)
     # Savepoint and release, membership and assignment lock, criteria, outputs, judgments, assignment, item;
-    # rules, membership, gold answers, start of the speed window, latest screens, warnings given, the warning.
-    # The degraded test, which reads the rater's whole history, is left to degraded screens.
-    with django_assert_num_queries(15):
+    # rules, membership, gold answers, start of the speed window, latest screens, the degraded test's scores,
+    # flags on controls, warnings given, the warning. Every screen of a project with controls runs the same.
+    with django_assert_num_queries(17):
         judgment_submit(rater=rater, assignment_id=gold.pk, values=values, duration_ms=5000)
     assert list(RaterAction.objects.values_list("rule", flat=True)) == ["gold_accuracy"]
 
@@ -284,8 +285,9 @@ def test_applying_the_rules_to_every_rater_reads_in_a_constant_number_of_queries
                         action="warn")
         raters = raters_breaking_three_rules(project, n)
         # Savepoint and release, rules, the project row's shared lock, memberships, gold answers, speed window
-        # starts, latest screens, the degraded test's scores, warnings given before, and the warnings.
-        with django_assert_num_queries(11) as captured:
+        # starts, latest screens, the degraded test's scores, flags on controls, warnings given before, and the
+        # warnings.
+        with django_assert_num_queries(12) as captured:
             taken = qc_rules_apply_all(project=project)
         counts.append(len(captured.captured_queries))
         assert [(a.rater_id, a.rule) for a in taken] == [

@@ -1,5 +1,5 @@
-"""Training phase: a rater's first screens are gold items answered with feedback (expected answer and the
-guideline's explanation), counted in no accuracy or rule; afterwards gold is never shown."""
+"""Training phase: a rater's first screens are items of the training pool answered with feedback (expected
+answer and the guideline's explanation), counted in no accuracy or rule; afterwards gold is never shown."""
 import random
 
 import pytest
@@ -16,12 +16,14 @@ pytestmark = pytest.mark.django_db
 WHY = "Fluency ignores content: a fluent but wrong sentence still gets a 5."
 
 
-def training_project(task_type="likert", training_items=2, n_gold=3):
+def training_project(task_type="likert", training_items=2, n_gold=3, n_check=0):
+    """``n_gold`` items of the training pool, ``n_check`` gold items for checking."""
     project = rating_project(task_type=task_type, n_items=4, training_items=training_items)
     systems = ["sysA", "sysB"] if task_type == "pairwise" else ["sysA"]
     gold = {"fluency": "sysB"} if task_type == "pairwise" else {"fluency": {"sysA": 5}}
-    for _ in range(n_gold):
-        ItemFactory(project=project, n_target=0, gold=gold, systems=systems, meta={"explanation": WHY})
+    for k in range(n_gold + n_check):
+        ItemFactory(project=project, n_target=0, gold=gold, systems=systems, meta={"explanation": WHY},
+                    training=k < n_gold)
     return project
 
 
@@ -42,7 +44,7 @@ def test_the_first_screens_are_gold_with_feedback_then_real_work():
 
 
 def test_training_answers_count_in_no_accuracy_and_fire_no_rule():
-    project = training_project(n_gold=3)
+    project = training_project(n_gold=2, n_check=1)
     qc_rules_update(project=project, min_gold_answered=1, gold_accuracy_threshold=0.9, action="pause")
     (rater,) = add_raters(project)
     project.gold_rate = 0.9

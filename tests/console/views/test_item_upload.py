@@ -32,7 +32,7 @@ EXPECTED_ERRORS = [
      "problem": "outputs[1].system must be a non-empty name of at most 200 characters"},
     {"line": 5, "field": "colour",
      "problem": "unknown field 'colour'; fields are external_id, input, references, reference, outputs, subgroup, "
-                "meta, gold"},
+                "meta, gold, training"},
     {"line": 6, "field": "external_id", "problem": "duplicate external_id 'ok1' (first on line 1)"},
 ]
 

@@ -1,0 +1,199 @@
+"""Issue 14, point 1: nothing a rater observes tells a control screen from a work screen.
+
+A careless rater works through a whole session (about a third of it gold checks, repeats and degraded
+copies) through the real API and pages, and every signal they could read is recorded per screen: progress
+(endpoint and page text) before and after, the screen's position in the session, the ids served, every
+response's fields in their order, the page's markup with the item texts left out, and the statements the
+server ran for the screen (a stand-in for its timing). Then for each signal a two-sample test of control
+against work screens, and a cross-validated classifier on all of them together, must do no better than
+chance. Seeded throughout, so the outcome is the same on every run.
+"""
+
+import random
+import re
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
+from scipy.stats import chi2_contingency, mannwhitneyu
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.tree import DecisionTreeClassifier
+
+import annotation.services.assignment as assignment_service
+from annotation.models import Assignment
+from annotation.services import degraded_controls_create, qc_rules_update
+from annotation.services.controls import repeat_controls_create
+from tests.annotation.factories import ItemFactory
+from tests.annotation.rating import add_raters, rating_project
+from tests.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+N_WORK, N_GOLD, N_REPEATS, N_DEGRADED = 70, 20, 15, 8
+
+
+def _skeleton(html: str, screen: dict) -> str:
+    """A page less what differs by item anyway: the texts judged, and numbers and tokens (ids, counts,
+    times), which are signals of their own."""
+    texts = [screen["item"]["input"], *screen["item"]["references"], *(o["text"] for o in screen["item"]["outputs"])]
+    for text in sorted(texts, key=len, reverse=True):
+        html = html.replace(str(escape(text)), "<text>")
+    html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', 'name="csrfmiddlewaretoken"', html)
+    return re.sub(r"[0-9a-f]{32}|\d+", "#", html)
+
+
+def _keys(value) -> str:
+    """The fields of a JSON response in their order, nested."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_keys(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(sorted({_keys(v) for v in value})) + "]"
+    return type(value).__name__
+
+
+def _progress(client, project) -> dict:
+    return client.get(f"/api/v1/projects/{project.pk}/progress/").json()
+
+
+def _page_progress(html: str) -> tuple[int, ...]:
+    match = re.search(r'data-testid="done">(\d+)</strong> judged · (\d+) open · (\d+) left', html)
+    return tuple(int(g) for g in match.groups())
+
+
+def _session(monkeypatch):
+    """A careless rater's whole session; returns (signals per screen, control or not per screen)."""
+    # Seeded: the sweeps and display orders; each screen's draw, keyed as in production but by fixed ids
+    # (the database's ids differ from run to run); and PostgreSQL's random(), which picks among controls.
+    screen_rng = assignment_service._screen_rng
+    monkeypatch.setattr(assignment_service, "_rng", random.Random(11))
+    monkeypatch.setattr(assignment_service, "_screen_rng", lambda _project, _rater, screen: screen_rng(1, 1, screen))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT setseed(0.25)")
+    project = rating_project(n_items=N_WORK, systems=["sysA", "sysB"], gold_rate=0.15, repeat_rate=0.1)
+    for k in range(N_GOLD):
+        ItemFactory(
+            project=project,
+            n_target=0,
+            gold={"fluency": {"sysA": 1 + k % 5, "sysB": 1 + k % 3}},
+            systems=["sysA", "sysB"],
+        )
+    degraded_controls_create(project=project, n=N_DEGRADED, seed=1)
+    repeat_controls_create(project=project, n=N_REPEATS, seed=2)
+    qc_rules_update(
+        project=project,
+        min_gold_answered=3,
+        gold_accuracy_threshold=0.8,
+        action="warn",
+        min_seconds_per_judgment=1,
+        straight_line_run=50,
+    )
+    (rater,) = add_raters(project)
+    api, pages = client_for(rater), Client()
+    pages.force_login(rater)
+    pages.get(f"/projects/{project.pk}/instructions/")
+    answers = random.Random(5)
+
+    rows, is_control, previous_id = [], [], None
+    while True:
+        before = _progress(api, project)
+        with CaptureQueriesContext(connection) as next_queries:
+            served = api.post(f"/api/v1/projects/{project.pk}/next/")
+        if served.status_code == 204:
+            break
+        screen = served.json()
+        page = pages.get(f"/projects/{project.pk}/rate/").content.decode()
+        values = [
+            {"criterion": c["name"], "position": o["position"], "value": answers.randint(1, 5)}
+            for c in screen["criteria"]
+            for o in screen["item"]["outputs"]
+        ]
+        with CaptureQueriesContext(connection) as submit_queries:
+            submitted = api.post(
+                f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+                {"values": values, "duration_ms": answers.randint(800, 9000)},
+                format="json",
+            )
+        after = _progress(api, project)
+        assert submitted.status_code == 201
+        shown = _page_progress(page)
+        rows.append(
+            {
+                "position": len(rows),
+                "done": before["done"],
+                "left": before["remaining"],
+                "total": before["total"],
+                "done_change": after["done"] - before["done"],
+                "left_change": after["remaining"] - before["remaining"],
+                "total_change": after["total"] - before["total"],
+                "page_done": shown[0],
+                "page_open": shown[1],
+                "page_left": shown[2],
+                "page_left_change": shown[2] - before["remaining"],
+                "id_step": screen["assignment_id"] - (previous_id or screen["assignment_id"]),
+                "next_status": served.status_code,
+                "next_fields": _keys(screen),
+                "n_outputs": len(screen["item"]["outputs"]),
+                "next_queries": len(next_queries),
+                "page": _skeleton(page, screen),
+                "submit_status": submitted.status_code,
+                "submit_fields": _keys(submitted.json()),
+                "submit_queries": len(submit_queries),
+                "revision": submitted.json()["revision"],
+            }
+        )
+        previous_id = screen["assignment_id"]
+        served_as = Assignment.objects.get(pk=screen["assignment_id"]).served_as
+        is_control.append(served_as != Assignment.ServedAs.WORK)
+    return rows, np.array(is_control)
+
+
+def _coded(rows: list[dict], name: str) -> np.ndarray:
+    """A signal as numbers: itself when numeric, else the index of its value among those seen."""
+    values = [row[name] for row in rows]
+    if all(isinstance(v, int | float) for v in values):
+        return np.array(values, dtype=float)
+    levels = sorted(set(map(str, values)))
+    return np.array([levels.index(str(v)) for v in values], dtype=float)
+
+
+def _two_sample_p(values: np.ndarray, is_control: np.ndarray) -> float:
+    """Mann–Whitney U for a numeric signal; a chi-squared test of the contingency table for one with few
+    values (and 1 when the signal takes a single value, which separates nothing)."""
+    levels = np.unique(values)
+    if len(levels) == 1:
+        return 1.0
+    if len(levels) <= 5:
+        table = np.array([[np.sum((values == v) & is_control), np.sum((values == v) & ~is_control)] for v in levels])
+        return float(chi2_contingency(table).pvalue)
+    return float(mannwhitneyu(values[is_control], values[~is_control]).pvalue)
+
+
+def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch):
+    rows, is_control = _session(monkeypatch)
+
+    # The session is whole: every work item, and about a third control screens of every kind
+    assert len(rows) >= N_WORK + N_DEGRADED
+    assert 0.25 <= is_control.mean() <= 0.4
+    served = set(Assignment.objects.values_list("served_as", flat=True))
+    assert served == {"work", "gold", "repeat", "degraded"}
+
+    # Per signal, a two-sample test of controls against work (Bonferroni over the signals)
+    names = list(rows[0])
+    p_values = {name: _two_sample_p(_coded(rows, name), is_control) for name in names}
+    alpha = 0.01 / len(names)
+    assert {name: p for name, p in p_values.items() if p < alpha} == {}
+    # "left" drops by one on every screen, control or not, and the page says what the endpoint says
+    assert {row["left_change"] for row in rows} == {-1} and {row["page_left_change"] for row in rows} == {-1}
+
+    # All signals together: a small tree, cross-validated, is no better than always guessing "work"
+    features = np.column_stack([_coded(rows, name) for name in names])
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    accuracy = cross_val_score(
+        DecisionTreeClassifier(max_depth=3, random_state=0), features, is_control, cv=folds
+    ).mean()
+    base = max(is_control.mean(), 1 - is_control.mean())
+    noise = 3 * np.sqrt(base * (1 - base) / len(rows))
+    assert accuracy <= base + noise, (accuracy, base, noise)
