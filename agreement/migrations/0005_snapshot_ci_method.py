@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agreement", "0003_snapshot_detail"),
+        ("agreement", "0004_alert_delivery_state"),
     ]
 
     operations = [

@@ -34,7 +34,7 @@ def served_as_from_items(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0011_project_randomise_order'),
+        ('annotation', '0012_rater_exclusion_apart_from_membership'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
