@@ -55,6 +55,7 @@ EXPECTED = {
     "rate-flag": {"post": (302, 404, 302, 404, 404)},
     "api-results": LEAD_READ,
     "api-metrics": LEAD_READ,
+    "api-metrics-catalogue": LEAD_READ,
     "api-metric-scores": LEAD_READ,
     "api-metrics-import": {"post": (401, 404, 403, 415, 415)},
     "api-metrics-compute": {"post": (401, 404, 403, 202, 202)},
