@@ -134,6 +134,8 @@ def hostile_body(context, body):
         return st.sampled_from([body, *HOSTILE_LINES])
     if isinstance(body, dict) and any(isinstance(v, bytes) for v in body.values()):  # multipart with a file
         return st.sampled_from([body, *({**body, "file": line} for line in HOSTILE_LINES)])
+    if not isinstance(body, dict | list):  # no body generated (an optional one), or a bare scalar
+        return st.just(body)
     return st.just(body) | _hostile_at(body, list(_leaf_paths(body)), HOSTILE_JSON) | st.sampled_from(HOSTILE_JSON)
 
 

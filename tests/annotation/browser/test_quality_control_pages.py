@@ -16,7 +16,8 @@ WHY = "A summary that repeats itself is not fluent."
 
 def test_training_feedback_then_real_work(page, live_server, screenshot):
     project = rating_project(n_items=1, training_items=1)
-    ItemFactory(project=project, n_target=0, gold={"fluency": {"sysA": 2}}, meta={"explanation": WHY})
+    ItemFactory(project=project, n_target=0, gold={"fluency": {"sysA": 2}}, meta={"explanation": WHY},
+                training=True)
     (rater,) = add_raters(project)
     enter_project(page, live_server, rater, project)
 
