@@ -67,9 +67,12 @@ def _answer(api, assignment_id: int, screen: dict, value: int):
 
 @pytest.fixture
 def study():
-    """Six work items, three gold items (fluency 3, with an explanation), one training screen, gold often."""
+    """Six work items, three gold items (fluency 3, with an explanation; one in the training pool), one training
+    screen, gold often."""
     project = rating_project(n_items=6, n_gold=3, training_items=1, gold_rate=0.9)
-    Item.objects.filter(project=project, gold__isnull=False).update(meta={"explanation": "Readable, not fluent."})
+    golds = Item.objects.filter(project=project, gold__isnull=False)
+    golds.update(meta={"explanation": "Readable, not fluent."})
+    Item.objects.filter(pk=golds.order_by("pk").first().pk).update(training=True)  # the training pool
     return project
 
 
