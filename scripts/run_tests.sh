@@ -35,5 +35,6 @@ fi
 perl -MXML::DOM -e 1 2>/dev/null || apt_install libxml-dom-perl
 
 # The Celery worker of the integration tests is started by their fixture (tests/integration/conftest.py)
-# against the test database, so it sees exactly what the tests write.
-exec .venv/bin/python -m pytest "$@"
+# against the test database, so it sees exactly what the tests write. The test database is made anew
+# (--create-db): one kept from another checkout may hold migrations this one does not have.
+exec .venv/bin/python -m pytest --create-db "$@"
