@@ -59,8 +59,13 @@ def metric_catalogue() -> list[MetricAvailability]:
 
 def metric_names_check(names) -> list[str]:
     """The metric names, each known or a parameterised ROUGE-1.5.5 name (ValueError names the
-    first unknown one and lists the known ones)."""
-    names = list(names or DEFAULT_METRICS)
+    first unknown one and lists the known ones). Without names, the defaults this installation can
+    compute: a default that needs what is not installed (METEOR without WordNet) is left out rather
+    than failing the whole run; asked for by name, it fails with its reason."""
+    if not names:
+        resources = metric_resources()
+        return [name for name in DEFAULT_METRICS if metric_spec(name).unavailable(resources) is None]
+    names = list(names)
     for name in names:
         metric_spec(name)
     return names
