@@ -15,6 +15,9 @@ $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,embeddings]'
+	# irrCAC, the independent check of Gwet's AC2: every release pins scipy==1.12 and pandas<3, which no
+	# resolver reconciles with scipy>=1.13, yet it runs on today's scipy and pandas (tests/agreement/stats/test_gwet.py).
+	$(BIN)/pip install --quiet --no-deps 'irrCAC==0.4.4'
 	touch $@ $(VENV)/.installed-run
 
 # The demo: SQLite file, eager Celery, Django's development server; no services needed.

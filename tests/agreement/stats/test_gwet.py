@@ -116,9 +116,8 @@ def test_ac2_weight_basis_is_checked():
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("weights", ["linear", "quadratic", "radical"])
 def test_ac2_value_weights_match_irrcac_on_random_data_with_missing_ratings(seed, weights):
-    # irrCAC pins scipy==1.12 (the project needs >= 1.13), so it cannot be a declared test
-    # dependency: this cross-check runs where it is installed (pip install --no-deps irrCAC)
-    irrcac = pytest.importorskip("irrCAC.raw")
+    # irrCAC pins scipy==1.12 (the project needs >= 1.13), so `make test` installs it with --no-deps
+    import irrCAC.raw as irrcac
     import pandas as pd
 
     rng = np.random.default_rng(seed)
