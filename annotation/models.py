@@ -40,6 +40,10 @@ class Project(models.Model):
                              "\"training\": true) answered with feedback (the expected answer and the item's "
                              "meta.explanation); they count in no accuracy, and no gold item used for checking is "
                              "ever shown in training.")
+    training_pass_mark = models.FloatField(
+        default=0.0, db_default=0.0,
+        help_text="The qualification gate: the share of training items a rater must answer right (a flagged one "
+                  "counts as wrong) to be admitted to the real work; 0 turns the gate off.")
     n_degraded = models.PositiveIntegerField(
         default=0, db_default=0, help_text="Degraded copies made; while there are any, the lease mixes them in at "
                                            "random positions.")
@@ -62,6 +66,8 @@ class Project(models.Model):
             models.CheckConstraint(condition=Q(repeat_rate__gte=0, repeat_rate__lt=1),
                                    name="project_repeat_rate_below_one"),
             models.CheckConstraint(condition=Q(task_type__in=TaskType.values), name="project_task_type_known"),
+            models.CheckConstraint(condition=Q(training_pass_mark__gte=0, training_pass_mark__lte=1),
+                                   name="project_training_pass_mark_in_unit_interval"),
             models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(rankme_modulus__gt=0),
                                    name="project_rankme_modulus_positive"),
             models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(task_type="rankme"),
@@ -430,6 +436,8 @@ class RaterAction(models.Model):
         RESUME = "resume"
         EXCLUDE = "exclude"
         INCLUDE = "include"
+        GATE = "gate", "not admitted"  # the qualification gate kept the rater from the real work
+        ADMIT = "admit", "admitted"  # a lead let them in after all
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rater_actions")
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qc_actions")
@@ -445,8 +453,9 @@ class RaterAction(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["warn", "pause", "resume", "exclude", "include"]),
-                                   name="rateraction_kind_known"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["warn", "pause", "resume", "exclude", "include", "gate", "admit"]),
+                name="rateraction_kind_known"),
         ]
         indexes = [models.Index(fields=["project", "rater", "created_at"], name="rateraction_project_rater")]
 
@@ -471,3 +480,35 @@ class RaterExclusion(models.Model):
 
     def __str__(self):
         return f"{self.rater_id} excluded from {self.project_id}"
+
+
+class QualificationOutcome(models.Model):
+    """A rater's result on their training screens against the project's pass mark (the qualification gate),
+    decided once, when their last training screen is answered or flagged. A rater who failed is served no
+    real work, and has no answer taken, until a lead admits them. Kept apart from the membership, as an
+    exclusion is: leaving the team and joining again changes nothing."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="qualification_outcomes")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualifications")
+    n_screens = models.PositiveIntegerField(help_text="Training screens served (answered or flagged).")
+    n_right = models.PositiveIntegerField(help_text="Of them, answered right on first answer (every gold value).")
+    pass_mark = models.FloatField(help_text="The project's pass mark when the outcome was decided.")
+    passed = models.BooleanField()
+    decided_at = models.DateTimeField()
+    admitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    admitted_at = models.DateTimeField(null=True, blank=True, help_text="When a lead admitted a rater who failed.")
+
+    class Meta:
+        ordering = ["project_id", "rater_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "rater"], name="qualification_one_per_rater_in_project"),
+            models.CheckConstraint(condition=Q(n_right__lte=F("n_screens")), name="qualification_right_within_served"),
+        ]
+
+    def __str__(self):
+        return f"{self.rater_id} {'passed' if self.passed else 'failed'} training in {self.project_id}"
+
+    @property
+    def admitted(self) -> bool:
+        return self.passed or self.admitted_at is not None

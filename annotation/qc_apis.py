@@ -121,12 +121,17 @@ class RaterQualityApi(APIView):
     @extend_schema(responses={200: inline_serializer("RaterQualityReport", {
         "rules_version": serializers.IntegerField(allow_null=True),
         "position_bias": serializers.JSONField(allow_null=True),
-        "raters": serializers.ListField(child=serializers.JSONField())}), 403: DETAIL, 404: DETAIL})
+        "raters": serializers.ListField(child=serializers.JSONField()),
+        "former_excluded": serializers.ListField(child=serializers.JSONField(), help_text=(
+            "Excluded raters no longer on the team: the exclusion holds until a lead includes them."))}),
+        403: DETAIL, 404: DETAIL})
     def get(self, request, pk):
         report = rater_quality_report(project_get_for_lead(request.user, pk))
         raters = [{k: v for k, v in r.items() if k not in ("last_action", "user_id")} for r in report["raters"]]
         return Response({"rules_version": report["rules"].version if report["rules"] else None,
-                         "position_bias": report["position_bias"], "raters": raters})
+                         "position_bias": report["position_bias"], "raters": raters,
+                         "former_excluded": [{"username": f["username"], "excluded_at": f["excluded_at"]}
+                                             for f in report["former_excluded"]]})
 
 
 class QcApplyApi(APIView):

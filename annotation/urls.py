@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, qc_apis, views, views_qc, views_rater
+from . import apis, qc_apis, views, views_qc, views_qc_setup, views_rater
 
 api_urlpatterns = [
     path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
@@ -29,6 +29,9 @@ urlpatterns = [
     path("projects/<int:pk>/", views.project_detail, name="project-detail"),
     path("projects/<int:pk>/raters/", views_qc.rater_quality_page, name="rater-quality"),
     path("projects/<int:pk>/raters/action/", views_qc.rater_action, name="rater-action"),
+    path("projects/<int:pk>/raters/<int:rater_id>/", views_qc.rater_evidence_page, name="rater-evidence"),
+    path("projects/<int:pk>/qc/rules/", views_qc_setup.qc_rules_page, name="qc-rules"),
+    path("projects/<int:pk>/qc/controls/", views_qc_setup.qc_controls_page, name="qc-controls"),
     path("projects/<int:pk>/instructions/", views_rater.rater_instructions, name="rater-instructions"),
     path("projects/<int:pk>/rate/", views_rater.rate_next, name="rate-next"),
     path("assignments/<int:pk>/", views_rater.rate_assignment, name="rate-assignment"),

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import ItemFlag, Membership, Project
-from annotation.rater_session import AFTER_FINISHED
+from annotation.rater_session import AFTER_FINISHED, RETURN_LINK
 from annotation.selectors import (
     assignment_answers,
     assignment_get_for_rater,
@@ -26,6 +26,7 @@ from annotation.selectors import (
 from annotation.services import (
     LeaseGone,
     ProjectNotFound,
+    RaterNotAdmitted,
     RaterRefused,
     assignment_next_for_rater,
     item_flag_create,
@@ -39,6 +40,11 @@ SEEN_INSTRUCTIONS = "seen-instructions-{}"
 def _refused(request, refusal: RaterRefused, project=None):
     if isinstance(refusal, ProjectNotFound):
         raise Http404(refusal.message)
+    if isinstance(refusal, RaterNotAdmitted):  # the qualification gate's end page, with the platform's way back
+        project_id = project.pk if project else request.resolver_match.kwargs["pk"]
+        return render(request, "annotation/rater/not_admitted.html", {
+            "message": refusal.message, "project": project or Project.objects.get(pk=project_id),
+            "return_link": request.session.get(RETURN_LINK.format(project_id), "")}, status=refusal.status_code)
     return render(request, "annotation/rater/refused.html",
                   {"message": refusal.message, "project": project, "lease_gone": isinstance(refusal, LeaseGone)},
                   status=refusal.status_code)

@@ -25,6 +25,11 @@ ACTIONS = {
     "rater.resume": "resumed a rater",
     "rater.exclude": "excluded a rater's judgments from agreement, results and exports",
     "rater.include": "counted an excluded rater's judgments again",
+    "rater.not_admitted": "the qualification gate kept a rater from the real work (target: the rater; detail: "
+                          "their training result and the pass mark)",
+    "rater.admit": "admitted a rater the qualification gate had kept out (detail: reason)",
+    "controls.settings": "changed the controls: training items, pass mark, gold and repeat rates (detail: each "
+                         "changed setting, before and after)",
     "rater.remove": "took a rater out of the project, releasing their leases (their judgments stay)",
     "invite.create": "made an invite link for raters (detail: uses allowed, expiry)",
     "invite.revoke": "revoked an invite link",

@@ -29,6 +29,14 @@ class ExternalLinkForm(forms.Form):
         help_text="For platforms (or your own survey page) that can sign the link: each entry must carry sig, the "
         "HMAC-SHA256 of the worker id under the secret shown below, in hex.",
     )
+    return_url = forms.URLField(
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        label="Return link for workers not admitted",
+        help_text="Where a worker below the training pass mark goes back to the platform (Prolific: the study's "
+        "screened-out or no-code completion link). Never put the completion code in it.",
+    )
     min_judged_screens = forms.IntegerField(min_value=1, label="Judged screens needed for the completion code")
     max_unjudged_percent = forms.FloatField(
         min_value=0,
@@ -41,7 +49,8 @@ class ExternalLinkForm(forms.Form):
     def for_link(cls, link, data=None):
         initial = {
             name: getattr(link, name)
-            for name in ("max_identities", "max_identities_per_address", "prolific_study_id", "min_judged_screens")
+            for name in ("max_identities", "max_identities_per_address", "prolific_study_id", "return_url",
+                         "min_judged_screens")
         }
         initial["signed"] = bool(link.signing_secret)
         initial["max_unjudged_percent"] = round(link.max_unjudged_share * 100, 4)
@@ -54,6 +63,7 @@ class ExternalLinkForm(forms.Form):
             "max_identities_per_address": data["max_identities_per_address"],
             "prolific_study_id": data["prolific_study_id"].strip(),
             "signed": data["signed"],
+            "return_url": data["return_url"],
             "min_judged_screens": data["min_judged_screens"],
             "max_unjudged_share": data["max_unjudged_percent"] / 100,
         }

@@ -64,6 +64,10 @@ class ExternalLink(models.Model):
     signing_secret = models.CharField(
         max_length=64, blank=True, help_text="When set, entries must carry sig = HMAC-SHA256(secret, worker id) in "
                                              "hex, which only a platform holding the secret can make.")
+    return_url = models.URLField(
+        max_length=500, blank=True, help_text="Where a worker the qualification gate keeps out goes back to their "
+                                              "platform (for Prolific, the study's screened-out link); it must not "
+                                              "carry the completion code. Empty: no link is shown.")
     min_judged_screens = models.PositiveIntegerField(
         default=1, help_text="Screens a worker must have judged to be shown the completion code.")
     max_unjudged_share = models.FloatField(

@@ -13,10 +13,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from annotation.client_address import client_address
 from annotation.models import Membership
-from annotation.rater_session import AFTER_FINISHED
+from annotation.rater_session import AFTER_FINISHED, RETURN_LINK
 from annotation.selectors import rater_progress
+from annotation.selectors.qualification import rater_not_admitted
+from annotation.services.assignment import NOT_ADMITTED
 from staffing.middleware import MUST_CHANGE
-from staffing.models import ExternalWorker, Invite
+from staffing.models import ExternalLink, ExternalWorker, Invite
 from staffing.selectors import completion_standing, invite_get_by_token
 from staffing.services import (
     EntryRefused,
@@ -89,6 +91,9 @@ def external_entry(request, pk, token):
         return render(request, "staffing/external_refused.html", {"errors": [str(exc)]}, status=403)
     login(request, worker.user, backend=BACKEND)  # a new session when it was someone else's
     request.session[AFTER_FINISHED.format(pk)] = reverse("staffing-done", args=[pk])
+    return_url = ExternalLink.objects.filter(project_id=pk).values_list("return_url", flat=True).first()
+    if return_url:
+        request.session[RETURN_LINK.format(pk)] = return_url
     return redirect("rate-next", pk=pk)
 
 
@@ -99,6 +104,10 @@ def worker_done(request, pk):
     worker = ExternalWorker.objects.select_related("project").filter(project_id=pk, user=request.user).first()
     if worker is None or not Membership.objects.filter(project_id=pk, user=request.user).exists():
         raise Http404("No such project.")
+    if rater_not_admitted(project_id=pk, rater_id=request.user.pk):  # training below the pass mark: no code
+        return render(request, "annotation/rater/not_admitted.html", {
+            "project": worker.project, "message": NOT_ADMITTED,
+            "return_link": request.session.get(RETURN_LINK.format(pk), "")}, status=403)
     progress = rater_progress(project=worker.project, rater=request.user)
     if progress["assigned"] or progress["remaining"]:
         return redirect("rate-next", pk=pk)

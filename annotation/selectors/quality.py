@@ -11,7 +11,17 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from scipy.stats import binomtest, mannwhitneyu
 
-from annotation.models import Assignment, ItemFlag, Judgment, Membership, Project, QcRules, RaterAction, RaterExclusion
+from annotation.models import (
+    Assignment,
+    ItemFlag,
+    Judgment,
+    Membership,
+    Project,
+    QcRules,
+    QualificationOutcome,
+    RaterAction,
+    RaterExclusion,
+)
 from annotation.task_types import REGISTRY
 from annotation.task_types.rankme import LOG_DECADES
 
@@ -460,6 +470,7 @@ def rater_quality_report(project: Project) -> dict:
     repeats = repeat_consistency(project)
     excluded = set(excluded_rater_ids(project))
     flagged = control_flags(project)
+    gate = {o.rater_id: o for o in QualificationOutcome.objects.filter(project=project)}
     last_actions: dict[int, RaterAction] = {}
     for action in rater_action_list(project).filter(rater_id__in=[m.user_id for m in members]):
         last_actions.setdefault(action.rater_id, action)
@@ -475,7 +486,15 @@ def rater_quality_report(project: Project) -> dict:
             "degraded": degraded[m.user_id].as_dict() if m.user_id in degraded else None,
             "repeats": repeats[m.user_id].as_dict() if m.user_id in repeats else None,
             "control_flags": flagged.get(m.user_id, ControlFlags(0, 0)).as_dict(),
+            "qualification": ({"passed": gate[m.user_id].passed, "admitted": gate[m.user_id].admitted,
+                               "right": gate[m.user_id].n_right, "screens": gate[m.user_id].n_screens}
+                              if m.user_id in gate else None),
             "last_action": last_actions.get(m.user_id),
         })
-    return {"rules": rules, "raters": raters,
+    members_ids = {m.user_id for m in members}
+    # Excluded raters who have left the team: their exclusion still holds, and a lead can lift it.
+    former = [{"username": e.rater.username, "user_id": e.rater_id, "excluded_at": e.created_at}
+              for e in RaterExclusion.objects.filter(project=project).select_related("rater").order_by("created_at")
+              if e.rater_id not in members_ids]
+    return {"rules": rules, "raters": raters, "former_excluded": former,
             "position_bias": overall.as_dict() if overall is not None else None}

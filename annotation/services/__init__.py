@@ -6,6 +6,7 @@ from .assignment import (
     NotYourAssignment,
     ProjectNotFound,
     ProjectNotLive,
+    RaterNotAdmitted,
     RaterPaused,
     RaterRefused,
     assignment_expire,
@@ -20,6 +21,7 @@ from .item_import import item_import
 from .judgment_import import judgment_import
 from .judgment_submit import SubmittedJudgment, judgment_submit
 from .project import criterion_names_carry, membership_set, project_create, user_create, user_save_new
+from .qualification import qualification_decide, rater_admit
 from .quality import (
     LEAD_ACTIONS,
     qc_rules_apply,
@@ -35,7 +37,7 @@ from .token import TokenRefused, token_issue
 __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
            "criterion_names_carry", "project_create", "user_create", "user_save_new",
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
-           "RaterPaused",
+           "RaterPaused", "RaterNotAdmitted", "qualification_decide", "rater_admit",
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_leases_release",
            "assignment_next_for_rater", "item_flag_create",
            "judgment_submit", "rater_membership_check",

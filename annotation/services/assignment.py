@@ -38,6 +38,7 @@ from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Membership, Project
+from annotation.selectors.qualification import rater_not_admitted
 from annotation.selectors.rater_loop import (
     assignment_current,
     assignment_locked,
@@ -81,6 +82,17 @@ class RaterPaused(RaterRefused):
     status_code = 403
 
 
+class RaterNotAdmitted(RaterRefused):
+    """The qualification gate kept the rater from the real work (their training was below the pass mark)."""
+
+    status_code = 403
+
+
+NOT_ADMITTED = ("Thank you for your time on the training. Your answers there did not reach the mark this study "
+                "needs for its real work, so there is no more work for you here. The study's lead has been told "
+                "and may still let you in.")
+
+
 class ProjectNotLive(RaterRefused):
     status_code = 409
 
@@ -114,6 +126,13 @@ def rater_may_work_check(*, project: Project, role: str | None, is_paused: bool)
     if is_paused:
         raise RaterPaused("The project's lead has paused your work on this project; "
                           "please ask them before you go on.")
+
+
+def rater_admitted_check(*, project: Project, rater_id: int) -> None:
+    """Raises RaterNotAdmitted when the project's qualification gate failed the rater and no lead admitted
+    them since. Free for a project without a gate; one query for one with it."""
+    if project.training_pass_mark and rater_not_admitted(project_id=project.pk, rater_id=rater_id):
+        raise RaterNotAdmitted(NOT_ADMITTED)
 
 
 def rater_membership_check(*, project_id: int, rater, lock: bool = False) -> Membership:
@@ -304,7 +323,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
                               rng: random.Random | None = None) -> Assignment | None:
     """The rater's current assignment if its lease still runs, else a new lease; None when nothing is left.
 
-    Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive). The rater's
+    Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive, RaterNotAdmitted). The rater's
     membership row is locked first, so one rater's concurrent calls queue and never hold two leases.
     A new assignment carries ``screen_outputs`` (output texts in display order) for assignment_screen.
     ``rng`` (tests) replaces both the screen's draw, seeded per rater by default, and the display order's.
@@ -312,6 +331,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     now = now or timezone.now()
     membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
     project = membership.project
+    rater_admitted_check(project=project, rater_id=rater.pk)
     # Expired leases are swept on one call in SWEEP_ONE_IN, and always before answering "nothing left":
     # a slot held by a dead lease is never lost, and the common call saves a statement.
     swept = _rng.random() < 1 / SWEEP_ONE_IN

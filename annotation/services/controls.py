@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotation.models import Item, Output, Project
+from annotation.services.project import project_settings_check
 from audit.services import audit_record
 
 METHODS = ("swap_phrase", "truncate", "shuffle_sentences", "repeat_sentence")
@@ -156,3 +157,32 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) 
     audit_record(actor=by, action="controls.repeat_create", project=project, target=f"{n} copies",
                  detail={"n": n, "seed": seed})
     return copies
+
+
+# The control settings a lead sets on the quality-control page (the project's other settings are the console's).
+CONTROL_SETTINGS = ("training_items", "training_pass_mark", "gold_rate", "repeat_rate")
+
+
+@transaction.atomic
+def project_controls_update(*, project: Project, by, **settings) -> Project:
+    """Sets the number of training screens, the qualification gate's pass mark and the gold and repeat rates
+    (CONTROL_SETTINGS); raises ValidationError by field, nothing changed. They may change while raters work:
+    each rater's plan is read afresh on every screen, and a gate already decided stays decided."""
+    unknown = set(settings) - set(CONTROL_SETTINGS)
+    if unknown:
+        raise ValidationError({"settings": f"unknown settings {sorted(unknown)}; they are {list(CONTROL_SETTINGS)}"})
+    project_settings_check(**settings)
+    if settings.get("gold_rate", project.gold_rate) + settings.get("repeat_rate", project.repeat_rate) >= 1:
+        raise ValidationError({"repeat_rate": "the gold and repeat rates together must stay below 100 %, or no "
+                                              "screen is left for the real work"})
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    changed = {name: [getattr(project, name), value] for name, value in settings.items()
+               if getattr(project, name) != value}
+    for name, value in settings.items():
+        setattr(project, name, value)
+    project.full_clean(exclude=["created_by"])
+    project.save(update_fields=list(settings))
+    if changed:
+        audit_record(actor=by, action="controls.settings", project=project, target=project.name,
+                     detail={"changed": changed})
+    return project

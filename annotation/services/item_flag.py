@@ -7,7 +7,8 @@ from django.utils import timezone
 from annotation.models import Assignment, Item, ItemFlag
 from annotation.selectors.screen_plan import project_has_controls
 
-from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
+from .assignment import LeaseGone, assignment_lock_for_rater, rater_admitted_check, rater_may_work_check
+from .qualification import qualification_decide
 from .quality import qc_rules_apply
 
 MAX_COMMENT = 2000
@@ -25,6 +26,7 @@ def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "
         raise ValidationError({"comment": f"at most {MAX_COMMENT} characters"})
     assignment, role, is_paused = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
     rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
+    rater_admitted_check(project=assignment.project, rater_id=rater.pk)
     if assignment.status in (Assignment.Status.EXPIRED, Assignment.Status.SKIPPED):
         raise LeaseGone("This item is no longer yours to flag; ask for the next item.")
     flag = ItemFlag(project_id=assignment.project_id, item_id=assignment.item_id, assignment=assignment,
@@ -35,6 +37,8 @@ def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "
         assignment.status, assignment.completed_at = Assignment.Status.SKIPPED, timezone.now()
         assignment.save(update_fields=["status", "completed_at"])
         Item.objects.filter(pk=assignment.item_id).update(n_leased=F("n_leased") - 1)
+        if assignment.served_as == Assignment.ServedAs.TRAINING and assignment.project.training_pass_mark:
+            qualification_decide(project=assignment.project, rater=rater)  # a flagged training screen counts wrong
     # Flags on control screens count in a rule of their own; as after a submission, the rules are checked
     # after every flag, whatever the screen was.
     if project_has_controls(assignment.project):

@@ -15,7 +15,8 @@ from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.selectors.screen_plan import project_has_controls
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 
-from .assignment import LeaseGone, assignment_lock_for_rater, rater_may_work_check
+from .assignment import LeaseGone, assignment_lock_for_rater, rater_admitted_check, rater_may_work_check
+from .qualification import qualification_decide
 from .quality import qc_rules_apply, training_feedback
 
 MAX_CLIENT_TOKEN = 64
@@ -144,6 +145,7 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
             return SubmittedJudgment(assignment, stored, created=False, revision=False,
                                      conflict=not _same_answers(assignment, values, stored))
     rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
+    rater_admitted_check(project=assignment.project, rater_id=rater.pk)
     _check_lease(assignment, now)
     rows, shown = _coded_rows(assignment, values)
 
@@ -172,6 +174,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         if not n_replaced:
             Membership.objects.filter(project_id=assignment.project_id, user=rater).update(
                 training_done=F("training_done") + 1)
+            if assignment.project.training_pass_mark:
+                qualification_decide(project=assignment.project, rater=rater, now=now)
     # In a project with controls the rules are checked after every screen but training (which counts in no
     # rule), the same work whatever the screen was, so that neither the time of the answer nor when an
     # action comes tells a control from work. A project without controls keeps its submissions free of them.

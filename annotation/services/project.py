@@ -23,6 +23,7 @@ SETTING_LIMITS = {
     "lease_seconds": (30, 7 * 24 * 3600),
     "training_items": (0, 1000),
     "repeat_rate": (0.0, 0.99),
+    "training_pass_mark": (0.0, 1.0),
 }
 
 

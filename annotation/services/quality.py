@@ -21,6 +21,8 @@ from annotation.selectors.rater_loop import project_lock_shared
 from annotation.task_types import REGISTRY
 from audit.services import audit_record
 
+from .qualification import rater_admit
+
 RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
                "straight_line_run", "min_degraded_answered", "degraded_p_threshold", "control_flag_share")
 
@@ -72,11 +74,11 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     return rules
 
 
-def _membership(project: Project, rater) -> Membership:
+def _membership(project: Project, rater, *, required: bool = True) -> Membership | None:
     project_lock_shared(project.pk)  # the lock order of annotation.services.assignment
     membership = (Membership.objects.select_for_update()
                   .filter(project=project, user=rater, role=Membership.Role.RATER).first())
-    if membership is None:
+    if membership is None and required:
         raise NotARaterOfProject({"rater": f"{rater} is not a rater of this project"})
     return membership
 
@@ -96,7 +98,10 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
     """Sets the rater's membership ``state`` (is_paused), records or lifts an exclusion (kind exclude or
     include), and logs the action."""
     _check_reason(by, reason)
-    membership = _membership(project, rater)
+    # An exclusion outlives the membership: a lead may lift it from a rater who has left the team.
+    membership = _membership(project, rater, required=kind != RaterAction.Kind.INCLUDE)
+    if membership is None and not RaterExclusion.objects.filter(project=project, rater=rater).exists():
+        raise NotARaterOfProject({"rater": f"{rater} is not a rater of this project"})
     excluded = RaterExclusion.objects.filter(project=project, rater=rater)
     if kind == RaterAction.Kind.RESUME and excluded.exists():
         raise ValidationError({"rater": f"{rater} is excluded; include them again before resuming their work"})
@@ -107,7 +112,7 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
         excluded.delete()
     for name, value in state.items():
         setattr(membership, name, value)
-    if state:
+    if state and membership is not None:
         membership.save(update_fields=list(state))
     if by is not None:  # a lead's action; a rule's is in the qc.apply entry or the rater-action log
         audit_record(actor=by, action=f"rater.{kind}", project=project, target=rater.username,
@@ -137,7 +142,9 @@ def rater_include(*, project: Project, rater, **how) -> RaterAction:
     return _act(project=project, rater=rater, kind=RaterAction.Kind.INCLUDE, state={}, **how)
 
 
-LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include}
+# A lead's actions on a rater, by name (the rater pages' and the API's action forms).
+LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include,
+                "admit": rater_admit}
 
 
 def _findings(project: Project, rules: QcRules, rater_id: int | None) -> dict[int, list[tuple[str, dict]]]:

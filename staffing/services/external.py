@@ -29,8 +29,8 @@ ATTEMPTS = 5
 # reads the table without the site's SECRET_KEY.
 ADDRESS_SALT = "concord.staffing.entry-address"
 # The settings a lead edits on the crowd-link page (the signing secret has its own switch).
-LINK_SETTINGS = ("max_identities", "max_identities_per_address", "prolific_study_id", "min_judged_screens",
-                 "max_unjudged_share")
+LINK_SETTINGS = ("max_identities", "max_identities_per_address", "prolific_study_id", "return_url",
+                 "min_judged_screens", "max_unjudged_share")
 
 
 class ExternalLinkInvalid(Exception):
