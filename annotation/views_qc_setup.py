@@ -82,7 +82,7 @@ def qc_controls_page(request, pk):
                 messages.success(request, done)
                 return redirect("qc-controls", pk=project.pk)
         status = 400
-    elif action is not None:
+    elif request.method == "POST":
         messages.error(request, f"Unknown action {action!r}: choose settings, degraded or repeats.")
         status = 400
     return render(request, "annotation/qc_controls.html", {

@@ -19,12 +19,12 @@ class ControlPools:
 def control_pools(project: Project) -> ControlPools:
     """How many items of each kind the project has. One query."""
     counts = Item.objects.filter(project=project).aggregate(
-        work=Count("id", filter=Q(gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True)),
-        training=Count("id", filter=Q(gold__isnull=False, training=True)),
-        gold=Count("id", filter=Q(gold__isnull=False, training=False)),
-        degraded=Count("id", filter=Q(degraded_from__isnull=False)),
-        repeats=Count("id", filter=Q(repeat_of__isnull=False)))
-    return ControlPools(**counts)
+        n_work=Count("id", filter=Q(gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True)),
+        n_training=Count("id", filter=Q(gold__isnull=False, training=True)),
+        n_gold=Count("id", filter=Q(gold__isnull=False, training=False)),
+        n_degraded=Count("id", filter=Q(degraded_from__isnull=False)),
+        n_repeats=Count("id", filter=Q(repeat_of__isnull=False)))
+    return ControlPools(**{name.removeprefix("n_"): n for name, n in counts.items()})
 
 
 @dataclass(frozen=True)

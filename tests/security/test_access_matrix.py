@@ -82,6 +82,10 @@ EXPECTED = {
     "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
     "rater-action": PAGE_LEAD_POST,
+    "rater-evidence": {"get": (302, 404, 403, 200, 200)},
+    # Empty forms: refused after the gate.
+    "qc-rules": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "qc-controls": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "api-invites": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 201, 201)},
     "api-invite-revoke": {"post": (401, 404, 403, 200, 200)},
     "api-team": LEAD_READ,
@@ -137,6 +141,8 @@ def _path(route: str, world) -> str:
             return world.ids["external_token"] if "/external/" in route else "no-such-invite"
         if key == "calibrator_id":
             return str(world.ids["calibrator_id"])
+        if key == "rater_id":
+            return str(world.users["rater"].pk)
         if key == "item_pk":
             return str(world.ids["pk_item"])
         if route.startswith("api/v1/jobs/"):
