@@ -1,5 +1,6 @@
 """The lead's quality-control pages on raters: every rater at a glance (state, measures, the action log in
 words), one rater's evidence, and the action forms (pause / resume / exclude / include / admit)."""
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -24,10 +25,18 @@ def _actions_in_words(actions) -> list[dict]:
 def rater_quality_page(request, pk, *, status=200, error=None):
     project = project_get_for_lead(request.user, pk)
     report = rater_quality_report(project)
-    return render(request, "annotation/rater_quality.html", {
-        "project": project, "report": report, "error": error,
-        "rules_text": rules_sentences(report["rules"]) if report["rules"] else None,
-        "actions": _actions_in_words(rater_action_list(project)[:ACTIONS_SHOWN])}, status=status)
+    return render(
+        request,
+        "annotation/rater_quality.html",
+        {
+            "project": project,
+            "report": report,
+            "error": error,
+            "rules_text": rules_sentences(report["rules"]) if report["rules"] else None,
+            "actions": _actions_in_words(rater_action_list(project)[:ACTIONS_SHOWN]),
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -37,10 +46,20 @@ def rater_evidence_page(request, pk, rater_id, *, status=200, error=None):
     if rater is None or not rater_in_project(project, rater_id):
         raise Http404("No such rater in this project.")
     report = next((r for r in rater_quality_report(project)["raters"] if r["user_id"] == rater_id), None)
-    return render(request, "annotation/rater_evidence.html", {
-        "project": project, "rater": rater, "row": report, "evidence": rater_evidence(project, rater_id),
-        "is_excluded": project.rater_exclusions.filter(rater_id=rater_id).exists(), "error": error,
-        "actions": _actions_in_words(rater_action_list(project, rater_id=rater_id)[:ACTIONS_SHOWN])}, status=status)
+    return render(
+        request,
+        "annotation/rater_evidence.html",
+        {
+            "project": project,
+            "rater": rater,
+            "row": report,
+            "evidence": rater_evidence(project, rater_id),
+            "is_excluded": project.rater_exclusions.filter(rater_id=rater_id).exists(),
+            "error": error,
+            "actions": _actions_in_words(rater_action_list(project, rater_id=rater_id)[:ACTIONS_SHOWN]),
+        },
+        status=status,
+    )
 
 
 @login_required

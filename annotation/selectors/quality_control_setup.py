@@ -1,4 +1,5 @@
 """Reads of the lead's quality-control set-up: the control items there are, and the rules' version history."""
+
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
@@ -23,7 +24,8 @@ def control_pools(project: Project) -> ControlPools:
         n_training=Count("id", filter=Q(gold__isnull=False, training=True)),
         n_gold=Count("id", filter=Q(gold__isnull=False, training=False)),
         n_degraded=Count("id", filter=Q(degraded_from__isnull=False)),
-        n_repeats=Count("id", filter=Q(repeat_of__isnull=False)))
+        n_repeats=Count("id", filter=Q(repeat_of__isnull=False)),
+    )
     return ControlPools(**{name.removeprefix("n_"): n for name, n in counts.items()})
 
 
@@ -36,8 +38,14 @@ class RulesVersion:
 
 def qc_rules_history(project: Project) -> list[RulesVersion]:
     """Every version of the project's rules, newest first, each with what it changed. One query."""
-    versions = list(QcRules.objects.filter(project=project).select_related("created_by")
-                    .annotate(n_actions=Count("actions")).order_by("version"))
-    history = [RulesVersion(rules, rules_changes(versions[k - 1] if k else None, rules), rules.n_actions)
-               for k, rules in enumerate(versions)]
+    versions = list(
+        QcRules.objects.filter(project=project)
+        .select_related("created_by")
+        .annotate(n_actions=Count("actions"))
+        .order_by("version")
+    )
+    history = [
+        RulesVersion(rules, rules_changes(versions[k - 1] if k else None, rules), rules.n_actions)
+        for k, rules in enumerate(versions)
+    ]
     return history[::-1]

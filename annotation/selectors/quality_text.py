@@ -1,9 +1,13 @@
 """Quality control in words for the lead's pages: the rules of a version, what changed between versions, and
 why each action on a rater was taken (a rule's evidence, citing the rules version, or a lead's reason)."""
+
 from annotation.models import QcRules, RaterAction
 
-ACTION_WORDS = {"warn": "warn (log only)", "pause": "pause the rater",
-                "exclude": "exclude the rater's judgments and pause them"}
+ACTION_WORDS = {
+    "warn": "warn (log only)",
+    "pause": "pause the rater",
+    "exclude": "exclude the rater's judgments and pause them",
+}
 
 
 def _pct(share: float) -> str:
@@ -18,18 +22,39 @@ def rules_sentences(rules: QcRules) -> list[tuple[str, str]]:
     """(rule, what it does) for each rule of the version, off ones said to be off."""
     off = "off"
     return [
-        ("Gold accuracy", off if not rules.gold_accuracy_threshold else
-         f"at least {_pct(rules.gold_accuracy_threshold)} of first answers on gold checks right, judged once "
-         f"{rules.min_gold_answered} gold item{'s' if rules.min_gold_answered != 1 else ''} are answered"),
-        ("Speed", off if not rules.min_seconds_per_judgment else
-         f"fires when most of the last 20 screens took under {_num(rules.min_seconds_per_judgment)} s"),
-        ("Straight-lining", off if not rules.straight_line_run else
-         f"fires after {rules.straight_line_run} screens in a row with the same answers"),
-        ("Degraded controls", off if not rules.degraded_p_threshold else
-         f"fires when damaged copies are not scored lower (one-sided p above {_num(rules.degraded_p_threshold)}), "
-         f"judged once {rules.min_degraded_answered} copies are judged"),
-        ("Flags on controls", off if not rules.control_flag_share else
-         f"fires when more than {_pct(rules.control_flag_share)} of the control screens served are flagged"),
+        (
+            "Gold accuracy",
+            off
+            if not rules.gold_accuracy_threshold
+            else f"at least {_pct(rules.gold_accuracy_threshold)} of first answers on gold checks right, judged once "
+            f"{rules.min_gold_answered} gold item{'s' if rules.min_gold_answered != 1 else ''} are answered",
+        ),
+        (
+            "Speed",
+            off
+            if not rules.min_seconds_per_judgment
+            else f"fires when most of the last 20 screens took under {_num(rules.min_seconds_per_judgment)} s",
+        ),
+        (
+            "Straight-lining",
+            off
+            if not rules.straight_line_run
+            else f"fires after {rules.straight_line_run} screens in a row with the same answers",
+        ),
+        (
+            "Degraded controls",
+            off
+            if not rules.degraded_p_threshold
+            else "fires when damaged copies are not scored lower "
+            f"(one-sided p above {_num(rules.degraded_p_threshold)}), "
+            f"judged once {rules.min_degraded_answered} copies are judged",
+        ),
+        (
+            "Flags on controls",
+            off
+            if not rules.control_flag_share
+            else f"fires when more than {_pct(rules.control_flag_share)} of the control screens served are flagged",
+        ),
         ("When a rule fires", ACTION_WORDS.get(rules.action, rules.action)),
     ]
 
@@ -44,23 +69,30 @@ def rules_changes(previous: QcRules | None, current: QcRules) -> list[str]:
 
 def _evidence_text(rule: str, e: dict) -> str:
     if rule == "gold_accuracy":
-        return (f"gold accuracy {_pct(e['accuracy'])} ({e['correct']} of {e['answers']} first answers right on "
-                f"{e['gold_items']} gold items), below the {_pct(e['threshold'])} needed")
+        return (
+            f"gold accuracy {_pct(e['accuracy'])} ({e['correct']} of {e['answers']} first answers right on "
+            f"{e['gold_items']} gold items), below the {_pct(e['threshold'])} needed"
+        )
     if rule == "too_fast":
-        return (f"{e['too_fast']} of the last {e['recent_screens']} screens answered in under "
-                f"{_num(e['min_seconds'])} s")
+        return f"{e['too_fast']} of the last {e['recent_screens']} screens answered in under {_num(e['min_seconds'])} s"
     if rule == "straight_line":
         return f"{e['run']} screens in a row with the same answers (the limit is {e['limit']})"
     if rule == "degraded":
-        return (f"damaged copies not scored lower than their originals: p = {_num(e['p_value'])} over "
-                f"{e['controls']} copies, above the limit {_num(e['threshold'])}")
+        return (
+            f"damaged copies not scored lower than their originals: p = {_num(e['p_value'])} over "
+            f"{e['controls']} copies, above the limit {_num(e['threshold'])}"
+        )
     if rule == "control_flags":
-        return (f"flagged {e['flagged']} of {e['controls']} control screens ({_pct(e['share'])}), more than the "
-                f"{_pct(e['threshold'])} allowed")
+        return (
+            f"flagged {e['flagged']} of {e['controls']} control screens ({_pct(e['share'])}), more than the "
+            f"{_pct(e['threshold'])} allowed"
+        )
     if rule == "qualification":
         flagged = f", {e['flagged']} flagged" if e.get("flagged") else ""
-        return (f"{e['right']} of {e['training_screens']} training items answered right{flagged}, below the pass "
-                f"mark of {_pct(e['pass_mark'])}")
+        return (
+            f"{e['right']} of {e['training_screens']} training items answered right{flagged}, below the pass "
+            f"mark of {_pct(e['pass_mark'])}"
+        )
     return "; ".join(f"{key.replace('_', ' ')} {_num(value)}" for key, value in e.items())
 
 

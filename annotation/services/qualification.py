@@ -1,5 +1,6 @@
 """The qualification gate: a pass mark on the training screens. A rater below it is served no real work and
 has no answer taken (annotation.services.assignment.rater_admitted_check) until a lead admits them."""
+
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -21,8 +22,9 @@ def qualification_decide(*, project: Project, rater, now: datetime | None = None
         return None
     screens = training_screens(project=project, rater_id=rater.pk)
     target = training_target(project)
-    open_lease = Assignment.objects.filter(project=project, rater=rater, served_as=Assignment.ServedAs.TRAINING,
-                                           status=Assignment.Status.ACTIVE).exists()
+    open_lease = Assignment.objects.filter(
+        project=project, rater=rater, served_as=Assignment.ServedAs.TRAINING, status=Assignment.Status.ACTIVE
+    ).exists()
     if len(screens) < target or open_lease:
         return None
     n_right = sum(screen.right for screen in screens)
@@ -30,15 +32,36 @@ def qualification_decide(*, project: Project, rater, now: datetime | None = None
     passed = not screens or n_right + 1e-9 >= project.training_pass_mark * len(screens)
     now = now or timezone.now()
     outcome = QualificationOutcome.objects.create(
-        project=project, rater=rater, n_screens=len(screens), n_right=n_right,
-        pass_mark=project.training_pass_mark, passed=passed, decided_at=now)
+        project=project,
+        rater=rater,
+        n_screens=len(screens),
+        n_right=n_right,
+        pass_mark=project.training_pass_mark,
+        passed=passed,
+        decided_at=now,
+    )
     if not passed:
-        evidence = {"training_screens": len(screens), "right": n_right, "pass_mark": project.training_pass_mark,
-                    "flagged": sum(screen.flagged for screen in screens)}
-        RaterAction.objects.create(project=project, rater=rater, kind=RaterAction.Kind.GATE, rule="qualification",
-                                   evidence=evidence, created_at=now)
-        audit_record(actor="qualification gate", action="rater.not_admitted", project=project,
-                     target=rater.username, detail=evidence)
+        evidence = {
+            "training_screens": len(screens),
+            "right": n_right,
+            "pass_mark": project.training_pass_mark,
+            "flagged": sum(screen.flagged for screen in screens),
+        }
+        RaterAction.objects.create(
+            project=project,
+            rater=rater,
+            kind=RaterAction.Kind.GATE,
+            rule="qualification",
+            evidence=evidence,
+            created_at=now,
+        )
+        audit_record(
+            actor="qualification gate",
+            action="rater.not_admitted",
+            project=project,
+            target=rater.username,
+            detail=evidence,
+        )
     return outcome
 
 
@@ -47,13 +70,17 @@ def rater_admit(*, project: Project, rater, by, reason: str = "") -> RaterAction
     """A lead lets a rater the gate kept out into the real work; logged with the lead's reason."""
     if not reason.strip():
         raise ValidationError({"reason": "say why: a lead's action is logged with its reason"})
-    outcome = (QualificationOutcome.objects.select_for_update()
-               .filter(project=project, rater=rater, passed=False, admitted_at__isnull=True).first())
+    outcome = (
+        QualificationOutcome.objects.select_for_update()
+        .filter(project=project, rater=rater, passed=False, admitted_at__isnull=True)
+        .first()
+    )
     if outcome is None:
         raise ValidationError({"rater": f"{rater} is not kept out by the qualification gate"})
     now = timezone.now()
     outcome.admitted_by, outcome.admitted_at = by, now
     outcome.save(update_fields=["admitted_by", "admitted_at"])
     audit_record(actor=by, action="rater.admit", project=project, target=rater.username, detail={"reason": reason})
-    return RaterAction.objects.create(project=project, rater=rater, kind=RaterAction.Kind.ADMIT, by=by,
-                                      reason=reason, created_at=now)
+    return RaterAction.objects.create(
+        project=project, rater=rater, kind=RaterAction.Kind.ADMIT, by=by, reason=reason, created_at=now
+    )

@@ -16,7 +16,8 @@ PASSWORD = "an-accessible-pass-42"
 WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
 BLOCKING = {"serious", "critical"}
 LEAD_PAGES = ["", "settings/", "items/upload/", "items/", "team/", "invites/", "accounts/", "external/",
-              "progress/", "raters/", "agreement/", "results/", "export/", "audit/", "clone/"]
+              "progress/", "raters/", "qc/rules/", "qc/controls/", "agreement/", "results/", "export/", "audit/",
+              "clone/"]
 VIEWPORTS = [{"width": 1280, "height": 800}, {"width": 800, "height": 1180}]
 
 
@@ -58,7 +59,7 @@ def test_lead_pages(page, live_server, people, viewport):
     log_in(page, live_server.url, lead.username, PASSWORD, "/")
     found = {"/": problems(page)}
     for path in ["/projects/new/"] + [f"/projects/{project.pk}/{p}" for p in LEAD_PAGES] + [
-            f"/projects/{project.pk}/items/{items[0].pk}/"]:
+            f"/projects/{project.pk}/items/{items[0].pk}/", f"/projects/{project.pk}/raters/{rater.pk}/"]:
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
         found[path] = problems(page)

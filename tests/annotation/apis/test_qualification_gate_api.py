@@ -25,12 +25,29 @@ RETURN_URL = "https://app.prolific.com/submissions/complete?cc=SCREENED"
 
 
 def _lines(n_work: int) -> bytes:
-    lines = [{"external_id": f"w{k}", "input": f"work input {k}", "outputs": [{"system": "sysA", "text": f"out {k}"}]}
-             for k in range(n_work)]
-    lines += [{"external_id": f"t{k}", "input": f"training input {k}", "outputs": [{"system": "sysA", "text": "t"}],
-               "gold": {"fluency": 5}, "training": True} for k in range(N_TRAINING)]
-    lines += [{"external_id": f"g{k}", "input": f"check input {k}", "outputs": [{"system": "sysA", "text": "g"}],
-               "gold": {"fluency": 5}} for k in range(3)]
+    lines = [
+        {"external_id": f"w{k}", "input": f"work input {k}", "outputs": [{"system": "sysA", "text": f"out {k}"}]}
+        for k in range(n_work)
+    ]
+    lines += [
+        {
+            "external_id": f"t{k}",
+            "input": f"training input {k}",
+            "outputs": [{"system": "sysA", "text": "t"}],
+            "gold": {"fluency": 5},
+            "training": True,
+        }
+        for k in range(N_TRAINING)
+    ]
+    lines += [
+        {
+            "external_id": f"g{k}",
+            "input": f"check input {k}",
+            "outputs": [{"system": "sysA", "text": "g"}],
+            "gold": {"fluency": 5},
+        }
+        for k in range(3)
+    ]
     return "".join(json.dumps(line) + "\n" for line in lines).encode()
 
 
@@ -41,14 +58,22 @@ def study():
     project = rating_project(n_items=0)
     lead = UserFactory(username="gate-lead")
     project.memberships.create(user=lead, role="lead")
-    imported = client_for(lead).post(f"/api/v1/projects/{project.pk}/items/import/", _lines(6),
-                                     content_type="application/x-ndjson")
+    imported = client_for(lead).post(
+        f"/api/v1/projects/{project.pk}/items/import/", _lines(6), content_type="application/x-ndjson"
+    )
     assert imported.status_code == 201, imported.content
     page = Client()
     page.force_login(lead)
-    saved = page.post(f"/projects/{project.pk}/qc/controls/", {
-        "action": "settings", "training_items": str(N_TRAINING), "training_pass_mark_percent": "75",
-        "gold_rate_percent": "20", "repeat_rate_percent": "0"})
+    saved = page.post(
+        f"/projects/{project.pk}/qc/controls/",
+        {
+            "action": "settings",
+            "training_items": str(N_TRAINING),
+            "training_pass_mark_percent": "75",
+            "gold_rate_percent": "20",
+            "repeat_rate_percent": "0",
+        },
+    )
     assert saved.status_code == 302, saved.content.decode()
     project.refresh_from_db()
     assert (project.training_items, project.training_pass_mark) == (N_TRAINING, 0.75)
@@ -56,8 +81,11 @@ def study():
 
 
 def _token_client(user) -> Client:
-    token = Client().post("/api/v1/auth/token/", {"username": user.username, "password": PASSWORD},
-                          content_type="application/json").json()["token"]
+    token = (
+        Client()
+        .post("/api/v1/auth/token/", {"username": user.username, "password": PASSWORD}, content_type="application/json")
+        .json()["token"]
+    )
     return Client(headers={"authorization": f"Token {token}"})
 
 
@@ -72,13 +100,18 @@ def _train(api: Client, project, *, right: int, flag: int = 0) -> list[int]:
         assert screen["item"]["input"].startswith("training"), "training comes first"
         served.append(screen["assignment_id"])
         if right <= k < right + flag:
-            sent = api.post(f"/api/v1/assignments/{screen['assignment_id']}/flag/", {"reason": "cannot_judge"},
-                            content_type="application/json")
+            sent = api.post(
+                f"/api/v1/assignments/{screen['assignment_id']}/flag/",
+                {"reason": "cannot_judge"},
+                content_type="application/json",
+            )
         else:
             value = 5 if k < right else 1
-            sent = api.post(f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
-                            {"values": [{"criterion": "fluency", "position": 0, "value": value}]},
-                            content_type="application/json")
+            sent = api.post(
+                f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+                {"values": [{"criterion": "fluency", "position": 0, "value": value}]},
+                content_type="application/json",
+            )
         assert sent.status_code in (200, 201), sent.content
     return served
 
@@ -106,12 +139,18 @@ def test_a_rater_below_the_pass_mark_gets_no_work_screen_by_any_route(study):
     assert page.status_code == 403 and b'data-testid="not-admitted"' in page.content
     assert b"work input" not in page.content and b"check input" not in page.content
     # Revising a training answer (to pass after the feedback) and flagging are refused too
-    revised = api.post(f"/api/v1/assignments/{training[-1]}/judgment/",
-                       {"values": [{"criterion": "fluency", "position": 0, "value": 5}]},
-                       content_type="application/json")
+    revised = api.post(
+        f"/api/v1/assignments/{training[-1]}/judgment/",
+        {"values": [{"criterion": "fluency", "position": 0, "value": 5}]},
+        content_type="application/json",
+    )
     assert revised.status_code == 403
-    assert api.post(f"/api/v1/assignments/{training[-1]}/flag/", {"reason": "broken"},
-                    content_type="application/json").status_code == 403
+    assert (
+        api.post(
+            f"/api/v1/assignments/{training[-1]}/flag/", {"reason": "broken"}, content_type="application/json"
+        ).status_code
+        == 403
+    )
     assert session.post(f"/assignments/{training[-1]}/submit/", {"v-1-0": "5"}).status_code in (403, 404)
     _no_work_leased(rater)
     outcome = QualificationOutcome.objects.get(rater=rater)
@@ -120,10 +159,13 @@ def test_a_rater_below_the_pass_mark_gets_no_work_screen_by_any_route(study):
     # Leaving the team and being added back changes nothing: the outcome is not on the membership
     lead_page = Client()
     lead_page.force_login(lead)
-    assert lead_page.post(f"/projects/{project.pk}/team/action/",
-                          {"rater": rater.pk, "action": "remove"}).status_code == 302
-    assert client_for(lead).post(f"/api/v1/projects/{project.pk}/members/",
-                                 {"username": rater.username, "role": "rater"}, format="json").status_code in (200, 201)
+    assert (
+        lead_page.post(f"/projects/{project.pk}/team/action/", {"rater": rater.pk, "action": "remove"}).status_code
+        == 302
+    )
+    assert client_for(lead).post(
+        f"/api/v1/projects/{project.pk}/members/", {"username": rater.username, "role": "rater"}, format="json"
+    ).status_code in (200, 201)
     assert api.post(f"/api/v1/projects/{project.pk}/next/").status_code == 403
     _no_work_leased(rater)
 
@@ -135,8 +177,10 @@ def test_a_rater_below_the_pass_mark_gets_no_work_screen_by_any_route(study):
     assert "2 of 4 training items answered right, below the pass mark of 75 %" in log
 
     # The lead admits them from the rater's page; now the real work comes
-    admitted = lead_page.post(f"/projects/{project.pk}/raters/action/",
-                              {"rater": rater.pk, "action": "admit", "reason": "misread the scale", "back": "rater"})
+    admitted = lead_page.post(
+        f"/projects/{project.pk}/raters/action/",
+        {"rater": rater.pk, "action": "admit", "reason": "misread the scale", "back": "rater"},
+    )
     assert admitted.status_code == 302 and admitted["Location"] == f"/projects/{project.pk}/raters/{rater.pk}/"
     screen = api.post(f"/api/v1/projects/{project.pk}/next/")
     assert screen.status_code == 200
@@ -152,12 +196,20 @@ def test_a_lease_taken_before_the_gate_takes_no_answer_after_it(study):
     api = _token_client(rater)
     _train(api, project, right=0)
     work = Item.objects.get(project=project, external_id="w0")
-    early = Assignment.objects.create(project=project, item=work, rater=rater, shown_order=[0],
-                                      expires_at=Assignment.objects.filter(rater=rater).first().expires_at)
+    early = Assignment.objects.create(
+        project=project,
+        item=work,
+        rater=rater,
+        shown_order=[0],
+        expires_at=Assignment.objects.filter(rater=rater).first().expires_at,
+    )
     # Then next does not resume it, and its answer and its page are refused
     assert api.post(f"/api/v1/projects/{project.pk}/next/").status_code == 403
-    sent = api.post(f"/api/v1/assignments/{early.pk}/judgment/",
-                    {"values": [{"criterion": "fluency", "position": 0, "value": 3}]}, content_type="application/json")
+    sent = api.post(
+        f"/api/v1/assignments/{early.pk}/judgment/",
+        {"values": [{"criterion": "fluency", "position": 0, "value": 3}]},
+        content_type="application/json",
+    )
     assert sent.status_code == 403 and not Judgment.objects.filter(assignment=early).exists()
     session = Client()
     session.force_login(rater)
@@ -189,9 +241,13 @@ def test_a_rater_at_the_pass_mark_goes_on_to_the_work(study):
 def test_a_crowd_worker_below_the_mark_gets_the_return_link_and_no_completion_code(study):
     project, lead, lead_page = study
     link = external_link_reset(project=project, by=lead)
-    assert lead_page.post(f"/projects/{project.pk}/external/", {
-        "action": "settings", "min_judged_screens": "1", "max_unjudged_percent": "20",
-        "return_url": RETURN_URL}).status_code == 302
+    assert (
+        lead_page.post(
+            f"/projects/{project.pk}/external/",
+            {"action": "settings", "min_judged_screens": "1", "max_unjudged_percent": "20", "return_url": RETURN_URL},
+        ).status_code
+        == 302
+    )
     worker = Client()
     assert worker.get(f"/projects/{project.pk}/external/{link.token}/?worker_id=FARMER1").status_code == 302
     worker.get(f"/projects/{project.pk}/instructions/")

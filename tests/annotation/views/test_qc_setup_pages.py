@@ -15,9 +15,16 @@ from tests.annotation.rating import add_raters, rating_project
 
 pytestmark = pytest.mark.django_db
 
-RULES = {"gold_accuracy_percent": "70", "min_gold_answered": "3", "min_seconds_per_judgment": "0",
-         "straight_line_run": "0", "degraded_p_threshold": "0", "min_degraded_answered": "5",
-         "control_flag_percent": "50", "action": "pause"}
+RULES = {
+    "gold_accuracy_percent": "70",
+    "min_gold_answered": "3",
+    "min_seconds_per_judgment": "0",
+    "straight_line_run": "0",
+    "degraded_p_threshold": "0",
+    "min_degraded_answered": "5",
+    "control_flag_percent": "50",
+    "action": "pause",
+}
 
 
 @pytest.fixture
@@ -48,8 +55,7 @@ def test_rules_are_versioned_once_judging_starts_and_actions_cite_their_version(
     # Before any judgment, saving edits version 1 in place
     assert client.post(f"/projects/{project.pk}/qc/rules/", RULES).status_code == 302
     assert client.post(f"/projects/{project.pk}/qc/rules/", {**RULES, "gold_accuracy_percent": "60"}).status_code == 302
-    assert list(QcRules.objects.filter(project=project).values_list("version", "gold_accuracy_threshold")) == [
-        (1, 0.6)]
+    assert list(QcRules.objects.filter(project=project).values_list("version", "gold_accuracy_threshold")) == [(1, 0.6)]
     # Once a rater has judged, a save makes version 2 and keeps version 1
     (rater,) = add_raters(project, prefix="versioned")
     _gold_answers(project, rater, right=1, wrong=3)
@@ -63,8 +69,10 @@ def test_rules_are_versioned_once_judging_starts_and_actions_cite_their_version(
     # The rule fires (the lead applies the rules); the log says why, in words, with the version
     qc_rules_apply_all(project=project, by=lead)
     log = client.get(f"/projects/{project.pk}/raters/").content.decode()
-    assert ("Rule gold accuracy of rules version 2: gold accuracy 25 % (1 of 4 first answers right on 4 gold "
-            "items), below the 80 % needed.") in _text(log)
+    assert (
+        "Rule gold accuracy of rules version 2: gold accuracy 25 % (1 of 4 first answers right on 4 gold "
+        "items), below the 80 % needed."
+    ) in _text(log)
     why = re.findall(r'<td class="why">(.*?)</td>', log, re.S)
     assert why and not any("{" in cell for cell in why), "evidence is shown in words, never as a dictionary"
     assert "Actions taken under it" in page
@@ -72,8 +80,9 @@ def test_rules_are_versioned_once_judging_starts_and_actions_cite_their_version(
 
 def test_bad_rules_are_refused_beside_their_field_and_nothing_saved(setup):
     project, _, client = setup
-    response = client.post(f"/projects/{project.pk}/qc/rules/", {**RULES, "gold_accuracy_percent": "150",
-                                                                   "straight_line_run": "-1"})
+    response = client.post(
+        f"/projects/{project.pk}/qc/rules/", {**RULES, "gold_accuracy_percent": "150", "straight_line_run": "-1"}
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert page.count('class="errorlist"') == 2 and "less than or equal to 100" in page
@@ -82,20 +91,37 @@ def test_bad_rules_are_refused_beside_their_field_and_nothing_saved(setup):
 
 def test_controls_training_and_the_gate_are_set_on_the_controls_page(setup):
     project, _, client = setup
-    saved = client.post(f"/projects/{project.pk}/qc/controls/", {
-        "action": "settings", "training_items": "3", "training_pass_mark_percent": "66.6667",
-        "gold_rate_percent": "10", "repeat_rate_percent": "15"})
+    saved = client.post(
+        f"/projects/{project.pk}/qc/controls/",
+        {
+            "action": "settings",
+            "training_items": "3",
+            "training_pass_mark_percent": "66.6667",
+            "gold_rate_percent": "10",
+            "repeat_rate_percent": "15",
+        },
+    )
     assert saved.status_code == 302
     project.refresh_from_db()
     assert (project.training_items, round(project.training_pass_mark, 4), project.gold_rate, project.repeat_rate) == (
-        3, 0.6667, 0.1, 0.15)
+        3,
+        0.6667,
+        0.1,
+        0.15,
+    )
     assert AuditEntry.objects.filter(action="controls.settings", project=project).exists()
 
-    made = client.post(f"/projects/{project.pk}/qc/controls/", {
-        "action": "degraded", "degraded-n": "2", "degraded-seed": "7", "degraded-methods": ["truncate"]})
+    made = client.post(
+        f"/projects/{project.pk}/qc/controls/",
+        {"action": "degraded", "degraded-n": "2", "degraded-seed": "7", "degraded-methods": ["truncate"]},
+    )
     assert made.status_code == 302
-    assert client.post(f"/projects/{project.pk}/qc/controls/",
-                       {"action": "repeats", "repeats-n": "3", "repeats-seed": "1"}).status_code == 302
+    assert (
+        client.post(
+            f"/projects/{project.pk}/qc/controls/", {"action": "repeats", "repeats-n": "3", "repeats-seed": "1"}
+        ).status_code
+        == 302
+    )
     assert Item.objects.filter(project=project, degraded_from__isnull=False, meta__method="truncate").count() == 2
     assert Item.objects.filter(project=project, repeat_of__isnull=False).count() == 3
     page = client.get(f"/projects/{project.pk}/qc/controls/").content.decode()
@@ -104,18 +130,41 @@ def test_controls_training_and_the_gate_are_set_on_the_controls_page(setup):
     assert 'data-testid="pool-short"' in page
 
 
-@pytest.mark.parametrize("form, message", [
-    ({"action": "settings", "training_items": "1", "training_pass_mark_percent": "50", "gold_rate_percent": "60",
-      "repeat_rate_percent": "40"}, "must stay below 100 %"),
-    ({"action": "settings", "training_items": "1", "training_pass_mark_percent": "101", "gold_rate_percent": "0",
-      "repeat_rate_percent": "0"}, "less than or equal to 100"),
-    ({"action": "degraded", "degraded-n": "50", "degraded-seed": "0", "degraded-methods": ["truncate"]},
-     "the project has 6 real items"),
-    ({"action": "degraded", "degraded-n": "1", "degraded-seed": "0", "degraded-methods": ["burn"]},
-     "not one of the available choices"),
-    ({"action": "repeats", "repeats-n": "0", "repeats-seed": "0"}, "greater than or equal to 1"),
-    ({"action": "explode"}, "Unknown action"),
-])
+@pytest.mark.parametrize(
+    "form, message",
+    [
+        (
+            {
+                "action": "settings",
+                "training_items": "1",
+                "training_pass_mark_percent": "50",
+                "gold_rate_percent": "60",
+                "repeat_rate_percent": "40",
+            },
+            "must stay below 100 %",
+        ),
+        (
+            {
+                "action": "settings",
+                "training_items": "1",
+                "training_pass_mark_percent": "101",
+                "gold_rate_percent": "0",
+                "repeat_rate_percent": "0",
+            },
+            "less than or equal to 100",
+        ),
+        (
+            {"action": "degraded", "degraded-n": "50", "degraded-seed": "0", "degraded-methods": ["truncate"]},
+            "the project has 6 real items",
+        ),
+        (
+            {"action": "degraded", "degraded-n": "1", "degraded-seed": "0", "degraded-methods": ["burn"]},
+            "not one of the available choices",
+        ),
+        ({"action": "repeats", "repeats-n": "0", "repeats-seed": "0"}, "greater than or equal to 1"),
+        ({"action": "explode"}, "Unknown action"),
+    ],
+)
 def test_bad_control_forms_get_400_with_the_reason_and_change_nothing(setup, form, message):
     project, _, client = setup
     response = client.post(f"/projects/{project.pk}/qc/controls/", form)
@@ -138,15 +187,20 @@ def test_the_rater_page_shows_each_measure_with_its_evidence(setup):
     for section in ("evidence-degraded", "evidence-repeats", "evidence-position", "evidence-speed", "evidence-flags"):
         assert f'data-testid="{section}"' in page
     # Excluding from this page comes back to it, and the exclusion is undone there
-    excluded = client.post(f"/projects/{project.pk}/raters/action/",
-                           {"rater": rater.pk, "action": "exclude", "reason": "random", "back": "rater"})
+    excluded = client.post(
+        f"/projects/{project.pk}/raters/action/",
+        {"rater": rater.pk, "action": "exclude", "reason": "random", "back": "rater"},
+    )
     assert excluded["Location"] == f"/projects/{project.pk}/raters/{rater.pk}/"
     assert "Undo the exclusion" in client.get(excluded["Location"]).content.decode()
-    client.post(f"/projects/{project.pk}/raters/action/",
-                {"rater": rater.pk, "action": "include", "reason": "checked again", "back": "rater"})
+    client.post(
+        f"/projects/{project.pk}/raters/action/",
+        {"rater": rater.pk, "action": "include", "reason": "checked again", "back": "rater"},
+    )
     assert not RaterExclusion.objects.filter(rater=rater).exists()
-    refused = client.post(f"/projects/{project.pk}/raters/action/",
-                          {"rater": rater.pk, "action": "admit", "reason": "x", "back": "rater"})
+    refused = client.post(
+        f"/projects/{project.pk}/raters/action/", {"rater": rater.pk, "action": "admit", "reason": "x", "back": "rater"}
+    )
     assert refused.status_code == 400 and "not kept out by the qualification gate" in refused.content.decode()
 
 
@@ -154,12 +208,16 @@ def test_a_rater_excluded_then_removed_stays_on_the_page_and_can_be_included(set
     project, lead, client = setup
     (rater,) = add_raters(project, prefix="gone")
     client.post(f"/projects/{project.pk}/raters/action/", {"rater": rater.pk, "action": "exclude", "reason": "bot"})
-    assert client.post(f"/projects/{project.pk}/team/action/", {"rater": rater.pk, "action": "remove"}).status_code == 302
+    assert (
+        client.post(f"/projects/{project.pk}/team/action/", {"rater": rater.pk, "action": "remove"}).status_code == 302
+    )
     page = client.get(f"/projects/{project.pk}/raters/").content.decode()
     assert 'data-testid="former-excluded"' in page and f'data-rater="{rater.username}"' in page
     assert client.get(f"/projects/{project.pk}/raters/{rater.pk}/").status_code == 200
-    included = client.post(f"/projects/{project.pk}/raters/action/",
-                           {"rater": rater.pk, "action": "include", "reason": "a person after all"})
+    included = client.post(
+        f"/projects/{project.pk}/raters/action/",
+        {"rater": rater.pk, "action": "include", "reason": "a person after all"},
+    )
     assert included.status_code == 302
     assert not RaterExclusion.objects.filter(project=project, rater=rater).exists()
     assert RaterAction.objects.filter(rater=rater, kind="include", by=lead).exists()
