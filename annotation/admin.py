@@ -12,6 +12,7 @@ from annotation.models import (
     Output,
     Project,
     QcRules,
+    QualificationOutcome,
     RaterAction,
     RaterExclusion,
 )
@@ -152,3 +153,11 @@ class RaterExclusionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(QualificationOutcome)
+class QualificationOutcomeAdmin(RaterExclusionAdmin):
+    """Read-only, as exclusions: the gate decides outcomes, and a lead admits a rater through quality control."""
+
+    list_display = ["decided_at", "project", "rater", "n_right", "n_screens", "passed", "admitted_at"]
+    list_filter = ["passed"]

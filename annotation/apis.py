@@ -111,6 +111,7 @@ class ProjectOutputSerializer(serializers.Serializer):
     lease_seconds = serializers.IntegerField()
     show_reference = serializers.BooleanField()
     training_items = serializers.IntegerField()
+    training_pass_mark = serializers.FloatField()
     repeat_rate = serializers.FloatField()
     rankme_modulus = serializers.FloatField(allow_null=True)
     randomise_output_order = serializers.BooleanField()
@@ -138,6 +139,10 @@ class ProjectListCreateApi(APIView):
             help_text="Each rater's first screens are items of the training pool (gold items imported with "
                       "\"training\": true) answered with feedback; no gold item used for checking is ever shown "
                       "in training.")
+        training_pass_mark = serializers.FloatField(
+            **_limits("training_pass_mark"), default=0,
+            help_text="The qualification gate: the share of training items a rater must answer right (a flagged "
+                      "one counts as wrong) to be served the real work; 0: no gate.")
         repeat_rate = serializers.FloatField(
             **_limits("repeat_rate"), default=0,
             help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).")

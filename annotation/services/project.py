@@ -12,7 +12,7 @@ from .judgment_import import PSEUDONYM_PREFIX
 
 # The settings a project.create entry states (the instructions are left out: they can be long).
 PROJECT_SETTINGS = ("raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds", "show_reference",
-                    "training_items", "repeat_rate", "rankme_modulus", "randomise_output_order")
+                    "training_items", "training_pass_mark", "repeat_rate", "rankme_modulus", "randomise_output_order")
 
 # The bounds of a project's numeric settings, (low, high) both included: the API's serializer, the
 # services and the lead console's forms all read them, so every entry point refuses the same values.
@@ -101,7 +101,7 @@ def _scale_field(message: str) -> str:
 def project_create(*, created_by, name: str, task_type: str, criteria: list[dict], instructions: str = "",
                    raters_per_item: int = 1, double_annotation_share: float = 0.0, gold_rate: float = 0.0,
                    lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
-                   repeat_rate: float = 0.0, rankme_modulus: float | None = None,
+                   repeat_rate: float = 0.0, training_pass_mark: float = 0.0, rankme_modulus: float | None = None,
                    randomise_output_order: bool = True, status: str = Project.Status.LIVE) -> Project:
     """A project with its criteria; its creator becomes a lead. Raises ValidationError by field.
 
@@ -109,7 +109,8 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
     """
     settings = dict(task_type=task_type, raters_per_item=raters_per_item,
                     double_annotation_share=double_annotation_share, gold_rate=gold_rate,
-                    lease_seconds=lease_seconds, training_items=training_items, repeat_rate=repeat_rate)
+                    lease_seconds=lease_seconds, training_items=training_items, repeat_rate=repeat_rate,
+                    training_pass_mark=training_pass_mark)
     project_settings_check(**settings)
     criteria = criteria_normalise(task_type=task_type, criteria=criteria)
     project = Project(name=name, instructions=instructions, show_reference=show_reference,

@@ -7,7 +7,8 @@ from annotation.services import project_create
 from audit.services import audit_record
 
 COPIED = ("task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds",
-          "show_reference", "repeat_rate", "training_items", "randomise_output_order", "rankme_modulus")
+          "show_reference", "repeat_rate", "training_items", "training_pass_mark", "randomise_output_order",
+          "rankme_modulus")
 QC_COPIED = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
              "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
 BATCH = 1000
