@@ -4,7 +4,7 @@ every way to a work screen (next by token and by session, the rating page, a lea
 training, a flag, leaving the team and coming back, the crowd link's done page). None serves a work screen or
 takes an answer; the decision is logged; a lead's admission from the rater page lets them in."""
 
-import json
+import re
 
 import pytest
 from django.test import Client
@@ -13,6 +13,7 @@ from annotation.models import Assignment, Item, Judgment, QualificationOutcome, 
 from audit.models import AuditEntry
 from staffing.models import ExternalWorker
 from staffing.services import external_link_reset
+from tests.annotation.apis.test_careless_rater_api import _import
 from tests.annotation.factories import UserFactory
 from tests.annotation.rating import add_raters, rating_project
 from tests.conftest import client_for
@@ -24,33 +25,6 @@ N_TRAINING = 4
 RETURN_URL = "https://app.prolific.com/submissions/complete?cc=SCREENED"
 
 
-def _lines(n_work: int) -> bytes:
-    lines = [
-        {"external_id": f"w{k}", "input": f"work input {k}", "outputs": [{"system": "sysA", "text": f"out {k}"}]}
-        for k in range(n_work)
-    ]
-    lines += [
-        {
-            "external_id": f"t{k}",
-            "input": f"training input {k}",
-            "outputs": [{"system": "sysA", "text": "t"}],
-            "gold": {"fluency": 5},
-            "training": True,
-        }
-        for k in range(N_TRAINING)
-    ]
-    lines += [
-        {
-            "external_id": f"g{k}",
-            "input": f"check input {k}",
-            "outputs": [{"system": "sysA", "text": "g"}],
-            "gold": {"fluency": 5},
-        }
-        for k in range(3)
-    ]
-    return "".join(json.dumps(line) + "\n" for line in lines).encode()
-
-
 @pytest.fixture
 def study():
     """A project whose lead imported work, training and gold items and set, on the controls page, four training
@@ -58,10 +32,7 @@ def study():
     project = rating_project(n_items=0)
     lead = UserFactory(username="gate-lead")
     project.memberships.create(user=lead, role="lead")
-    imported = client_for(lead).post(
-        f"/api/v1/projects/{project.pk}/items/import/", _lines(6), content_type="application/x-ndjson"
-    )
-    assert imported.status_code == 201, imported.content
+    _import(lead, project, n_work=6, n_training=N_TRAINING, n_check=3)  # training item t{k} has gold k + 1
     page = Client()
     page.force_login(lead)
     saved = page.post(
@@ -106,7 +77,8 @@ def _train(api: Client, project, *, right: int, flag: int = 0) -> list[int]:
                 content_type="application/json",
             )
         else:
-            value = 5 if k < right else 1
+            gold = int(screen["item"]["input"].split()[-1]) + 1  # "training {k}" has gold k + 1, at most 4
+            value = gold if k < right else 5
             sent = api.post(
                 f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
                 {"values": [{"criterion": "fluency", "position": 0, "value": value}]},
@@ -137,7 +109,7 @@ def test_a_rater_below_the_pass_mark_gets_no_work_screen_by_any_route(study):
     session.get(f"/projects/{project.pk}/instructions/")
     page = session.get(f"/projects/{project.pk}/rate/")
     assert page.status_code == 403 and b'data-testid="not-admitted"' in page.content
-    assert b"work input" not in page.content and b"check input" not in page.content
+    assert not re.search(rb"work \d|check \d", page.content), "no work or gold screen in the end page"
     # Revising a training answer (to pass after the feedback) and flagging are refused too
     revised = api.post(
         f"/api/v1/assignments/{training[-1]}/judgment/",
@@ -215,7 +187,7 @@ def test_a_lease_taken_before_the_gate_takes_no_answer_after_it(study):
     session.force_login(rater)
     session.get(f"/projects/{project.pk}/instructions/")
     follow = session.get(f"/assignments/{early.pk}/", follow=True)
-    assert b"work input 0" not in follow.content and b'data-testid="not-admitted"' in follow.content
+    assert b"work 0" not in follow.content and b'data-testid="not-admitted"' in follow.content
 
 
 def test_flagging_the_training_is_no_way_past_the_gate(study):
@@ -256,7 +228,7 @@ def test_a_crowd_worker_below_the_mark_gets_the_return_link_and_no_completion_co
         page = worker.get(f"/projects/{project.pk}/rate/")
         assert page.status_code == 200
         assignment = Assignment.objects.get(rater__external_worker__worker_id="FARMER1", status="active")
-        assert worker.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "1"}).status_code == 200
+        assert worker.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "5"}).status_code == 200
     code = ExternalWorker.objects.get(worker_id="FARMER1").completion_code
     for path in (f"/projects/{project.pk}/rate/", f"/projects/{project.pk}/done/"):
         page = worker.get(path)

@@ -20,34 +20,28 @@ WIDTHS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
 WHY = "Every sentence of this summary is true to the source."
 
 
+def _line(external_id: str, text: str, output: str, **extra) -> dict:
+    return {"external_id": external_id, "input": text, "outputs": [{"system": "bart", "text": output}], **extra}
+
+
 def _items() -> list[dict]:
     work = [
-        {
-            "external_id": f"doc{k:02d}",
-            "input": f"Source text {k}. " * 6,
-            "outputs": [{"system": "bart", "text": f"A summary of source {k}. It has two sentences."}],
-        }
+        _line(f"doc{k:02d}", f"Source text {k}. " * 6, f"A summary of source {k}. It has two sentences.")
         for k in range(10)
     ]
     training = [
-        {
-            "external_id": f"train{k}",
-            "input": f"Training source {k}.",
-            "gold": {"fluency": 5},
-            "training": True,
-            "meta": {"explanation": WHY},
-            "outputs": [{"system": "bart", "text": f"A fluent training summary {k}."}],
-        }
+        _line(
+            f"train{k}",
+            f"Training source {k}.",
+            f"A fluent training summary {k}.",
+            gold={"fluency": 5},
+            training=True,
+            meta={"explanation": WHY},
+        )
         for k in range(2)
     ]
     gold = [
-        {
-            "external_id": f"check{k}",
-            "input": f"Checking source {k}.",
-            "gold": {"fluency": 1},
-            "outputs": [{"system": "bart", "text": "summary summary summary"}],
-        }
-        for k in range(2)
+        _line(f"check{k}", f"Checking source {k}.", "summary summary summary", gold={"fluency": 1}) for k in range(2)
     ]
     return work + training + gold
 
