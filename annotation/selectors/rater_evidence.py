@@ -151,9 +151,14 @@ def _copy_answers(project: Project, rater_id: int, copy_field: str) -> list[Answ
             )
             continue
         expected = "not judged" if before is None else _shown(pairwise, *before)
-        same = None if before is None else (before[0] == value)
-        if copy_field == "degraded_from":
-            same = None if before is None else value < before
+        if before is None:
+            same = None
+        elif copy_field == "degraded_from":
+            same = value < before[0]
+        elif project.task_type == "rankme":  # near enough counts as the same (repeat_consistency's tolerance)
+            same, note = None, "the consistency above counts scores within a tenth of the scale as the same"
+        else:
+            same = before[0] == value
         out.append(
             AnswerRow(
                 external_id,

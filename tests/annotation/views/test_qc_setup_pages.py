@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from annotation.models import Item, Membership, QcRules, RaterAction, RaterExclusion
-from annotation.services import qc_rules_apply_all
+from annotation.services import degraded_controls_create, qc_rules_apply_all
+from annotation.services.controls import repeat_controls_create
 from audit.models import AuditEntry
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
@@ -225,3 +226,33 @@ def test_a_rater_excluded_then_removed_stays_on_the_page_and_can_be_included(set
     # A non-member who was never excluded is no rater of the project here
     stranger = UserFactory(username="stranger")
     assert client.get(f"/projects/{project.pk}/raters/{stranger.pk}/").status_code == 404
+
+
+@pytest.mark.parametrize("task_type", ["pairwise", "rankme"])
+def test_the_rater_page_reads_degraded_copies_and_repeats_of_every_kind(setup, task_type):
+    _, lead, client = setup
+    project = rating_project(task_type=task_type, n_items=4)
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    (rater,) = add_raters(project, prefix=f"kinds-{task_type}")
+    criterion = project.criteria.get()
+    copies = degraded_controls_create(project=project, n=2, seed=1) + repeat_controls_create(project=project, n=1)
+    for item in [*Item.objects.filter(project=project, degraded_from=None, repeat_of=None), *copies]:
+        for output in item.outputs.order_by("position")[: 1 if task_type == "pairwise" else None]:
+            first = output.system
+            JudgmentFactory(
+                item=item,
+                output=output,
+                rater=rater,
+                criterion=criterion,
+                value=2 if task_type == "pairwise" else 30 if item.degraded_from_id else 60,
+                label=first if task_type == "pairwise" else "",
+                shown_order=[o.system for o in item.outputs.order_by("position")],
+            )
+    page = _text(client.get(f"/projects/{project.pk}/raters/{rater.pk}/").content.decode())
+    assert "2 damaged copies judged" in page
+    if task_type == "pairwise":
+        assert "intact side won 2, damaged side 0, ties 0" in page and "intact vs damaged intact side" in page
+    else:
+        assert "Mann–Whitney U" in page and "30 60 scored lower" in page
+    n = 1 if task_type == "pairwise" else 2  # pairwise: one judgment a screen; rankme: one per output
+    assert f"{n} of {n} answers given again were the same" in page
