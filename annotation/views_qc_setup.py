@@ -11,7 +11,7 @@ from annotation.forms import ControlSettingsForm, DegradedControlsForm, QcRulesF
 from annotation.selectors import project_get_for_lead, qc_rules_current, qc_rules_defaults
 from annotation.selectors.quality_control_setup import control_pools, qc_rules_history
 from annotation.selectors.quality_text import rules_sentences
-from annotation.services import qc_rules_update
+from annotation.services import qc_rules_apply_all, qc_rules_update
 from annotation.services.controls import (
     METHODS,
     degraded_controls_create,
@@ -33,6 +33,11 @@ def qc_rules_page(request, pk):
     current = qc_rules_current(project)
     form = QcRulesForm(request.POST or None, initial=QcRulesForm.initial_for(current or qc_rules_defaults(project)))
     status = 200
+    if request.POST.get("action") == "apply":
+        taken = qc_rules_apply_all(project=project, by=request.user)
+        messages.success(request, f"The rules were applied to every rater: {len(taken)} action"
+                                  f"{'' if len(taken) == 1 else 's'} taken (see the action log).")
+        return redirect("qc-rules", pk=project.pk)
     if request.method == "POST":
         if form.is_valid():
             try:

@@ -103,6 +103,7 @@ def _pages(world) -> list[str]:
         "item_pk": world.ids["pk_item"],
         "invite_id": world.ids["invite_id"],
         "token": world.ids["external_token"],
+        "rater_id": world.users["rater"].pk,
     }
     pages = []
     for route, _ in url_patterns():
@@ -178,6 +179,8 @@ def test_no_form_on_any_page_answers_a_5xx_to_hostile_values():
     for path in (
         f"/projects/{pk}/clone/",
         f"/projects/{pk}/raters/action/",
+        f"/projects/{pk}/qc/rules/",
+        f"/projects/{pk}/qc/controls/",
         f"/projects/{pk}/accounts/",
         f"/projects/{pk}/items/upload/",
         f"/assignments/{world.assignment.pk}/submit/",

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Item, Membership, QcRules, RaterAction, RaterExclusion
-from annotation.services import degraded_controls_create, qc_rules_apply_all
+from annotation.services import degraded_controls_create
 from annotation.services.controls import repeat_controls_create
 from audit.models import AuditEntry
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, UserFactory
@@ -68,7 +68,8 @@ def test_rules_are_versioned_once_judging_starts_and_actions_cite_their_version(
     assert "first version" in page
 
     # The rule fires (the lead applies the rules); the log says why, in words, with the version
-    qc_rules_apply_all(project=project, by=lead)
+    applied = client.post(f"/projects/{project.pk}/qc/rules/", {"action": "apply"}, follow=True)
+    assert "1 action taken" in applied.content.decode()
     log = client.get(f"/projects/{project.pk}/raters/").content.decode()
     assert (
         "Rule gold accuracy of rules version 2: gold accuracy 25 % (1 of 4 first answers right on 4 gold "
