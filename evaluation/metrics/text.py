@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import meteor, rouge
+from . import dialog, meteor, rouge
 from .base import MetricResources, MetricSpec, MetricUnavailable
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -222,7 +222,12 @@ REGISTRY: dict[str, MetricSpec] = {
             "chrf", "sentence chrF (sacrebleu), all references, 0-100", ("references",), _with_references(_chrf)
         ),
         MetricSpec("meteor", meteor.DESCRIPTION, ("references", "wordnet"), meteor.meteor_scores, meteor.unavailable),
-        MetricSpec("length", "output length in tokens", (), _per_output(lambda o: float(len(tokens(o))))),
+        MetricSpec(
+            "length",
+            "output length in tokens (dialog-eval's response length, Csáky et al. 2019)",
+            (),
+            _per_output(lambda o: float(len(tokens(o)))),
+        ),
         MetricSpec(
             "length_ratio", "output tokens / mean reference tokens", ("references",), _with_references(_length_ratio)
         ),
@@ -250,6 +255,7 @@ REGISTRY |= {
         for stem in ("", "_stem")
     )
 }
+REGISTRY |= {spec.name: spec for spec in dialog.dialog_specs()}
 
 
 def metric_spec(name: str) -> MetricSpec:
@@ -270,6 +276,9 @@ def compute_metrics(
     references: Sequence[Sequence[str]],
     names: Sequence[str],
     resources: MetricResources | None = None,
+    *,
+    inputs: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """Scores of each output under each named metric.
 
@@ -283,7 +292,13 @@ def compute_metrics(
     names : sequence of str
         Metric names (see ``metric_spec``).
     resources : MetricResources, optional
-        Where the installation keeps what some metrics need (WordNet for METEOR).
+        Where the installation keeps what some metrics need (WordNet for METEOR, the training
+        corpus and word vectors for the dialog metrics, the language model for perplexity).
+    inputs : sequence of str, optional
+        The input (source, dialog context) of each output's item, for the metrics needing "input".
+    systems : sequence of str, optional
+        The system of each output, for the metrics computed over a system's outputs
+        (``per_system``); without it all outputs are one system.
 
     Returns
     -------
@@ -307,4 +322,19 @@ def compute_metrics(
     if len(outputs) != len(references):
         raise ValueError(f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)")
     refs = [[r for r in rs if r.strip() and r.strip() != o.strip()] for o, rs in zip(outputs, references, strict=True)]
-    return {spec.name: spec.scores(list(outputs), refs, resources) for spec in specs}
+    for given, what in ((inputs, "inputs"), (systems, "systems")):
+        if given is not None and len(given) != len(outputs):
+            raise ValueError(f"give one of {what} per output ({len(outputs)} outputs, {len(given)} {what})")
+    scores = {}
+    for spec in specs:
+        if reason := spec.unavailable(resources):
+            raise MetricUnavailable(reason)
+        extra = {}
+        if "input" in spec.needs:
+            if inputs is None:
+                raise ValueError(f"{spec.name} needs each output's input text")
+            extra["inputs"] = list(inputs)
+        if spec.per_system:
+            extra["systems"] = list(systems) if systems is not None else [""] * len(outputs)
+        scores[spec.name] = spec.scores(list(outputs), refs, resources, **extra)
+    return scores
