@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import bertscore, dialog, meteor, rouge
+from . import bertscore, dialog, meteor, perplexity, rouge
 from .base import MetricResources, MetricSpec, MetricUnavailable, minilm_unavailable
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -248,7 +248,9 @@ REGISTRY |= {
         for stem in ("", "_stem")
     )
 }
-REGISTRY |= {spec.name: spec for spec in (*dialog.dialog_specs(), *bertscore.bertscore_specs())}
+REGISTRY |= {
+    spec.name: spec for spec in (*dialog.dialog_specs(), *bertscore.bertscore_specs(), *perplexity.perplexity_specs())
+}
 
 
 def metric_spec(name: str) -> MetricSpec:

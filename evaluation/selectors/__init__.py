@@ -14,6 +14,7 @@ from .scores import (
     metric_matrix,
     metric_names_for_project,
     metric_score_list,
+    metric_system_summaries,
     output_table,
 )
 
@@ -27,6 +28,7 @@ __all__ = [
     "metric_matrix",
     "metric_names_for_project",
     "metric_score_list",
+    "metric_system_summaries",
     "output_table",
     "pairwise_frame",
     "rating_frame",

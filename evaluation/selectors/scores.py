@@ -57,3 +57,20 @@ def metric_matrix(project: Project, names: list[str], items: list, systems: list
         if i is not None and s is not None:
             out[name][i, s] = value
     return out
+
+
+def metric_system_summaries(project: Project, names: list[str] | None = None) -> list[dict]:
+    """Per metric and system, dialog-eval's summary of the outputs' scores (gold items left out):
+    ``{metric, system, n, mean, std, confidence}`` (see ``evaluation.metrics.dialog.dialog_summary``)."""
+    from evaluation.metrics.dialog import dialog_summary
+
+    scores = MetricScore.objects.filter(project=project, output__item__gold__isnull=True)
+    if names:
+        scores = scores.filter(name__in=names)
+    values: dict = {}
+    for name, system, value in scores.values_list("name", "output__system", "value").order_by("name", "output__system"):
+        values.setdefault((name, system), []).append(value)
+    return [
+        {"metric": name, "system": system, **dialog_summary(v).__dict__}
+        for (name, system), v in values.items()
+    ]
