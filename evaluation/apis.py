@@ -23,6 +23,7 @@ from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
 from evaluation.models import Calibrator, Export, MetricInput
 from evaluation.selectors import (
+    calibrator_summaries,
     judge_list_for_project,
     metric_names_for_project,
     metric_score_list,
@@ -81,6 +82,28 @@ def _list_param(request, name) -> list[str]:
 
 
 # --- Results -----------------------------------------------------------------------------------------
+
+
+class CalibratorSummarySerializer(serializers.Serializer):
+    class MethodSerializer(serializers.Serializer):
+        method = serializers.CharField()
+        calibrated = serializers.FloatField(allow_null=True, help_text="Held-out correlation with the humans.")
+        best_single = serializers.FloatField(allow_null=True)
+        gain = serializers.FloatField(allow_null=True, help_text="calibrated − best_single.")
+        gain_p_value = serializers.FloatField(
+            allow_null=True, help_text="Share of item bootstrap resamples without a gain (one-sided)."
+        )
+        gain_ci = interval_field()
+
+    name = serializers.CharField()
+    criterion = serializers.CharField()
+    metrics = serializers.ListField(child=serializers.CharField())
+    best_single = serializers.CharField(help_text="The single metric best on the calibration rows.")
+    n_calibration = serializers.IntegerField()
+    n_held_out = serializers.IntegerField()
+    k_folds = serializers.IntegerField(allow_null=True)
+    n_resamples = serializers.IntegerField()
+    methods = MethodSerializer(many=True)
 
 
 class ResultsApi(EvaluationApi):
@@ -208,6 +231,7 @@ class ResultsApi(EvaluationApi):
         excluded = serializers.JSONField(help_text="Judgments left out: on gold items, from excluded raters.")
         n_judgments = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
+        calibrators = CalibratorSummarySerializer(many=True)
 
     @extend_schema(
         parameters=[FilterSerializer],
@@ -218,6 +242,7 @@ class ResultsApi(EvaluationApi):
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         body = results_compute(project=project, options=ResultOptions(**params.validated_data))
+        body["calibrators"] = calibrator_summaries(project)
         return Response(self.OutputSerializer(body).data)
 
 

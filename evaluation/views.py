@@ -11,7 +11,7 @@ from annotation.models import TaskType
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
 from evaluation.models import Export, MetricInput
-from evaluation.selectors import judge_list_for_project, metric_names_for_project
+from evaluation.selectors import calibrator_summaries, judge_list_for_project, metric_names_for_project
 from evaluation.services import (
     ExportOptions,
     ResultOptions,
@@ -88,6 +88,7 @@ def results_page(request, pk):
         "judges": None,
         "levels": LEVELS,
         "methods": METHODS,
+        "calibrators": calibrator_summaries(project),
     }
     level = request.GET.get("level") if request.GET.get("level") in LEVELS else "system"
     method = request.GET.get("method") if request.GET.get("method") in METHODS else "kendall"

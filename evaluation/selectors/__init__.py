@@ -10,6 +10,7 @@ from .ratings import (
     rating_frame,
 )
 from .scores import (
+    calibrator_summaries,
     judge_list_for_project,
     metric_matrix,
     metric_names_for_project,
@@ -19,6 +20,7 @@ from .scores import (
 )
 
 __all__ = [
+    "calibrator_summaries",
     "PairwiseFrame",
     "RatingFrame",
     "excluded_rater_ids",
