@@ -29,6 +29,7 @@ from collections import Counter
 from functools import lru_cache
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 BATCH = 64
 
@@ -102,9 +103,11 @@ def _scores(outputs: tuple, references: tuple, use_idf: bool) -> np.ndarray:
             return math.log((m + 1) / (counts.get(piece, 0) + 1))
 
     result = np.full((len(outputs), 3), np.nan)
-    for k, (output, refs) in enumerate(zip(outputs, references, strict=True)):
-        if refs:
-            result[k] = np.max([_prf(vectors[output], vectors[r], idf, special) for r in refs], axis=0)
+    # one small product per pair: on one BLAS thread (see dialog.embedding_scores)
+    with threadpool_limits(limits=1, user_api="blas"):
+        for k, (output, refs) in enumerate(zip(outputs, references, strict=True)):
+            if refs:
+                result[k] = np.max([_prf(vectors[output], vectors[r], idf, special) for r in refs], axis=0)
     return result
 
 

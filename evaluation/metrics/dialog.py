@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .base import minilm_unavailable
 from .dialog_inputs import TrainingCorpus, minilm_word_vectors, training_corpus_load, word_vectors_load
@@ -203,8 +204,11 @@ def _extrema(words, vectors) -> np.ndarray | None:
 
 def _unit_rows(words, vectors) -> np.ndarray:
     found = [v for w in words if (v := vectors.get(w)) is not None]
-    found = [v / np.linalg.norm(v) for v in found if np.linalg.norm(v)]
-    return np.vstack(found) if found else np.zeros((0, 0))
+    if not found:
+        return np.zeros((0, 0))
+    stacked = np.vstack(found)
+    norms = np.linalg.norm(stacked, axis=1)
+    return stacked[norms > 0] / norms[norms > 0, None]
 
 
 def _greedy_side(x: np.ndarray, y: np.ndarray) -> float:
@@ -222,25 +226,32 @@ def _greedy(a, b, vectors) -> float:
 
 def embedding_scores(kind: str, minilm: bool):
     def scores(outputs, references, resources, *, inputs=None, **_):
-        vectors = minilm_word_vectors() if minilm else _vectors(resources)
-        corpus = _corpus(resources) if kind in ("average", "coherence") else None
-        others = [_tokens(t) for t in inputs] if kind == "coherence" else _ground_truths(references)
-        values = []
-        for output, other in zip(outputs, others, strict=True):
-            words = _tokens(output)
-            if other is None:
-                values.append(math.nan)
-            elif kind in ("average", "coherence"):
-                u, v = _average(words, vectors, corpus), _average(other, vectors, corpus)
-                values.append(math.nan if u is None or v is None else _cosine(u, v))
-            elif kind == "extrema":
-                u, v = _extrema(words, vectors), _extrema(other, vectors)
-                values.append(math.nan if u is None or v is None else _cosine(u, v))
-            else:
-                values.append(_greedy(words, other, vectors))
-        return np.array(values, dtype=float)
+        # one small product per output: BLAS threads cost more than they save (50x slower measured
+        # on a loaded two-core machine), so these run on one BLAS thread
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _embedding_scores(kind, minilm, outputs, references, resources, inputs)
 
     return scores
+
+
+def _embedding_scores(kind, minilm, outputs, references, resources, inputs) -> np.ndarray:
+    vectors = minilm_word_vectors() if minilm else _vectors(resources)
+    corpus = _corpus(resources) if kind in ("average", "coherence") else None
+    others = [_tokens(t) for t in inputs] if kind == "coherence" else _ground_truths(references)
+    values = []
+    for output, other in zip(outputs, others, strict=True):
+        words = _tokens(output)
+        if other is None:
+            values.append(math.nan)
+        elif kind in ("average", "coherence"):
+            u, v = _average(words, vectors, corpus), _average(other, vectors, corpus)
+            values.append(math.nan if u is None or v is None else _cosine(u, v))
+        elif kind == "extrema":
+            u, v = _extrema(words, vectors), _extrema(other, vectors)
+            values.append(math.nan if u is None or v is None else _cosine(u, v))
+        else:
+            values.append(_greedy(words, other, vectors))
+    return np.array(values, dtype=float)
 
 
 # --- BLEU ----------------------------------------------------------------------------------------

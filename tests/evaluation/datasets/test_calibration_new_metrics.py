@@ -6,7 +6,12 @@ scipy from the same resamples.
 
 HANNA ships only its Human stories (the generated ones are not in the dataset), so there the
 metrics that need no reference are computed on the 96 Human stories, against the 3 x 6 ratings.
+Each dataset's training corpus is the other's fiction (HANNA's human stories for SQuALITY,
+SQuALITY's reference summaries for HANNA), so no scored text is in its own corpus.
 """
+
+import csv
+import json
 
 import numpy as np
 import pytest
@@ -40,6 +45,16 @@ HANNA_METRICS = ["dialog_coherence_minilm", "dialog_word_entropy1", "perplexity_
 @pytest.fixture(autouse=True)
 def media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def hanna_stories(datasets) -> bytes:
+    with open(datasets / "hanna_story_eval" / "hanna_prompts_human_stories.csv", encoding="utf-8") as f:
+        return "\n".join(row["human_story"] for row in csv.DictReader(f)).encode()
+
+
+def squality_references(datasets) -> bytes:
+    lines = (datasets / "squality_humaneval" / "references.jsonl").read_text(encoding="utf-8").splitlines()
+    return "\n".join(json.loads(line)["reference"] for line in lines).encode()
 
 
 def scipy_gain_p_value(project, calibrator, seed, n_resamples, systems=None):
@@ -93,9 +108,8 @@ def check_reported(project, lead, name):
 
 
 def test_squality_calibration_with_the_new_metrics(datasets, lead):
-    project, items, _ = load_squality(lead, datasets)
-    corpus = "\n".join(i["input"] for i in items).encode()
-    metric_input_upload(project=project, kind="training_corpus", data=corpus, file_name="squality-stories.txt")
+    project, _, _ = load_squality(lead, datasets)
+    metric_input_upload(project=project, kind="training_corpus", data=hanna_stories(datasets))
     metrics_compute(project=project, names=SQUALITY_METRICS)
 
     calibrator = calibrator_fit(
@@ -117,8 +131,7 @@ def test_squality_calibration_with_the_new_metrics(datasets, lead):
 
 def test_hanna_calibration_with_the_new_metrics_on_the_human_stories(datasets, lead):
     project, *_ = load_hanna(lead, datasets)
-    prompts = project.items.values_list("input", flat=True)
-    metric_input_upload(project=project, kind="training_corpus", data="\n".join(prompts).encode())
+    metric_input_upload(project=project, kind="training_corpus", data=squality_references(datasets))
     metrics_compute(project=project, names=HANNA_METRICS)
 
     for criterion in ("Coherence", "Complexity"):
