@@ -47,6 +47,7 @@ ACTIONS = {
     "agreement.recompute": "asked for an agreement recompute (detail: the job)",
     "metrics.import": "imported metric scores computed elsewhere (target: the file; detail: count, metrics)",
     "metrics.compute": "scored the outputs with automatic metrics (detail: the metrics, the job or the count)",
+    "metrics.input_upload": "uploaded a file the metrics read (target: training_corpus or word_vectors; detail: size)",
     "calibrator.fit": "fitted (or refitted) a metric calibrator (target: its name)",
     "calibrator.apply": "scored the outputs with a calibrator (detail: outputs scored)",
     "judges.import": "imported an automatic judge's ratings (target: the file; detail: count, judges)",

@@ -4,6 +4,7 @@ exports; one APIView per operation, thin over services and selectors. Everything
 
 import json
 
+from django.conf import settings
 from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -20,8 +21,14 @@ from annotation.pagination import StandardPagination, paginated
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
-from evaluation.models import Calibrator, Export
-from evaluation.selectors import judge_list_for_project, metric_names_for_project, metric_score_list
+from evaluation.models import Calibrator, Export, MetricInput
+from evaluation.selectors import (
+    calibrator_summaries,
+    judge_list_for_project,
+    metric_names_for_project,
+    metric_score_list,
+    metric_system_summaries,
+)
 from evaluation.services import (
     ExportOptions,
     ResultOptions,
@@ -34,6 +41,7 @@ from evaluation.services import (
     judge_rating_import,
     metric_catalogue,
     metric_correlations,
+    metric_input_upload,
     metric_names_check,
     metric_score_import,
     metrics_compute_start,
@@ -74,6 +82,28 @@ def _list_param(request, name) -> list[str]:
 
 
 # --- Results -----------------------------------------------------------------------------------------
+
+
+class CalibratorSummarySerializer(serializers.Serializer):
+    class MethodSerializer(serializers.Serializer):
+        method = serializers.CharField()
+        calibrated = serializers.FloatField(allow_null=True, help_text="Held-out correlation with the humans.")
+        best_single = serializers.FloatField(allow_null=True)
+        gain = serializers.FloatField(allow_null=True, help_text="calibrated − best_single.")
+        gain_p_value = serializers.FloatField(
+            allow_null=True, help_text="Share of item bootstrap resamples without a gain (one-sided)."
+        )
+        gain_ci = interval_field()
+
+    name = serializers.CharField()
+    criterion = serializers.CharField()
+    metrics = serializers.ListField(child=serializers.CharField())
+    best_single = serializers.CharField(help_text="The single metric best on the calibration rows.")
+    n_calibration = serializers.IntegerField()
+    n_held_out = serializers.IntegerField()
+    k_folds = serializers.IntegerField(allow_null=True)
+    n_resamples = serializers.IntegerField()
+    methods = MethodSerializer(many=True)
 
 
 class ResultsApi(EvaluationApi):
@@ -201,6 +231,7 @@ class ResultsApi(EvaluationApi):
         excluded = serializers.JSONField(help_text="Judgments left out: on gold items, from excluded raters.")
         n_judgments = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
+        calibrators = CalibratorSummarySerializer(many=True)
 
     @extend_schema(
         parameters=[FilterSerializer],
@@ -211,6 +242,7 @@ class ResultsApi(EvaluationApi):
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         body = results_compute(project=project, options=ResultOptions(**params.validated_data))
+        body["calibrators"] = calibrator_summaries(project)
         return Response(self.OutputSerializer(body).data)
 
 
@@ -244,8 +276,8 @@ class MetricCatalogueApi(EvaluationApi):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request, pk):
-        project_get_for_lead(request.user, pk)
-        return paginated(request, self, metric_catalogue(), self.OutputSerializer)
+        project = project_get_for_lead(request.user, pk)
+        return paginated(request, self, metric_catalogue(project), self.OutputSerializer)
 
 
 class MetricScoreListApi(EvaluationApi):
@@ -327,6 +359,69 @@ class MetricComputeApi(EvaluationApi):
             project=project, names=data.validated_data.get("metrics"), created_by=request.user
         )
         return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
+
+
+class MetricSystemSummaryApi(EvaluationApi):
+    """Per metric and system, as the dialog-eval toolkit reports them: the mean, the population
+    standard deviation and the 95% half-width ``1.97 * std / sqrt(n)`` over the outputs where the
+    metric is defined (gold items left out)."""
+
+    class OutputSerializer(serializers.Serializer):
+        metric = serializers.CharField()
+        system = serializers.CharField()
+        n = serializers.IntegerField()
+        mean = serializers.FloatField(allow_null=True)
+        std = serializers.FloatField(allow_null=True)
+        confidence = serializers.FloatField(allow_null=True, help_text="mean ± confidence is the 95% interval.")
+
+    @extend_schema(parameters=[OpenApiParameter("name", str, many=True)], responses=OutputSerializer(many=True))
+    def get(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        rows = metric_system_summaries(project, _list_param(request, "name"))
+        return paginated(request, self, rows, self.OutputSerializer)
+
+
+class MetricInputSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    original_name = serializers.CharField()
+    size_bytes = serializers.IntegerField()
+    summary = serializers.JSONField(help_text="lines and words (corpus) or vectors and dimension.")
+    uploaded_at = serializers.DateTimeField()
+
+
+class MetricInputListApi(EvaluationApi):
+    """The files the project's metrics read: its training corpus and word vectors, when uploaded."""
+
+    @extend_schema(responses=MetricInputSerializer(many=True))
+    def get(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        return paginated(request, self, MetricInput.objects.filter(project=project), MetricInputSerializer)
+
+
+class MetricInputUploadApi(EvaluationApi):
+    """Upload the training corpus (UTF-8 text, one utterance a line) or word vectors (word2vec or
+    fastText text format) as a multipart ``file``; it replaces the earlier one. A file that cannot
+    be read gets 400 naming the line, and the earlier file stays."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": inline_serializer("MetricInputUpload", {"file": serializers.FileField()})},
+        responses={201: MetricInputSerializer, 400: DETAIL},
+    )
+    def post(self, request, pk, kind):
+        project = project_get_for_lead(request.user, pk)
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise serializers.ValidationError({"file": "send the file as a multipart field named 'file'"})
+        if upload.size > settings.CONCORD_MAX_IMPORT_BYTES:
+            raise serializers.ValidationError(
+                {"file": f"the file is larger than the limit of {settings.CONCORD_MAX_IMPORT_BYTES} bytes"}
+            )
+        row = metric_input_upload(
+            project=project, kind=kind, data=upload.read(), file_name=upload.name, by=request.user
+        )
+        return Response(MetricInputSerializer(row).data, status=status.HTTP_201_CREATED)
 
 
 # --- Correlations -------------------------------------------------------------------------------------

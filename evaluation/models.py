@@ -154,3 +154,36 @@ class Export(models.Model):
     @property
     def is_ready(self) -> bool:
         return bool(self.file)
+
+
+class MetricInput(models.Model):
+    """A file a project's metrics read beside the outputs, uploaded by a lead: the training corpus
+    (dialog entropy, KL, distinct, n-gram perplexity) or word vectors (dialog embedding metrics).
+    One of each kind per project; a new upload replaces the file."""
+
+    class Kind(models.TextChoices):
+        TRAINING_CORPUS = "training_corpus"
+        WORD_VECTORS = "word_vectors"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="metric_inputs")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    file = models.CharField(max_length=300, help_text="Path under MEDIA_ROOT.")
+    original_name = models.CharField(max_length=255, blank=True)
+    size_bytes = models.BigIntegerField()
+    summary = models.JSONField(default=dict, help_text="What was read: lines and words, or vectors and dimension.")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "kind"], name="metricinput_one_per_kind"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["training_corpus", "word_vectors"]), name="metricinput_kind_known"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} of project {self.project_id}"

@@ -11,6 +11,13 @@ api_urlpatterns = [
     path("projects/<int:pk>/metrics/scores/", apis.MetricScoreListApi.as_view(), name="api-metric-scores"),
     path("projects/<int:pk>/metrics/import/", apis.MetricImportApi.as_view(), name="api-metrics-import"),
     path("projects/<int:pk>/metrics/compute/", apis.MetricComputeApi.as_view(), name="api-metrics-compute"),
+    path("projects/<int:pk>/metrics/systems/", apis.MetricSystemSummaryApi.as_view(), name="api-metrics-systems"),
+    path("projects/<int:pk>/metrics/inputs/", apis.MetricInputListApi.as_view(), name="api-metric-inputs"),
+    path(
+        "projects/<int:pk>/metrics/inputs/<str:kind>/",
+        apis.MetricInputUploadApi.as_view(),
+        name="api-metric-input-upload",
+    ),
     path("projects/<int:pk>/correlations/", apis.CorrelationListApi.as_view(), name="api-correlations"),
     path("projects/<int:pk>/calibrators/", apis.CalibratorListCreateApi.as_view(), name="api-calibrators"),
     path(
@@ -34,4 +41,5 @@ urlpatterns = [
     path("api/v1/", include(api_urlpatterns)),
     path("projects/<int:pk>/results/", views.results_page, name="evaluation-results"),
     path("projects/<int:pk>/export/", views.export_page, name="evaluation-export"),
+    path("projects/<int:pk>/metrics/inputs/", views.metric_inputs_page, name="evaluation-metric-inputs"),
 ]

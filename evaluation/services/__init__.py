@@ -6,6 +6,7 @@ from .export import ExportOptions, ExportOptionsError, export_run, export_start,
 from .export_reimport import NotAnExport, export_reimport
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
 from .metric_import import metric_score_import
+from .metric_inputs import metric_input_upload
 from .metrics_compute import (
     DEFAULT_METRICS,
     metric_catalogue,
@@ -34,6 +35,7 @@ __all__ = [
     "judge_rating_import",
     "metric_correlations",
     "metric_catalogue",
+    "metric_input_upload",
     "metric_names_check",
     "metric_score_import",
     "metrics_compute",

@@ -30,12 +30,14 @@ def calibrator_fit(
     systems=None,
     exclude_systems=(),
     normalisation: str | None = None,
+    n_resamples: int = 1000,
     created_by=None,
 ) -> Calibrator:
     """Fit (or refit, under the same name) a calibrator of ``metrics`` for ``criterion``.
 
     Items are split (or folded) at random with ``seed``; the report stored with the calibrator
-    holds the weights, the held-out correlations and the gain over the best single metric.
+    holds the weights, the held-out correlations, the gain over the best single metric and the
+    gain's bootstrap p-value and interval over ``n_resamples`` resamples of the held-out items.
     """
     if project.task_type == "pairwise":
         raise NotCorrelatable("pairwise judgments give no score per output to calibrate metrics against")
@@ -64,6 +66,7 @@ def calibrator_fit(
         k_folds=k_folds,
         alpha=alpha,
         rng=generator(seed),
+        n_resamples=n_resamples,
     )
     data = report.as_dict()
     data.update(

@@ -36,8 +36,7 @@ class Calibrator:
         x = as_float_array(features, "features", ndim=2)
         if x.shape[1] != len(self.features):
             raise ValueError(
-                f"features must have {len(self.features)} columns ({', '.join(self.features)}); "
-                f"got {x.shape[1]}"
+                f"features must have {len(self.features)} columns ({', '.join(self.features)}); got {x.shape[1]}"
             )
         z = (x - np.array(self.means)) / np.array(self.scales)
         return self.intercept + z @ np.array(self.weights)
@@ -72,7 +71,8 @@ class CalibrationReport:
     highest absolute Pearson correlation *on the calibration rows*; ``gain`` is
     ``held_out − single[best_single]`` per method. With ``k_folds`` every row is held out once and
     the correlations are those of the cross-validated predictions; ``calibrator`` is then fitted on
-    all rows.
+    all rows. ``gain_p_value`` and ``gain_ci`` (with ``n_resamples``) come from a paired bootstrap
+    over the held-out items (see :func:`gain_bootstrap`); empty without resampling.
     """
 
     calibrator: Calibrator
@@ -86,6 +86,9 @@ class CalibrationReport:
     best_single: str
     gain: dict
     fold_held_out: list = field(default_factory=list)
+    gain_p_value: dict = field(default_factory=dict)
+    gain_ci: dict = field(default_factory=dict)
+    n_resamples: int = 0
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -183,6 +186,38 @@ def _best_single(x: np.ndarray, y: np.ndarray, names) -> tuple[int, np.ndarray]:
     return int(np.argmax(np.abs(r))), np.where(r < 0, -1.0, 1.0)
 
 
+def gain_bootstrap(calibrated, single, target, groups, *, methods, n_resamples, rng, confidence=0.95):
+    r"""Paired bootstrap of the gain ``r(calibrated, human) − r(single, human)`` over items.
+
+    Each resample draws the held-out items with replacement (an item's outputs stay together)
+    and recomputes both correlations on the same rows. The one-sided p-value is the share of
+    resamples where the calibrated score does not beat the single metric,
+    :math:`(1 + \#\{g^* \le 0\}) / (B + 1)` (the paired bootstrap of Koehn, EMNLP 2004, with the
+    add-one correction of Davison and Hinkley 1997, eq. 4.11); the interval is the percentile one.
+
+    Returns
+    -------
+    (dict, dict)
+        ``{method: p}`` and ``{method: [low, high]}``.
+    """
+    _, codes_ = np.unique(np.asarray(groups), return_inverse=True)
+    rows_of = [np.flatnonzero(codes_ == g) for g in range(codes_.max() + 1)]
+    samples = np.full((n_resamples, len(methods)), np.nan)
+    for b in range(n_resamples):
+        rows = np.concatenate([rows_of[g] for g in rng.integers(0, len(rows_of), len(rows_of))])
+        ours = _correlations(calibrated[rows], target[rows], methods)
+        theirs = _correlations(single[rows], target[rows], methods)
+        samples[b] = [ours[m] - theirs[m] for m in methods]
+    tail = (1 - confidence) / 2
+    p_values, intervals = {}, {}
+    for k, m in enumerate(methods):
+        gains = samples[:, k][~np.isnan(samples[:, k])]
+        # a gain within rounding of 0 (a calibrator equal to the metric up to scale) is no gain
+        p_values[m] = float((1 + (gains <= 1e-12).sum()) / (len(gains) + 1))
+        intervals[m] = [float(v) for v in np.quantile(gains, [tail, 1 - tail])] if len(gains) else [None, None]
+    return p_values, intervals
+
+
 def calibrate(
     features,
     target,
@@ -195,6 +230,7 @@ def calibrate(
     alpha=1.0,
     methods=METHODS,
     rng=None,
+    n_resamples=0,
 ) -> CalibrationReport:
     r"""Fit a calibrator on a calibration split and report it on the held-out split.
 
@@ -221,7 +257,9 @@ def calibrate(
     methods : sequence of {"pearson", "spearman", "kendall"}
         Correlations to report (Kendall is :math:`\tau_b`).
     rng : numpy.random.Generator
-        Needed to draw a split or folds.
+        Needed to draw a split or folds, and to resample.
+    n_resamples : int
+        Bootstrap resamples of the held-out items for the gain's p-value and interval (0: none).
 
     Returns
     -------
@@ -259,8 +297,7 @@ def calibrate(
     _, group_codes = codes(groups, "groups")
     if not x.shape[0] == len(y) == len(group_codes):
         raise ValueError(
-            f"features, target and groups must have one row per output; got {x.shape[0]}, "
-            f"{len(y)}, {len(group_codes)}"
+            f"features, target and groups must have one row per output; got {x.shape[0]}, {len(y)}, {len(group_codes)}"
         )
     complete = ~np.isnan(x).any(axis=1) & ~np.isnan(y)
     n_groups = group_codes.max() + 1 if len(group_codes) else 0
@@ -286,6 +323,7 @@ def calibrate(
             fold_held_out.append(_correlations(predictions[test], y[test], methods))
         evaluated = complete & ~np.isnan(predictions)
         best, _ = _best_single(x[complete], y[complete], names)
+        test_rows, test_predictions, test_single = evaluated, predictions[evaluated], singles[evaluated, best]
         calibrator = fit_calibrator(x[complete], y[complete], names=names, alpha=alpha)
         held_out = _correlations(predictions[evaluated], y[evaluated], methods)
         single = {n: _correlations(singles[evaluated, k], y[evaluated], methods) for k, n in enumerate(names)}
@@ -293,9 +331,7 @@ def calibrate(
     else:
         if calibration is None:
             if not isinstance(rng, np.random.Generator):
-                raise ValueError(
-                    "rng must be a numpy.random.Generator to draw the split (or pass calibration=)"
-                )
+                raise ValueError("rng must be a numpy.random.Generator to draw the split (or pass calibration=)")
             if not 0 < held_out_share < 1:
                 raise ValueError(f"held_out_share must lie strictly between 0 and 1, got {held_out_share!r}")
             held_groups = rng.permutation(n_groups)[: max(1, round(held_out_share * n_groups))]
@@ -306,9 +342,7 @@ def calibrate(
                 raise ValueError(f"calibration must hold one boolean per row ({len(y)})")
             mixed = np.unique(group_codes[is_cal]).tolist()
             if np.isin(group_codes[~is_cal], mixed).any():
-                raise ValueError(
-                    "calibration splits an item: all outputs of an item must be on the same side"
-                )
+                raise ValueError("calibration splits an item: all outputs of an item must be on the same side")
         train, test = complete & is_cal, complete & ~is_cal
         if train.sum() < 2 or test.sum() < 2:
             raise InsufficientDataError(
@@ -319,11 +353,25 @@ def calibrate(
         best, signs = _best_single(x[train], y[train], names)
         held_out = _correlations(calibrator.predict(x[test]), y[test], methods)
         single = {n: _correlations(x[test, k] * signs[k], y[test], methods) for k, n in enumerate(names)}
+        test_rows, test_predictions, test_single = test, calibrator.predict(x[test]), x[test, best] * signs[best]
         fold_held_out = []
         n_cal, n_held = int(train.sum()), int(test.sum())
 
     best_name = names[best]
     gain = {m: held_out[m] - single[best_name][m] for m in methods}
+    p_values, intervals = {}, {}
+    if n_resamples:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError("rng must be a numpy.random.Generator to resample")
+        p_values, intervals = gain_bootstrap(
+            test_predictions,
+            test_single,
+            y[test_rows],
+            group_codes[test_rows],
+            methods=list(methods),
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     return CalibrationReport(
         calibrator,
         "global",
@@ -336,4 +384,7 @@ def calibrate(
         best_name,
         gain,
         fold_held_out,
+        p_values,
+        intervals,
+        int(n_resamples),
     )

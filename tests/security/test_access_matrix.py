@@ -59,6 +59,9 @@ EXPECTED = {
     "api-metric-scores": LEAD_READ,
     "api-metrics-import": {"post": (401, 404, 403, 415, 415)},
     "api-metrics-compute": {"post": (401, 404, 403, 202, 202)},
+    "api-metrics-systems": LEAD_READ,
+    "api-metric-inputs": LEAD_READ,
+    "api-metric-input-upload": {"post": (401, 404, 403, 415, 415)},
     "api-correlations": LEAD_READ,
     "api-calibrators": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
     "api-calibrator-apply": {"post": (401, 404, 403, 200, 200)},
@@ -71,6 +74,7 @@ EXPECTED = {
     "api-export-download": {"get": (401, 404, 403, 409, 409)},
     "evaluation-results": {"get": (302, 404, 403, 200, 200)},
     "evaluation-export": {"get": (302, 404, 403, 200, 200)},
+    "evaluation-metric-inputs": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
     "api-qc-rules": LEAD_READ,
@@ -139,6 +143,8 @@ def _path(route: str, world) -> str:
             return str(world.ids["invite_id"])
         if key == "token":
             return world.ids["external_token"] if "/external/" in route else "no-such-invite"
+        if key == "kind":
+            return "training_corpus"
         if key == "calibrator_id":
             return str(world.ids["calibrator_id"])
         if key == "rater_id":

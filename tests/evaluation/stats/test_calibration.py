@@ -65,9 +65,7 @@ def test_held_out_statistics_do_not_leak_into_the_fit():
 def test_report_numbers_equal_an_independent_recomputation():
     x, y = data(3)
     groups = np.arange(300) // 3
-    report = calibrate(
-        x, y, names="abc", groups=groups, held_out_share=0.25, rng=np.random.default_rng(4), alpha=1.0
-    )
+    report = calibrate(x, y, names="abc", groups=groups, held_out_share=0.25, rng=np.random.default_rng(4), alpha=1.0)
     held = ~np.isin(groups, np.random.default_rng(4).permutation(100)[:25]) == False  # noqa: E712
     predicted = report.calibrator.predict(x[held])
     assert report.n_held_out == held.sum() == 75
@@ -78,9 +76,7 @@ def test_report_numbers_equal_an_independent_recomputation():
     assert report.single[best]["pearson"] == pytest.approx(
         np.sign(r_cal["abc".index(best)]) * stats.pearsonr(x[held, "abc".index(best)], y[held]).statistic
     )
-    assert report.gain["pearson"] == pytest.approx(
-        report.held_out["pearson"] - report.single[best]["pearson"]
-    )
+    assert report.gain["pearson"] == pytest.approx(report.held_out["pearson"] - report.single[best]["pearson"])
     assert report.gain["pearson"] > 0
 
 
@@ -102,3 +98,72 @@ def test_split_that_cuts_an_item_is_refused():
 def test_too_few_rows():
     with pytest.raises(InsufficientDataError, match="too few"):
         fit_calibrator([[1.0, 2.0]], [1.0], names="ab", alpha=0)
+
+
+def test_gain_bootstrap_interval_is_scipys_paired_percentile_bootstrap():
+    # one output per item: the item bootstrap is scipy's paired bootstrap of the rows
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=300), rng.normal(size=300)
+    human = a + 0.6 * b + rng.normal(scale=0.8, size=300)
+    report = calibrate(
+        np.column_stack([a, b]),
+        human,
+        names=["a", "b"],
+        groups=np.arange(300),
+        rng=np.random.default_rng(1),
+        methods=["pearson"],
+        n_resamples=4000,
+    )
+    assert report.n_held_out == 90 and report.n_resamples == 4000
+    # recompute the held-out predictions independently: the split the report drew, refitted
+    split = np.random.default_rng(1).permutation(300)[:90]
+    held = np.isin(np.arange(300), split)
+    model = fit_calibrator(np.column_stack([a, b])[~held], human[~held], names=["a", "b"])
+    calibrated, single = model.predict(np.column_stack([a, b])[held]), a[held]
+    assert report.best_single == "a"
+
+    def gain(c, s, h):
+        return stats.pearsonr(c, h).statistic - stats.pearsonr(s, h).statistic
+
+    scipy_ci = stats.bootstrap(
+        (calibrated, single, human[held]),
+        gain,
+        paired=True,
+        vectorized=False,
+        n_resamples=4000,
+        method="percentile",
+        rng=np.random.default_rng(9),
+    ).confidence_interval
+    assert report.gain_ci["pearson"] == pytest.approx([scipy_ci.low, scipy_ci.high], abs=0.02)
+    assert report.gain_ci["pearson"][0] > 0 and report.gain_p_value["pearson"] < 0.01
+
+
+def test_gain_p_value_is_not_small_without_a_gain():
+    # the second metric is noise: over many draws, p < 0.05 should be about as rare as 5%
+    small = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        a, noise = rng.normal(size=120), rng.normal(size=120)
+        human = a + rng.normal(size=120)
+        report = calibrate(
+            np.column_stack([a, noise]),
+            human,
+            names=["a", "noise"],
+            groups=np.repeat(np.arange(60), 2),
+            rng=rng,
+            methods=["pearson"],
+            alpha=0.0,
+            n_resamples=300,
+        )
+        small += report.gain_p_value["pearson"] < 0.05
+    assert small <= 6
+
+
+def test_a_calibrator_of_one_metric_gains_nothing():
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=100)
+    report = calibrate(
+        a[:, None], a + rng.normal(size=100), names=["a"], groups=np.arange(100), rng=rng, n_resamples=200
+    )
+    assert report.gain["pearson"] == pytest.approx(0.0, abs=1e-12)
+    assert report.gain_p_value["pearson"] == 1.0
