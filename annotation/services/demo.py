@@ -88,11 +88,11 @@ def _summary(system: str, doc: dict) -> str:
     return f"{doc['actor'].lower()} {doc['what']} {doc['verb']} {doc['wrong']} tuesday"
 
 
-# (what the system is, on each demo criterion 1–5: its typical score)
+# Each system's typical score on each demo criterion (1–5; RankME's slider and pairwise preferences derive from it)
 QUALITY = {
-    "extractive": {"fluency": 4.2, "faithfulness": 4.6},
-    "abstractive": {"fluency": 4.6, "faithfulness": 3.4},
-    "baseline": {"fluency": 1.8, "faithfulness": 1.9},
+    "extractive": {"fluency": 4.0, "faithfulness": 4.4, "overall": 4.0},
+    "abstractive": {"fluency": 4.4, "faithfulness": 3.0, "overall": 3.2},
+    "baseline": {"fluency": 1.8, "faithfulness": 1.9, "overall": 1.8},
 }
 
 DEMO_PROJECTS = [
@@ -165,12 +165,14 @@ def demo_items(task_type: str, n_items: int, seed: int, systems: list[str] | Non
     return lines
 
 
-def _score(system: str, criterion: str, noise: float, careless: float, rng: random.Random) -> float:
-    """A simulated 1–5 score: the system's typical score on the criterion, blurred by the rater's noise."""
-    typical = QUALITY[system].get(criterion, sum(QUALITY[system].values()) / 2)
+def _score(item_id: int, system: str, criterion: str, noise: float, careless: float, rng: random.Random) -> float:
+    """A simulated 1–5 score: the output's own quality (the system's typical score, shifted per item, the
+    same for every rater), blurred by the rater's noise; a careless rater answers at random."""
     if rng.random() < careless:
         return float(rng.randint(1, 5))
-    return float(min(5, max(1, round(rng.gauss(typical, noise)))))
+    typical = QUALITY[system].get(criterion, QUALITY[system]["overall"])
+    own = typical + random.Random(f"{item_id}-{system}-{criterion}").gauss(0, 1.0)
+    return float(min(5, max(1, round(rng.gauss(own, noise)))))
 
 
 def _answers(assignment: Assignment, noise: float, careless: float, rng: random.Random) -> list[dict]:
@@ -179,7 +181,7 @@ def _answers(assignment: Assignment, noise: float, careless: float, rng: random.
     shown = [systems[p] for p in (assignment.shown_order or sorted(systems))]
     values = []
     for criterion in project.criteria.order_by("position"):
-        scores = [_score(s, criterion.name, noise, careless, rng) for s in shown]
+        scores = [_score(assignment.item_id, s, criterion.name, noise, careless, rng) for s in shown]
         if project.task_type == "pairwise":
             values.append(
                 {
@@ -213,7 +215,7 @@ def _simulate_judging(project: Project, raters: list, rng: random.Random, now: d
             assignment = assignment_next_for_rater(project_id=project.pk, rater=raters[k], now=when, rng=rng)
             if assignment is None:
                 break
-            seconds = rng.uniform(3, 8) if careless else rng.uniform(20, 70)
+            seconds = rng.uniform(3, 8) if careless > 0.5 else rng.uniform(20, 70)
             when += timedelta(seconds=seconds)
             judgment_submit(
                 rater=raters[k],
