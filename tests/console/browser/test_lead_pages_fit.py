@@ -1,6 +1,7 @@
 """Every lead page (quality control aside, checked with its own pages) on the demo's study in progress, at a
 laptop's, a tablet's and a phone's width: the page never scrolls sideways (wide tables scroll in their own
 region), no Python structure shows through, and a screenshot of each is kept."""
+
 import pytest
 
 from agreement.services.recompute import agreement_recompute_run
@@ -10,10 +11,22 @@ from tests.browser_support import VIEWPORTS, log_in, page_overflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PAGES = {"project": "", "settings": "settings/", "upload": "items/upload/", "items": "items/", "team": "team/",
-         "invites": "invites/", "accounts": "accounts/", "external": "external/", "progress": "progress/",
-         "agreement": "agreement/", "results": "results/", "export": "export/", "audit": "audit/",
-         "clone": "clone/"}
+PAGES = {
+    "project": "",
+    "settings": "settings/",
+    "upload": "items/upload/",
+    "items": "items/",
+    "team": "team/",
+    "invites": "invites/",
+    "accounts": "accounts/",
+    "external": "external/",
+    "progress": "progress/",
+    "agreement": "agreement/",
+    "results": "results/",
+    "export": "export/",
+    "audit": "audit/",
+    "clone": "clone/",
+}
 
 
 @pytest.fixture
