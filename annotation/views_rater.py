@@ -2,7 +2,6 @@
 
 Each view parses its form, calls one service, and renders; the task type supplies the template.
 """
-
 import time
 import uuid
 
@@ -40,21 +39,15 @@ SEEN_INSTRUCTIONS = "seen-instructions-{}"
 def _refused(request, refusal: RaterRefused, project=None):
     if isinstance(refusal, ProjectNotFound):
         raise Http404(refusal.message)
-    return render(
-        request,
-        "annotation/rater/refused.html",
-        {"message": refusal.message, "project": project, "lease_gone": isinstance(refusal, LeaseGone)},
-        status=refusal.status_code,
-    )
+    return render(request, "annotation/rater/refused.html",
+                  {"message": refusal.message, "project": project, "lease_gone": isinstance(refusal, LeaseGone)},
+                  status=refusal.status_code)
 
 
 def _rater_membership(request, pk) -> Membership:
-    membership = (
-        Membership.objects.select_related("project")
-        .filter(project_id=pk, user=request.user, role=Membership.Role.RATER)
-        .exclude(project__status=Project.Status.DRAFT)
-        .first()
-    )
+    membership = (Membership.objects.select_related("project")
+                  .filter(project_id=pk, user=request.user, role=Membership.Role.RATER)
+                  .exclude(project__status=Project.Status.DRAFT).first())
     if membership is None:
         raise Http404("No such project.")
     return membership
@@ -64,29 +57,19 @@ def _rater_membership(request, pk) -> Membership:
 def rater_instructions(request, pk):
     membership = _rater_membership(request, pk)
     request.session[SEEN_INSTRUCTIONS.format(pk)] = True
-    return render(
-        request,
-        "annotation/rater/instructions.html",
-        {
-            "project": membership.project,
-            "criteria": membership.project.criteria.all(),
-            "progress": rater_progress(project=membership.project, rater=request.user),
-        },
-    )
+    return render(request, "annotation/rater/instructions.html", {
+        "project": membership.project, "criteria": membership.project.criteria.all(),
+        "progress": rater_progress(project=membership.project, rater=request.user)})
 
 
 def _screen_context(request, assignment, *, answers=None, errors=None, revising=False) -> dict:
     project = assignment.project
     screen = assignment_screen(assignment)
     return {
-        "project": project,
-        "assignment": assignment,
-        "screen": screen,
+        "project": project, "assignment": assignment, "screen": screen,
         **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers),
-        "errors": errors or [],
-        "revising": revising,
-        "client_token": uuid.uuid4().hex,
-        "served_ms": int(time.time() * 1000),
+        "errors": errors or [], "revising": revising,
+        "client_token": uuid.uuid4().hex, "served_ms": int(time.time() * 1000),
         "progress": rater_progress(project=project, rater=request.user),
         "previous": assignment_previous_for_rater(assignment),
         "flag_reasons": ItemFlag.Reason.choices,
@@ -112,7 +95,8 @@ def rate_next(request, pk):
         # Nothing is left to serve, whatever the plan still counted (a repeat whose original came too late).
         progress = rater_progress(project=membership.project, rater=request.user) | {"remaining": 0}
         progress["total"] = progress["done"] + progress["assigned"]
-        return render(request, "annotation/rater/finished.html", {"project": membership.project, "progress": progress})
+        return render(request, "annotation/rater/finished.html", {"project": membership.project,
+                                                                  "progress": progress})
     template = REGISTRY[assignment.project.task_type].template_name
     return render(request, template, _screen_context(request, assignment))
 
@@ -126,9 +110,8 @@ def rate_assignment(request, pk):
     if assignment.status != assignment.Status.DONE:
         return redirect("rate-next", pk=assignment.project_id)
     template = REGISTRY[assignment.project.task_type].template_name
-    return render(
-        request, template, _screen_context(request, assignment, answers=assignment_answers(assignment), revising=True)
-    )
+    return render(request, template, _screen_context(request, assignment, answers=assignment_answers(assignment),
+                                                     revising=True))
 
 
 def _form_values(post, assignment) -> list[dict]:
@@ -140,25 +123,16 @@ def _form_values(post, assignment) -> list[dict]:
             continue
         criterion_id, _, position = field[2:].partition("-")
         if criterion_id in criteria:
-            values.append(
-                {
-                    "criterion": criteria[criterion_id],
-                    "value": task_type.form_value(raw),
-                    "position": int(position) if position.isdigit() else None,
-                }
-            )
+            values.append({"criterion": criteria[criterion_id], "value": task_type.form_value(raw),
+                           "position": int(position) if position.isdigit() else None})
     return values
 
 
 def _screen_again(request, assignment, exc: ValidationError, *, answers):
     """The same screen, 400, with the reasons the form was refused and what the rater had entered."""
-    context = _screen_context(
-        request,
-        assignment,
-        answers=answers,
-        errors=[m for ms in exc.message_dict.values() for m in ms],
-        revising=assignment.status == assignment.Status.DONE,
-    )
+    context = _screen_context(request, assignment, answers=answers,
+                              errors=[m for ms in exc.message_dict.values() for m in ms],
+                              revising=assignment.status == assignment.Status.DONE)
     return render(request, REGISTRY[assignment.project.task_type].template_name, context, status=400)
 
 
@@ -171,19 +145,14 @@ def rate_submit(request, pk):
     values = _form_values(request.POST, assignment)
     duration = request.POST.get("duration_ms", "")
     try:
-        result = judgment_submit(
-            rater=request.user,
-            assignment_id=assignment.pk,
-            values=values,
-            client_token=request.POST.get("client_token", "")[:64],
-            duration_ms=int(duration) if duration.isdigit() else None,
-        )
+        result = judgment_submit(rater=request.user, assignment_id=assignment.pk, values=values,
+                                 client_token=request.POST.get("client_token", "")[:64],
+                                 duration_ms=int(duration) if duration.isdigit() else None)
     except RaterRefused as refusal:
         return _refused(request, refusal, assignment.project)
     except ValidationError as exc:
-        return _screen_again(
-            request, assignment, exc, answers={k[2:]: v for k, v in request.POST.items() if k.startswith("v-")}
-        )
+        return _screen_again(request, assignment, exc,
+                             answers={k[2:]: v for k, v in request.POST.items() if k.startswith("v-")})
     if result.conflict:
         messages.warning(request, "This screen was sent before with other answers; the first answers were kept.")
     if result.feedback is not None:
@@ -196,36 +165,26 @@ def rate_submit(request, pk):
 def _shown(value) -> str:
     if isinstance(value, list):
         return f"{value[0]:g}–{value[1]:g}"
-    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(
-        value, f"{value:g}" if isinstance(value, float) else str(value)
-    )
+    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(value, f"{value:g}" if isinstance(value, float)
+                                                                   else str(value))
 
 
 def _training_feedback(request, result):
     """The expected answers beside the rater's, after a training screen."""
     project = result.assignment.project
-    given = {(v["criterion"], v["position"]): v["value"] for v in judgment_screen_values(result.judgments, project)}
+    given = {(v["criterion"], v["position"]): v["value"]
+             for v in judgment_screen_values(result.judgments, project)}
     rows = []
     for expected in result.feedback["expected"]:
         key = (expected["criterion"], expected.get("position"))
         value = given.get(key)
         want = expected["value"]
         ok = want[0] <= value <= want[1] if isinstance(want, list) and value is not None else value == want
-        rows.append(
-            {
-                "criterion": key[0],
-                "where": "—" if key[1] is None else f"output {key[1] + 1}",
-                "expected": _shown(want),
-                "given": "—" if value is None else _shown(value),
-                "ok": ok,
-            }
-        )
+        rows.append({"criterion": key[0], "where": "—" if key[1] is None else f"output {key[1] + 1}",
+                     "expected": _shown(want), "given": "—" if value is None else _shown(value), "ok": ok})
     done = Membership.objects.filter(project=project, user=request.user).values_list("training_done", flat=True).first()
-    return render(
-        request,
-        "annotation/rater/feedback.html",
-        {"project": project, "rows": rows, "explanation": result.feedback["explanation"], "done": done},
-    )
+    return render(request, "annotation/rater/feedback.html", {
+        "project": project, "rows": rows, "explanation": result.feedback["explanation"], "done": done})
 
 
 @login_required
@@ -235,12 +194,8 @@ def rate_flag(request, pk):
     if assignment is None:
         raise Http404("No such assignment.")
     try:
-        item_flag_create(
-            rater=request.user,
-            assignment_id=assignment.pk,
-            reason=request.POST.get("reason", ""),
-            comment=request.POST.get("comment", ""),
-        )
+        item_flag_create(rater=request.user, assignment_id=assignment.pk, reason=request.POST.get("reason", ""),
+                         comment=request.POST.get("comment", ""))
     except RaterRefused as refusal:
         return _refused(request, refusal, assignment.project)
     except ValidationError as exc:

@@ -4,7 +4,6 @@ side, one continuous slider per output and criterion (default range 0–100).
 With a project modulus, the item's reference is shown first with that fixed score and every output
 takes any positive score relative to it (magnitude estimation: 200 = twice as good as the reference).
 """
-
 import math
 
 from .base import TaskType, TaskTypeError, check_gold_criteria, check_system, number, scale_number
@@ -53,11 +52,8 @@ class RankME(TaskType):
 
     def gold_on_screen(self, gold, criterion, shown_systems):
         ranges = gold.get(criterion) or {}
-        return [
-            {"criterion": criterion, "position": p, "value": ranges[s]}
-            for p, s in enumerate(shown_systems)
-            if s in ranges
-        ]
+        return [{"criterion": criterion, "position": p, "value": ranges[s]}
+                for p, s in enumerate(shown_systems) if s in ranges]
 
     def gold_correct(self, gold, criterion, system, value):
         """The slider falls within the expected [low, high], both ends included."""
@@ -86,19 +82,11 @@ class RankME(TaskType):
             mid = math.log10(modulus)
             low, high, step = mid - LOG_DECADES, mid + LOG_DECADES, 0.01
             at = math.log10(at) if at is not None and at > 0 else None
-        slider = {
-            "low": f"{low:g}",
-            "high": f"{high:g}",
-            "step": f"{step:g}",
-            "position": f"{mid if at is None else at:g}",
-            "log_scale": modulus is not None,
-        }
+        slider = {"low": f"{low:g}", "high": f"{high:g}", "step": f"{step:g}",
+                  "position": f"{mid if at is None else at:g}", "log_scale": modulus is not None}
         # the scores at the slider's ends, shown beside them where the criterion names no ends of its own
-        slider["ends"] = (
-            (f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}")
-            if modulus is not None
-            else (f"{low:g}", f"{high:g}")
-        )
+        slider["ends"] = ((f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}") if modulus is not None
+                          else (f"{low:g}", f"{high:g}"))
         return slider
 
 
