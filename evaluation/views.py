@@ -12,6 +12,7 @@ from evaluation.export.writers import FORMATS
 from evaluation.models import Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
 from evaluation.services import (
+    ABOUT_FIELDS,
     ExportOptions,
     ResultOptions,
     export_start,
@@ -130,6 +131,7 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
         task_categories=words("task_categories") or ("text-generation",),
         pretty_name=form.get("pretty_name", "").strip(),
         csv_raw_text=form.get("csv_raw_text") == "on",
+        **{name: form.get(name, "").strip() for name in ABOUT_FIELDS},
     )
     return options, options.errors()
 
@@ -156,6 +158,7 @@ def export_page(request, pk):
         "options": options,
         "errors": errors,
         "formats": FORMATS,
+        "about_fields": [(name, label, getattr(options, name)) for name, label in ABOUT_FIELDS.items()],
         "exports": exports,
         "active": active,
     }

@@ -69,7 +69,8 @@ def dashboard_for_project(project: Project) -> dict:
         elif scope == Scope.CRITERION and statistic == OFF_SCALE:
             off_scale[criterion] = {"n": int(s["value"]), "values": s["detail"].get("values", [])}
         elif scope == Scope.CRITERION and statistic.startswith("specific_agreement_"):
-            specific[criterion][statistic.removeprefix("specific_agreement_")] = s
+            category = statistic.removeprefix("specific_agreement_")
+            specific[criterion][_category_name(category, criteria.get(criterion), task_type)] = s
         elif scope == Scope.CRITERION:
             labels[criterion][statistic] = s
         elif scope == Scope.SUBGROUP_CRITERION:
@@ -103,6 +104,15 @@ def _alerts(project: Project) -> list[AgreementAlert]:
     pending_first = Case(When(delivery=AgreementAlert.Delivery.PENDING, then=0), default=1)
     return list(AgreementAlert.objects.filter(project=project).select_related("criterion")
                 .order_by(pending_first, "-week_start", "id")[:20])
+
+
+def _category_name(category: str, criterion, task_type) -> str:
+    """A category as stored in a statistic's name ("2.0") under the name the task type gives it."""
+    try:
+        value = float(category)
+    except ValueError:
+        return category
+    return task_type.category_name(value, criterion) if criterion is not None else f"{value:g}"
 
 
 def _confusion(s: dict, criterion, task_type) -> dict:

@@ -7,6 +7,7 @@ Text the users wrote (names, instructions, labels, subgroups, systems) is HTML-e
 the Markdown, so a ``<script>`` in a project name stays text; the card's own Markdown is kept."""
 
 import html
+import re
 
 import yaml
 
@@ -47,6 +48,9 @@ SIZE_CATEGORIES = [
     (100_000_000, "10M<n<100M"),
 ]
 CONFIG_ORDER = ("judgments", "items", "scores", "raters")
+# What the card says is not known when the authors left it out at export (export option: its words).
+UNSTATED = {"recruitment": "how raters were recruited", "compensation": "how they were paid",
+            "consent": "what they consented to and any ethics review", "intended_uses": "the intended uses"}
 PREFERRED_FORMAT = ("parquet", "jsonl", "csv")
 
 
@@ -127,14 +131,20 @@ def _summary(facts: dict) -> list[str]:
     p, c = facts["project"], facts["counts"]
     kind, _ = TASK_TYPES[p["task_type"]]
     criteria = ", ".join(user_text(x["name"]) for x in facts["criteria"])
-    period = (
-        f", submitted between {c['first_submitted']} and {c['last_submitted']}"
-        if c["first_submitted"]
-        else ""
-    )
+    if not c["first_submitted"]:
+        period = ""
+    elif c["first_submitted"] == c["last_submitted"]:
+        period = f", all submitted on {c['first_submitted']}"
+    else:
+        period = f", submitted from {c['first_submitted']} to {c['last_submitted']}"
+    about = facts.get("about", {})
+    told = [user_text(about["summary"])] if about.get("summary") else []
+    if about.get("motivation"):
+        told.append(f"**Motivation.** {user_text(about['motivation'])}")
     return [
         f"# {user_text(p['name'])}",
         "",
+        *(line for text in told for line in (text, "")),
         f"Human evaluation of generated text by {kind}: {num(c['n_judgments'])} individual judgments from "
         f"{num(c['n_raters'])} raters on {num(c['n_items'])} items ({num(c['n_outputs'])} outputs of "
         f"{num(len(c['systems']))} systems), on {len(facts['criteria'])} "
@@ -233,7 +243,8 @@ def _task(facts: dict) -> list[str]:
     rows = []
     for c in facts["criteria"]:
         if p["task_type"] == "pairwise":
-            scale = "first output better / tie / second output better"
+            scale = ("on screen: A (left) better / tie / B (right) better; stored for the first output as imported: "
+                     "0 it loses, 1 tie, 2 it wins")
         elif c["scale_min"] is None:
             scale = "–"
         elif p["task_type"] == "likert":
@@ -597,12 +608,45 @@ def _limitations(facts: dict) -> list[str]:
         out.append(f"- License: `{o['license']}`; the lead did not name a license at export.")
     if not o["languages"]:
         out.append("- Language: not declared at export (the platform does not record it).")
+    about = facts.get("about", {})
+    if about.get("limitations"):
+        out.append(f"- Stated by the authors: {user_text(about['limitations'])}")
+    unstated = [what for field, what in UNSTATED.items() if not about.get(field)]
     out += [
-        "- Not recorded by the platform: how items were sampled, who the raters are and how they were "
-        "recruited, trained and paid, the conditions they worked in, and any ethics approval. `heds.json` "
-        "marks each such field as not known.",
+        "- Not recorded by the platform: how items were sampled, the conditions raters worked in"
+        + "".join(f", {what}" for what in unstated)
+        + ". `heds.json` marks each such field as not known.",
         "",
     ]
+    return out
+
+
+def _fenced(text: str) -> list[str]:
+    """``text`` as a code block whose fence no run of backticks in it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + ("bibtex" if text.lstrip().startswith("@") else ""), text, fence]
+
+
+def _about(facts: dict) -> list[str]:
+    """What the authors stated at export: who made the dataset and how to cite it, how raters were
+    recruited and paid and what they consented to, what the data is for."""
+    about = facts.get("about", {})
+    out = []
+    people = [(label, about.get(field)) for field, label in (("authors", "Authors"), ("contact", "Contact"))]
+    if any(text for _, text in people) or about.get("citation"):
+        out += ["## Authors and citation", ""]
+        out += [f"- {label}: {user_text(text)}" for label, text in people if text]
+        if about.get("citation"):
+            out += ["", *_fenced(about["citation"])]
+        out.append("")
+    raters = [(label, about.get(field)) for field, label in (
+        ("recruitment", "Recruitment"), ("compensation", "Pay"), ("consent", "Consent and ethics review"))]
+    if any(text for _, text in raters):
+        out += ["## Raters' recruitment, pay and consent", ""]
+        out += [f"- {label}: {user_text(text)}" for label, text in raters if text] + [""]
+    if about.get("intended_uses"):
+        out += ["## Intended uses", "", user_text(about["intended_uses"]), ""]
     return out
 
 
@@ -624,6 +668,7 @@ def render(facts: dict) -> str:
     parts = ["---", header.rstrip(), "---", ""]
     for section in (
         _summary,
+        _about,
         _files,
         _task,
         _items,
