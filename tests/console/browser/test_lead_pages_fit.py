@@ -26,6 +26,7 @@ PAGES = {
     "export": "export/",
     "audit": "audit/",
     "clone": "clone/",
+    "try": "try/",
 }
 
 
