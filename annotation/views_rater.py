@@ -163,6 +163,8 @@ def rate_submit(request, pk):
         messages.warning(request, "This screen was sent before with other answers; the first answers were kept.")
     if result.feedback is not None:
         return _training_feedback(request, result)
+    if request.headers.get("X-Concord-Next") == "inline":  # rate.js: the next screen in this response, no reload
+        return rate_next(request, assignment.project_id)
     return redirect("rate-next", pk=assignment.project_id)
 
 

@@ -12,6 +12,7 @@ urlpatterns = [
     path("projects/<int:pk>/settings/", views_wizard.project_settings, name="console-project-settings"),
     path("projects/<int:pk>/settings/preview/", views_wizard.project_preview, name="console-project-preview"),
     path("projects/<int:pk>/status/", views_wizard.project_status, name="console-project-status"),
+    path("projects/<int:pk>/try/", views_wizard.project_try, name="console-project-try"),
     path("projects/<int:pk>/clone/", views_wizard.project_clone_page, name="console-project-clone"),
     path("projects/<int:pk>/items/upload/", views_items.item_upload, name="console-item-upload"),
     path("projects/<int:pk>/items/", views_items.item_browser, name="console-items"),

@@ -179,6 +179,25 @@ def project_preview(request, pk):
 
 
 @login_required
+def project_try(request, pk):
+    """The lead tries the project as its raters will: the real screens of its first items, one after another,
+    with every check of the rating page; what is submitted is read for the next screen's number only and
+    never stored (no assignment, no judgment)."""
+    project = project_get_for_lead(request.user, pk)
+    items = preview_items(project, project.task_type)
+    raw = request.POST.get("try_next", "") if request.method == "POST" else request.GET.get("n", "0")
+    n = int(raw) if raw.isdigit() else 0
+    if n >= len(items):
+        return render(request, "console/project_try_end.html", {"project": project, "n_items": len(items)})
+    criteria = [{"name": c.name, "scale_min": c.scale_min, "scale_max": c.scale_max, "labels": list(c.labels or []),
+                 "help_text": c.help_text} for c in project.criteria.all()]
+    context = preview_screen_context(project=project, criteria=criteria, item=items[n])
+    context.update(trying={"n": n + 1, "of": len(items), "next": n + 1},
+                   progress={"done": n, "assigned": 1, "remaining": len(items) - n - 1, "total": len(items)})
+    return render(request, REGISTRY[project.task_type].template_name, context)
+
+
+@login_required
 @require_POST
 def project_status(request, pk):
     project = project_get_for_lead(request.user, pk)

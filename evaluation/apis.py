@@ -695,7 +695,7 @@ class ExportListCreateApi(EvaluationApi):
             default=False, help_text="Raters under their usernames instead of pseudonyms (never emails)."
         )
         include_excluded = serializers.BooleanField(
-            default=True, help_text="Keep the judgments of raters excluded by quality control, flagged."
+            default=False, help_text="Keep the judgments of raters excluded by quality control, flagged."
         )
         recompute_agreement = serializers.BooleanField(
             default=False,
@@ -715,6 +715,16 @@ class ExportListCreateApi(EvaluationApi):
         pretty_name = serializers.CharField(
             default="", allow_blank=True, max_length=200, help_text="Dataset name (default: the project's)."
         )
+        summary = serializers.CharField(default="", allow_blank=True, help_text="Data card: what the dataset is.")
+        motivation = serializers.CharField(default="", allow_blank=True, help_text="Data card: why it was made.")
+        authors = serializers.CharField(default="", allow_blank=True, help_text="Data card: who made it.")
+        contact = serializers.CharField(default="", allow_blank=True, help_text="Data card: whom to write to.")
+        citation = serializers.CharField(default="", allow_blank=True, help_text="Data card: BibTeX or plain text.")
+        recruitment = serializers.CharField(default="", allow_blank=True, help_text="Data card: how raters were found.")
+        compensation = serializers.CharField(default="", allow_blank=True, help_text="Data card: how raters were paid.")
+        consent = serializers.CharField(default="", allow_blank=True, help_text="Data card: consent, ethics review.")
+        intended_uses = serializers.CharField(default="", allow_blank=True, help_text="Data card: intended uses.")
+        limitations = serializers.CharField(default="", allow_blank=True, help_text="Data card: known limitations.")
         csv_raw_text = serializers.BooleanField(
             default=False,
             help_text="Write CSV text as it is. By default a text cell starting with =, +, -, @, tab or carriage "

@@ -13,6 +13,7 @@ from evaluation.export.writers import FORMATS
 from evaluation.models import Export, MetricInput
 from evaluation.selectors import calibrator_summaries, judge_list_for_project, metric_names_for_project
 from evaluation.services import (
+    ABOUT_FIELDS,
     ExportOptions,
     ResultOptions,
     export_start,
@@ -23,13 +24,15 @@ from evaluation.services import (
     metric_input_upload,
     results_compute,
 )
+from evaluation.stats import significance_clusters
 from evaluation.stats.correlation import LEVELS, METHODS
 
 PLOT_WIDTH, ROW_HEIGHT, LABEL_WIDTH = 640, 26, 170
 
 
-def interval_plot(rows: list[tuple[str, float | None, float | None, float | None]]) -> dict:
-    """SVG geometry of a dot-and-whisker plot: one row per (label, value, low, high)."""
+def interval_plot(rows: list[tuple[str, float | None, float | None, float | None]], clusters: list[int]) -> dict:
+    """SVG geometry of a dot-and-whisker plot: one row per (label, value, low, high), best first, on bands of
+    alternating shade, one per significance cluster."""
     known = [v for _, *vals in rows for v in vals if v is not None]
     if not known:
         return {}
@@ -54,6 +57,12 @@ def interval_plot(rows: list[tuple[str, float | None, float | None, float | None
             {"label": label, "y": ROW_HEIGHT * k + 16, "x": x(v), "x_low": x(lo), "x_high": x(hi)}
             for k, (label, v, lo, hi) in enumerate(rows)
         ],
+        "bands": [
+            {"cluster": c, "y": ROW_HEIGHT * clusters.index(c) + 3,
+             "height": ROW_HEIGHT * clusters.count(c), "odd": c % 2 == 1}
+            for c in dict.fromkeys(clusters)
+        ],
+        "n_clusters": max(clusters, default=0),
     }
 
 
@@ -70,17 +79,16 @@ def results_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     results = results_compute(project=project, options=ResultOptions(n_resamples=500, test_resamples=5000))
     for criterion in results["criteria"]:
-        if project.task_type == TaskType.PAIRWISE:
-            criterion["plot"] = interval_plot(
-                [(s["system"], s["strength"], *s["strength_ci"]) for s in criterion["systems"]]
-            )
-        else:
-            criterion["plot"] = interval_plot(
-                [(s["system"], s["mean"], *s["mean_ci"]) for s in criterion["systems"]]
-            )
         criterion["significant_pairs"] = [
             c for c in criterion.get("comparisons", []) + criterion.get("pairs", []) if c["significant"]
         ]
+        key, ci = ("strength", "strength_ci") if project.task_type == TaskType.PAIRWISE else ("mean", "mean_ci")
+        ranked = sorted(criterion["systems"], key=lambda s: -s[key] if s[key] is not None else float("inf"))
+        clusters = significance_clusters(
+            [s["system"] for s in ranked],
+            {frozenset((c["system_a"], c["system_b"])) for c in criterion["significant_pairs"]},
+        )
+        criterion["plot"] = interval_plot([(s["system"], s[key], *s[ci]) for s in ranked], clusters)
     context = {
         "project": project,
         "results": results,
@@ -134,6 +142,7 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
         task_categories=words("task_categories") or ("text-generation",),
         pretty_name=form.get("pretty_name", "").strip(),
         csv_raw_text=form.get("csv_raw_text") == "on",
+        **{name: form.get(name, "").strip() for name in ABOUT_FIELDS},
     )
     return options, options.errors()
 
@@ -160,6 +169,7 @@ def export_page(request, pk):
         "options": options,
         "errors": errors,
         "formats": FORMATS,
+        "about_fields": [(name, label, getattr(options, name)) for name, label in ABOUT_FIELDS.items()],
         "exports": exports,
         "active": active,
     }

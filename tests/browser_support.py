@@ -65,3 +65,13 @@ def inked_pixels(page, canvas_id: str) -> int:
         for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
         return n;
     }""", canvas_id)
+
+
+# The widths every page is checked at: a laptop, a tablet held upright, a phone.
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "tablet": {"width": 768, "height": 1024},
+             "phone": {"width": 390, "height": 844}}
+
+
+def page_overflow(page) -> int:
+    """How many CSS pixels the whole page scrolls sideways (0: it fits; wide tables scroll in their region)."""
+    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")

@@ -8,6 +8,7 @@ from agreement.models import MIN_INTERVAL_UNITS, OFF_SCALE, AgreementAlert, Agre
 from agreement.selectors.snapshots import latest_week
 from annotation.models import Project
 from annotation.selectors import rater_names_for_project
+from annotation.task_types import REGISTRY
 
 Scope, Window = AgreementSnapshot.Scope, AgreementSnapshot.Window
 RATER_COLUMNS = ("judgments", "median_duration_ms", "mean_pair_agreement", "alpha_change_without_rater")
@@ -51,6 +52,8 @@ def dashboard_for_project(project: Project) -> dict:
                | {i for row in pair_rows for i in row[2:4]}) - set(names)
     if missing:
         names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
+    criteria = {c.name: c for c in project.criteria.all()}
+    task_type = REGISTRY[project.task_type]
     labels = defaultdict(dict)
     subgroups = defaultdict(dict)
     raters = defaultdict(lambda: defaultdict(dict))
@@ -62,11 +65,12 @@ def dashboard_for_project(project: Project) -> dict:
         scope, statistic, criterion = s["scope"], s["statistic"], s["criterion__name"]
         if scope == Scope.CRITERION and statistic == "coincidence_matrix":
             if s["value"] is not None:  # no unit rated twice yet: nothing to draw
-                confusions[criterion] = _confusion(s)
+                confusions[criterion] = _confusion(s, criteria.get(criterion), task_type)
         elif scope == Scope.CRITERION and statistic == OFF_SCALE:
             off_scale[criterion] = {"n": int(s["value"]), "values": s["detail"].get("values", [])}
         elif scope == Scope.CRITERION and statistic.startswith("specific_agreement_"):
-            specific[criterion][statistic.removeprefix("specific_agreement_")] = s
+            category = statistic.removeprefix("specific_agreement_")
+            specific[criterion][_category_name(category, criteria.get(criterion), task_type)] = s
         elif scope == Scope.CRITERION:
             labels[criterion][statistic] = s
         elif scope == Scope.SUBGROUP_CRITERION:
@@ -90,7 +94,8 @@ def dashboard_for_project(project: Project) -> dict:
                            {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
                            for criterion, stats in raters.get(rater_id, {}).items()]}
                        for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))], "alerts": _alerts(project),
-            "confusions": confusions, "specific": dict(specific), "off_scale": off_scale,
+            "confusions": confusions, "category_note": task_type.category_note, "specific": dict(specific),
+            "off_scale": off_scale,
             "small_intervals": small_intervals, "min_interval_units": MIN_INTERVAL_UNITS}
 
 
@@ -101,20 +106,41 @@ def _alerts(project: Project) -> list[AgreementAlert]:
                 .order_by(pending_first, "-week_start", "id")[:20])
 
 
-def _confusion(s: dict) -> dict:
-    """Rows of the coincidence matrix with each cell's share of its row, for a heatmap."""
+def _category_name(category: str, criterion, task_type) -> str:
+    """A category as stored in a statistic's name ("2.0") under the name the task type gives it."""
+    try:
+        value = float(category)
+    except ValueError:
+        return category
+    return task_type.category_name(value, criterion) if criterion is not None else f"{value:g}"
+
+
+def _confusion(s: dict, criterion, task_type) -> dict:
+    """Rows of the coincidence matrix, categories named as the task type names them, each cell with its
+    count and how far its share of all pairable values lies above (or below) what chance alone gives.
+
+    Chance is Krippendorff's expected coincidence e_ck = n_c·n_k / (n − 1), and n_c·(n_c − 1) / (n − 1) on
+    the diagonal (Krippendorff 2011, "Computing Krippendorff's alpha-reliability", sec. C); ``excess`` is
+    (o_ck − e_ck) / n, and ``shade`` the same divided by the largest |excess| of the matrix, for the colour.
+    """
     values, matrix = s["detail"].get("values", []), s["detail"].get("matrix", [])
-    rows = []
-    for value, row in zip(values, matrix, strict=True):
-        total = sum(row) or 1.0
-        rows.append({"value": value, "cells": [{"count": c, "share": c / total} for c in row]})
+    totals = [sum(row) for row in matrix]
+    n = sum(totals)
+    excess = [[(o - (t_c * (t_k - (c == k)) / (n - 1) if n > 1 else 0.0)) / (n or 1.0)
+               for k, (o, t_k) in enumerate(zip(row, totals, strict=True))]
+              for c, (row, t_c) in enumerate(zip(matrix, totals, strict=True))]
+    scale = max((abs(x) for row in excess for x in row), default=0.0) or 1.0
+    name = (lambda v: task_type.category_name(v, criterion)) if criterion is not None else (lambda v: f"{v:g}")
+    rows = [{"value": value, "name": name(value),
+             "cells": [{"count": o, "excess": x, "shade": x / scale} for o, x in zip(row, ex, strict=True)]}
+            for value, row, ex in zip(values, matrix, excess, strict=True)]
     # A row's total is how often its value was given in pairable ratings: the most frequent value's share
     # is the prevalence that lowers kappa at a given raw agreement (the first kappa paradox).
-    totals = [sum(row) for row in matrix]
-    dominant = max(range(len(totals)), key=totals.__getitem__) if totals and sum(totals) else None
-    return {"values": values, "rows": rows, "diagonal": s["value"], "n_units": s["n_units"],
-            "dominant": None if dominant is None else {"value": values[dominant],
-                                                       "share": totals[dominant] / sum(totals)}}
+    dominant = max(range(len(totals)), key=totals.__getitem__) if totals and n else None
+    return {"values": values, "names": [row["name"] for row in rows], "rows": rows, "diagonal": s["value"],
+            "n_units": s["n_units"],
+            "dominant": None if dominant is None else {"value": values[dominant], "name": rows[dominant]["name"],
+                                                       "share": totals[dominant] / n}}
 
 
 def _pair_heatmaps(pair_rows, names: dict) -> dict:

@@ -43,6 +43,12 @@ def signed(value):
 
 
 @register.filter
+def signed_points(share):
+    """A difference of shares in percentage points: +3.2 points."""
+    return f"{100 * share:+.1f} percentage points"
+
+
+@register.filter
 def seconds(milliseconds):
     return f"{milliseconds / 1000:.1f} s"
 
@@ -54,3 +60,11 @@ def heat_colour(value):
         return "#eaeef2"
     share = max(0.0, min(1.0, value))
     return f"hsl({int(120 * share)}, 70%, 80%)"
+
+
+@register.filter
+def excess_colour(shade):
+    """Diverging, for a share above (blue, up to 1) or below (red, down to −1) what chance gives; white at chance.
+    Lightness stays at or above 62%, so dark text keeps its contrast."""
+    x = max(-1.0, min(1.0, shade))
+    return f"hsl({212 if x >= 0 else 4}, {int(75 * abs(x))}%, {int(100 - 38 * abs(x))}%)"

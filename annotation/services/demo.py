@@ -1,96 +1,269 @@
-"""A demo deployment: a lead, a few raters and one small project per task type, with items and
-outputs generated here (seeded), so a new user sees every screen without bringing data."""
+"""A demo deployment: a lead, four raters and one small project per task type, with items and outputs
+generated here (seeded), and three weeks of judgments from simulated raters of different quality (one of
+them careless), so a new user sees every screen, and the dashboards have something real to show."""
+
+import heapq
 import io
 import json
 import random
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
-from annotation.models import Membership, Project
+from annotation.models import Assignment, Membership, Output, Project
 
+from .assignment import assignment_next_for_rater
 from .item_import import item_import
+from .judgment_submit import judgment_submit
 from .project import project_create
 
-SUBJECTS = ["The city council", "A local bakery", "The research team", "The football club", "A small startup",
-            "The museum", "The hospital", "A group of students", "The orchestra", "The weather service"]
-VERBS = ["announced", "postponed", "celebrated", "criticised", "launched", "reviewed", "expanded", "cancelled"]
-OBJECTS = ["a new recycling plan", "its annual festival", "a study on sleep", "the summer schedule",
-           "a free app for commuters", "an exhibition of maps", "the night shift rules", "a charity concert"]
-DETAILS = ["after months of debate", "despite heavy rain", "with support from volunteers", "to mixed reviews",
-           "ahead of the holidays", "following complaints from residents", "at a press conference on Monday"]
-SUBGROUPS = ["news", "sports", "science"]
+# Source documents: a fact (who did what), why, a quote, and what follows, so that the summaries below
+# can be faithful, vague or wrong about the same facts.
+ACTORS = [
+    ("The city council", "council members"),
+    ("The regional hospital", "its board"),
+    ("The university library", "the library's director"),
+    ("The national weather service", "forecasters"),
+    ("A local football club", "the club's coach"),
+    ("The harbour authority", "port officials"),
+    ("The state orchestra", "its conductor"),
+    ("A software startup", "the company's founder"),
+]
+ACTIONS = [
+    ("approved", "a plan to extend opening hours to midnight"),
+    ("postponed", "the move to a new building by a year"),
+    ("launched", "a free app that shows waiting times"),
+    ("cancelled", "its summer festival"),
+    ("doubled", "the budget for its youth programme"),
+    ("announced", "a partnership with two neighbouring towns"),
+]
+REASONS = [
+    "after months of complaints from residents",
+    "because costs rose by a third",
+    "following a survey of 2,000 visitors",
+    "to make up for staff shortages",
+    "after a vote of seven to two",
+    "as part of a five-year strategy",
+]
+QUOTES = [
+    "We listened, and this is the result",
+    "It was not an easy decision",
+    "We expect the first changes within weeks",
+    "Nobody should have to wait this long",
+]
+FOLLOWS = [
+    "The change takes effect in March.",
+    "Critics say the plan does not go far enough.",
+    "A public meeting is planned for next month.",
+    "Details will be published online on Friday.",
+]
+WRONG_NUMBERS = ["by half", "to twenty people", "for the third time", "in 2019"]
+SUBGROUPS = ["news", "health", "culture"]
 SYSTEMS = ["extractive", "abstractive", "baseline"]
 
-DEMO_PROJECTS = [
-    ("Demo: summary quality (Likert)", "likert",
-     [{"name": "fluency", "scale_min": 1, "scale_max": 5,
-       "labels": ["Unreadable", "Poor", "Fair", "Good", "Perfect"]},
-      {"name": "faithfulness", "scale_min": 1, "scale_max": 5,
-       "labels": ["Invented", "Mostly wrong", "Mixed", "Mostly right", "Fully supported"]}]),
-    ("Demo: RankME sliders", "rankme", [{"name": "overall quality", "scale_min": 0, "scale_max": 100}]),
-    ("Demo: A/B preference", "pairwise", [{"name": "overall"}]),
-]
-INSTRUCTIONS = ("Read the source text, then judge each summary on its own merits.\n\n"
-                "Use the whole scale. If a text is broken or offensive, flag it instead of judging it.")
+
+def _document(rng: random.Random) -> dict:
+    (actor, speaker), (verb, what) = rng.choice(ACTORS), rng.choice(ACTIONS)
+    reason, quote, follow = rng.choice(REASONS), rng.choice(QUOTES), rng.choice(FOLLOWS)
+    return {
+        "actor": actor,
+        "speaker": speaker,
+        "verb": verb,
+        "what": what,
+        "reason": reason,
+        "text": f'{actor} {verb} {what} on Tuesday, {reason}. "{quote}," said one of {speaker}. {follow}',
+        "wrong": rng.choice(WRONG_NUMBERS),
+    }
 
 
-def _sentence(rng: random.Random) -> str:
-    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(DETAILS)}."
-
-
-def _summary(system: str, sentences: list[str], rng: random.Random) -> str:
+def _summary(system: str, doc: dict) -> str:
+    """extractive: the lead sentence, faithful; abstractive: fluent, loses the reason; baseline: garbled,
+    with an invented detail."""
     if system == "extractive":
-        return sentences[0]
+        return doc["text"].split(". ")[0] + "."
     if system == "abstractive":
-        words = " ".join(sentences[:2]).split()
-        return " ".join(words[: max(8, len(words) // 2)]).rstrip(",.") + "."
-    shuffled = sentences[:]
-    rng.shuffle(shuffled)
-    return " ".join(shuffled[-1].split()[:6]) + " ..."
+        return f"{doc['actor']} has {doc['verb']} {doc['what']}, {doc['speaker']} said."
+    return f"{doc['actor'].lower()} {doc['what']} {doc['verb']} {doc['wrong']} tuesday"
 
 
-def demo_items(task_type: str, n_items: int, seed: int) -> list[dict]:
+# Each system's typical score on each demo criterion (1–5; RankME's slider and pairwise preferences derive from it)
+QUALITY = {
+    "extractive": {"fluency": 4.0, "faithfulness": 4.4, "overall": 4.0},
+    "abstractive": {"fluency": 4.4, "faithfulness": 3.0, "overall": 3.2},
+    "baseline": {"fluency": 1.8, "faithfulness": 1.9, "overall": 1.8},
+}
+
+DEMO_PROJECTS = [
+    (
+        "Demo: summary quality (Likert)",
+        "likert",
+        SYSTEMS[:2],
+        [
+            {
+                "name": "fluency",
+                "scale_min": 1,
+                "scale_max": 5,
+                "labels": ["Unreadable", "Poor", "Fair", "Good", "Perfect"],
+            },
+            {
+                "name": "faithfulness",
+                "scale_min": 1,
+                "scale_max": 5,
+                "labels": ["Invented", "Mostly wrong", "Mixed", "Mostly right", "Fully supported"],
+            },
+        ],
+        "Read the source text, then rate **each summary on its own** for two things:\n\n"
+        "- **Fluency**: is it well-formed, readable English? Ignore whether it is true.\n"
+        "- **Faithfulness**: is everything it says supported by the source? An invented detail makes it unfaithful,"
+        " however well written.\n\n"
+        "Use the whole scale. If a text is broken or offensive, flag it instead of rating it.",
+    ),
+    (
+        "Demo: RankME sliders",
+        "rankme",
+        SYSTEMS,
+        [{"name": "overall quality", "scale_min": 0, "scale_max": 100, "labels": ["Useless", "Excellent"]}],
+        "Read the source text and the three summaries side by side. Move each summary's slider to say how good it"
+        " is **relative to the others**: a summary twice as good sits about twice as far along. Sliders start"
+        " unset; set every one. The numbers matter only in relation to each other.",
+    ),
+    (
+        "Demo: A/B preference",
+        "pairwise",
+        SYSTEMS[:2],
+        [{"name": "overall"}],
+        "Read the source text and the two summaries, A and B. Choose the one you would rather give a reader who"
+        " has no time to read the source: accurate first, then clear. Choose **Tie** only when you truly cannot"
+        " prefer one. A and B are shown in a random order on every screen.",
+    ),
+]
+
+# Simulated raters: (username, noise of their 1–5 scores, share of answers given at random)
+RATERS = [("rater1", 0.45, 0.0), ("rater2", 0.6, 0.0), ("rater3", 0.9, 0.05), ("rater4", 0.0, 1.0)]
+WEEKS = 3
+SITTING_GAP_HOURS = (90, 200)  # between a rater's sittings: about three quarters of the work is done by now
+
+
+def demo_items(task_type: str, n_items: int, seed: int, systems: list[str] | None = None) -> list[dict]:
     rng = random.Random(seed)
-    systems = SYSTEMS if task_type == "rankme" else SYSTEMS[:2] if task_type == "pairwise" else SYSTEMS[:1]
+    systems = systems or (SYSTEMS if task_type == "rankme" else SYSTEMS[:2] if task_type == "pairwise" else SYSTEMS[:1])
     lines = []
     for i in range(n_items):
-        sentences = [_sentence(rng) for _ in range(rng.randint(3, 5))]
-        lines.append({
-            "external_id": f"demo-{task_type}-{i + 1:03d}",
-            "input": " ".join(sentences),
-            "references": [sentences[0]],
-            "outputs": [{"system": s, "text": _summary(s, sentences, rng)} for s in systems],
-            "subgroup": SUBGROUPS[i % len(SUBGROUPS)],
-            "meta": {"generated": True, "seed": seed},
-        })
+        doc = _document(rng)
+        lines.append(
+            {
+                "external_id": f"demo-{task_type}-{i + 1:03d}",
+                "input": doc["text"],
+                "references": [f"{doc['actor']} {doc['verb']} {doc['what']} {doc['reason']}."],
+                "outputs": [{"system": s, "text": _summary(s, doc)} for s in systems],
+                "subgroup": SUBGROUPS[i % len(SUBGROUPS)],
+                "meta": {"generated": True, "seed": seed},
+            }
+        )
     return lines
 
 
+def _score(item_id: int, system: str, criterion: str, noise: float, careless: float, rng: random.Random) -> float:
+    """A simulated 1–5 score: the output's own quality (the system's typical score, shifted per item, the
+    same for every rater), blurred by the rater's noise; a careless rater answers at random."""
+    if rng.random() < careless:
+        return float(rng.randint(1, 5))
+    typical = QUALITY[system].get(criterion, QUALITY[system]["overall"])
+    own = typical + random.Random(f"{item_id}-{system}-{criterion}").gauss(0, 1.0)
+    return float(min(5, max(1, round(rng.gauss(own, noise)))))
+
+
+def _answers(assignment: Assignment, noise: float, careless: float, rng: random.Random) -> list[dict]:
+    project = assignment.project
+    systems = dict(Output.objects.filter(item=assignment.item).values_list("position", "system"))
+    shown = [systems[p] for p in (assignment.shown_order or sorted(systems))]
+    values = []
+    for criterion in project.criteria.order_by("position"):
+        scores = [_score(assignment.item_id, s, criterion.name, noise, careless, rng) for s in shown]
+        if project.task_type == "pairwise":
+            values.append(
+                {
+                    "criterion": criterion.name,
+                    "value": "tie" if scores[0] == scores[1] else "A" if scores[0] > scores[1] else "B",
+                }
+            )
+        elif project.task_type == "rankme":  # 1–5 → the slider's 0–100, blurred
+            values += [
+                {
+                    "criterion": criterion.name,
+                    "position": p,
+                    "value": round(min(100.0, max(0.0, (x - 1) * 25 + rng.gauss(0, 6))), 1),
+                }
+                for p, x in enumerate(scores)
+            ]
+        else:
+            values += [{"criterion": criterion.name, "position": p, "value": int(x)} for p, x in enumerate(scores)]
+    return values
+
+
+def _simulate_judging(project: Project, raters: list, rng: random.Random, now: datetime) -> None:
+    """The raters take turns, a few screens a sitting, over the last WEEKS weeks, until ``now``: the study
+    is in progress."""
+    sittings = [(now - timedelta(weeks=WEEKS) + timedelta(hours=rng.uniform(0, 72)), k) for k in range(len(raters))]
+    heapq.heapify(sittings)
+    while sittings:
+        when, k = heapq.heappop(sittings)
+        _, noise, careless = RATERS[k]
+        for _ in range(rng.randint(2, 5)):
+            assignment = assignment_next_for_rater(project_id=project.pk, rater=raters[k], now=when, rng=rng)
+            if assignment is None:
+                break
+            seconds = rng.uniform(3, 8) if careless > 0.5 else rng.uniform(20, 70)
+            when += timedelta(seconds=seconds)
+            judgment_submit(
+                rater=raters[k],
+                assignment_id=assignment.pk,
+                duration_ms=int(seconds * 1000),
+                values=_answers(assignment, noise, careless, rng),
+                now=when,
+            )
+        else:
+            when += timedelta(hours=rng.uniform(*SITTING_GAP_HOURS))
+            if when < now:
+                heapq.heappush(sittings, (when, k))
+
+
 @transaction.atomic
-def demo_setup(*, lead_username: str, lead_password: str, rater_password: str, n_raters: int = 3,
-               n_items: int = 24) -> list[Project]:
-    """Creates the demo accounts and projects, or returns the existing ones (idempotent)."""
+def demo_setup(
+    *, lead_username: str, lead_password: str, rater_password: str, n_items: int = 40, now: datetime | None = None
+) -> list[Project]:
+    """Creates the demo accounts and projects with their simulated judgments, or returns the existing ones
+    (idempotent). Agreement is not computed here (annotation sits below agreement): the demo command does it."""
     User = get_user_model()
     lead = User.objects.filter(username=lead_username).first()
     if lead is None:
         lead = User.objects.create_superuser(lead_username, password=lead_password)
     raters = []
-    for k in range(1, n_raters + 1):
-        rater = User.objects.filter(username=f"rater{k}").first()
+    for username, _, _ in RATERS:
+        rater = User.objects.filter(username=username).first()
         if rater is None:
-            rater = User.objects.create_user(f"rater{k}", password=rater_password)
+            rater = User.objects.create_user(username, password=rater_password)
         raters.append(rater)
     projects = []
-    for seed, (name, task_type, criteria) in enumerate(DEMO_PROJECTS, start=1):
+    for seed, (name, task_type, systems, criteria, instructions) in enumerate(DEMO_PROJECTS, start=1):
         project = Project.objects.filter(name=name).first()
         if project is None:
-            project = project_create(created_by=lead, name=name, task_type=task_type, criteria=criteria,
-                                     instructions=INSTRUCTIONS, raters_per_item=2, double_annotation_share=0.5,
-                                     show_reference=task_type == "likert")
-            body = "\n".join(json.dumps(line) for line in demo_items(task_type, n_items, seed)).encode()
+            project = project_create(
+                created_by=lead,
+                name=name,
+                task_type=task_type,
+                criteria=criteria,
+                instructions=instructions,
+                raters_per_item=2,
+                double_annotation_share=0.6,
+                show_reference=False,
+            )
+            body = "\n".join(json.dumps(line) for line in demo_items(task_type, n_items, seed, systems)).encode()
             item_import(project=project, stream=io.BytesIO(body), fmt="jsonl", by=lead, file_name="demo items")
-        for rater in raters:
-            Membership.objects.get_or_create(project=project, user=rater, defaults={"role": Membership.Role.RATER})
+            for rater in raters:
+                Membership.objects.get_or_create(project=project, user=rater, defaults={"role": Membership.Role.RATER})
+            _simulate_judging(project, raters, random.Random(seed), now or timezone.now())
         projects.append(project)
     return projects

@@ -54,6 +54,8 @@ class TaskType:
     max_outputs: int | None = None
     # One value per output and criterion on a rating screen; False: one value per criterion for the screen.
     per_output: bool = True
+    # What a lead must know to read the coded categories (category_name), said once beside them; "" if nothing.
+    category_note: str = ""
 
     def normalise_scale(self, scale_min, scale_max, labels) -> tuple[float | None, float | None, list]:
         """Checked (scale_min, scale_max, labels) for a new criterion; raises TaskTypeError."""
@@ -126,6 +128,25 @@ class TaskType:
         """For a criterion a screen asks with a slider (``choices`` None): ``{low, high, step, position,
         log_scale}`` (and ``ends``, the scores at a log slider's ends) as the template writes them."""
         raise NotImplementedError
+
+    def category_name(self, value: float, criterion) -> str:
+        """How a coded category (a value as stored, e.g. in a coincidence matrix) is named on a lead's page,
+        for ``criterion`` (a Criterion row): its number, and its label where the scale has labels."""
+        labels = list(criterion.labels or [])
+        k = int(value - criterion.scale_min) if criterion.scale_min is not None else -1
+        return f"{value:g} {labels[k]}" if 0 <= k < len(labels) and float(value).is_integer() else f"{value:g}"
+
+    def gold_rows(self, gold: dict) -> list[dict]:
+        """An item's normalised gold as a lead's page lists it: ``{criterion, system, expected}`` per answer
+        (``system`` "" where the answer holds for the whole screen)."""
+        rows = []
+        for criterion, answer in gold.items():
+            per_system = answer if isinstance(answer, dict) else {"": answer}
+            for system, value in per_system.items():
+                expected = (f"{value[0]:g}–{value[1]:g}" if isinstance(value, list)
+                            else f"{value:g}" if isinstance(value, int | float) else str(value))
+                rows.append({"criterion": criterion, "system": system, "expected": expected})
+        return rows
 
     def screen_criterion(self, criterion) -> dict:
         """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""

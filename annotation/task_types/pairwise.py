@@ -7,6 +7,8 @@ TIE = "tie"
 SCREEN_CHOICES = ("A", TIE, "B")
 # Outcome coded for the item's first output as imported: it loses < tie < it wins.
 LOSES, TIES, WINS = 0.0, 1.0, 2.0
+# "first" on every page, export and card: the item's first output as imported, whatever side it was shown on.
+OUTCOME_NAMES = {LOSES: "first loses", TIES: "tie", WINS: "first wins"}
 
 
 class Pairwise(TaskType):
@@ -17,6 +19,8 @@ class Pairwise(TaskType):
     min_outputs = 2
     max_outputs = 2
     per_output = False
+    category_note = ("Outcomes are coded for the item's first output as imported (\"first wins\": it was preferred),"
+                     " whatever side each rater saw it on.")
 
     def normalise_scale(self, scale_min, scale_max, labels):
         # The contract accepts and ignores scale fields for pairwise projects.
@@ -71,6 +75,14 @@ class Pairwise(TaskType):
             raise TaskTypeError(f"value must be one of {', '.join(map(repr, SCREEN_CHOICES))} "
                                 f"(the left output, a tie, the right output), got {value!r}")
         return None, TIE if value == TIE else shown_systems[0 if value == "A" else 1]
+
+    def gold_rows(self, gold):
+        return [{"criterion": criterion, "system": "",
+                 "expected": "a tie" if winner == TIE else f"{winner} is better"} for criterion, winner in gold.items()]
+
+    def category_name(self, value, criterion):
+        """The coded outcome for the item's first output as imported (not the side it was shown on)."""
+        return OUTCOME_NAMES.get(value, f"{value:g}")
 
     def screen_criterion(self, criterion):
         screen = super().screen_criterion(criterion)

@@ -67,7 +67,8 @@ class RankME(TaskType):
         return system, scale_number(value, criterion, "value"), ""
 
     def slider(self, criterion: dict, answer, modulus: float | None) -> dict:
-        """How a screen draws one slider: its ends, start, keyboard step and position for ``answer``.
+        """How a screen draws one slider: its ends, start, keyboard step and position for ``answer`` (an unset
+        linear slider has no value for the rater: the script hides its thumb and starts it from an end).
 
         With a modulus the slider runs over log10 of the score, from a hundredth to a hundred times
         the modulus (an arrow key moves about 2.3%, Page Up/Down about ×2.5); the number field
@@ -83,8 +84,9 @@ class RankME(TaskType):
             at = math.log10(at) if at is not None and at > 0 else None
         slider = {"low": f"{low:g}", "high": f"{high:g}", "step": f"{step:g}",
                   "position": f"{mid if at is None else at:g}", "log_scale": modulus is not None}
-        if modulus is not None:  # the scores at the slider's ends, for the rater
-            slider["ends"] = (f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}")
+        # the scores at the slider's ends, shown beside them where the criterion names no ends of its own
+        slider["ends"] = ((f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}") if modulus is not None
+                          else (f"{low:g}", f"{high:g}"))
         return slider
 
 

@@ -1,5 +1,6 @@
 """The lead's item browser: items filtered by external id, subgroup, system and status, with counts per
 status, and one item with everything raters said about it."""
+import json
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
@@ -9,6 +10,7 @@ from django.shortcuts import get_object_or_404
 from annotation.models import Item, ItemFlag, Judgment, Output, Project
 from annotation.selectors.item_states import ITEM_STATE_LABELS, ITEM_STATES, item_state, item_state_counts
 from annotation.selectors.judgments import rater_names_for_project
+from annotation.task_types import REGISTRY
 
 PAGE_SIZE = 50
 
@@ -79,6 +81,8 @@ def item_detail_for_lead(project: Project, item_pk: int) -> dict:
         judgment.rater_name = names.get(judgment.rater_id, judgment.rater.username)
     return {
         "item": item,
+        "gold_rows": [] if item.gold is None else REGISTRY[project.task_type].gold_rows(item.gold),
+        "meta_json": json.dumps(item.meta, indent=2, ensure_ascii=False) if item.meta else "",
         "outputs": list(item.outputs.order_by("position")),
         "judgments": judgments,
         "flags": list(ItemFlag.objects.filter(item=item).select_related("rater").order_by("created_at", "id")),

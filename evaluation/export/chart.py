@@ -1,5 +1,5 @@
 """The agreement trend chart of an export: the main coefficient per criterion per week, cumulative
-(line, with its 95% interval as a band) and that week alone (dots), drawn with matplotlib's Agg canvas
+(line, with its 95% interval as a band and bars) and that week alone (crosses), drawn with matplotlib's Agg canvas
 (no display, no pyplot state) into PNG bytes without a timestamp, so the same data gives the same file."""
 
 import io
@@ -37,6 +37,17 @@ def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> byt
                 color=colour,
                 alpha=0.15,
                 linewidth=0,
+            )
+            # the band has no width at a single week: every interval is also drawn as a bar with caps
+            axes.errorbar(
+                [position[p["week"]] for p in band],
+                [p["value"] for p in band],
+                yerr=[[p["value"] - p["ci_low"] for p in band], [p["ci_high"] - p["value"] for p in band]],
+                fmt="none",
+                ecolor=colour,
+                elinewidth=1,
+                capsize=4,
+                alpha=0.8,
             )
         weekly = [p for p in series.get("week", []) if p["value"] is not None]
         axes.scatter(

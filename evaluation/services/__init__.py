@@ -2,7 +2,15 @@
 
 from .calibration import calibrator_apply, calibrator_fit
 from .correlations import NotCorrelatable, metric_correlations
-from .export import ExportOptions, ExportOptionsError, export_run, export_start, export_state, export_write
+from .export import (
+    ABOUT_FIELDS,
+    ExportOptions,
+    ExportOptionsError,
+    export_run,
+    export_start,
+    export_state,
+    export_write,
+)
 from .export_reimport import NotAnExport, export_reimport
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
 from .metric_import import metric_score_import
@@ -28,6 +36,7 @@ __all__ = [
     "export_reimport",
     "export_run",
     "export_start",
+    "ABOUT_FIELDS",
     "export_state",
     "export_write",
     "judge_agreement_report",

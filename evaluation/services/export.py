@@ -22,6 +22,7 @@ from django.utils import timezone
 from annotation.models import Job, Project
 from annotation.services.job import job_start
 from audit.services import audit_record
+from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export.tables import ITEMS, RATERS, judgments_table, scores_table, value_type
@@ -62,6 +63,22 @@ class ExportOptionsError(ValueError):
         super().__init__("; ".join(f"{name}: {message}" for name, message in errors.items()))
 
 
+# What the lead tells the data card that the platform cannot know (field: its heading on the export page).
+ABOUT_FIELDS = {
+    "summary": "Summary",
+    "motivation": "Motivation",
+    "authors": "Authors",
+    "contact": "Contact",
+    "citation": "Citation (BibTeX or plain text)",
+    "recruitment": "How raters were recruited",
+    "compensation": "How raters were paid",
+    "consent": "Consent and ethics review",
+    "intended_uses": "Intended uses",
+    "limitations": "Limitations",
+}
+ABOUT_MAX_CHARS = 5000
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     """What the lead chose. Usernames appear only with ``include_usernames``; emails never do."""
@@ -69,7 +86,7 @@ class ExportOptions:
     formats: tuple[str, ...] = FORMATS
     split: str = "all"
     include_usernames: bool = False
-    include_excluded: bool = True
+    include_excluded: bool = False
     recompute_agreement: bool = False
     license: str = "unknown"
     languages: tuple[str, ...] = ()
@@ -77,6 +94,16 @@ class ExportOptions:
     pretty_name: str = ""
     # CSV text that a spreadsheet would run as a formula (= + - @ tab CR first) gets a leading ' unless this.
     csv_raw_text: bool = False
+    summary: str = ""
+    motivation: str = ""
+    authors: str = ""
+    contact: str = ""
+    citation: str = ""
+    recruitment: str = ""
+    compensation: str = ""
+    consent: str = ""
+    intended_uses: str = ""
+    limitations: str = ""
 
     def errors(self) -> dict[str, str]:
         errors = {}
@@ -105,6 +132,15 @@ class ExportOptions:
             errors["pretty_name"] = "at most 200 characters"
         if not isinstance(self.csv_raw_text, bool):
             errors["csv_raw_text"] = "true or false"
+        for name in ABOUT_FIELDS:
+            value = getattr(self, name)
+            problem = (
+                "must be text" if not isinstance(value, str)
+                else f"at most {ABOUT_MAX_CHARS} characters" if len(value) > ABOUT_MAX_CHARS
+                else text_problem(value)
+            )
+            if problem:
+                errors[name] = problem
         return errors
 
     def checked(self) -> "ExportOptions":
@@ -343,6 +379,7 @@ def _facts(
             "task_categories": list(options.task_categories),
             "csv_raw_text": options.csv_raw_text,
         },
+        "about": {name: getattr(options, name).strip() for name in ABOUT_FIELDS},
         **card_facts,
         "files": [
             {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows}

@@ -7,6 +7,7 @@ submodules are implementation details.
 """
 
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
+from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
 from .errors import InsufficientDataError
 from .judges import Estimate, JudgeAgreement, consensus, judge_agreement, pairwise_agreement
@@ -31,6 +32,7 @@ from .system_scores import (
 )
 
 __all__ = [
+    "significance_clusters",
     "INTERVAL_METHODS",
     "KENDALL_VARIANT",
     "BradleyTerryResult",

@@ -7,10 +7,22 @@
   const palette = ["#0b5cad", "#b35c00", "#116329", "#8250df", "#a40e26", "#1b7c83"];
   const weeks = [...new Set(Object.values(trends).flatMap((t) => t.cumulative.map((p) => p.week)))].sort();
   const datasets = [];
+  // A single week has no line to draw: each label is its value with the 95% interval as a bar around it.
+  const single = weeks.length === 1;
   Object.entries(trends).forEach(([label, series], i) => {
     const colour = palette[i % palette.length];
     const byWeek = Object.fromEntries(series.cumulative.map((p) => [p.week, p]));
     const pick = (key) => weeks.map((w) => (byWeek[w] && byWeek[w][key] !== null ? byWeek[w][key] : null));
+    if (single) {
+      const [low, high] = [pick("ci_low")[0], pick("ci_high")[0]];
+      if (low !== null && high !== null) {
+        datasets.push({ type: "bar", label: `${label} 95% interval`, data: [[low, high]], backgroundColor: colour + "44",
+                        borderColor: colour, borderWidth: 1, barPercentage: 0.25, hiddenLegend: true });
+      }
+      datasets.push({ type: "line", label, data: pick("value"), borderColor: colour, backgroundColor: colour,
+                      pointRadius: 6, pointStyle: "rectRot", showLine: false, n: pick("n_units") });
+      return;
+    }
     datasets.push({ label: `${label} CI low`, data: pick("ci_low"), borderWidth: 0, pointRadius: 0, fill: false,
                     backgroundColor: colour + "22", hiddenLegend: true });
     datasets.push({ label: `${label} CI high`, data: pick("ci_high"), borderWidth: 0, pointRadius: 0, fill: "-1",

@@ -1,16 +1,13 @@
 /* Keyboard-first rating screens (likert radios, pairwise A/tie/B, rankme sliders). Plain JS, no
  * dependencies: the form works without it; this adds the keys, the "every question answered" check
- * and the client-measured duration. */
+ * (saying which are left, and going to the first), sliders without a starting value, the client-measured
+ * duration, and screen-to-screen without a reload: the answers are posted in the background and the next
+ * screen, which the server sends back in the same response, replaces this one in place. */
 (function () {
   "use strict";
-  var form = document.getElementById("rate-form");
-  if (!form) return;
-  var task = form.dataset.task;
-  var servedAt = Date.now();
-  var status = document.getElementById("rate-status");
-  var submit = document.getElementById("rate-submit");
-  var groups = Array.prototype.slice.call(form.querySelectorAll("fieldset.q"));
   var PAIRWISE_KEYS = { a: "A", "1": "A", t: "tie", "0": "tie", b: "B", "2": "B" };
+  var STEP_KEYS = { ArrowRight: 1, ArrowUp: 1, PageUp: 1, End: 1, ArrowLeft: -1, ArrowDown: -1, PageDown: -1, Home: -1 };
+  var s = null;  // the screen now shown: {form, task, servedAt, status, submit, groups, sending}
 
   function radios(g) { return Array.prototype.slice.call(g.querySelectorAll("input[type=radio]")); }
   function isSlider(g) { return g.classList.contains("slider"); }
@@ -28,31 +25,47 @@
     return radios(g).some(function (r) { return r.checked; });
   }
 
-  function unanswered() { return groups.filter(function (g) { return !answered(g); }); }
+  function unanswered() { return s.groups.filter(function (g) { return !answered(g); }); }
 
   function refresh() {
-    groups.forEach(function (g) { g.classList.toggle("answered", answered(g)); });
+    s.groups.forEach(function (g) {
+      var done = answered(g);
+      g.classList.toggle("answered", done);
+      if (done) g.classList.remove("missing");
+    });
     var left = unanswered().length;
-    status.textContent = left ? left + (left === 1 ? " question" : " questions") + " left."
-                              : "Every question is answered: press Enter to submit.";
+    if (!s.status.classList.contains("missing") || !left) {
+      s.status.classList.remove("missing");
+      s.status.textContent = left ? left + (left === 1 ? " question" : " questions") + " left."
+                                  : "Every question is answered: press Enter to submit.";
+    } else {
+      s.status.textContent = missingText(unanswered());
+    }
     return left;
   }
 
-  function focusGroup(g) {
+  function missingText(open) {
+    var names = open.map(function (g) { return g.dataset.name; });
+    var shown = names.slice(0, 3).join(", ") + (names.length > 3 ? " and " + (names.length - 3) + " more" : "");
+    return "Not sent: " + names.length + (names.length === 1 ? " question is" : " questions are") +
+      " still open: " + shown + ".";
+  }
+
+  function focusGroup(g, scroll) {
     if (!g) return;
     var target = isSlider(g) ? g.querySelector("input[type=range]")
       : (radios(g).filter(function (r) { return r.checked; })[0] || radios(g)[0]);
-    target.focus();
-    g.scrollIntoView({ block: "nearest" });
+    target.focus({ preventScroll: true });
+    g.scrollIntoView({ block: scroll || "nearest" });
   }
 
   function currentGroup() {
-    return groups.filter(function (g) { return g.contains(document.activeElement); })[0];
+    return s.groups.filter(function (g) { return g.contains(document.activeElement); })[0];
   }
 
   function nextUnanswered(after) {
-    var start = after ? groups.indexOf(after) + 1 : 0;
-    var rest = groups.slice(start).concat(groups.slice(0, start));
+    var start = after ? s.groups.indexOf(after) + 1 : 0;
+    var rest = s.groups.slice(start).concat(s.groups.slice(0, start));
     return rest.filter(function (g) { return !answered(g); })[0];
   }
 
@@ -64,51 +77,110 @@
     pick.checked = true;
     refresh();
     var next = nextUnanswered(g);
-    if (next) focusGroup(next); else submit.focus();
+    if (next) focusGroup(next); else s.submit.focus();
     return true;
   }
 
   function trySubmit() {
-    var left = refresh();
-    if (left) {
-      focusGroup(unanswered()[0]);
+    if (s.sending || s.submit.disabled) return false;
+    refresh();
+    var open = unanswered();
+    if (open.length) {
+      open.forEach(function (g) { g.classList.add("missing"); });
+      s.status.classList.add("missing");
+      s.status.textContent = missingText(open);
+      focusGroup(open[0], "center");
       return false;
     }
-    form.elements.duration_ms.value = String(Date.now() - servedAt);
-    submit.disabled = true;  // a double press must not send twice (the server would answer 200 anyway)
-    HTMLFormElement.prototype.submit.call(form);
+    s.form.elements.duration_ms.value = String(Date.now() - s.servedAt);
+    s.sending = true;
+    s.submit.disabled = true;  // a double press must not send twice (the server would answer 200 anyway)
+    send(s.form);
     return true;
   }
 
-  groups.forEach(function (g) {
-    if (!isSlider(g)) {
-      g.addEventListener("change", refresh);
-      return;
-    }
+  // The answers go in the background; the response is the next screen (or this one again with the
+  // reasons it was refused, the training feedback, the end), shown in place. Anything else, or a
+  // network failure, falls back to the plain form post.
+  function send(form) {
+    var nextUrl = form.dataset.nextUrl;
+    fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+                         headers: { "X-Concord-Next": "inline" } })
+      .then(function (response) {
+        if (response.redirected) { window.location.assign(response.url); return null; }
+        return response.text();
+      })
+      .then(function (html) {
+        if (html === null) return;
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var main = doc.querySelector("main");
+        if (!main) { HTMLFormElement.prototype.submit.call(form); return; }
+        document.title = doc.title;
+        document.querySelector("main").replaceWith(document.adoptNode(main));
+        window.history.replaceState(null, "", nextUrl);
+        window.scrollTo(0, 0);
+        start();
+        var first = document.querySelector("main [autofocus]");
+        if (!s && first) first.focus();
+      })
+      .catch(function () { HTMLFormElement.prototype.submit.call(form); });
+  }
+
+  // An unset linear slider has no value to start from: the first step puts it at the end it moves away from.
+  function startSliderFromEnd(e, g, range) {
+    if (!g.classList.contains("unset") || isLog(g) || !(e.key in STEP_KEYS)) return;
+    e.preventDefault();
+    range.value = STEP_KEYS[e.key] > 0 ? range.min : range.max;
+    range.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  function wireSlider(g) {
     var range = g.querySelector("input[type=range]");
     var number = g.querySelector("input[type=number]");
+    range.addEventListener("keydown", function (e) { startSliderFromEnd(e, g, range); });
     range.addEventListener("input", function () {
       // three significant digits: 102, not 102.32929922807544
       number.value = isLog(g) ? String(Number(Math.pow(10, range.value).toPrecision(3))) : range.value;
+      range.removeAttribute("aria-valuetext");
       g.classList.remove("unset");
       refresh();
     });
     number.addEventListener("input", function () {
       if (numberOk(g, number)) {
         range.value = isLog(g) ? Math.log10(Number(number.value)) : number.value;
+        range.removeAttribute("aria-valuetext");
         g.classList.remove("unset");
       } else {
         g.classList.add("unset");
       }
       refresh();
     });
-  });
+  }
+
+  function start() {
+    var form = document.getElementById("rate-form");
+    if (!form) { s = null; return; }
+    s = { form: form, task: form.dataset.task, servedAt: Date.now(), sending: false,
+          status: document.getElementById("rate-status"), submit: document.getElementById("rate-submit"),
+          groups: Array.prototype.slice.call(form.querySelectorAll("fieldset.q")) };
+    s.groups.forEach(function (g) {
+      if (isSlider(g)) wireSlider(g); else g.addEventListener("change", refresh);
+    });
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      trySubmit();
+    });
+    refresh();
+    if (!document.querySelector("#errors")) focusGroup(nextUnanswered(null) || s.groups[0]);
+    else focusGroup(nextUnanswered(null));
+    document.documentElement.dataset.screen = form.elements.client_token.value;  // which screen is up (tests)
+  }
 
   document.addEventListener("keydown", function (e) {
-    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (!s || e.altKey || e.ctrlKey || e.metaKey) return;
     var t = e.target;
-    if (!form.contains(t) && t !== document.body) return;  // the flag form keeps its keys
-    var g = currentGroup() || nextUnanswered(null) || groups[0];
+    if (!s.form.contains(t) && t !== document.body) return;  // the flag form keeps its keys
+    var g = currentGroup() || nextUnanswered(null) || s.groups[0];
     if (e.key === "Enter") {
       e.preventDefault();
       trySubmit();
@@ -117,25 +189,18 @@
     var typing = t.type === "number";
     if (!typing && (e.key === "ArrowDown" || e.key === "ArrowUp") && g && !isSlider(g)) {
       e.preventDefault();
-      var i = groups.indexOf(g) + (e.key === "ArrowDown" ? 1 : -1);
-      focusGroup(groups[Math.max(0, Math.min(groups.length - 1, i))]);
+      var i = s.groups.indexOf(g) + (e.key === "ArrowDown" ? 1 : -1);
+      focusGroup(s.groups[Math.max(0, Math.min(s.groups.length - 1, i))]);
       return;
     }
     if (typing || !g || isSlider(g)) return;
     var key = e.key.toLowerCase();
-    if (task === "pairwise" && PAIRWISE_KEYS[key]) {
+    if (s.task === "pairwise" && PAIRWISE_KEYS[key]) {
       if (choose(g, PAIRWISE_KEYS[key], false)) e.preventDefault();
-    } else if (task !== "pairwise" && /^[0-9]$/.test(key)) {
+    } else if (s.task !== "pairwise" && /^[0-9]$/.test(key)) {
       if (choose(g, key, true)) e.preventDefault();
     }
   });
 
-  form.addEventListener("submit", function (e) {
-    e.preventDefault();
-    trySubmit();
-  });
-
-  refresh();
-  if (!document.querySelector("#errors")) focusGroup(nextUnanswered(null) || groups[0]);
-  else focusGroup(nextUnanswered(null));
+  start();
 })();

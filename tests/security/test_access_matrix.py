@@ -116,6 +116,8 @@ EXPECTED = {
     "console-project-new-preview": {"post": (302, 403, 403, 200, 403)},
     "console-project-settings": {"get": (302, 404, 403, 200, 200), "post": PAGE_LEAD_POST["post"]},
     "console-project-preview": {"post": (302, 404, 403, 200, 200)},
+    # The lead tries the rater's screens; nothing posted is stored.
+    "console-project-try": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 200, 200)},
     # A refused status change goes back to the project page with the reason.
     "console-project-status": {"post": (302, 404, 403, 302, 302)},
     "console-project-clone": {"get": (302, 404, 403, 200, 403), "post": (302, 404, 403, 400, 403)},

@@ -59,7 +59,7 @@ def _progress(client, project) -> dict:
 
 
 def _page_progress(html: str) -> tuple[int, ...]:
-    match = re.search(r'data-testid="done">(\d+)</strong> judged · (\d+) open · (\d+) left', html)
+    match = re.search(r'data-testid="done">(\d+)</strong> of (\d+) done', html)
     return tuple(int(g) for g in match.groups())
 
 
@@ -129,9 +129,8 @@ def _session(monkeypatch):
                 "left_change": after["remaining"] - before["remaining"],
                 "total_change": after["total"] - before["total"],
                 "page_done": shown[0],
-                "page_open": shown[1],
-                "page_left": shown[2],
-                "page_left_change": shown[2] - before["remaining"],
+                "page_total": shown[1],
+                "page_total_change": shown[1] - before["total"],
                 "id_step": screen["assignment_id"] - (previous_id or screen["assignment_id"]),
                 "next_status": served.status_code,
                 "next_fields": _keys(screen),
@@ -185,8 +184,9 @@ def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch):
     p_values = {name: _two_sample_p(_coded(rows, name), is_control) for name in names}
     alpha = 0.01 / len(names)
     assert {name: p for name, p in p_values.items() if p < alpha} == {}
-    # "left" drops by one on every screen, control or not, and the page says what the endpoint says
-    assert {row["left_change"] for row in rows} == {-1} and {row["page_left_change"] for row in rows} == {-1}
+    # "left" drops by one on every screen, control or not, and the page ("12 of 40 done") says what the endpoint says
+    assert {row["left_change"] for row in rows} == {-1} and {row["page_total_change"] for row in rows} == {0}
+    assert all(row["page_done"] == row["done"] for row in rows)
 
     # All signals together: a small tree, cross-validated, is no better than always guessing "work"
     features = np.column_stack([_coded(rows, name) for name in names])

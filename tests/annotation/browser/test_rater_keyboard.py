@@ -26,10 +26,12 @@ def wait_for_screen(page):
 
 
 def submit_and_wait(page):
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
-    if not page.query_selector("[data-testid=finished]"):
-        wait_for_screen(page)
+    """Enter sends the screen; the next one replaces it in place (no reload), or the end is shown."""
+    shown = page.get_attribute("html", "data-screen")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(shown) => document.querySelector('[data-testid=finished]') || "
+                           "(document.documentElement.dataset.screen !== shown && document.activeElement"
+                           " && document.activeElement.closest('fieldset.q'))", arg=shown)
 
 
 def test_likert_with_number_keys_arrows_and_enter(page, live_server, screenshot):
@@ -41,7 +43,8 @@ def test_likert_with_number_keys_arrows_and_enter(page, live_server, screenshot)
     # Enter on an incomplete screen submits nothing and says what is missing
     page.keyboard.press("4")
     page.keyboard.press("Enter")
-    assert "3 questions left" in page.inner_text("#rate-status")
+    assert page.inner_text("#rate-status") == ("Not sent: 3 questions are still open: coherence (output 1), "
+                                               "fluency (output 2), coherence (output 2).")
     assert not Judgment.objects.exists()
     screenshot(page, "likert-incomplete")
 
@@ -90,13 +93,16 @@ def test_rankme_sliders_start_unset_and_take_arrows_or_typed_numbers(page, live_
     enter_project(page, live_server, rater, project)
 
     page.keyboard.press("Enter")  # nothing set yet: refused
-    assert "3 questions left" in page.inner_text("#rate-status")
+    assert "3 questions are still open" in page.inner_text("#rate-status")
     screenshot(page, "rankme-unset")
 
-    page.keyboard.press("ArrowRight")  # first slider: 50 → 51
+    # an unset slider has no value to start from: the first step puts it at the end it moves away from
+    page.keyboard.press("ArrowRight")  # first slider: unset → 0
+    page.keyboard.press("ArrowRight")  # 0 → 1
     page.keyboard.press("Tab")  # its number field
     page.keyboard.press("Tab")  # second slider
-    page.keyboard.press("ArrowLeft")  # 50 → 49
+    page.keyboard.press("ArrowLeft")  # unset → 100
+    page.keyboard.press("ArrowLeft")  # 100 → 99
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # third slider
     page.keyboard.press("Tab")  # its number field: type the value
@@ -105,7 +111,7 @@ def test_rankme_sliders_start_unset_and_take_arrows_or_typed_numbers(page, live_
     submit_and_wait(page)
 
     page.wait_for_selector("[data-testid=finished]")
-    assert sorted(Judgment.objects.values_list("value", flat=True)) == [49.0, 51.0, 87.5]
+    assert sorted(Judgment.objects.values_list("value", flat=True)) == [1.0, 87.5, 99.0]
 
 
 def test_rankme_with_a_modulus_scores_against_the_reference_from_the_keyboard(page, live_server, screenshot):
@@ -129,6 +135,7 @@ def test_rankme_with_a_modulus_scores_against_the_reference_from_the_keyboard(pa
     page.keyboard.type("0")  # not a magnitude: the question stays open
     assert "1 question left" in page.inner_text("#rate-status")
     page.keyboard.press("Enter")  # refused in the page; the focus goes back to the open question
+    assert "output 3" in page.inner_text("#rate-status")
     assert not Judgment.objects.exists()
     page.keyboard.press("Tab")  # from its slider to its number field again
     page.keyboard.press("Control+A")

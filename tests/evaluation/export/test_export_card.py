@@ -202,7 +202,7 @@ def test_quality_control_rules_versions_and_exclusions_are_stated(lead, tmp_path
     rater_exclude(project=project, rater=worker, by=lead, reason="answers at random")
 
     # when exported
-    files = read_zip(_write(project, tmp_path))
+    files = read_zip(_write(project, tmp_path, include_excluded=True))  # off unless asked for
     card, facts = files["README.md"].decode(), json.loads(files["card.json"])
     heds = json.loads(files["heds.json"])
 
@@ -246,3 +246,28 @@ def test_a_rankme_modulus_is_stated_and_its_scores_binned_in_doublings_of_the_mo
         "below 12.5": raw[5], "12.5–25": raw[20], "25–50": 0, "50–100": 0, "100–200": raw[100] + raw[150],
         "200–400": 0, "400–800": raw[700], "800 and above": raw[2500]}
     assert "after per-rater log normalisation" in heds and "relative to the reference's fixed 100" in heds
+
+
+def test_what_the_authors_state_at_export_is_in_the_card(lead, tmp_path):
+    project = likert_study(lead)
+    about = {"summary": "Fluency of news summaries, judged by students.", "motivation": "To test a new metric.",
+             "authors": "A. Author, B. Author", "contact": "eval@example.org",
+             "citation": "@inproceedings{author2026,\n  title={A study},\n  year={2026}\n}",
+             "recruitment": "Students of our department, by email.", "compensation": "15 EUR an hour.",
+             "consent": "Written consent; approved by the faculty ethics board (no. 42).",
+             "intended_uses": "Meta-evaluation of metrics.", "limitations": "English news only."}
+    card = read_zip(_write(project, tmp_path, **about))["README.md"].decode()
+    for text in about.values():
+        assert text.split("\n")[0] in card
+    assert "```bibtex\n@inproceedings{author2026," in card
+    assert "how they were paid" not in card and "the intended uses" not in card
+    # left out, each is listed as not known
+    bare = read_zip(_write(project, tmp_path))["README.md"].decode()
+    assert "how raters were recruited, how they were paid, what they consented to" in bare
+    assert "## Authors and citation" not in bare
+
+
+def test_a_refused_statement_names_its_field():
+    errors = ExportOptions(consent="a\x00b", citation="x" * 5001).errors()
+    assert errors == {"consent": "holds a NUL character (U+0000), which text may not contain",
+                      "citation": "at most 5000 characters"}

@@ -128,9 +128,9 @@ def test_excluded_raters_are_marked_or_left_out_as_asked(study, tmp_path):
     excluded = Judgment.objects.filter(project=study, source="import").order_by("id").first().rater_id
     RaterExclusion.objects.create(project=study, rater_id=excluded, created_at=timezone.now())
 
-    marked = jsonl(export(study, tmp_path, formats=("jsonl",))["data/judgments.jsonl"])
+    marked = jsonl(export(study, tmp_path, formats=("jsonl",), include_excluded=True)["data/judgments.jsonl"])
     assert {j["rater"] for j in marked if j["excluded"]} == {"rater-001"}
-    without = export(study, tmp_path, formats=("jsonl",), include_excluded=False)
+    without = export(study, tmp_path, formats=("jsonl",))  # left out unless asked for
     assert "rater-001" not in {j["rater"] for j in jsonl(without["data/judgments.jsonl"])}
     facts = json.loads(without["card.json"])
     assert facts["counts"]["exclusions"]["n_excluded_raters"] == 1
@@ -254,7 +254,7 @@ def test_outside_a_transaction_the_card_is_read_on_a_second_connection_with_the_
 def test_the_counts_are_read_once_for_the_progress_the_splits_the_raters_table_and_the_card(
         study, tmp_path, django_assert_num_queries):
     export(study, tmp_path)  # the first export computes agreement: the second reads the snapshots
-    with django_assert_num_queries(39) as queries:
+    with django_assert_num_queries(40) as queries:  # 39, and one to leave out excluded raters (the default)
         files = export(study, tmp_path)
     counts = Counter(q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"])
     assert [sql for sql, n in counts.items() if n > 1] == []
