@@ -66,6 +66,9 @@ class ExternalLink(models.Model):
                                              "hex, which only a platform holding the secret can make.")
     min_judged_screens = models.PositiveIntegerField(
         default=1, help_text="Screens a worker must have judged to be shown the completion code.")
+    max_screens_per_worker = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The batch: screens each worker admitted from now on is served at most "
+                                         "(their own maximum, kept if this changes later); empty: the project's.")
     max_unjudged_share = models.FloatField(
         default=0.2, help_text="Share of the screens a worker was offered that they may flag or let lapse and still "
                                "be shown the completion code.")
