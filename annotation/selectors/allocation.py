@@ -3,7 +3,7 @@ starts (annotation.allocation_design), and a rater's quota."""
 import math
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from annotation.allocation_design import MAX_PLACES, Design, design_summary, item_masks
 from annotation.models import Assignment, Item, Membership, Project
@@ -105,3 +105,37 @@ def rater_quota_list(project: Project) -> list[dict]:
                      "expected_screens": m.expected_screens, "quota": rater_quota(m, project),
                      "served": served.get(m.user_id, 0), "place": m.plan_position})
     return rows
+
+
+def _place_mask(project: Project, membership: Membership) -> int:
+    """The rater's place as a mask: theirs, or the one they would take now (the lowest free), or 0."""
+    if membership.plan_position is not None:
+        return 1 << membership.plan_position
+    held = set(Membership.objects.filter(project=project, plan_position__isnull=False)
+               .values_list("plan_position", flat=True))
+    free = [p for p in range(project.plan_size) if p not in held]
+    return 1 << free[0] if free else 0
+
+
+def allocation_open(project: Project, membership: Membership, open_items):
+    """Of ``open_items`` (items open to the rater), those the design serves them: of their place (or the one
+    they would take now), of vacated places, or of none."""
+    if not project.plan_size:
+        return open_items
+    mask = _place_mask(project, membership) | project.plan_vacated_mask
+    return open_items.annotate(in_plan=F("plan_mask").bitand(mask)).filter(Q(plan_mask=0) | Q(in_plan__gt=0))
+
+
+def quota_left(project: Project, membership: Membership) -> int | None:
+    """Screens the rater's quota has left (None: no quota)."""
+    quota = rater_quota(membership, project)
+    if quota is None:
+        return None
+    served = Assignment.objects.filter(project=project, rater_id=membership.user_id).exclude(
+        status=Assignment.Status.EXPIRED).count()
+    return max(0, quota - served)
+
+
+def allocation_limits(project: Project, membership: Membership) -> bool:
+    """Whether a design or a quota limits what the rater is served."""
+    return bool(project.plan_size or rater_quota(membership, project) is not None)

@@ -148,3 +148,18 @@ def test_an_excluded_raters_place_and_judged_slots_are_served_again(lead):
     assert judged[b.pk] <= judged[a.pk] | judged[c.pk]
     assert over_target(pk) == []
     assert RaterExclusion.objects.filter(project_id=pk, rater=b).exists()
+
+
+def test_the_instructions_offer_no_start_when_the_quota_is_used_up(lead):
+    pk, lead_client = study_create(lead, n_items=6, double_annotation_share=0,
+                                   allocation={"max_screens_per_rater": 2, "planned_raters": 1})
+    rater = rater_join(lead_client, pk, "r0")
+    page = Client()
+    page.force_login(rater)
+    assert 'id="start"' in page.get(f"/projects/{pk}/instructions/").content.decode()
+
+    rate_all(client_for(rater), pk)
+
+    text = page.get(f"/projects/{pk}/instructions/").content.decode()
+    assert 'id="start"' not in text and "Nothing is waiting for you" in text
+    assert client_for(rater).get(f"/api/v1/projects/{pk}/progress/").json()["remaining"] == 0
