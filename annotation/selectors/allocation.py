@@ -108,12 +108,13 @@ def rater_quota_list(project: Project) -> list[dict]:
 
 
 def _place_mask(project: Project, membership: Membership) -> int:
-    """The rater's place as a mask: theirs, or the one they would take now (the lowest free), or 0."""
+    """The rater's place as a mask: theirs, or the one they would take now (as allocation_place_claim), or 0."""
     if membership.plan_position is not None:
         return 1 << membership.plan_position
     held = set(Membership.objects.filter(project=project, plan_position__isnull=False)
                .values_list("plan_position", flat=True))
-    free = [p for p in range(project.plan_size) if p not in held]
+    vacated = project.plan_vacated_mask
+    free = sorted((p for p in range(project.plan_size) if p not in held), key=lambda p: (vacated >> p & 1, p))
     return 1 << free[0] if free else 0
 
 

@@ -20,18 +20,21 @@ def places_lock(project_id: int) -> None:
 
 
 def allocation_place_claim(*, project: Project, membership: Membership) -> int | None:
-    """Gives the rater the lowest free place of the design (a vacated one is no longer vacated); None when
-    every place is held. The caller holds the rater's membership row."""
+    """Gives the rater the lowest place of the design no rater has held yet, else the lowest vacated one
+    (which is then no longer vacated); None when every place is held. The caller holds the rater's membership
+    row. New places first: a vacated place's work is served meanwhile to raters with quota left, a place
+    nobody has held waits for its rater."""
     places_lock(project.pk)
     held = set(Membership.objects.filter(project=project, plan_position__isnull=False)
                .values_list("plan_position", flat=True))
-    free = [p for p in range(project.plan_size) if p not in held]
+    vacated = Project.objects.filter(pk=project.pk).values_list("plan_vacated_mask", flat=True)[0]
+    free = sorted((p for p in range(project.plan_size) if p not in held), key=lambda p: (vacated >> p & 1, p))
     if not free:
         return None
     place = free[0]
     Membership.objects.filter(pk=membership.pk).update(plan_position=place)
     membership.plan_position = place
-    # Unconditionally: the project row the caller read may predate a vacating this lock waited for.
-    Project.objects.filter(pk=project.pk).update(plan_vacated_mask=F("plan_vacated_mask").bitand(~(1 << place)))
-    project.plan_vacated_mask &= ~(1 << place)
+    if vacated >> place & 1:
+        Project.objects.filter(pk=project.pk).update(plan_vacated_mask=F("plan_vacated_mask").bitand(~(1 << place)))
+    project.plan_vacated_mask = vacated & ~(1 << place)
     return place
