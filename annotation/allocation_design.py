@@ -80,6 +80,12 @@ def item_masks(targets: list[int], *, places: int, min_pair_overlap: int = 0) ->
     return [(1 << next(singles)) if m is None and t == 1 else (m or 0) for m, t in zip(masks, targets, strict=True)]
 
 
+def free_places(places: int, held: set[int], vacated: int) -> list[int]:
+    """The places a joining rater may take, in the order they take them: those nobody held yet, then the
+    vacated ones (whose work raters with quota left are served meanwhile; a place nobody held waits)."""
+    return sorted((p for p in range(places) if p not in held), key=lambda p: (vacated >> p & 1, p))
+
+
 def places_of(mask: int) -> list[int]:
     return [p for p in range(MAX_PLACES) if mask >> p & 1]
 

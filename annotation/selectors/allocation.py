@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, F, Q
 
-from annotation.allocation_design import MAX_PLACES, Design, design_summary, item_masks
+from annotation.allocation_design import MAX_PLACES, Design, design_summary, free_places, item_masks
 from annotation.models import Assignment, Item, Membership, Project
 
 from .item_states import WORK_ITEMS
@@ -113,8 +113,7 @@ def _place_mask(project: Project, membership: Membership) -> int:
         return 1 << membership.plan_position
     held = set(Membership.objects.filter(project=project, plan_position__isnull=False)
                .values_list("plan_position", flat=True))
-    vacated = project.plan_vacated_mask
-    free = sorted((p for p in range(project.plan_size) if p not in held), key=lambda p: (vacated >> p & 1, p))
+    free = free_places(project.plan_size, held, project.plan_vacated_mask)
     return 1 << free[0] if free else 0
 
 

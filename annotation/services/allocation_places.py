@@ -8,6 +8,7 @@ import zlib
 from django.db import connection
 from django.db.models import F
 
+from annotation.allocation_design import free_places
 from annotation.models import Membership, Project
 
 _LOCK_CLASS = zlib.crc32(b"allocation") - 2**31
@@ -22,13 +23,12 @@ def places_lock(project_id: int) -> None:
 def allocation_place_claim(*, project: Project, membership: Membership) -> int | None:
     """Gives the rater the lowest place of the design no rater has held yet, else the lowest vacated one
     (which is then no longer vacated); None when every place is held. The caller holds the rater's membership
-    row. New places first: a vacated place's work is served meanwhile to raters with quota left, a place
-    nobody has held waits for its rater."""
+    row."""
     places_lock(project.pk)
     held = set(Membership.objects.filter(project=project, plan_position__isnull=False)
                .values_list("plan_position", flat=True))
     vacated = Project.objects.filter(pk=project.pk).values_list("plan_vacated_mask", flat=True)[0]
-    free = sorted((p for p in range(project.plan_size) if p not in held), key=lambda p: (vacated >> p & 1, p))
+    free = free_places(project.plan_size, held, vacated)
     if not free:
         return None
     place = free[0]
