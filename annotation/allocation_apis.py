@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import DETAIL, AllocationSettingsSerializer
+from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead
 from annotation.selectors.allocation import allocation_design_preview, rater_quota_list
 from annotation.services.allocation import allocation_rater_quota_set, allocation_settings_update
@@ -76,17 +77,16 @@ class RaterQuotaApi(APIView):
         served = serializers.IntegerField()
         place = serializers.IntegerField(allow_null=True, help_text="Their place in the design, from 1.")
 
-    def _rows(self, project):
-        rows = [{**row, "place": None if row["place"] is None else row["place"] + 1}
+    @staticmethod
+    def _rows(project) -> list[dict]:
+        return [{**row, "place": None if row["place"] is None else row["place"] + 1}
                 for row in rater_quota_list(project)]
-        return Response(self.OutputSerializer(rows, many=True).data)
 
     @extend_schema(responses={200: OutputSerializer(many=True), 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):
-        return self._rows(project_get_for_lead(request.user, pk))
+        return paginated(request, self, self._rows(project_get_for_lead(request.user, pk)), self.OutputSerializer)
 
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer(many=True), 400: DETAIL, 403: DETAIL,
-                                                       404: DETAIL})
+    @extend_schema(request=InputSerializer, responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL})
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
@@ -97,4 +97,5 @@ class RaterQuotaApi(APIView):
         allocation_rater_quota_set(project=project, rater=rater, by=request.user,
                                    max_screens=data.validated_data["max_screens"],
                                    expected_screens=data.validated_data["expected_screens"])
-        return self._rows(project)
+        row = next(row for row in self._rows(project) if row["username"] == rater.username)
+        return Response(self.OutputSerializer(row).data)

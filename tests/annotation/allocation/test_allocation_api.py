@@ -71,8 +71,9 @@ def test_a_raters_own_quota_overrides_the_projects(lead):
     response = lead_client.post(f"/api/v1/projects/{pk}/allocation/raters/",
                                 {"username": "r0", "max_screens": 5, "expected_screens": 4}, format="json")
     assert response.status_code == 200
-    assert response.json() == [{"username": "r0", "max_screens": 5, "expected_screens": 4, "quota": 5,
-                                "served": 0, "place": None}]
+    assert response.json() == {"username": "r0", "max_screens": 5, "expected_screens": 4, "quota": 5,
+                               "served": 0, "place": None}
+    assert lead_client.get(f"/api/v1/projects/{pk}/allocation/raters/").json()["results"] == [response.json()]
 
     assert rate_all(client_for(rater), pk) == 5
 
