@@ -118,6 +118,21 @@ class ProjectOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class AllocationSettingsSerializer(serializers.Serializer):
+    max_screens_per_rater = serializers.IntegerField(
+        min_value=1, allow_null=True, required=False,
+        help_text="Screens (control screens included) a rater is served at most; null: no cap.")
+    expected_screens_per_rater = serializers.IntegerField(
+        min_value=1, allow_null=True, required=False, help_text="Screens a rater is expected to do.")
+    planned_raters = serializers.IntegerField(
+        min_value=1, max_value=62, allow_null=True, required=False,
+        help_text="Raters the design spreads the work over; null: as many as max_screens_per_rater needs.")
+    min_pair_overlap = serializers.IntegerField(
+        min_value=0, max_value=10_000, required=False, help_text="Units each pair planned to overlap shares at least.")
+    replan_excluded_judgments = serializers.BooleanField(
+        required=False, help_text="When a rater is excluded, the items they judged want one more rater.")
+
+
 def _limits(field: str) -> dict:
     low, high = SETTING_LIMITS[field]
     return {"min_value": low, "max_value": high}
@@ -153,6 +168,8 @@ class ProjectListCreateApi(APIView):
                       "reference. Null or omitted: sliders over each criterion's range.")
         randomise_output_order = serializers.BooleanField(
             default=True, help_text="Likert and RankME: shuffle the outputs per rater (else imported order).")
+        allocation = AllocationSettingsSerializer(
+            required=False, help_text="Quotas and the design (also set later at allocation/).")
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):

@@ -53,6 +53,25 @@ class Project(models.Model):
                   "outputs are scored relative to it with any positive number (magnitude estimation). "
                   "Empty: sliders over the criterion's range.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.LIVE)
+    # Allocation (annotation.services.allocation): quotas, and the design that spreads the work over raters.
+    max_screens_per_rater = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Screens (control screens included) a rater is served at most; empty: no cap.")
+    expected_screens_per_rater = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Screens a rater is expected to do (what they are told and paid for).")
+    planned_raters = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Raters the design spreads the work over; empty: as many as the maximum "
+                                         "screens per rater needs, or no design without a maximum.")
+    min_pair_overlap = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="Units each pair of raters planned to overlap should share at least.")
+    replan_excluded_judgments = models.BooleanField(
+        default=False, db_default=False, help_text="When a rater is excluded, the items they judged want one more "
+                                                   "rater (their judgments no longer count).")
+    plan_size = models.PositiveSmallIntegerField(
+        default=0, db_default=0, help_text="Places in the design now applied to the items (0: no design).")
+    plan_vacated_mask = models.BigIntegerField(
+        default=0, db_default=0, help_text="Places of the design whose rater left (excluded or removed): bit p for "
+                                           "place p. Their work goes to the next rater who joins, and meanwhile to "
+                                           "raters with quota left.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -60,6 +79,9 @@ class Project(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(condition=Q(raters_per_item__gte=1), name="project_raters_per_item_positive"),
+            models.CheckConstraint(condition=Q(planned_raters__isnull=True) | Q(planned_raters__gte=1,
+                                                                                 planned_raters__lte=62),
+                                   name="project_planned_raters_in_range"),
             models.CheckConstraint(condition=Q(double_annotation_share__gte=0, double_annotation_share__lte=1),
                                    name="project_double_share_in_unit_interval"),
             models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lt=1), name="project_gold_rate_below_one"),
@@ -126,10 +148,18 @@ class Membership(models.Model):
     left_balance = models.JSONField(
         default=dict, blank=True,
         help_text="Pairwise: per system, times shown left minus times shown right to this rater.")
+    max_screens = models.PositiveIntegerField(
+        null=True, blank=True, help_text="This rater's own maximum of screens; empty: the project's.")
+    expected_screens = models.PositiveIntegerField(
+        null=True, blank=True, help_text="This rater's own expected screens; empty: the project's.")
+    plan_position = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The rater's place in the project's design, taken on their first screen.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
+            models.UniqueConstraint(fields=["project", "plan_position"], condition=Q(plan_position__isnull=False),
+                                    name="membership_one_rater_per_plan_position"),
             models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user_in_project"),
             models.UniqueConstraint(fields=["project", "external_name"], condition=~Q(external_name=""),
                                     name="membership_unique_external_name_in_project"),
@@ -164,6 +194,9 @@ class Item(models.Model):
     n_leased = models.PositiveIntegerField(
         default=0, db_default=0,
         help_text="Assignments still active (leased, not yet judged); the assignment services keep it exact.")
+    plan_mask = models.BigIntegerField(
+        default=0, db_default=0, help_text="The places of the project's design this item is planned for (bit p for "
+                                           "place p); 0: open to every rater.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

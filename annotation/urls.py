@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, qc_apis, views, views_qc, views_qc_setup, views_rater
+from . import allocation_apis, apis, qc_apis, views, views_qc, views_qc_setup, views_rater
 
 api_urlpatterns = [
     path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
@@ -16,6 +16,9 @@ api_urlpatterns = [
     path("projects/<int:pk>/progress/", apis.RaterProgressApi.as_view(), name="api-rater-progress"),
     path("assignments/<int:pk>/judgment/", apis.JudgmentSubmitApi.as_view(), name="api-judgment"),
     path("assignments/<int:pk>/flag/", apis.ItemFlagCreateApi.as_view(), name="api-flag"),
+    path("projects/<int:pk>/allocation/", allocation_apis.AllocationApi.as_view(), name="api-allocation"),
+    path("projects/<int:pk>/allocation/raters/", allocation_apis.RaterQuotaApi.as_view(),
+         name="api-allocation-raters"),
     path("projects/<int:pk>/qc/rules/", qc_apis.QcRulesApi.as_view(), name="api-qc-rules"),
     path("projects/<int:pk>/qc/actions/", qc_apis.RaterActionListCreateApi.as_view(), name="api-qc-actions"),
     path("projects/<int:pk>/qc/raters/", qc_apis.RaterQualityApi.as_view(), name="api-qc-raters"),

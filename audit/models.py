@@ -20,6 +20,8 @@ ACTIONS = {
     "items.import": "imported items (target: the file; detail: count and format)",
     "judgments.import": "imported judgments run elsewhere (target: the file; detail: count)",
     "qc.rules_update": "changed the quality-control rules (detail: version and each changed rule)",
+    "allocation.update": "changed the quotas or the design of the allocation (detail: changed settings, places)",
+    "allocation.rater_quota": "set one rater's own maximum and expected screens",
     "qc.apply": "applied the rules to every rater now (detail: the actions they took)",
     "rater.pause": "paused a rater (target: the rater; detail: reason)",
     "rater.resume": "resumed a rater",

@@ -38,6 +38,13 @@ class ExternalLinkForm(forms.Form):
         "screened-out or no-code completion link). Never put the completion code in it.",
     )
     min_judged_screens = forms.IntegerField(min_value=1, label="Judged screens needed for the completion code")
+    max_screens_per_worker = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Screens per worker in this batch (optional)",
+        help_text="Each worker admitted from now on is served at most this many screens (what you pay them for); "
+        "workers admitted before keep theirs. Empty: the project's maximum.",
+    )
     max_unjudged_percent = forms.FloatField(
         min_value=0,
         max_value=100,
@@ -50,7 +57,7 @@ class ExternalLinkForm(forms.Form):
         initial = {
             name: getattr(link, name)
             for name in ("max_identities", "max_identities_per_address", "prolific_study_id", "return_url",
-                         "min_judged_screens")
+                         "min_judged_screens", "max_screens_per_worker")
         }
         initial["signed"] = bool(link.signing_secret)
         initial["max_unjudged_percent"] = round(link.max_unjudged_share * 100, 4)
@@ -65,5 +72,6 @@ class ExternalLinkForm(forms.Form):
             "signed": data["signed"],
             "return_url": data["return_url"],
             "min_judged_screens": data["min_judged_screens"],
+            "max_screens_per_worker": data["max_screens_per_worker"],
             "max_unjudged_share": data["max_unjudged_percent"] / 100,
         }

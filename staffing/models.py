@@ -1,6 +1,7 @@
 """Who may join a project and how: invite links, the external-worker link and its workers, and the
 accounts that must change their one-time password."""
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -70,6 +71,10 @@ class ExternalLink(models.Model):
                                               "carry the completion code. Empty: no link is shown.")
     min_judged_screens = models.PositiveIntegerField(
         default=1, help_text="Screens a worker must have judged to be shown the completion code.")
+    max_screens_per_worker = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text="The batch: screens each worker admitted from now on is served at most (their own maximum, kept "
+                  "if this changes later); empty: the project's.")
     max_unjudged_share = models.FloatField(
         default=0.2, help_text="Share of the screens a worker was offered that they may flag or let lapse and still "
                                "be shown the completion code.")
@@ -83,6 +88,8 @@ class ExternalLink(models.Model):
                                    name="externallink_unjudged_share_in_unit_interval"),
             models.CheckConstraint(condition=Q(min_judged_screens__gte=1),
                                    name="externallink_min_judged_positive"),
+            models.CheckConstraint(condition=Q(max_screens_per_worker__isnull=True) | Q(max_screens_per_worker__gte=1),
+                                   name="externallink_batch_quota_positive"),
         ]
 
     def __str__(self):

@@ -70,9 +70,8 @@ def team_action(request, pk):
         return team_page(request, pk, status=400, error="That is not a rater of this project.")
     try:
         if action == "remove":
-            released = team_rater_remove(project=project, rater=rater, by=request.user)
-            messages.success(request, f"{rater.username} removed from the project; {released} item"
-                                      f"{'s' if released != 1 else ''} they held went back to the pool.")
+            release = team_rater_remove(project=project, rater=rater, by=request.user)
+            messages.success(request, f"{rater.username} removed from the project. {release.message}")
         else:
             TEAM_ACTIONS[action](project=project, rater=rater, by=request.user, reason=request.POST.get("reason", ""))
             messages.success(request, f"{rater.username}: {action} done.")

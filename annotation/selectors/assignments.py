@@ -5,6 +5,7 @@ from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, 
 from annotation.task_types import REGISTRY
 from annotation.task_types.pairwise import TIE
 
+from .allocation import allocation_limits, allocation_open, quota_left
 from .rater_loop import criteria_of, outputs_of
 from .screen_plan import project_has_controls, screen_plan
 
@@ -121,14 +122,29 @@ def _planned_left(project: Project, rater) -> int:
     return screen_plan(project_id=project.pk, rater_id=rater.pk).remaining(project)
 
 
+def _left(project: Project, membership: Membership, rater, open_count: int | None = None) -> int:
+    """Screens still to come for the rater: planned (with controls) or open (``open_count`` when known), within
+    the design and their quota."""
+    controls = project_has_controls(project)
+    if membership is None or not allocation_limits(project, membership):
+        if controls:
+            return _planned_left(project, rater)
+        return open_count if open_count is not None else _open_for([project.pk], rater).count()
+    left = (_planned_left(project, rater) if controls
+            else allocation_open(project, membership, _open_for([project.pk], rater)).count())
+    quota = quota_left(project, membership)
+    return left if quota is None else min(left, quota)
+
+
 def rater_progress(*, project: Project, rater) -> dict:
     """``done`` (screens judged), ``assigned`` (leased now), ``remaining`` (screens still to come for this
     rater, control screens included)."""
     counts = Assignment.objects.filter(project=project, rater=rater).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.DONE)),
         assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))
-    counts["remaining"] = (_planned_left(project, rater) if project_has_controls(project)
-                           else _open_for([project.pk], rater).count())
+    membership = (Membership.objects.filter(project=project, user=rater)
+                  .only("user_id", "max_screens", "plan_position").first())
+    counts["remaining"] = _left(project, membership, rater)
     counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
     return counts
 
@@ -149,8 +165,7 @@ def rater_project_list(rater) -> list[tuple[Project, dict]]:
     for m in memberships:
         counts = {"done": done.get(m.project_id, {}).get("done", 0),
                   "assigned": done.get(m.project_id, {}).get("assigned", 0),
-                  "remaining": (_planned_left(m.project, rater) if project_has_controls(m.project)
-                                else remaining.get(m.project_id, 0)),
+                  "remaining": _left(m.project, m, rater, remaining.get(m.project_id, 0)),
                   "is_paused": m.is_paused}
         counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
         rows.append((m.project, counts))

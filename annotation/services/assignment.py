@@ -30,6 +30,7 @@ import hashlib
 import hmac
 import random
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -38,6 +39,7 @@ from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Membership, Project
+from annotation.selectors.allocation import rater_quota
 from annotation.selectors.qualification import rater_not_admitted
 from annotation.selectors.rater_loop import (
     assignment_current,
@@ -47,6 +49,8 @@ from annotation.selectors.rater_loop import (
 )
 from annotation.selectors.screen_plan import ScreenPlan, project_has_controls, screen_plan
 from annotation.task_types import REGISTRY
+
+from .allocation_places import allocation_place_claim
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
 SCREEN_ITEM_FIELDS = ("id", "input", "references")
@@ -204,10 +208,21 @@ _UNTOUCHED = "{t}.n_judged = 0 AND {t}.n_leased = 0 AND {t}.n_target > 0"
 STARTED_WINDOW = 500
 
 
+# The allocation's filters (annotation.services.allocation), when the project has a design: the items of the
+# rater's own place (or of none), then those of vacated places that no rater holding a place of theirs still
+# has to judge and that no place still awaiting its first rater is planned for.
+_OWN = "({t}.plan_mask & %s) <> 0 OR {t}.plan_mask = 0"
+_VACATED = "({t}.plan_mask & %s) <> 0 AND ({t}.plan_mask & %s) = 0"
+_VACATED_FREE = ("NOT EXISTS (SELECT 1 FROM {memberships} m WHERE m.project_id = i.project_id "
+                 "AND m.plan_position IS NOT NULL AND (i.plan_mask & (CAST(1 AS BIGINT) << m.plan_position)) <> 0 "
+                 "AND NOT EXISTS (SELECT 1 FROM {assignments} h WHERE h.item_id = i.id AND h.rater_id = m.user_id "
+                 "AND h.status <> 'expired'))")
+
+
 @functools.cache
-def _lease_sql(queue: str) -> str:
+def _lease_sql(queue: str, plan: str | None = None) -> str:
     """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project,
-    project, rater, and the project again for the started queue's window)."""
+    project, rater, the plan's masks, and for the started queue's window the project and the masks again)."""
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
@@ -216,15 +231,47 @@ def _lease_sql(queue: str) -> str:
     where = (f"i.project_id = %s AND i.gold IS NULL AND {queue.format(t='i')} "
              f"AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.project_id = %s "
              f"AND a.rater_id = %s AND a.status <> 'expired')")
+    planned = {None: "", "own": _OWN, "vacated": _VACATED}[plan]
+    if planned:
+        where += f" AND ({planned.format(t='i')})"
+    if plan == "vacated":
+        where += " AND " + _VACATED_FREE.format(memberships=Membership._meta.db_table, assignments=assignments)
     if queue == _STARTED:
+        window = f" AND ({planned.format(t='s')})" if planned else ""
         where += (f" AND i.id IN (SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
-                  f"AND {queue.format(t='s')} ORDER BY (s.id + 0) LIMIT {STARTED_WINDOW})")
+                  f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {STARTED_WINDOW})")
     return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
             f"SELECT i.id FROM {items} i WHERE {where} ORDER BY (i.id + 0) LIMIT 1{lock}) "
             f'RETURNING id, input, "references", degraded_from_id')
 
 
-def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
+@dataclass(frozen=True)
+class PlanFilter:
+    """Which of a designed project's items one lease looks at: ``plan`` "own" (``masks``: the rater's place)
+    or "vacated" (``masks``: the vacated places, the places awaiting their first rater)."""
+
+    plan: str
+    masks: tuple[int, ...]
+
+
+def _plan_filters(project: Project, membership: Membership) -> list[PlanFilter | None]:
+    """The item filters a work lease tries in order: none without a design; with one, the rater's own place
+    (taken now on their first screen), then the vacated places."""
+    if not project.plan_size:
+        return [None]
+    if membership.plan_position is None:
+        allocation_place_claim(project=project, membership=membership)
+    own = 1 << membership.plan_position if membership.plan_position is not None else 0
+    filters = [PlanFilter("own", (own,))]
+    if project.plan_vacated_mask:
+        held = Membership.objects.filter(project=project, plan_position__isnull=False).values_list(
+            "plan_position", flat=True)
+        awaited = ((1 << project.plan_size) - 1) & ~project.plan_vacated_mask & ~sum(1 << p for p in held)
+        filters.append(PlanFilter("vacated", (project.plan_vacated_mask, awaited)))
+    return filters
+
+
+def _lease_open_item(project_id: int, rater_id: int, plan: PlanFilter | None = None) -> Item | None:
     """Takes a slot on the first item open to the rater, started items first; one statement per queue.
 
     The inner SELECT locks the row with SKIP LOCKED (rows other raters are taking are passed over,
@@ -232,9 +279,13 @@ def _lease_open_item(project_id: int, rater_id: int) -> Item | None:
     locking it; the UPDATE then raises ``n_leased`` on the row this transaction holds. Written in SQL
     because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
     """
+    masks = list(plan.masks) if plan else []
+    window_masks = masks if plan else []
     for queue in (_STARTED, _UNTOUCHED):
-        params = [project_id, project_id, rater_id] + ([project_id] if queue == _STARTED else [])
-        leased = list(Item.objects.raw(_lease_sql(queue), params))
+        params = [project_id, project_id, rater_id, *masks]
+        if queue == _STARTED:
+            params += [project_id, *window_masks]
+        leased = list(Item.objects.raw(_lease_sql(queue, plan.plan if plan else None), params))
         if leased:
             return leased[0]
     return None
@@ -274,16 +325,26 @@ _PICKS = {Assignment.ServedAs.TRAINING: functools.partial(_gold_item, training=T
           Assignment.ServedAs.REPEAT: _repeat_item, Assignment.ServedAs.DEGRADED: _degraded_item}
 
 
-def _lease(kind: str, project: Project, rater) -> Item | None:
-    """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues, a control
-    picked at random. Either is one locking read and one write, so a control screen costs the statements a
-    work screen costs."""
+def _lease(kind: str, project: Project, rater, plans: list[PlanFilter | None]) -> Item | None:
+    """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (through each of
+    ``plans`` in turn), a control picked at random. Either is one locking read and one write, so a control
+    screen costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
-        return _lease_open_item(project.pk, rater.pk)
+        for plan in plans:
+            item = _lease_open_item(project.pk, rater.pk, plan)
+            if item is not None:
+                return item
+        return None
     item = _PICKS[kind](project, rater)
     if item is not None:
         Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
     return item
+
+
+def _screens_served(project_id: int, rater_id: int) -> int:
+    """Screens the rater was served in the project, control screens included (expired leases are not)."""
+    return Assignment.objects.filter(project_id=project_id, rater_id=rater_id).exclude(
+        status=Assignment.Status.EXPIRED).count()
 
 
 def _screen_rng(project_id: int, rater_id: int, screen: int) -> random.Random:
@@ -340,6 +401,10 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     current = assignment_current(project=project, rater_id=rater.pk, now=now)
     if current is not None:
         return current
+    quota = rater_quota(membership, project)
+    if quota is not None and _screens_served(project.pk, rater.pk) >= quota:
+        return None
+    plans = _plan_filters(project, membership)
 
     kinds = [Assignment.ServedAs.WORK]
     if project_has_controls(project):
@@ -347,11 +412,11 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater)
+        item = _lease(kind, project, rater, plans)
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
-        item = _lease(kind := Assignment.ServedAs.WORK, project, rater)
+        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, plans)
     if item is None:
         return None
     # The work queue holds degraded copies too (served from it when the plain work has run out).

@@ -17,6 +17,7 @@ from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, check_json
 
+from .allocation import allocation_plan_refresh
 from .bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids, uses_copy
 from .import_records import BadRecord, ImportRejected, ImportReport, records
 
@@ -283,6 +284,7 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
             report.add(0, f"the database refused the items ({exc.__class__.__name__}); nothing was imported")
             raise ImportRejected(report) from exc
         refresh_planner_statistics(Item, Output)
+        allocation_plan_refresh(project=project)
         audit_record(actor=by, action="items.import", project=project, target=file_name,
                      detail={"imported": total, "format": fmt})
         if progress:
@@ -305,4 +307,5 @@ def item_targets_replan(*, project: Project) -> int:
         original = Item.objects.filter(pk=OuterRef("degraded_from_id")).values("n_target")
         Item.objects.filter(project=project, degraded_from__isnull=False).update(
             n_target=Greatest(Subquery(original), Value(1)))
+        allocation_plan_refresh(project=project)
     return len(ids)

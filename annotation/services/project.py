@@ -8,6 +8,7 @@ from annotation.models import Criterion, Item, Membership, Project, RaterExclusi
 from annotation.task_types import REGISTRY, TaskTypeError
 from audit.services import audit_record
 
+from .allocation import allocation_settings_update
 from .judgment_import import PSEUDONYM_PREFIX
 
 # The settings a project.create entry states (the instructions are left out: they can be long).
@@ -102,8 +103,11 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
                    raters_per_item: int = 1, double_annotation_share: float = 0.0, gold_rate: float = 0.0,
                    lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
                    repeat_rate: float = 0.0, training_pass_mark: float = 0.0, rankme_modulus: float | None = None,
-                   randomise_output_order: bool = True, status: str = Project.Status.LIVE) -> Project:
+                   randomise_output_order: bool = True, status: str = Project.Status.LIVE,
+                   allocation: dict | None = None) -> Project:
     """A project with its criteria; its creator becomes a lead. Raises ValidationError by field.
+
+    ``allocation``: its quotas and design settings (annotation.services.allocation.SETTINGS).
 
     ``rankme_modulus`` (rankme only) turns on magnitude estimation against each item's reference.
     """
@@ -125,6 +129,8 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
         criterion.save()
     if created_by is not None:
         Membership.objects.create(project=project, user=created_by, role=Membership.Role.LEAD)
+    if allocation:
+        project = allocation_settings_update(project=project, by=created_by, **allocation)
     audit_record(actor=created_by, action="project.create", project=project, target=project.name, detail={
         "task_type": task_type, "status": status, "criteria": [spec.get("name") for spec in criteria],
         **{name: getattr(project, name) for name in PROJECT_SETTINGS}})

@@ -18,6 +18,7 @@ from annotation.selectors.quality import (
     qc_rules_current,
 )
 from annotation.selectors.rater_loop import project_lock_shared
+from annotation.services.allocation import allocation_rater_release
 from annotation.task_types import REGISTRY
 from audit.services import audit_record
 
@@ -108,6 +109,10 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
     if kind == RaterAction.Kind.EXCLUDE:
         RaterExclusion.objects.get_or_create(project=project, rater=rater,
                                              defaults={"created_at": logged.get("now") or timezone.now()})
+        release = allocation_rater_release(project=project, membership=membership,
+                                           judged_too=project.replan_excluded_judgments)
+        logged["evidence"] = {**logged.get("evidence", {}), "replan": release.as_evidence(),
+                              "replan_message": release.message}
     elif kind == RaterAction.Kind.INCLUDE:
         excluded.delete()
     for name, value in state.items():
@@ -116,7 +121,8 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
         membership.save(update_fields=list(state))
     if by is not None:  # a lead's action; a rule's is in the qc.apply entry or the rater-action log
         audit_record(actor=by, action=f"rater.{kind}", project=project, target=rater.username,
-                     detail={"reason": reason})
+                     detail={"reason": reason, **({"replan": logged["evidence"]["replan"]}
+                                                  if kind == RaterAction.Kind.EXCLUDE else {})})
     return _log(project=project, rater=rater, kind=kind, by=by, reason=reason, **logged)
 
 
@@ -223,6 +229,9 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, now: datetime
                     excluded.add(membership.user_id)
                     exclusions.append(RaterExclusion(project=project, rater_id=membership.user_id,
                                                      created_at=now or timezone.now()))
+                    release = allocation_rater_release(project=project, membership=membership,
+                                                       judged_too=project.replan_excluded_judgments)
+                    evidence = {**evidence, "replan": release.as_evidence(), "replan_message": release.message}
             actions.append(RaterAction(project=project, rater=membership.user, kind=kind, rules=rules, rule=rule,
                                        evidence=evidence, created_at=now or timezone.now()))
     if changed:

@@ -30,7 +30,7 @@ ATTEMPTS = 5
 ADDRESS_SALT = "concord.staffing.entry-address"
 # The settings a lead edits on the crowd-link page (the signing secret has its own switch).
 LINK_SETTINGS = ("max_identities", "max_identities_per_address", "prolific_study_id", "return_url",
-                 "min_judged_screens", "max_unjudged_share")
+                 "min_judged_screens", "max_screens_per_worker", "max_unjudged_share")
 
 
 class ExternalLinkInvalid(Exception):
@@ -119,7 +119,8 @@ def _new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def _worker_create(project: Project, worker_id: str, address_key: str, session: str) -> ExternalWorker:
+def _worker_create(project: Project, worker_id: str, address_key: str, session: str,
+                   max_screens: int | None) -> ExternalWorker:
     User = get_user_model()
     for _ in range(ATTEMPTS):
         try:
@@ -128,7 +129,9 @@ def _worker_create(project: Project, worker_id: str, address_key: str, session: 
                 user = User(username=f"worker-{secrets.token_hex(6)}")
                 user.set_unusable_password()
                 user.save()
-                Membership.objects.create(project=project, user=user, role=Membership.Role.RATER)
+                # The link's batch quota is the worker's own: changing it later leaves theirs alone.
+                Membership.objects.create(project=project, user=user, role=Membership.Role.RATER,
+                                          max_screens=max_screens)
                 return ExternalWorker.objects.create(project=project, user=user, worker_id=worker_id,
                                                      completion_code=_new_code(), address_key=address_key,
                                                      platform_session=session)
@@ -180,7 +183,7 @@ def _admit_new(link: ExternalLink, worker_id: str, session: str, address_key: st
     if (link.max_identities_per_address is not None and address_key
             and workers.filter(address_key=address_key).count() >= link.max_identities_per_address):
         raise EntryRefused("This study admits no more participants from your network.")
-    return _worker_create(link.project, worker_id, address_key, session)
+    return _worker_create(link.project, worker_id, address_key, session, link.max_screens_per_worker)
 
 
 @transaction.atomic

@@ -78,6 +78,8 @@ EXPECTED = {
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
     "api-qc-rules": LEAD_READ,
+    "api-allocation": LEAD_READ,
+    "api-allocation-raters": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
     # An empty body names no rater and no action: refused after the gate.
     "api-qc-actions": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
     "api-qc-raters": LEAD_READ,

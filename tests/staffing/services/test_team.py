@@ -33,13 +33,13 @@ def test_removing_a_rater_releases_their_leases_and_keeps_their_judgments(lead_o
     # When the lead removes them
     released = team_rater_remove(project=project, rater=rater, by=lead)
     # Then the lease is given back, the judgment stays, the membership is gone, and it is audited
-    assert released == 1
+    assert released.leases == 1
     assert Item.objects.get(pk=held.item_id).n_leased == 0
     assert Assignment.objects.get(pk=held.pk).status == Assignment.Status.EXPIRED
     assert Judgment.objects.filter(rater=rater).count() == 1
     assert not Membership.objects.filter(project=project, user=rater).exists()
     entry = AuditEntry.objects.get(action="rater.remove")
-    assert entry.target == rater.username and entry.detail == {"leases_released": 1}
+    assert entry.target == rater.username and entry.detail["leases_released"] == 1
     # and another rater is served the released item
     (other,) = add_raters(project, prefix="other")
     served = {assignment_next_for_rater(project_id=project.pk, rater=other).item_id}
