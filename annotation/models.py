@@ -49,12 +49,18 @@ class Project(models.Model):
                   "outputs are scored relative to it with any positive number (magnitude estimation). "
                   "Empty: sliders over the criterion's range.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.LIVE)
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived: hidden from the home list and read-only (no item served, no "
+                                         "judgment or change taken) until a lead restores it; the status stays.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
+            models.UniqueConstraint(fields=["created_by", "name"], name="project_name_unique_per_owner",
+                                    violation_error_message="You already have a project with this name; "
+                                                            "choose another."),
             models.CheckConstraint(condition=Q(raters_per_item__gte=1), name="project_raters_per_item_positive"),
             models.CheckConstraint(condition=Q(double_annotation_share__gte=0, double_annotation_share__lte=1),
                                    name="project_double_share_in_unit_interval"),
@@ -70,6 +76,10 @@ class Project(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
     def clean(self):
         if self.rankme_modulus is None:
@@ -158,6 +168,9 @@ class Item(models.Model):
     n_leased = models.PositiveIntegerField(
         default=0, db_default=0,
         help_text="Assignments still active (leased, not yet judged); the assignment services keep it exact.")
+    retired_at = models.DateTimeField(
+        null=True, blank=True, help_text="Retired: no longer served to raters; its judgments are kept and marked "
+                                         "as from a retired item in results and exports.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -187,6 +200,10 @@ class Item(models.Model):
     @property
     def is_gold(self) -> bool:
         return self.gold is not None
+
+    @property
+    def is_retired(self) -> bool:
+        return self.retired_at is not None
 
 
 class Output(models.Model):

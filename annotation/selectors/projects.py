@@ -7,12 +7,13 @@ from annotation.models import Membership, Project
 
 
 def project_list_for_user(user) -> QuerySet[Project]:
-    """Staff see every project; members see theirs, but for drafts, which only their leads see."""
+    """Staff see every project; members see theirs, but for drafts and archived projects, which only their
+    leads see."""
     projects = Project.objects.prefetch_related("criteria")
     if user.is_staff:
         return projects
-    return projects.filter(Q(memberships__user=user)
-                           & (Q(memberships__role=Membership.Role.LEAD) | ~Q(status=Project.Status.DRAFT)))
+    shown_to_raters = Q(archived_at__isnull=True) & ~Q(status=Project.Status.DRAFT)
+    return projects.filter(Q(memberships__user=user) & (Q(memberships__role=Membership.Role.LEAD) | shown_to_raters))
 
 
 def project_get_for_user(user, pk) -> Project:

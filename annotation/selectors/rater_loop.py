@@ -21,7 +21,7 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
 
 PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
                                            "show_reference", "training_items", "repeat_rate", "rankme_modulus",
-                                           "randomise_output_order", "n_degraded"})
+                                           "randomise_output_order", "n_degraded", "archived_at"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
                                                "labels", "help_text"})

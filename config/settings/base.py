@@ -58,6 +58,7 @@ MIDDLEWARE = [
     # After auth and messages, which its 400 page uses; before every view and CsrfViewMiddleware's form read.
     "core.middleware.OutsideTextMiddleware",
     "staffing.middleware.PasswordChangeRequiredMiddleware",
+    "console.middleware.ArchivedProjectReadOnlyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.context.AuditRequestMiddleware",
     # Turns a login refused by django-axes into its lockout page (annotation.views_auth.lockout_response).
@@ -180,7 +181,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # An archived project refuses writes (console.middleware explains why this is a default permission).
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated",
+                                   "console.middleware.ArchivedProjectReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StandardPagination",
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"auth": env("CONCORD_AUTH_THROTTLE_RATE", default="300/min")},
