@@ -1,12 +1,14 @@
 """REST API of the lead console: one APIView per operation, thin over the console's selectors."""
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors import project_get_for_lead
 from console.selectors.progress import progress_summary
-from console.services import project_archive, project_delete, project_restore
+from console.services import project_archive, project_delete, project_delete_allowed, project_restore
+from console.services.project_lifecycle import DELETE_REFUSED
 
 
 class ProjectArchiveStateSerializer(serializers.Serializer):
@@ -50,6 +52,8 @@ class ProjectDeleteApi(APIView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
+        if not project_delete_allowed(request.user):
+            raise PermissionDenied(DELETE_REFUSED)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         counts = project_delete(project=project, actor=request.user, confirm_name=data.validated_data["confirm_name"])

@@ -102,9 +102,10 @@ def item_update_upload(request, pk):
     return render(request, "console/item_upload.html", context, status=status)
 
 
-def _item_page(request, project, item, *, status=200, errors=None):
+def _item_page(request, project, external_id: str, *, status=200, errors=None):
     return render(request, "console/item_detail.html",
-                  {"project": project, "errors": errors or {}, **item_detail_for_lead(project, item.pk)}, status=status)
+                  {"project": project, "errors": errors or {}, **item_detail_for_lead(project, external_id)},
+                  status=status)
 
 
 @login_required
@@ -117,7 +118,7 @@ def item_detail(request, pk, item_pk):
 @login_required
 def item_detail_by_external_id(request, pk, external_id):
     project = project_get_for_lead(request.user, pk)
-    return _item_page(request, project, get_object_or_404(Item, project=project, external_id=external_id))
+    return _item_page(request, project, external_id)
 
 
 @login_required
@@ -147,7 +148,7 @@ def item_replace(request, pk, item_pk):
         changed = item_text_replace(project=project, item=item, input=request.POST.get("input", ""), by=request.user,
                                     output_texts=[request.POST.get(f"output_{k}", "") for k in range(n_outputs)])
     except ValidationError as exc:
-        return _item_page(request, project, item, status=400, errors=exc.message_dict)
+        return _item_page(request, project, item.external_id, status=400, errors=exc.message_dict)
     messages.success(request, f"Replaced the {' and '.join(changed)} of item {item.external_id}." if changed
                      else f"Item {item.external_id} already had this text; nothing changed.")
     return redirect("console-item", pk=project.pk, external_id=item.external_id)

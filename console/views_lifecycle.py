@@ -7,6 +7,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.selectors import project_get_for_lead
 from console.services import project_archive, project_delete, project_delete_allowed, project_restore
+from console.services.project_lifecycle import DELETE_REFUSED
 
 
 @login_required
@@ -42,7 +43,7 @@ def project_delete_page(request, pk):
     """The typed confirmation: the project's name, for users with the admin-level delete permission only."""
     project = project_get_for_lead(request.user, pk)
     if not project_delete_allowed(request.user):
-        raise PermissionDenied("Deleting a project takes the admin-level permission to delete projects.")
+        raise PermissionDenied(DELETE_REFUSED)
     context, status = {"project": project, "n_items": project.items.count(),
                        "n_judgments": project.judgments.count(), "error": ""}, 200
     if request.method == "POST":

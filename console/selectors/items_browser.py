@@ -68,11 +68,11 @@ def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str
     }
 
 
-def item_detail_for_lead(project: Project, item_pk: int) -> dict:
+def item_detail_for_lead(project: Project, external_id: str) -> dict:
     """One item of ``project`` (Http404 otherwise) with its outputs and system names, gold answer, flags,
     every judgment row, current or revised, in submission order, and whether its text may be replaced (why
-    not, else ""). Six queries."""
-    item = get_object_or_404(Item.objects.filter(project=project), pk=item_pk)
+    not, else ""). Five queries, six for an item no rater has judged."""
+    item = get_object_or_404(Item.objects.filter(project=project), external_id=external_id)
     item.status = item_state(item)
     item.status_label = STATUS_LABELS[item.status]
     judgments = list(Judgment.objects.filter(item=item).select_related("criterion", "output", "rater")

@@ -20,6 +20,7 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
     Status.PAUSED: (Status.LIVE, Status.CLOSED),
     Status.CLOSED: (),
 }
+DELETE_REFUSED = "Deleting a project takes the admin-level permission to delete projects."
 ARCHIVED_READ_ONLY = "This project is archived and read-only; a lead can restore it from the project page."
 
 
@@ -99,7 +100,7 @@ def project_delete(*, project: Project, actor, confirm_name: str) -> dict:
     deleted, by model. Raises PermissionDenied without the permission, ValidationError on ``confirm_name``.
     The audit log keeps the entry (and the project's older entries, by name)."""
     if not project_delete_allowed(actor):
-        raise PermissionDenied("Deleting a project takes the admin-level permission to delete projects.")
+        raise PermissionDenied(DELETE_REFUSED)
     project = _locked(project)
     if confirm_name != project.name:
         raise ValidationError({"confirm_name": f"Type the project's name, {project.name!r}, exactly to delete it."})
