@@ -248,6 +248,11 @@ CELERY_BEAT_SCHEDULE = {
     # when they were raised). https://crontab.guru/#*/15_*_*_*_*
     "agreement-alert-emails": {"task": "agreement.jobs.alert_emails_send_pending_job",
                                "schedule": crontab(minute="*/15")},
+    # Recompute the agreement of projects with judgments newer than their last recompute, each at most once per
+    # its lead-set interval (so that interval is rounded up to this sweep's 5 minutes).
+    # https://crontab.guru/#*/5_*_*_*_*
+    "agreement-stale-recompute": {"task": "agreement.jobs.agreement_recompute_stale_all_job",
+                                  "schedule": crontab(minute="*/5")},
 }
 
 LOGGING = {

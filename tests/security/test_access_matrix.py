@@ -74,6 +74,8 @@ EXPECTED = {
     "evaluation-export": {"get": (302, 404, 403, 200, 200)},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
+    # An empty form is refused with the reason on the dashboard.
+    "agreement-auto-recompute": {"post": (302, 404, 403, 302, 302)},
     "api-qc-rules": LEAD_READ,
     # An empty body names no rater and no action: refused after the gate.
     "api-qc-actions": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
