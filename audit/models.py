@@ -36,6 +36,7 @@ ACTIONS = {
     "rater.remove": "took a rater out of the project, releasing their leases (their judgments stay)",
     "invite.create": "made an invite link for raters (detail: uses allowed, expiry)",
     "invite.revoke": "revoked an invite link",
+    "invite.email": "emailed an invite link (detail: the address it went to)",
     "accounts.bulk_create": "created rater accounts from a CSV (target: how many; passwords never logged)",
     "external_link.create": "made the external-worker (crowd platform) entry link",
     "external_link.reset": "replaced the external-worker link's token (the old link stops working)",

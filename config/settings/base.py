@@ -133,6 +133,8 @@ CONCORD_MAX_IMPORT_BYTES = env.int("CONCORD_MAX_IMPORT_BYTES", default=512 * 102
 # Outgoing mail (agreement alerts) from one URL: smtp://user:password@host:587, smtp+tls://, smtp+ssl://,
 # consolemail:// (printed to the log). Unset: the log in development, an MTA on localhost:25 otherwise.
 EMAIL_URL = env("EMAIL_URL", default="") or ("consolemail://" if DEBUG else "smtp://localhost:25")
+# Leads may email invite links from the invites page once an installation names its mail server.
+CONCORD_INVITE_EMAILS = env.bool("CONCORD_INVITE_EMAILS", default=bool(env("EMAIL_URL", default="")))
 vars().update(env.email_url_config(EMAIL_URL))
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)  # seconds; a hung server must not hold a worker
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Concord <concord@localhost>")

@@ -90,6 +90,10 @@ EXPECTED = {
     "api-team": LEAD_READ,
     "staffing-team": {"get": (302, 404, 403, 200, 200)},
     "staffing-team-action": PAGE_LEAD_POST,
+    # An empty form names nobody: refused after the gate.
+    "staffing-team-add": PAGE_LEAD_POST,
+    # The email goes nowhere (invite emails are off in tests): back to the invites page with the reason.
+    "staffing-invite-email": {"post": (302, 404, 403, 302, 302)},
     # An empty form has no expiry: refused after the gate.
     "staffing-invites": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "staffing-invite-revoke": {"post": (302, 404, 403, 302, 302)},
