@@ -15,6 +15,7 @@ from agreement.services import (
     schedule_set,
 )
 from agreement.services.schedule import DAYS
+from agreement.services.stale_recompute import MAX_MINUTES as MAX_AUTO_MINUTES
 from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead, rater_names_for_project
 from core.outside_text import validate_outside_json
@@ -103,6 +104,9 @@ class AgreementSettingsApi(APIView):
         alert_below = serializers.FloatField(min_value=-1, max_value=1, required=False)
         alert_drop = serializers.FloatField(min_value=0, max_value=2, required=False)
         email_leads = serializers.BooleanField(required=False)
+        auto_recompute_minutes = serializers.IntegerField(
+            min_value=0, max_value=MAX_AUTO_MINUTES, required=False,
+            help_text="Recompute by itself after new judgments, at most once in this many minutes (0: off).")
         schedule = serializers.DictField(required=False, validators=[validate_outside_json],
                                          help_text="{enabled, day_of_week, hour}")
 
@@ -115,11 +119,12 @@ class AgreementSettingsApi(APIView):
         alert_below = serializers.FloatField()
         alert_drop = serializers.FloatField()
         email_leads = serializers.BooleanField()
+        auto_recompute_minutes = serializers.IntegerField()
         schedule = serializers.DictField()
 
     def _out(self, project, rules):
         return {"alert_below": rules.alert_below, "alert_drop": rules.alert_drop, "email_leads": rules.email_leads,
-                "schedule": schedule_get(project)}
+                "auto_recompute_minutes": rules.auto_recompute_minutes, "schedule": schedule_get(project)}
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, pk):

@@ -27,6 +27,15 @@ def agreement_scheduled_recompute_job(project_id: int) -> int:
     return agreement_recompute_start(project=project, user=None).id if project else 0
 
 
+@shared_task(acks_late=True)
+def agreement_recompute_stale_all_job() -> list[int]:
+    """The beat's sweep: a tracked recompute for every project with new judgments whose lead-set interval has
+    passed since its last automatic one (agreement.services.stale_recompute)."""
+    from agreement.services.stale_recompute import agreement_recompute_stale_all
+
+    return agreement_recompute_stale_all()
+
+
 # OSError covers refused connections and every smtplib error. After the last retry the alerts stay
 # pending (with the error on the dashboard) for the sweep below.
 @shared_task(bind=True, acks_late=True, ignore_result=True, autoretry_for=(OSError, OperationalError, InterfaceError),

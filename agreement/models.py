@@ -88,6 +88,13 @@ class AgreementSettings(models.Model):
     alert_drop = models.FloatField(default=0.1, help_text="Alert when it falls by more than this from the week before "
                                                           "and beyond the confidence interval.")
     email_leads = models.BooleanField(default=True)
+    auto_recompute_minutes = models.PositiveIntegerField(
+        default=60, help_text="Recompute by itself when judgments came in since the last recompute, at most once in "
+                              "this many minutes (0: only on demand and on the weekly schedule).")
+    auto_recompute_started_at = models.DateTimeField(null=True, blank=True,
+                                                     help_text="When the last automatic recompute was started.")
+    judgments_seen_through = models.PositiveBigIntegerField(
+        default=0, help_text="The highest judgment id the last finished recompute read: any above it is new.")
 
     def __str__(self):
         return f"agreement settings of {self.project_id}"

@@ -12,4 +12,5 @@ api_urlpatterns = [
 urlpatterns = [
     path("projects/<int:pk>/agreement/", views.dashboard, name="agreement-dashboard"),
     path("projects/<int:pk>/agreement/recompute/", views.recompute, name="agreement-recompute"),
+    path("projects/<int:pk>/agreement/auto/", views.auto_recompute, name="agreement-auto-recompute"),
 ]

@@ -1,4 +1,5 @@
 """REST API of the annotation app: one APIView per operation, thin over services and selectors."""
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
@@ -10,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
-from annotation.models import ItemFlag, Membership, TaskType
+from annotation.models import Item, ItemFlag, Membership, TaskType
 from annotation.pagination import paginated
 from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
 from annotation.selectors import (
@@ -40,6 +41,7 @@ from annotation.services import (
     token_issue,
     user_create,
 )
+from annotation.services.item_changes import item_import_update, item_retire, item_unretire
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import LoginRateThrottle
 from core.outside_text import validate_outside_json
@@ -115,6 +117,8 @@ class ProjectOutputSerializer(serializers.Serializer):
     repeat_rate = serializers.FloatField()
     rankme_modulus = serializers.FloatField(allow_null=True)
     randomise_output_order = serializers.BooleanField()
+    archived_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the project was archived (read-only, hidden from the home list); null if not.")
     created_at = serializers.DateTimeField()
 
 
@@ -234,6 +238,8 @@ class ItemListApi(APIView):
         outputs = ItemOutputSerializer(many=True, source="outputs.all")
         n_target = serializers.IntegerField()
         n_judged = serializers.IntegerField()
+        retired_at = serializers.DateTimeField(allow_null=True, help_text="When the item was retired (served no "
+                                                                          "more); null while it is served.")
 
     @extend_schema(
         parameters=[OpenApiParameter("subgroup", str), OpenApiParameter("gold", bool),
@@ -280,14 +286,49 @@ def upload_name(request) -> str:
 class ItemImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
 
-    @extend_schema(**IMPORT_SCHEMA)
+    @extend_schema(**IMPORT_SCHEMA, parameters=[OpenApiParameter(
+        "mode", str, enum=["add", "update"], description=(
+            "`add` (default): new items only, an existing external id refuses the file (201 `{imported}`). "
+            "`update`: update existing items: a new external id is added, an existing item whose content differs "
+            "is rewritten if no rater has judged it and refused otherwise, the same content is left unchanged; "
+            "200 with the counts and `lines`: `{line, external_id, outcome, detail}` per line. A malformed line "
+            "refuses the whole file in either mode."))])
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
+        mode = request.query_params.get("mode", "add")
+        if mode not in ("add", "update"):
+            raise serializers.ValidationError({"mode": f"unknown mode {mode!r}; use add or update"})
         stream, fmt = import_upload(request)
         with stream:
+            if mode == "update":
+                report = item_import_update(project=project, stream=stream, fmt=fmt, by=request.user,
+                                            file_name=upload_name(request))
+                return Response(report.as_dict())
             imported = item_import(project=project, stream=stream, fmt=fmt, by=request.user,
                                    file_name=upload_name(request))
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
+
+
+class ItemRetireApi(APIView):
+    """Retires an item (``retire``: true; no longer served, its judgments kept and marked), or serves a retired
+    one again (``retire``: false)."""
+
+    class InputSerializer(serializers.Serializer):
+        external_id = serializers.CharField(max_length=255)
+        retire = serializers.BooleanField(default=True)
+
+    class OutputSerializer(serializers.Serializer):
+        external_id = serializers.CharField()
+        retired_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = get_object_or_404(Item, project=project, external_id=data.validated_data["external_id"])
+        change = item_retire if data.validated_data["retire"] else item_unretire
+        return Response(self.OutputSerializer(change(project=project, item=item, by=request.user)).data)
 
 
 class JudgmentImportApi(APIView):
@@ -322,6 +363,8 @@ class JudgmentListApi(APIView):
         served_at = serializers.DateTimeField()
         submitted_at = serializers.DateTimeField()
         duration_ms = serializers.IntegerField(allow_null=True)
+        item_retired = serializers.BooleanField(source="item.is_retired",
+                                                help_text="The judgment is of an item retired since.")
 
         def get_rater(self, judgment) -> str:
             return self.context["rater_names"].get(judgment.rater_id, judgment.rater.username)

@@ -72,12 +72,18 @@ class Project(models.Model):
         default=0, db_default=0, help_text="Places of the design whose rater left (excluded or removed): bit p for "
                                            "place p. Their work goes to the next rater who joins, and meanwhile to "
                                            "raters with quota left.")
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived: hidden from the home list and read-only (no item served, no "
+                                         "judgment or change taken) until a lead restores it; the status stays.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
+            models.UniqueConstraint(fields=["created_by", "name"], name="project_name_unique_per_owner",
+                                    violation_error_message="You already have a project with this name; "
+                                                            "choose another."),
             models.CheckConstraint(condition=Q(raters_per_item__gte=1), name="project_raters_per_item_positive"),
             models.CheckConstraint(condition=Q(planned_raters__isnull=True) | Q(planned_raters__gte=1,
                                                                                  planned_raters__lte=62),
@@ -98,6 +104,10 @@ class Project(models.Model):
 
     def __str__(self):
         return self.name
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
 
     def clean(self):
         if self.rankme_modulus is None:
@@ -197,6 +207,9 @@ class Item(models.Model):
     plan_mask = models.BigIntegerField(
         default=0, db_default=0, help_text="The places of the project's design this item is planned for (bit p for "
                                            "place p); 0: open to every rater.")
+    retired_at = models.DateTimeField(
+        null=True, blank=True, help_text="Retired: no longer served to raters; its judgments are kept and marked "
+                                         "as from a retired item in results and exports.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -226,6 +239,10 @@ class Item(models.Model):
     @property
     def is_gold(self) -> bool:
         return self.gold is not None
+
+    @property
+    def is_retired(self) -> bool:
+        return self.retired_at is not None
 
 
 class Output(models.Model):

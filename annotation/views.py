@@ -18,9 +18,14 @@ from annotation.selectors.progress import project_progress
 
 @login_required
 def home(request):
-    projects = project_list_for_user(request.user).order_by("-id")
-    return render(request, "annotation/home.html", {"projects": projects,
-                                                    "rating": rater_project_list(request.user),
+    """The user's projects; archived ones only with ``?archived=1`` (the list links them by their count)."""
+    archived = request.GET.get("archived") == "1"
+    projects = project_list_for_user(request.user)
+    n_archived = projects.filter(archived_at__isnull=False).count()
+    projects = projects.filter(archived_at__isnull=not archived).order_by("-id")
+    return render(request, "annotation/home.html", {"projects": projects, "archived": archived,
+                                                    "n_archived": n_archived,
+                                                    "rating": [] if archived else rater_project_list(request.user),
                                                     "may_create": project_create_allowed(request.user)})
 
 

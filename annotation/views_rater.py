@@ -53,7 +53,7 @@ def _refused(request, refusal: RaterRefused, project=None):
 def _rater_membership(request, pk) -> Membership:
     membership = (Membership.objects.select_related("project")
                   .filter(project_id=pk, user=request.user, role=Membership.Role.RATER)
-                  .exclude(project__status=Project.Status.DRAFT).first())
+                  .exclude(project__status=Project.Status.DRAFT).filter(project__archived_at__isnull=True).first())
     if membership is None:
         raise Http404("No such project.")
     return membership

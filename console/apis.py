@@ -1,11 +1,63 @@
 """REST API of the lead console: one APIView per operation, thin over the console's selectors."""
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.selectors import project_get_for_lead
 from console.selectors.progress import progress_summary
+from console.services import project_archive, project_delete, project_delete_allowed, project_restore
+from console.services.project_lifecycle import DELETE_REFUSED
+
+
+class ProjectArchiveStateSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.CharField(help_text="Kept while archived: the project is that again once restored.")
+    archived_at = serializers.DateTimeField(allow_null=True)
+
+
+class ProjectArchiveApi(APIView):
+    """Archives the project: hidden from the home list and read-only (every write to it answers 409, raters
+    are served nothing) until a lead restores it. Its status is kept for the restore."""
+
+    @extend_schema(request=None, responses=ProjectArchiveStateSerializer)
+    def post(self, request, pk):
+        project = project_archive(project=project_get_for_lead(request.user, pk), actor=request.user)
+        return Response(ProjectArchiveStateSerializer(project).data)
+
+
+class ProjectRestoreApi(APIView):
+    """Takes the project out of the archive, with the status it had."""
+
+    @extend_schema(request=None, responses=ProjectArchiveStateSerializer)
+    def post(self, request, pk):
+        project = project_restore(project=project_get_for_lead(request.user, pk), actor=request.user)
+        return Response(ProjectArchiveStateSerializer(project).data)
+
+
+class ProjectDeleteApi(APIView):
+    """Deletes the project with its items, judgments and members, once ``confirm_name`` is its exact name.
+    Takes the admin-level ``annotation.delete_project`` permission (403 without it, even for its lead)."""
+
+    class InputSerializer(serializers.Serializer):
+        confirm_name = serializers.CharField(help_text="The project's name, typed out.", trim_whitespace=False)
+
+    class OutputSerializer(serializers.Serializer):
+        items = serializers.IntegerField(help_text="Items deleted.")
+        judgments = serializers.IntegerField(help_text="Judgments deleted.")
+        members = serializers.IntegerField(help_text="Memberships deleted.")
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        if not project_delete_allowed(request.user):
+            raise PermissionDenied(DELETE_REFUSED)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        counts = project_delete(project=project, actor=request.user, confirm_name=data.validated_data["confirm_name"])
+        return Response(self.OutputSerializer(counts).data)
 
 
 class ProgressSummaryApi(APIView):

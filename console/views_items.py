@@ -1,17 +1,21 @@
-"""The lead's item pages: upload (with a progress bar, or a plain form post without JavaScript), the item
-browser and an item's detail."""
+"""The lead's item pages: upload (with a progress bar, or a plain form post without JavaScript), re-upload in
+"update existing items" mode, the item browser, and an item's detail (addressable by its external id) with
+its retire and replace-text actions."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportForm
 from annotation.job_apis import JobSerializer
+from annotation.models import Item
 from annotation.parsers import ImportTooLarge, spool
 from annotation.selectors import project_get_for_lead
 from annotation.services import ImportRejected, detect_format, item_import
+from annotation.services.item_changes import item_import_update, item_retire, item_text_replace, item_unretire
 from console.selectors.import_errors import import_error_report
 from console.selectors.items_browser import STATUS_LABELS, ItemFilters, item_browser_page, item_detail_for_lead
 from console.services.item_upload import item_upload_start
@@ -76,6 +80,75 @@ def item_browser(request, pk):
 
 
 @login_required
+@require_http_methods(["POST"])
+def item_update_upload(request, pk):
+    """The upload page's second form: a re-upload that adds new items and rewrites unjudged changed ones,
+    answered with what happened to each line."""
+    project = project_get_for_lead(request.user, pk)
+    form = ImportForm(request.POST, request.FILES)
+    context, status = {"project": project, "form": ImportForm(), "update_form": form}, 400
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            with spool(upload) as stream:
+                report = item_import_update(project=project, stream=stream, by=request.user, file_name=upload.name,
+                                            fmt=detect_format(upload.name, upload.content_type))
+        except ImportRejected as exc:
+            context["import_errors"] = import_error_report(exc.report.as_dict())
+        except ImportTooLarge as exc:
+            context["import_errors"], status = {"detail": str(exc.detail), "errors": []}, 413
+        else:
+            context["update_report"], status = report.as_dict(), 200
+    return render(request, "console/item_upload.html", context, status=status)
+
+
+def _item_page(request, project, external_id: str, *, status=200, errors=None):
+    return render(request, "console/item_detail.html",
+                  {"project": project, "errors": errors or {}, **item_detail_for_lead(project, external_id)},
+                  status=status)
+
+
+@login_required
 def item_detail(request, pk, item_pk):
     project = project_get_for_lead(request.user, pk)
-    return render(request, "console/item_detail.html", {"project": project, **item_detail_for_lead(project, item_pk)})
+    item = get_object_or_404(Item.objects.filter(project=project).only("external_id"), pk=item_pk)
+    return redirect("console-item", pk=project.pk, external_id=item.external_id)
+
+
+@login_required
+def item_detail_by_external_id(request, pk, external_id):
+    project = project_get_for_lead(request.user, pk)
+    return _item_page(request, project, external_id)
+
+
+@login_required
+@require_http_methods(["POST"])
+def item_retire_toggle(request, pk, item_pk):
+    """Retires the item, or with ``serve_again`` serves a retired item again."""
+    project = project_get_for_lead(request.user, pk)
+    item = get_object_or_404(Item, project=project, pk=item_pk)
+    again = request.POST.get("serve_again") == "1"
+    try:
+        (item_unretire if again else item_retire)(project=project, item=item, by=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"Item {item.external_id} is served again." if again else
+                         f"Item {item.external_id} is retired: no rater is served it any more; its judgments stay.")
+    return redirect("console-item", pk=project.pk, external_id=item.external_id)
+
+
+@login_required
+@require_http_methods(["POST"])
+def item_replace(request, pk, item_pk):
+    project = project_get_for_lead(request.user, pk)
+    item = get_object_or_404(Item, project=project, pk=item_pk)
+    n_outputs = item.outputs.count()
+    try:
+        changed = item_text_replace(project=project, item=item, input=request.POST.get("input", ""), by=request.user,
+                                    output_texts=[request.POST.get(f"output_{k}", "") for k in range(n_outputs)])
+    except ValidationError as exc:
+        return _item_page(request, project, item.external_id, status=400, errors=exc.message_dict)
+    messages.success(request, f"Replaced the {' and '.join(changed)} of item {item.external_id}." if changed
+                     else f"Item {item.external_id} already had this text; nothing changed.")
+    return redirect("console-item", pk=project.pk, external_id=item.external_id)

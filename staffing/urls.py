@@ -12,9 +12,11 @@ api_urlpatterns = [
 urlpatterns = [
     path("projects/<int:pk>/team/", views.team_page, name="staffing-team"),
     path("projects/<int:pk>/team/action/", views.team_action, name="staffing-team-action"),
+    path("projects/<int:pk>/team/add/", views.team_add, name="staffing-team-add"),
     path("projects/<int:pk>/invites/", views.invites_page, name="staffing-invites"),
     path("projects/<int:pk>/invites/<int:invite_id>/revoke/", views.invite_revoke_view,
          name="staffing-invite-revoke"),
+    path("projects/<int:pk>/invites/<int:invite_id>/email/", views.invite_email_view, name="staffing-invite-email"),
     path("projects/<int:pk>/accounts/", views.accounts_page, name="staffing-accounts"),
     path("projects/<int:pk>/external/", views.external_page, name="staffing-external"),
     path("projects/<int:pk>/external/<str:token>/", views_join.external_entry, name="staffing-external-entry"),

@@ -3,6 +3,7 @@ external-worker link."""
 import csv
 import io
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -15,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Membership
 from annotation.selectors import project_get_for_lead
-from annotation.services import rater_pause, rater_resume
+from annotation.services import membership_set, rater_pause, rater_resume
 from staffing.forms import ExternalLinkForm
 from staffing.models import ExternalLink, Invite
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
@@ -29,6 +30,7 @@ from staffing.services import (
     external_link_new_secret,
     external_link_reset,
     invite_create,
+    invite_email_send,
     invite_revoke,
     team_rater_remove,
 )
@@ -80,6 +82,22 @@ def team_action(request, pk):
     return redirect("staffing-team", pk=project.pk)
 
 
+@login_required
+@require_POST
+def team_add(request, pk):
+    """Adds a user who already has an account to the team, as a rater or a lead, by username."""
+    project = project_get_for_lead(request.user, pk)
+    username, role = request.POST.get("username", "").strip(), request.POST.get("role", Membership.Role.RATER)
+    if not username:
+        return team_page(request, pk, status=400, error="Give the username of the account to add.")
+    try:
+        membership = membership_set(project=project, username=username, role=role, by=request.user)
+    except ValidationError as exc:
+        return team_page(request, pk, status=400, error=" ".join(exc.messages))
+    messages.success(request, f"{membership.user.username} is on the team as a {membership.role}.")
+    return redirect("staffing-team", pk=project.pk)
+
+
 def _number(raw: str, kind):
     try:
         return kind(raw)
@@ -108,9 +126,10 @@ def invites_page(request, pk):
     for invite in invites:
         invite.state = invite.state_at(now)
         invite.state_label = Invite.State(invite.state).label
-        invite.url = request.build_absolute_uri(reverse("staffing-invite-open", args=[invite.token]))
+        invite.url = _invite_url(request, invite)
     return render(request, "staffing/invites.html", {
-        "project": project, "invites": invites, "errors": errors, "form": request.POST}, status=status)
+        "project": project, "invites": invites, "errors": errors, "form": request.POST,
+        "invite_emails": settings.CONCORD_INVITE_EMAILS}, status=status)
 
 
 @login_required
@@ -119,6 +138,25 @@ def invite_revoke_view(request, pk, invite_id):
     project = project_get_for_lead(request.user, pk)
     invite = invite_revoke(invite=invite_get_for_project(project, invite_id), by=request.user)
     messages.success(request, f"Invite {invite.pk} revoked: its link no longer admits anyone.")
+    return redirect("staffing-invites", pk=project.pk)
+
+
+def _invite_url(request, invite) -> str:
+    return request.build_absolute_uri(reverse("staffing-invite-open", args=[invite.token]))
+
+
+@login_required
+@require_POST
+def invite_email_view(request, pk, invite_id):
+    project = project_get_for_lead(request.user, pk)
+    invite = invite_get_for_project(project, invite_id)
+    to = request.POST.get("email", "").strip()
+    try:
+        invite_email_send(invite=invite, to=to, url=_invite_url(request, invite), by=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"Invite {invite.pk} emailed to {to}.")
     return redirect("staffing-invites", pk=project.pk)
 
 

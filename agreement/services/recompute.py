@@ -3,7 +3,8 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from annotation.models import Job, Project
+from agreement.models import AgreementSettings
+from annotation.models import Job, Judgment, Project
 from annotation.services.job import job_start
 from audit.services import audit_record
 
@@ -25,7 +26,25 @@ def agreement_recompute_start(*, project: Project, user) -> Job:
     return job
 
 
+def judgments_seen_mark(*, project_id: int) -> int:
+    """The highest judgment id of the project now: a recompute that starts reading after this call has
+    seen every judgment up to it."""
+    last = Judgment.objects.filter(project_id=project_id).order_by("-id").values_list("id", flat=True).first()
+    return last or 0
+
+
+def judgments_seen_record(*, project_id: int, through: int) -> None:
+    """Records that a finished recompute read every judgment up to id ``through`` (never moving it back)."""
+    settings, _ = AgreementSettings.objects.get_or_create(project_id=project_id)
+    AgreementSettings.objects.filter(pk=settings.pk, judgments_seen_through__lt=through).update(
+        judgments_seen_through=through)
+
+
 def agreement_recompute_run(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Recomputes the snapshots and raises the alerts; then judgments up to the ones it read count as seen
+    (agreement.services.stale_recompute reads the mark)."""
+    through = judgments_seen_mark(project_id=project_id)
     summary = snapshot_compute_for_project(project_id=project_id, progress=progress)
     summary["alerts"] = len(alerts_raise_for_latest_week(project=Project.objects.get(pk=project_id)))
+    judgments_seen_record(project_id=project_id, through=through)
     return summary

@@ -111,7 +111,7 @@ def assignment_previous_for_rater(assignment: Assignment) -> Assignment | None:
 
 def _open_for(project_ids, rater):
     taken = Assignment.objects.filter(item=OuterRef("pk"), rater=rater).exclude(status=Assignment.Status.EXPIRED)
-    return (Item.objects.filter(project_id__in=project_ids, gold__isnull=True,
+    return (Item.objects.filter(project_id__in=project_ids, gold__isnull=True, retired_at__isnull=True,
                                 n_target__gt=F("n_judged") + F("n_leased"))
             .exclude(Exists(taken)))
 
@@ -150,10 +150,10 @@ def rater_progress(*, project: Project, rater) -> dict:
 
 
 def rater_project_list(rater) -> list[tuple[Project, dict]]:
-    """The projects ``rater`` rates in (drafts are hidden from raters), each with its rater_progress, in
-    three queries and one more per project with controls."""
+    """The projects ``rater`` rates in (drafts and archived projects are hidden from raters), each with its
+    rater_progress, in three queries and one more per project with controls."""
     memberships = list(Membership.objects.filter(user=rater, role=Membership.Role.RATER)
-                       .exclude(project__status=Project.Status.DRAFT)
+                       .exclude(project__status=Project.Status.DRAFT).filter(project__archived_at__isnull=True)
                        .select_related("project").order_by("-project_id"))
     ids = [m.project_id for m in memberships]
     done = {row["project_id"]: row for row in Assignment.objects.filter(project_id__in=ids, rater=rater)

@@ -68,7 +68,7 @@ def project_has_controls(project: Project) -> bool:
 @functools.cache
 def _plan_sql() -> str:
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
-    open_ = "i.gold IS NULL AND i.n_target > i.n_judged + i.n_leased"
+    open_ = "i.gold IS NULL AND i.retired_at IS NULL AND i.n_target > i.n_judged + i.n_leased"
     return (
         f"WITH mine AS (SELECT a.item_id, a.served_as FROM {assignments} a WHERE a.project_id = %s "
         f"AND a.rater_id = %s AND a.status <> 'expired'), "

@@ -122,6 +122,8 @@ def rater_may_work_check(*, project: Project, role: str | None, is_paused: bool)
         raise ProjectNotFound("No such project.")  # a draft is not shown to its raters yet
     if role != Membership.Role.RATER:
         raise NotARater("Only the project's raters are served items.")
+    if project.is_archived:
+        raise ProjectNotLive("This project is archived: it serves no items and takes no judgments.")
     if project.status == Project.Status.CLOSED:
         raise ProjectNotLive("This project is closed: it serves no more items and takes no more judgments.")
     if project.status != Project.Status.LIVE:
@@ -228,7 +230,7 @@ def _lease_sql(queue: str, plan: str | None = None) -> str:
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
     # per-row NOT EXISTS the planner may walk the primary key through other projects' items, or probe
     # the assignments once per row when its statistics are stale.
-    where = (f"i.project_id = %s AND i.gold IS NULL AND {queue.format(t='i')} "
+    where = (f"i.project_id = %s AND i.gold IS NULL AND i.retired_at IS NULL AND {queue.format(t='i')} "
              f"AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.project_id = %s "
              f"AND a.rater_id = %s AND a.status <> 'expired')")
     planned = {None: "", "own": _OWN, "vacated": _VACATED}[plan]
@@ -292,8 +294,9 @@ def _lease_open_item(project_id: int, rater_id: int, plan: PlanFilter | None = N
 
 
 def _pick(candidates) -> Item | None:
-    """Locks one item of ``candidates`` (passing over rows others hold) drawn at random."""
-    return candidates.order_by("?").select_for_update(skip_locked=True, of=("self",)).first()
+    """Locks one item of ``candidates`` that is not retired (passing over rows others hold) drawn at random."""
+    return (candidates.filter(retired_at__isnull=True).order_by("?")
+            .select_for_update(skip_locked=True, of=("self",)).first())
 
 
 def _gold_item(project: Project, rater, *, training: bool) -> Item | None:

@@ -90,6 +90,15 @@ def criterion_names_carry(*, project: Project, renames: dict[str, str]) -> int:
     return len(changed)
 
 
+def project_name_check(*, owner_id: int | None, name: str, project_id: int | None = None) -> None:
+    """Raises ValidationError on ``name`` if its owner has another project of that name (names are unique
+    per owner: the project_name_unique_per_owner constraint)."""
+    if owner_id is None:
+        return
+    if Project.objects.filter(created_by_id=owner_id, name=name).exclude(pk=project_id).exists():
+        raise ValidationError({"name": f"You already have a project named {name!r}; choose another name."})
+
+
 def _scale_field(message: str) -> str:
     """The criterion field a task type's scale message is about."""
     for field in ("labels", "scale_min must", "scale_max must"):
@@ -116,6 +125,7 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
                     lease_seconds=lease_seconds, training_items=training_items, repeat_rate=repeat_rate,
                     training_pass_mark=training_pass_mark)
     project_settings_check(**settings)
+    project_name_check(owner_id=getattr(created_by, "pk", None), name=name)
     criteria = criteria_normalise(task_type=task_type, criteria=criteria)
     project = Project(name=name, instructions=instructions, show_reference=show_reference,
                       rankme_modulus=rankme_modulus, randomise_output_order=randomise_output_order, status=status,

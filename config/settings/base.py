@@ -59,6 +59,7 @@ MIDDLEWARE = [
     # After auth and messages, which its 400 page uses; before every view and CsrfViewMiddleware's form read.
     "core.middleware.OutsideTextMiddleware",
     "staffing.middleware.PasswordChangeRequiredMiddleware",
+    "console.middleware.ArchivedProjectReadOnlyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.context.AuditRequestMiddleware",
     # Turns a login refused by django-axes into its lockout page (annotation.views_auth.lockout_response).
@@ -136,6 +137,8 @@ CONCORD_MAX_IMPORT_BYTES = env.int("CONCORD_MAX_IMPORT_BYTES", default=512 * 102
 # Outgoing mail (agreement alerts) from one URL: smtp://user:password@host:587, smtp+tls://, smtp+ssl://,
 # consolemail:// (printed to the log). Unset: the log in development, an MTA on localhost:25 otherwise.
 EMAIL_URL = env("EMAIL_URL", default="") or ("consolemail://" if DEBUG else "smtp://localhost:25")
+# Leads may email invite links from the invites page once an installation names its mail server.
+CONCORD_INVITE_EMAILS = env.bool("CONCORD_INVITE_EMAILS", default=bool(env("EMAIL_URL", default="")))
 vars().update(env.email_url_config(EMAIL_URL))
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)  # seconds; a hung server must not hold a worker
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Concord <concord@localhost>")
@@ -184,7 +187,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # An archived project refuses writes (console.middleware explains why this is a default permission).
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated",
+                                   "console.middleware.ArchivedProjectReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StandardPagination",
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"auth": env("CONCORD_AUTH_THROTTLE_RATE", default="300/min")},
@@ -249,6 +254,11 @@ CELERY_BEAT_SCHEDULE = {
     # when they were raised). https://crontab.guru/#*/15_*_*_*_*
     "agreement-alert-emails": {"task": "agreement.jobs.alert_emails_send_pending_job",
                                "schedule": crontab(minute="*/15")},
+    # Recompute the agreement of projects with judgments newer than their last recompute, each at most once per
+    # its lead-set interval (so that interval is rounded up to this sweep's 5 minutes).
+    # https://crontab.guru/#*/5_*_*_*_*
+    "agreement-stale-recompute": {"task": "agreement.jobs.agreement_recompute_stale_all_job",
+                                  "schedule": crontab(minute="*/5")},
 }
 
 LOGGING = {

@@ -9,14 +9,15 @@ from django.shortcuts import get_object_or_404
 
 from annotation.models import Item, ItemFlag, Judgment, Output, Project
 from annotation.selectors.item_states import ITEM_STATE_LABELS, ITEM_STATES, item_state, item_state_counts
+from annotation.selectors.items import item_text_fixed_reason
 from annotation.selectors.judgments import rater_names_for_project
 from annotation.task_types import REGISTRY
 
 PAGE_SIZE = 50
 
-# "Flagged" (a rater reported the item) cuts across the item states.
-STATUS_FILTERS = {**ITEM_STATES, "flagged": Q(is_flagged=True)}
-STATUS_LABELS = {**ITEM_STATE_LABELS, "flagged": "Flagged"}
+# "Flagged" (a rater reported the item) and "Retired" (served no more) cut across the item states.
+STATUS_FILTERS = {**ITEM_STATES, "flagged": Q(is_flagged=True), "retired": Q(retired_at__isnull=False)}
+STATUS_LABELS = {**ITEM_STATE_LABELS, "flagged": "Flagged", "retired": "Retired"}
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,12 @@ def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str
     """The page of items matching ``filters`` (with their systems), the count per status among the items
     matching every filter but the status, and the subgroups and systems to filter by. Six queries."""
     items = _items(project, filters)
-    counts = item_state_counts(items, total=Count("id"), flagged=Count("id", filter=STATUS_FILTERS["flagged"]))
+    counts = item_state_counts(items, total=Count("id"), flagged=Count("id", filter=STATUS_FILTERS["flagged"]),
+                               retired=Count("id", filter=STATUS_FILTERS["retired"]))
     if filters.status:
         items = items.filter(STATUS_FILTERS[filters.status])
     items = items.only("id", "external_id", "subgroup", "gold", "repeat_of_id", "degraded_from_id", "n_target",
-                       "n_judged", "n_leased").prefetch_related(
+                       "n_judged", "n_leased", "retired_at").prefetch_related(
         Prefetch("outputs", queryset=Output.objects.only("id", "item_id", "position", "system")))
     page_obj: Page = Paginator(items.order_by("id"), page_size).get_page(page)
     for item in page_obj:
@@ -68,10 +70,11 @@ def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str
     }
 
 
-def item_detail_for_lead(project: Project, item_pk: int) -> dict:
-    """One item of ``project`` (Http404 otherwise) with its outputs and system names, gold answer, flags and
-    every judgment row, current or revised, in submission order. Five queries."""
-    item = get_object_or_404(Item.objects.filter(project=project), pk=item_pk)
+def item_detail_for_lead(project: Project, external_id: str) -> dict:
+    """One item of ``project`` (Http404 otherwise) with its outputs and system names, gold answer, flags,
+    every judgment row, current or revised, in submission order, and whether its text may be replaced (why
+    not, else ""). Five queries, six for an item no rater has judged."""
+    item = get_object_or_404(Item.objects.filter(project=project), external_id=external_id)
     item.status = item_state(item)
     item.status_label = STATUS_LABELS[item.status]
     judgments = list(Judgment.objects.filter(item=item).select_related("criterion", "output", "rater")
@@ -85,5 +88,6 @@ def item_detail_for_lead(project: Project, item_pk: int) -> dict:
         "meta_json": json.dumps(item.meta, indent=2, ensure_ascii=False) if item.meta else "",
         "outputs": list(item.outputs.order_by("position")),
         "judgments": judgments,
+        "why_text_fixed": item_text_fixed_reason(item, n_judgments=len(judgments)) or "",
         "flags": list(ItemFlag.objects.filter(item=item).select_related("rater").order_by("created_at", "id")),
     }

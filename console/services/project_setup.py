@@ -16,6 +16,7 @@ from annotation.services.project import (
     criteria_normalise,
     criterion_error,
     criterion_names_carry,
+    project_name_check,
     project_settings_check,
 )
 from audit.services import audit_record
@@ -61,6 +62,8 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
         raise ValidationError({"rankme_modulus": "Some items have no reference to score against; a modulus "
                                                  "needs one on every item (re-import them with references)."})
 
+    if "name" in changes:
+        project_name_check(owner_id=project.created_by_id, name=changes["name"], project_id=project.pk)
     for field, value in changes.items():
         setattr(project, field, value)
     project.full_clean(exclude=["created_by"])  # projects made by the API's staff or a command may have none

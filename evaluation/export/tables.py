@@ -41,6 +41,7 @@ _JUDGMENT_FLAGS = (
     Column("served_at", "timestamp", "When the screen was served, for judgments made on this platform."),
     Column("source", "string", "rater (made on this platform) or import (a study run elsewhere)."),
     Column("gold_item", "bool", "The item is a gold (control) item; left out of scores and agreement."),
+    Column("retired_item", "bool", "The item was retired after this judgment: no longer served to raters."),
     Column("excluded", "bool", "The rater is excluded by quality control; left out of scores and agreement."),
 )
 

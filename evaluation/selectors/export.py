@@ -324,9 +324,10 @@ def max_outputs_per_item(scope: ExportScope) -> int:
 def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """One row per current judgment: the judgment import's fields first (item, system, criterion,
     rater, value, submitted_at, shown_order, duration_ms), then subgroup, [pairwise: system_b,
-    outcome], served_at, source, gold_item, excluded."""
+    outcome], served_at, source, gold_item, retired_item, excluded."""
     judgments = scope.judgments().annotate(
         gold_item=ExpressionWrapper(Q(item__gold__isnull=False), output_field=BooleanField()),
+        retired_item=ExpressionWrapper(Q(item__retired_at__isnull=False), output_field=BooleanField()),
         shown_order_text=Cast("shown_order", TextField()),
     )
     submitted, served = "submitted_at", "served_at"
@@ -347,6 +348,7 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         served,
         "source",
         "gold_item",
+        "retired_item",
     ]
     if scope.pairwise:
         judgments = judgments.annotate(
@@ -374,18 +376,19 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
                 served,
                 source,
                 gold,
+                retired,
                 second,
             ) = row
             return (item, system, crit, names[rater], label, submitted, order(shown), ms, subgroup, second,
-                    int(value), served, source, bool(gold), rater in excluded)  # fmt: skip
+                    int(value), served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
     else:
 
         def convert(row):
-            subgroup, item, system, crit, rater, value, label, submitted, shown, ms, served, source, gold = (
+            subgroup, item, system, crit, rater, value, label, submitted, shown, ms, served, source, gold, retired = (
                 row
             )
             return (item, system, crit, names[rater], int(value) if integer else value, submitted, order(shown), ms,
-                    subgroup, served, source, bool(gold), rater in excluded)  # fmt: skip
+                    subgroup, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
 
     rows = stream_rows(judgments.values_list(*fields))
     yield from _batches(rows, scope.by_subgroup, convert)

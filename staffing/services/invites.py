@@ -1,8 +1,13 @@
-"""Invite links: creating and revoking them, and joining a project through one (safe under concurrency)."""
+"""Invite links: creating, revoking and emailing them, and joining a project through one (safe under
+concurrency)."""
 import secrets
+import smtplib
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
@@ -50,6 +55,31 @@ def invite_revoke(*, invite: Invite, by) -> Invite:
         audit_record(actor=by, action="invite.revoke", project=invite.project, target=f"invite {invite.pk}",
                      detail={"n_used": invite.n_used, "max_uses": invite.max_uses})
     return invite
+
+
+def invite_email_send(*, invite: Invite, to: str, url: str, by) -> None:
+    """Emails the invite's link (``url``, absolute) to the address ``to``. Raises ValidationError on ``email``
+    when invite emails are off (CONCORD_INVITE_EMAILS), the address is not one, the invite no longer admits
+    anyone, or the mail server does not take the message (refused or unreachable): the lead sees why."""
+    if not settings.CONCORD_INVITE_EMAILS:
+        raise ValidationError({"email": "Invite emails are off on this installation: set EMAIL_URL to a mail server."})
+    try:
+        validate_email(to)
+    except ValidationError as exc:
+        raise ValidationError({"email": f"{to!r} is not an email address."}) from exc
+    state = invite.state_at(timezone.now())
+    if state != Invite.State.OPEN:
+        raise ValidationError({"email": f"This invite is {Invite.State(state).label.lower()}; create a new one."})
+    project = invite.project
+    body = (f"You are invited to rate texts in the study “{project.name}” on Concord.\n\n"
+            f"Open this link to join (sign up or log in first): {url}\n\n"
+            f"The link works until {invite.expires_at:%Y-%m-%d %H:%M} UTC.")
+    try:
+        send_mail(f"Invitation: {project.name}", body, None, [to])
+    except (OSError, smtplib.SMTPException) as exc:
+        raise ValidationError({"email": f"The mail server did not take the message ({exc.__class__.__name__}: "
+                                        f"{exc}); the invite was not sent."}) from exc
+    audit_record(actor=by, action="invite.email", project=project, target=f"invite {invite.pk}", detail={"to": to})
 
 
 def _locked_open_invite(token: str, now: datetime) -> Invite:

@@ -11,6 +11,7 @@ import re
 import pytest
 from django.test import Client
 
+from annotation.models import Item
 from tests.annotation.rating import full_values
 from tests.security.world import SENTINELS, build_world, url_patterns
 
@@ -77,6 +78,8 @@ EXPECTED = {
     "evaluation-metric-inputs": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
+    # An empty form is refused with the reason on the dashboard.
+    "agreement-auto-recompute": {"post": (302, 404, 403, 302, 302)},
     "api-qc-rules": LEAD_READ,
     "api-allocation": LEAD_READ,
     "api-allocation-raters": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
@@ -97,6 +100,10 @@ EXPECTED = {
     "api-team": LEAD_READ,
     "staffing-team": {"get": (302, 404, 403, 200, 200)},
     "staffing-team-action": PAGE_LEAD_POST,
+    # An empty form names nobody: refused after the gate.
+    "staffing-team-add": PAGE_LEAD_POST,
+    # The email goes nowhere (invite emails are off in tests): back to the invites page with the reason.
+    "staffing-invite-email": {"post": (302, 404, 403, 302, 302)},
     # An empty form has no expiry: refused after the gate.
     "staffing-invites": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "staffing-invite-revoke": {"post": (302, 404, 403, 302, 302)},
@@ -126,7 +133,23 @@ EXPECTED = {
     # The lead console's item and progress pages. An empty upload form is refused after the gate.
     "console-item-upload": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "console-items": {"get": (302, 404, 403, 200, 200)},
-    "console-item-detail": {"get": (302, 404, 403, 200, 200)},
+    # The item's old address sends the lead to the one by external id.
+    "console-item-detail": {"get": (302, 404, 403, 302, 302)},
+    "console-item": {"get": (302, 404, 403, 200, 200)},
+    # Retiring (staff first, then the lead finds it retired) goes back to the item page with the outcome.
+    "console-item-retire": {"post": (302, 404, 403, 302, 302)},
+    # An empty input is refused after the gate (so is any change to the world's judged item).
+    "console-item-replace": PAGE_LEAD_POST,
+    "console-item-update": PAGE_LEAD_POST,
+    "api-items-retire": {"post": (401, 404, 403, 400, 400)},
+    # Staff archives first; the lead then finds it archived and read-only (409; the page gives the reason).
+    "console-project-archive": {"post": (302, 404, 403, 302, 302)},
+    "console-project-restore": {"post": (302, 404, 403, 302, 302)},
+    "api-project-archive": {"post": (401, 404, 403, 200, 409)},
+    "api-project-restore": {"post": (401, 404, 403, 400, 400)},
+    # Deleting takes the admin-level delete permission, which neither the lead nor plain staff holds.
+    "console-project-delete": {"get": (302, 404, 403, 403, 403), "post": (302, 404, 403, 403, 403)},
+    "api-project-delete": {"post": (401, 404, 403, 403, 403)},
     "console-progress": {"get": (302, 404, 403, 200, 200)},
     "api-progress-summary": LEAD_READ,
 }
@@ -155,6 +178,8 @@ def _path(route: str, world) -> str:
             return str(world.users["rater"].pk)
         if key == "item_pk":
             return str(world.ids["pk_item"])
+        if key == "external_id":
+            return Item.objects.get(pk=world.ids["pk_item"]).external_id
         if route.startswith("api/v1/jobs/"):
             return str(world.ids["pk_job"])
         if route.startswith(("api/v1/exports/", "exports/")):

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotation.models import Project
+from annotation.selectors.projects import project_by_id_or_name
 from annotation.services import ImportRejected
 
 
@@ -14,17 +15,18 @@ class ImportCommand(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("project", help="project id or exact name")
+        parser.add_argument("--owner", help="username of the project's owner, when several owners use the name")
         parser.add_argument("file", type=Path)
         parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
 
     def run_import(self, project: Project, stream, name: str, progress) -> int:
         raise NotImplementedError
 
-    def handle(self, *args, project, file, no_progress, **options):
-        project_obj = (Project.objects.filter(pk=int(project)).first() if project.isdigit()
-                       else Project.objects.filter(name=project).first())
-        if project_obj is None:
-            raise CommandError(f"no project {project!r} (give its id or exact name)")
+    def handle(self, *args, project, file, no_progress, owner=None, **options):
+        try:
+            project_obj = project_by_id_or_name(project, owner=owner)
+        except LookupError as exc:
+            raise CommandError(str(exc)) from exc
         if not file.is_file():
             raise CommandError(f"no such file: {file}")
         bar = tqdm(total=0, unit=f" {self.noun}", disable=no_progress, file=sys.stderr)

@@ -3,14 +3,11 @@
 from django.core.management.base import CommandError
 
 from annotation.models import Project
+from annotation.selectors.projects import project_by_id_or_name
 
 
 def project_from_arg(value: str) -> Project:
-    project = (
-        Project.objects.filter(pk=int(value)).first()
-        if value.isdigit()
-        else Project.objects.filter(name=value).first()
-    )
-    if project is None:
-        raise CommandError(f"no project {value!r} (give its id or exact name)")
-    return project
+    try:
+        return project_by_id_or_name(value)
+    except LookupError as exc:
+        raise CommandError(str(exc)) from exc

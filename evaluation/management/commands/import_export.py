@@ -2,6 +2,7 @@ import sys
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -34,6 +35,8 @@ class Command(BaseCommand):
             )
         except NotAnExport as exc:
             raise CommandError(str(exc)) from exc
+        except ValidationError as exc:  # the name is taken by another project of the lead's: --name picks one
+            raise CommandError(" ".join(exc.messages) + " (give another with --name)") from exc
         except ImportRejected as exc:
             for line, message in exc.report.errors:
                 self.stderr.write(f"line {line}: {message}")

@@ -62,7 +62,8 @@ def test_a_rankme_modulus_is_set_on_creation_and_read_back_in_the_detail(staff):
     assert created.status_code == 201, created.data
     assert created.json()["rankme_modulus"] == 100.0
     assert client.get(f"/api/v1/projects/{created.json()['id']}/").json()["rankme_modulus"] == 100.0
-    plain = client.post("/api/v1/projects/", {**payload, "rankme_modulus": None}, format="json").json()
+    plain = client.post("/api/v1/projects/", {**payload, "name": "plain", "rankme_modulus": None},
+                        format="json").json()
     assert plain["rankme_modulus"] is None
 
 

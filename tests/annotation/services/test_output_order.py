@@ -41,5 +41,5 @@ def test_the_api_creates_projects_with_the_setting_and_reports_it(staff):
     body = {"name": "p", "task_type": "likert", "criteria": [{"name": "f", "scale_min": 1, "scale_max": 5}]}
     created = client_for(staff).post("/api/v1/projects/", body, format="json").json()
     assert created["randomise_output_order"] is True and created["status"] == "live"
-    body["randomise_output_order"] = False
+    body.update(name="p2", randomise_output_order=False)
     assert client_for(staff).post("/api/v1/projects/", body, format="json").json()["randomise_output_order"] is False

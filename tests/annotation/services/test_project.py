@@ -19,7 +19,7 @@ def create(**kw):
 
 def test_a_rankme_project_keeps_its_modulus_and_defaults_to_none():
     assert create(rankme_modulus=100).rankme_modulus == 100.0
-    assert create().rankme_modulus is None
+    assert create(name="p2").rankme_modulus is None
 
 
 @pytest.mark.parametrize(("task_type", "criteria"), [

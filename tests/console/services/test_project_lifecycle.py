@@ -32,8 +32,7 @@ def test_allowed_transitions_are_applied_and_audited(draft, path):
 
 
 @pytest.mark.parametrize(("start", "target", "message"), [
-    ("draft", "paused", "A draft project can only become live, not paused."),
-    ("draft", "closed", "A draft project can only become live, not closed."),
+    ("draft", "paused", "A draft project can only become live or closed, not paused."),
     ("live", "draft", "A live project can only become paused or closed, not draft."),
     ("live", "live", "The project is live already."),
     ("paused", "draft", "A paused project can only become live or closed, not draft."),

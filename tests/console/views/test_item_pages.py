@@ -21,7 +21,7 @@ def test_the_browser_filters_from_the_query_string(client, world):
     assert response.status_code == 200
     assert [item.external_id for item in response.context["page"]] == ["i7", "i9"]
     assert '<option value="news" selected>' in html and '<option value="untouched" selected>' in html
-    assert f'href="/projects/{world.project.pk}/items/{world.items["i7"].pk}/"' in html
+    assert f'href="/projects/{world.project.pk}/items/id/i7/"' in html
     assert '<dd data-status="untouched">2</dd>' in html and '<dd data-status="in_progress">1</dd>' in html
 
 
@@ -38,12 +38,12 @@ def test_pages_keep_the_filters(client, world):
 
 def test_the_detail_page_shows_judgments_systems_and_gold_to_leads(client, world):
     client.force_login(world.lead)
-    html = client.get(f"/projects/{world.project.pk}/items/{world.items['i0'].pk}/").content.decode()
+    html = client.get(f"/projects/{world.project.pk}/items/id/i0/").content.decode()
     assert '<span data-testid="system">bart</span>' in html and "input i0" not in html  # factory input text
     assert "input of i0" in html
     assert html.count("<td>known-r2</td>") == 2 and "Revised" in html and "Current" in html
     assert "<td>40 s</td>" in html  # r2's first answer took 40 s
-    gold = client.get(f"/projects/{world.project.pk}/items/{world.items['g0'].pk}/").content.decode()
+    gold = client.get(f"/projects/{world.project.pk}/items/id/g0/").content.decode()
     assert "Gold answer" in gold and "&#x27;fluency&#x27;: 4" in gold
 
 
@@ -56,9 +56,20 @@ def test_raters_get_403_and_outsiders_404(client, world, django_user_model):
 
 
 def test_an_item_of_another_project_is_404(client, world):
-    other = ItemFactory(project=ProjectFactory())
+    other = ItemFactory(project=ProjectFactory(), external_id="elsewhere")
     client.force_login(world.lead)
     assert client.get(f"/projects/{world.project.pk}/items/{other.pk}/").status_code == 404
+    assert client.get(f"/projects/{world.project.pk}/items/id/elsewhere/").status_code == 404
+
+
+def test_the_old_address_by_id_leads_to_the_address_by_external_id(client, world):
+    item = ItemFactory(project=world.project, external_id="news/2024 #7")
+    client.force_login(world.lead)
+    response = client.get(f"/projects/{world.project.pk}/items/{item.pk}/")
+    assert response.status_code == 302 and response["Location"] == (
+        f"/projects/{world.project.pk}/items/id/news/2024%20%237/")
+    page = client.get(response["Location"])
+    assert page.status_code == 200 and page.context["item"].pk == item.pk
 
 
 def _queries(client, path) -> int:
@@ -71,8 +82,8 @@ def test_page_queries_do_not_grow_with_items_or_judgments(client):
     small, large = known_project(), known_project(extra_untouched=400)
     client.force_login(small.lead)
     browser_small = _queries(client, f"/projects/{small.project.pk}/items/")
-    detail_small = _queries(client, f"/projects/{small.project.pk}/items/{small.items['i0'].pk}/")
+    detail_small = _queries(client, f"/projects/{small.project.pk}/items/id/i0/")
     client.force_login(large.lead)
     assert _queries(client, f"/projects/{large.project.pk}/items/") == browser_small
-    assert _queries(client, f"/projects/{large.project.pk}/items/{large.items['i3'].pk}/") == detail_small
+    assert _queries(client, f"/projects/{large.project.pk}/items/id/i3/") == detail_small
     assert browser_small <= 13 and detail_small <= 12

@@ -117,7 +117,7 @@ def test_reimport_needs_the_jsonl_files_and_an_export(lead, tmp_path):
     export_write(project=project, options=ExportOptions(formats=("csv",)), destination=path)
 
     with pytest.raises(NotAnExport, match="jsonl"):
-        export_reimport(archive_path=path, created_by=lead)
+        export_reimport(archive_path=path, created_by=lead, name="reloaded")
     (tmp_path / "not.zip").write_bytes(b"hello")
     with pytest.raises(NotAnExport, match="zip"):
         export_reimport(archive_path=tmp_path / "not.zip", created_by=lead)

@@ -1,0 +1,65 @@
+"""In Chromium: a lead adds an existing account to the team from the team page, then copies an invite link and
+the crowd link with their Copy buttons (read back from the clipboard). Screenshots at three widths."""
+import pytest
+
+from annotation.models import Membership
+from staffing.services import external_link_reset, invite_create
+from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+from tests.browser_support import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+VIEWPORTS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
+
+
+def _fits(page) -> bool:
+    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+@pytest.fixture
+def clipboard_page(browser, live_server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+def test_a_lead_adds_a_member_and_copies_the_links(clipboard_page, live_server, screenshot):
+    page = clipboard_page
+    project = ProjectFactory(name="team study")
+    lead = UserFactory(username="team-lead")
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    UserFactory(username="ana")
+    invite = invite_create(project=project, by=lead, max_uses=5, valid_days=7)
+    external_link_reset(project=project, by=lead)
+    log_in(page, live_server.url, "team-lead", "pass-word-1234", f"/projects/{project.pk}/team/")
+
+    page.get_by_label("Username").fill("ana")
+    page.get_by_label("Role").select_option("rater")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Add to the team").click()
+    assert "ana is on the team as a rater." in page.inner_text("main")
+    assert page.locator("[data-testid=team] tr[data-member=ana]").is_visible()
+    for name, (width, height) in VIEWPORTS.items():
+        page.set_viewport_size({"width": width, "height": height})
+        assert _fits(page), f"the team page scrolls sideways at {width}px"
+        screenshot(page, f"team-add-{name}")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    page.goto(f"{live_server.url}/projects/{project.pk}/invites/")
+    page.get_by_role("button", name="Copy link").click()
+    page.wait_for_function("document.getElementById('copy-status').textContent.startsWith('Copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == f"{live_server.url}/invite/{invite.token}/"
+    for name, (width, height) in VIEWPORTS.items():
+        page.set_viewport_size({"width": width, "height": height})
+        assert _fits(page), f"the invites page scrolls sideways at {width}px"
+        screenshot(page, f"team-invite-copied-{name}")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    page.goto(f"{live_server.url}/projects/{project.pk}/external/")
+    page.get_by_role("button", name="Copy the link").click()
+    page.wait_for_function("document.getElementById('copy-status').textContent.startsWith('Copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == page.input_value("#other-url")
+    assert page.input_value("#other-url").endswith("?worker_id=")
