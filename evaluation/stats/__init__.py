@@ -2,10 +2,12 @@
 
 Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
 Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
-three levels, metric calibration, and judge-versus-human agreement. Import everything from here;
-submodules are implementation details.
+three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
+prediction-powered estimates and study planning. Import everything from here; submodules are
+implementation details.
 """
 
+from .alt_test import AltTestResult, RaterComparison, alt_test, benjamini_yekutieli
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
 from .errors import InsufficientDataError
@@ -31,6 +33,10 @@ from .system_scores import (
 )
 
 __all__ = [
+    "AltTestResult",
+    "RaterComparison",
+    "alt_test",
+    "benjamini_yekutieli",
     "INTERVAL_METHODS",
     "KENDALL_VARIANT",
     "BradleyTerryResult",
