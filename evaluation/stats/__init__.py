@@ -21,6 +21,7 @@ from .pairwise import (
     pairwise_counts,
     win_rates,
 )
+from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
 from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
 from .system_scores import (
     INTERVAL_METHODS,
@@ -38,6 +39,9 @@ __all__ = [
     "alt_test",
     "benjamini_yekutieli",
     "INTERVAL_METHODS",
+    "MeanEstimate",
+    "PredictionPoweredMean",
+    "prediction_powered_mean",
     "KENDALL_VARIANT",
     "BradleyTerryResult",
     "CalibrationReport",
