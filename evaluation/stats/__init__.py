@@ -23,6 +23,19 @@ from .pairwise import (
 )
 from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
 from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
+from .study_planning import (
+    COMPARISONS,
+    DesignPower,
+    InterimAnswer,
+    PowerCurve,
+    VarianceComponents,
+    design_power,
+    effect_on_item_scale,
+    interim_answer,
+    items_for_half_width,
+    power_curve,
+    variance_components,
+)
 from .system_scores import (
     INTERVAL_METHODS,
     SystemRank,
@@ -39,6 +52,17 @@ __all__ = [
     "alt_test",
     "benjamini_yekutieli",
     "INTERVAL_METHODS",
+    "COMPARISONS",
+    "DesignPower",
+    "InterimAnswer",
+    "PowerCurve",
+    "VarianceComponents",
+    "design_power",
+    "effect_on_item_scale",
+    "interim_answer",
+    "items_for_half_width",
+    "power_curve",
+    "variance_components",
     "MeanEstimate",
     "PredictionPoweredMean",
     "prediction_powered_mean",
