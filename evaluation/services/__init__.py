@@ -4,6 +4,7 @@ from .calibration import calibrator_apply, calibrator_fit
 from .correlations import NotCorrelatable, metric_correlations
 from .export import ExportOptions, ExportOptionsError, export_run, export_start, export_state, export_write
 from .export_reimport import NotAnExport, export_reimport
+from .judge_tests import judge_alt_test_report, judge_confusion, judge_prediction_powered_report
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
 from .metric_import import metric_score_import
 from .metrics_compute import (
@@ -14,6 +15,7 @@ from .metrics_compute import (
     metrics_compute_start,
 )
 from .results import ResultOptions, results_compute
+from .study_planning import study_plan, study_plan_apply
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -30,6 +32,9 @@ __all__ = [
     "export_state",
     "export_write",
     "judge_agreement_report",
+    "judge_alt_test_report",
+    "judge_confusion",
+    "judge_prediction_powered_report",
     "judge_from_metric",
     "judge_rating_import",
     "metric_correlations",
@@ -39,4 +44,6 @@ __all__ = [
     "metrics_compute",
     "metrics_compute_start",
     "results_compute",
+    "study_plan",
+    "study_plan_apply",
 ]
