@@ -643,7 +643,8 @@ class StudyPlanApi(EvaluationApi):
     systems), power by simulation over items x raters per item for a paired mean difference, a win rate
     or a Bradley–Terry gap, the cheapest design reaching the target power, items for a target interval
     width, and (from the project's own judgments) whether the study already answers its question.
-    The pilot is the project's judgments, or ``pilot``: records ``{item, system, rater, value}``."""
+    The pilot is the project's judgments, another project's (``pilot_project``), or ``pilot``: records
+    ``{item, system, rater, value}`` (pairwise: the first system's outcome, 0 loses, 0.5 tie, 1 wins)."""
 
     class InputSerializer(serializers.Serializer):
         criterion = serializers.CharField(max_length=100)
@@ -660,14 +661,20 @@ class StudyPlanApi(EvaluationApi):
         n_simulations = serializers.IntegerField(min_value=100, max_value=20_000, default=2000)
         seed = serializers.IntegerField(min_value=0, default=0)
         pilot = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1_000_000)
+        pilot_project = serializers.IntegerField(
+            required=False, help_text="Plan from the judgments of another project you lead (same protocol)."
+        )
 
     @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, 400: DETAIL})
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        options = dict(data.validated_data)
+        if "pilot_project" in options:
+            options["pilot_project"] = project_get_for_lead(request.user, options["pilot_project"])
         try:
-            plan = study_plan(project=project, **data.validated_data)
+            plan = study_plan(project=project, **options)
         except InsufficientDataError as exc:
             raise serializers.ValidationError({"detail": f"the pilot is too thin to plan from: {exc}"}) from exc
         return Response(plan)

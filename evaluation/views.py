@@ -9,8 +9,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.models import TaskType
-from annotation.selectors import project_get_for_lead
+from annotation.models import Membership, TaskType
+from annotation.selectors import project_get_for_lead, project_list_for_user, project_role
 from evaluation.export.writers import FORMATS
 from evaluation.models import Export
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
@@ -305,13 +305,27 @@ def study_plan_page(request, pk):
     """Study planning from the project's judgments: the power curve, the recommended design, where the
     study stands, and (before raters start) applying the design's raters per item."""
     project = project_get_for_lead(request.user, pk)
-    criteria = list(project.criteria.order_by("position", "id").values_list("name", flat=True))
+    pilots = [
+        p
+        for p in project_list_for_user(request.user).filter(task_type=project.task_type).exclude(pk=project.pk)
+        if project_role(request.user, p) == Membership.Role.LEAD
+    ]
+    pilot = next((p for p in pilots if str(p.pk) == request.GET.get("pilot")), None)
+    criteria = list((pilot or project).criteria.order_by("position", "id").values_list("name", flat=True))
     comparisons = ["win_rate", "bradley_terry"] if project.task_type == TaskType.PAIRWISE else list(COMPARISONS)
     form = {**PLAN_DEFAULTS, "criterion": criteria[0] if criteria else "", **request.GET.dict()}
     if form["comparison"] not in comparisons:
         form["comparison"] = comparisons[0]
         form["effect"] = "0.6"
-    context = {"project": project, "criteria": criteria, "comparisons": comparisons, "form": form, "plan": None}
+    context = {
+        "project": project,
+        "criteria": criteria,
+        "comparisons": comparisons,
+        "form": form,
+        "plan": None,
+        "pilots": pilots,
+        "pilot": pilot,
+    }
     status = 200
     if request.method == "POST":
         try:
@@ -322,7 +336,6 @@ def study_plan_page(request, pk):
             context["apply_error"] = str(exc)
             status = 400
         else:
-            context["applied"] = project.raters_per_item
             project.refresh_from_db()
             context["applied"] = project.raters_per_item
     try:
@@ -336,6 +349,7 @@ def study_plan_page(request, pk):
             alpha=float(form["alpha"]),
             systems=systems if len(systems) == 2 else None,
             n_simulations=1000,
+            pilot_project=pilot,
         )
     except ValueError as exc:
         context["error"] = str(exc)

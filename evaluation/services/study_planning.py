@@ -98,10 +98,13 @@ def study_plan(
     n_simulations: int = 2000,
     seed: int = 0,
     pilot: list | None = None,
+    pilot_project: Project | None = None,
 ) -> dict:
     """The plan for detecting ``effect`` (a mean difference, a win rate or a Bradley–Terry gap
-    between two systems) from this project's judgments on ``criterion``, or from ``pilot``
-    records; with the state of the study now when its own judgments are the pilot."""
+    between two systems) from this project's judgments on ``criterion``, from ``pilot`` records,
+    or from the judgments of ``pilot_project`` (an earlier study of the same protocol, the caller
+    having checked the user leads it); with the state of the study now when its own judgments are
+    the pilot."""
     if comparison not in COMPARISONS:
         raise ValueError(f"comparison must be one of {', '.join(COMPARISONS)}")
     if project.task_type == TaskType.PAIRWISE and comparison == "mean_difference":
@@ -116,11 +119,18 @@ def study_plan(
         raise ValueError(f"items_grid must hold item counts from 2 to {MAX_ITEMS}")
     if not grid_raters or grid_raters[0] < 1 or grid_raters[-1] > 100:
         raise ValueError("raters_grid must hold raters per item from 1 to 100")
-    target = Criterion.objects.filter(project=project, name=criterion).first()
+    source = pilot_project or project
+    if source.task_type != project.task_type:
+        raise ValueError(
+            f"the pilot project is {source.task_type}, this one {project.task_type}: plan from the same protocol"
+        )
+    target = Criterion.objects.filter(project=source, name=criterion).first()
     if target is None:
-        raise ValueError(f"criterion {criterion!r} is not in this project")
+        raise ValueError(
+            f"criterion {criterion!r} is not in {'the pilot project' if pilot_project else 'this project'}"
+        )
     effect_on_item_scale(comparison, effect)
-    columns = _pilot_columns(pilot) if pilot is not None else _project_columns(project, target)
+    columns = _pilot_columns(pilot) if pilot is not None else _project_columns(source, target)
     components = variance_components(columns[3], items=columns[0], systems=columns[1], raters=columns[2])
     rng = generator(seed)
     curve = power_curve(
@@ -135,7 +145,7 @@ def study_plan(
         rng=rng,
     )
     out = {
-        "source": "pilot" if pilot is not None else "project",
+        "source": "pilot" if pilot is not None else "project" if pilot_project is None else f"project {source.pk}",
         "criterion": target.name,
         "comparison": comparison,
         "effect": effect,
@@ -158,7 +168,7 @@ def study_plan(
                 for k in grid_raters
             },
         }
-    if pilot is None:
+    if pilot is None and pilot_project is None:
         out["now"] = _study_now(project, columns, comparison, effect, systems, components, alpha, target_power, rng)
     return out
 
