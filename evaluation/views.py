@@ -238,13 +238,23 @@ def judges_page(request, pk):
     names = [j.name for j in judges]
     chosen = request.GET.get("judge") if request.GET.get("judge") in names else names[0]
     ppi = judge_prediction_powered_report(project=project, judge=chosen)
+    ways = (("prediction_powered", "PPI"), ("human_only", "humans"), ("judge_only", "judge"))
     for c in ppi["criteria"]:
-        rows = []
-        for e in c["estimands"]:
-            if not e["error"]:
-                for way, label in (("prediction_powered", "PPI"), ("human_only", "humans"), ("judge_only", "judge")):
-                    rows.append((f"{e['label']} · {label}", e[way]["value"], *e[way]["ci"]))
-        c["plot"] = interval_plot(rows)
+        # means and win rates are on different scales: one plot each
+        c["plots"] = [
+            {"kind": kind, "plot": plot}
+            for kind in ("mean", "win_rate")
+            if (
+                plot := interval_plot(
+                    [
+                        (f"{e['label']} · {label}", e[way]["value"], *e[way]["ci"])
+                        for e in c["estimands"]
+                        if e["kind"] == kind and not e["error"]
+                        for way, label in ways
+                    ]
+                )
+            )
+        ]
     context.update(alt=report, ppi=ppi, chosen=chosen, confusion=None, cell=None)
     if project.task_type != TaskType.RANKME:
         criterion = request.GET.get("criterion") if request.GET.get("criterion") in criteria else criteria[0]
@@ -257,7 +267,7 @@ def power_plot(points: list[dict], target: float) -> dict:
     """SVG geometry of power against items (log scale), one polyline per raters-per-item."""
     if not points:
         return {}
-    width, height, left, top = PLOT_WIDTH, 300, 60, 16
+    width, height, left, top = PLOT_WIDTH, 310, 60, 16
     items = sorted({p["n_items"] for p in points})
     low, high = math.log(items[0]), math.log(items[-1]) if items[-1] > items[0] else math.log(items[0]) + 1
 
@@ -297,6 +307,11 @@ def power_plot(points: list[dict], target: float) -> dict:
 
 
 PALETTE = ("#204a87", "#ce5c00", "#4e9a06", "#5c3566", "#a40000", "#8f5902")
+COMPARISON_LABELS = {
+    "mean_difference": "paired mean difference",
+    "win_rate": "win rate",
+    "bradley_terry": "Bradley–Terry gap",
+}
 PLAN_DEFAULTS = {"comparison": "mean_difference", "effect": "0.3", "target_power": "0.8", "alpha": "0.05"}
 
 
@@ -312,10 +327,14 @@ def study_plan_page(request, pk):
     ]
     pilot = next((p for p in pilots if str(p.pk) == request.GET.get("pilot")), None)
     criteria = list((pilot or project).criteria.order_by("position", "id").values_list("name", flat=True))
-    comparisons = ["win_rate", "bradley_terry"] if project.task_type == TaskType.PAIRWISE else list(COMPARISONS)
+    comparisons = [
+        (c, COMPARISON_LABELS[c])
+        for c in COMPARISONS
+        if not (project.task_type == TaskType.PAIRWISE and c == "mean_difference")
+    ]
     form = {**PLAN_DEFAULTS, "criterion": criteria[0] if criteria else "", **request.GET.dict()}
-    if form["comparison"] not in comparisons:
-        form["comparison"] = comparisons[0]
+    if form["comparison"] not in dict(comparisons):
+        form["comparison"] = comparisons[0][0]
         form["effect"] = "0.6"
     context = {
         "project": project,

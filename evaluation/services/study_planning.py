@@ -18,6 +18,7 @@ from evaluation.stats import (
     effect_on_item_scale,
     interim_answer,
     items_for_half_width,
+    items_for_power,
     power_curve,
     variance_components,
 )
@@ -189,27 +190,13 @@ def _study_now(project, columns, comparison, effect, systems, components, alpha,
     # raters per item so far: ratings per (item, system), whatever the protocol
     per_item = max(1, round(len(columns[3]) / max(len(set(zip(columns[0], columns[1], strict=True))), 1)))
 
-    def power_at(n):
-        return design_power(
-            components,
-            comparison=comparison,
-            effect=effect,
-            n_items=n,
-            raters_per_item=per_item,
-            alpha=alpha,
-            n_simulations=2000,
-            rng=rng,
-        ).power
-
     n = answer.n_items
-    power_now = power_at(max(n, 2))
-    more = 0 if power_now >= target_power else None
-    if more is None and power_at(MAX_ITEMS) >= target_power:
-        low, high = n, MAX_ITEMS
-        while high - low > max(1, low // 50):
-            mid = (low + high) // 2
-            low, high = (low, mid) if power_at(mid) >= target_power else (mid, high)
-        more = high - n
+    common = {"comparison": comparison, "effect": effect, "raters_per_item": per_item, "alpha": alpha, "rng": rng}
+    power_now = design_power(components, n_items=max(n, 2), n_simulations=2000, **common).power
+    more = 0
+    if power_now < target_power:
+        needed = items_for_power(components, target_power=target_power, max_items=MAX_ITEMS, **common)
+        more = None if needed is None else max(needed - n, 0)
     return {
         "systems": list(pair),
         "n_items": n,

@@ -33,6 +33,7 @@ from .study_planning import (
     effect_on_item_scale,
     interim_answer,
     items_for_half_width,
+    items_for_power,
     power_curve,
     variance_components,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "effect_on_item_scale",
     "interim_answer",
     "items_for_half_width",
+    "items_for_power",
     "power_curve",
     "variance_components",
     "MeanEstimate",

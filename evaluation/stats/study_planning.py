@@ -307,6 +307,48 @@ def items_for_half_width(
         n += 1 if n < 1000 else n // 100
 
 
+def items_for_power(
+    components: VarianceComponents,
+    *,
+    comparison: str,
+    effect: float,
+    raters_per_item: int,
+    target_power: float,
+    alpha: float = 0.05,
+    max_items: int = 20_000,
+    n_simulations: int = 2000,
+    rng: np.random.Generator,
+) -> int | None:
+    r"""The fewest items (within 5%) whose simulated power reaches ``target_power``, or None when
+    more than ``max_items`` would be needed (or the effect is 0).
+
+    The search starts from the normal approximation
+    :math:`n = ((z_{1-\alpha/2} + z_{\text{power}})\,\tau / \delta)^2` and steps up by 5% until
+    :func:`design_power` reaches the target, so a handful of simulations suffice.
+    """
+    delta = effect_on_item_scale(comparison, effect)
+    tau = np.sqrt(_item_variance(components, comparison, raters_per_item))
+    if delta == 0:
+        return None
+    z = special.ndtri(1 - alpha / 2) + special.ndtri(target_power)
+    n = max(2, int(np.ceil((z * tau / abs(delta)) ** 2)))
+    while n <= max_items:
+        power = design_power(
+            components,
+            comparison=comparison,
+            effect=effect,
+            n_items=n,
+            raters_per_item=raters_per_item,
+            alpha=alpha,
+            n_simulations=n_simulations,
+            rng=rng,
+        ).power
+        if power >= target_power:
+            return n
+        n = int(np.ceil(n * 1.05)) + 1
+    return None
+
+
 @dataclass(frozen=True)
 class InterimAnswer:
     """Where a running study stands on its question: the estimate over the ``n_items`` items so

@@ -11,6 +11,7 @@ from evaluation.stats import (
     design_power,
     interim_answer,
     items_for_half_width,
+    items_for_power,
     power_curve,
     variance_components,
 )
@@ -215,3 +216,46 @@ def test_degenerate_inputs():
         design_power(c, comparison="win_rate", effect=1.2, n_items=10, raters_per_item=1, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="at least 2 items"):
         design_power(c, comparison="win_rate", effect=0.6, n_items=1, raters_per_item=1, rng=np.random.default_rng(0))
+
+
+def test_items_for_power_is_the_noncentral_t_answer_within_5_percent():
+    c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
+    n = items_for_power(
+        c,
+        comparison="mean_difference",
+        effect=0.3,
+        raters_per_item=2,
+        target_power=0.8,
+        n_simulations=20_000,
+        rng=np.random.default_rng(5),
+    )
+
+    def exact(m):
+        critical, nc = stats.t.ppf(0.975, m - 1), 0.3 * np.sqrt(m / 0.86)
+        return stats.nct.sf(critical, m - 1, nc) + stats.nct.cdf(-critical, m - 1, nc)
+
+    smallest = next(m for m in range(2, 500) if exact(m) >= 0.8)
+    assert smallest <= n <= 1.06 * smallest + 2
+    assert (
+        items_for_power(
+            c,
+            comparison="mean_difference",
+            effect=0.0,
+            raters_per_item=2,
+            target_power=0.8,
+            rng=np.random.default_rng(5),
+        )
+        is None
+    )
+    assert (
+        items_for_power(
+            c,
+            comparison="mean_difference",
+            effect=0.001,
+            raters_per_item=1,
+            target_power=0.8,
+            max_items=1000,
+            rng=np.random.default_rng(5),
+        )
+        is None
+    )

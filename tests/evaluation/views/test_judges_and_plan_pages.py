@@ -27,7 +27,7 @@ def test_judges_page_shows_the_tests_and_opens_a_confusion_cell(lead):
     assert page.status_code == 200
     assert "Alternative annotator test" in html and "gpt-4o-2024-08-06 · 9f2c41d0 · 2025-03-01" in html
     assert re.search(r"(passes|fails)</", html)
-    assert html.count("<svg") == 2  # the alt-test plot and the prediction-powered plot
+    assert html.count("<svg") == 3  # the alt-test plot, the means and the win rates
     assert "bart vs pegasus" in html
     cell = re.search(r'href="(\?judge=gpt[^"]*cell=[^"]*)"', html).group(1).replace("&amp;", "&")
     opened = browser(lead).get(f"/projects/{project.pk}/judges/{cell}").content.decode()
