@@ -18,14 +18,18 @@ from ._common import interval, num
 PAIRWISE_LABELS = {0.0: "first loses", 1.0: "tie", 2.0: "first wins"}
 
 
+def _chosen(rows: list, names, what: str) -> list:
+    """The rows named (all when ``names`` is empty); ValueError naming the first unknown name."""
+    if not names:
+        return rows
+    unknown = sorted(set(names) - {r.name for r in rows})
+    if unknown:
+        raise ValueError(f"{what} {unknown[0]!r} is not in this project")
+    return [r for r in rows if r.name in set(names)]
+
+
 def _judges(project: Project, names) -> list[Judge]:
-    judges = list(Judge.objects.filter(project=project).order_by("model_name", "run_on", "name"))
-    if names:
-        unknown = sorted(set(names) - {j.name for j in judges})
-        if unknown:
-            raise ValueError(f"judge {unknown[0]!r} is not in this project")
-        judges = [j for j in judges if j.name in set(names)]
-    return judges
+    return _chosen(list(Judge.objects.filter(project=project).order_by("model_name", "run_on", "name")), names, "judge")
 
 
 def _one_judge(project: Project, name: str) -> list[Judge]:
@@ -35,13 +39,7 @@ def _one_judge(project: Project, name: str) -> list[Judge]:
 
 
 def _criteria(project: Project, names) -> list[Criterion]:
-    criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
-    if names:
-        unknown = sorted(set(names) - {c.name for c in criteria})
-        if unknown:
-            raise ValueError(f"criterion {unknown[0]!r} is not in this project")
-        criteria = [c for c in criteria if c.name in set(names)]
-    return criteria
+    return _chosen(list(Criterion.objects.filter(project=project).order_by("position", "id")), names, "criterion")
 
 
 def _judge_row(judge: Judge) -> dict:

@@ -13,6 +13,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SIZES = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
 
 
+def at_every_size(page, screenshot, name):
+    """The page at each size: nothing scrolls sideways but the plots' and tables' own boxes."""
+    for size, (width, height) in SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        page.reload()
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= width + 1, f"the {name} page scrolls sideways at {size} ({scroll}px)"
+        screenshot(page, f"{name}-{size}")
+
+
 def test_the_lead_reads_the_judge_tests_and_plans_the_study(page, live_server, screenshot, django_user_model):
     lead = django_user_model.objects.create_user(username="judge-lead", password=PASSWORD)
     project, _ = likert_study(lead)
@@ -29,12 +39,7 @@ def test_the_lead_reads_the_judge_tests_and_plans_the_study(page, live_server, s
         first_cell.click()
     assert page.locator("#confusion ul.units a").count() >= 1
 
-    for name, (width, height) in SIZES.items():
-        page.set_viewport_size({"width": width, "height": height})
-        page.reload()
-        scroll = page.evaluate("document.documentElement.scrollWidth")
-        assert scroll <= width + 1, f"the judges page scrolls sideways at {name} ({scroll}px)"
-        screenshot(page, f"judges-{name}")
+    at_every_size(page, screenshot, "judges")
 
     page.set_viewport_size({"width": 1280, "height": 800})
     with page.expect_navigation():
@@ -44,9 +49,4 @@ def test_the_lead_reads_the_judge_tests_and_plans_the_study(page, live_server, s
         page.get_by_role("button", name="Plan", exact=True).click()
     assert page.locator("#curve polyline").count() == 4
     assert "items ×" in page.get_by_test_id("recommended").inner_text()
-    for name, (width, height) in SIZES.items():
-        page.set_viewport_size({"width": width, "height": height})
-        page.reload()
-        scroll = page.evaluate("document.documentElement.scrollWidth")
-        assert scroll <= width + 1, f"the plan page scrolls sideways at {name} ({scroll}px)"
-        screenshot(page, f"plan-{name}")
+    at_every_size(page, screenshot, "plan")

@@ -119,6 +119,12 @@ def test_planner_power_matches_direct_simulation_within_2_points(comparison, n_i
     assert abs(planned - direct) <= 0.02, (planned, direct)
 
 
+def noncentral_t_power(n, *, delta, tau2, alpha=0.05):
+    """Exact power of the two-sided one-sample t-test on n item statistics N(delta, tau2)."""
+    critical, nc = stats.t.ppf(1 - alpha / 2, n - 1), delta * np.sqrt(n / tau2)
+    return stats.nct.sf(critical, n - 1, nc) + stats.nct.cdf(-critical, n - 1, nc)
+
+
 def test_one_design_pinned_to_the_noncentral_t():
     # 80 items, 2 raters each: tau^2 = 2 * 0.25 + 2 * 0.36 / 2 = 0.86; delta = 0.3
     c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
@@ -131,9 +137,7 @@ def test_one_design_pinned_to_the_noncentral_t():
         n_simulations=40_000,
         rng=np.random.default_rng(1),
     )
-    critical = stats.t.ppf(0.975, 79)
-    nc = 0.3 * np.sqrt(80 / 0.86)
-    exact = stats.nct.sf(critical, 79, nc) + stats.nct.cdf(-critical, 79, nc)
+    exact = noncentral_t_power(80, delta=0.3, tau2=0.86)
     assert exact == pytest.approx(0.815, abs=0.001)  # normal approximation: Phi(2.893 - 1.990) = 0.817
     assert r.power == pytest.approx(exact, abs=0.01)
 
@@ -230,11 +234,7 @@ def test_items_for_power_is_the_noncentral_t_answer_within_5_percent():
         rng=np.random.default_rng(5),
     )
 
-    def exact(m):
-        critical, nc = stats.t.ppf(0.975, m - 1), 0.3 * np.sqrt(m / 0.86)
-        return stats.nct.sf(critical, m - 1, nc) + stats.nct.cdf(-critical, m - 1, nc)
-
-    smallest = next(m for m in range(2, 500) if exact(m) >= 0.8)
+    smallest = next(m for m in range(2, 500) if noncentral_t_power(m, delta=0.3, tau2=0.86) >= 0.8)
     assert smallest <= n <= 1.06 * smallest + 2
     assert (
         items_for_power(
