@@ -656,8 +656,15 @@ class StudyPlanApi(EvaluationApi):
         target_power = serializers.FloatField(min_value=0.05, max_value=0.999, default=0.8)
         alpha = serializers.FloatField(min_value=0.001, max_value=0.5, default=0.05)
         target_half_width = serializers.FloatField(min_value=1e-6, required=False)
-        items_grid = serializers.ListField(child=serializers.IntegerField(), required=False, allow_empty=False)
-        raters_grid = serializers.ListField(child=serializers.IntegerField(), required=False, allow_empty=False)
+        items_grid = serializers.ListField(
+            child=serializers.IntegerField(min_value=2, max_value=20_000),
+            required=False,
+            allow_empty=False,
+            max_length=12,
+        )
+        raters_grid = serializers.ListField(
+            child=serializers.IntegerField(min_value=1, max_value=100), required=False, allow_empty=False, max_length=12
+        )
         n_simulations = serializers.IntegerField(min_value=100, max_value=20_000, default=2000)
         seed = serializers.IntegerField(min_value=0, default=0)
         pilot = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1_000_000)

@@ -2,6 +2,7 @@
 judgments or an imported study), a power curve by simulation, the cheapest design reaching the
 target, where the study stands now, and applying the chosen raters per item to the project."""
 
+import math
 from dataclasses import asdict
 
 import numpy as np
@@ -29,6 +30,9 @@ ITEMS_GRID = (25, 50, 100, 200, 400, 800)
 RATERS_GRID = (1, 2, 3, 5)
 MAX_ITEMS = 20_000
 MAX_SIMULATIONS = 20_000
+MAX_GRID = 12
+# simulated item statistics a plan may draw: about 3 s and, drawn in blocks, bounded memory
+MAX_DRAWS = 100_000_000
 PILOT_FIELDS = {"item", "system", "rater", "value"}
 
 
@@ -114,8 +118,12 @@ def study_plan(
         raise ValueError(f"target_power must be between 0 and 1, got {target_power!r}")
     if not 1 <= n_simulations <= MAX_SIMULATIONS:
         raise ValueError(f"n_simulations must be from 1 to {MAX_SIMULATIONS}")
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in (effect, target_power, alpha)):
+        raise ValueError("effect, target_power and alpha must be finite numbers")
     grid_items = sorted({int(n) for n in items_grid})
     grid_raters = sorted({int(k) for k in raters_grid})
+    if len(grid_items) > MAX_GRID or len(grid_raters) > MAX_GRID:
+        raise ValueError(f"give at most {MAX_GRID} item counts and {MAX_GRID} raters-per-item values")
     if not grid_items or grid_items[0] < 2 or grid_items[-1] > MAX_ITEMS:
         raise ValueError(f"items_grid must hold item counts from 2 to {MAX_ITEMS}")
     if not grid_raters or grid_raters[0] < 1 or grid_raters[-1] > 100:
@@ -124,6 +132,11 @@ def study_plan(
     if source.task_type != project.task_type:
         raise ValueError(
             f"the pilot project is {source.task_type}, this one {project.task_type}: plan from the same protocol"
+        )
+    draws = n_simulations * sum(grid_items) * len(grid_raters)
+    if draws > MAX_DRAWS:
+        raise ValueError(
+            f"the plan would simulate {draws:,} values (at most {MAX_DRAWS:,}): fewer simulations or a smaller grid"
         )
     target = Criterion.objects.filter(project=source, name=criterion).first()
     if target is None:

@@ -31,6 +31,8 @@ from ._resampling import as_float_array, check_choice, check_confidence
 from .errors import InsufficientDataError
 
 COMPARISONS = ("mean_difference", "win_rate", "bradley_terry")
+# simulated studies are drawn in blocks of at most this many item statistics (8 bytes each: 16 MB)
+_BLOCK_CELLS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -233,8 +235,12 @@ def design_power(
         raise ValueError("a design needs at least 2 items and 1 rater per item")
     delta = effect_on_item_scale(comparison, effect)
     sd = np.sqrt(_item_variance(components, comparison, raters_per_item))
-    d = delta + sd * rng.standard_normal((n_simulations, n_items))
-    mean, se = d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(n_items)
+    mean, se = np.empty(n_simulations), np.empty(n_simulations)
+    block = max(1, _BLOCK_CELLS // n_items)
+    for start in range(0, n_simulations, block):
+        d = delta + sd * rng.standard_normal((min(block, n_simulations - start), n_items))
+        mean[start : start + len(d)] = d.mean(axis=1)
+        se[start : start + len(d)] = d.std(axis=1, ddof=1) / np.sqrt(n_items)
     critical = stats.t.ppf(1 - alpha / 2, n_items - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         power = float(np.mean(np.abs(mean / se) > critical)) if sd > 0 else float(delta != 0)

@@ -91,3 +91,19 @@ def test_apply_sets_every_item_before_raters_start_and_refuses_after(lead):
     started, _ = likert_study(lead, n_items=4, n_rated=2)
     with pytest.raises(ValueError, match="cannot change once raters have started"):
         study_plan_apply(project=started, raters_per_item=3, by=lead)
+
+
+def test_plans_too_large_to_simulate_are_refused(lead):
+    project, _ = likert_study(lead, n_items=4, n_rated=2)
+    with pytest.raises(ValueError, match="would simulate 2,400,000,000 values"):
+        study_plan(
+            project=project,
+            criterion="fluency",
+            comparison="mean_difference",
+            effect=0.3,
+            items_grid=[20_000],
+            raters_grid=[1, 2, 3, 4, 5, 6],
+            n_simulations=20_000,
+        )
+    with pytest.raises(ValueError, match="finite numbers"):
+        study_plan(project=project, criterion="fluency", comparison="mean_difference", effect=float("nan"))
