@@ -58,3 +58,41 @@ def likert_study(lead, *, n_items=100, n_rated=60, seed=0, judge_bias=0.5, judge
     ]
     judge_rating_import(project=project, stream=lines(judge))
     return project, {"humans": humans, "judge": judge}
+
+
+def pairwise_study(lead, *, n_items=90, n_rated=60, seed=0, name="pairwise study"):
+    """``n_items`` A/B items, bart first on even items and pegasus first on odd ones; three raters on
+    the first ``n_rated``; a judge ("gpt") on every item that favours bart more than the raters do.
+    Returns (project, records) with the winner per line as imported."""
+    rng = np.random.default_rng(seed)
+    project = new_project(lead, name, "pairwise", [{"name": "overall"}])
+    order = {i: SYSTEMS if i % 2 == 0 else SYSTEMS[::-1] for i in range(n_items)}
+    item_import(
+        project=project,
+        stream=lines(
+            {
+                "external_id": f"pair{i}",
+                "input": f"prompt {i}",
+                "outputs": [{"system": s, "text": f"{s} {i}"} for s in order[i]],
+            }
+            for i in range(n_items)
+        ),
+    )
+    p_bart = {i: float(np.clip(rng.normal(0.6, 0.2), 0.02, 0.98)) for i in range(n_items)}
+
+    def winner(p):
+        u = rng.random()
+        return "bart" if u < p * 0.85 else "pegasus" if u < 0.85 else "tie"
+
+    humans = [
+        {"item": f"pair{i}", "rater": f"r{r}", "criterion": "overall", "value": winner(p_bart[i])}
+        for i in range(n_rated)
+        for r in range(3)
+    ]
+    judgment_import(project=project, stream=lines(humans))
+    judge = [
+        {"judge": "gpt", "item": f"pair{i}", "criterion": "overall", "value": winner(min(p_bart[i] + 0.2, 1.0))}
+        for i in range(n_items)
+    ]
+    judge_rating_import(project=project, stream=lines(judge))
+    return project, {"humans": humans, "judge": judge, "order": order}

@@ -11,10 +11,11 @@ from evaluation.services import (
     judge_confusion,
     judge_prediction_powered_report,
     judge_rating_import,
+    study_plan,
 )
 from evaluation.stats import alt_test, benjamini_yekutieli, prediction_powered_mean
 from tests.evaluation.datasets.loaders import lines
-from tests.evaluation.judge_studies import SYSTEMS, likert_study
+from tests.evaluation.judge_studies import SYSTEMS, likert_study, pairwise_study
 
 pytestmark = pytest.mark.django_db
 
@@ -146,3 +147,57 @@ def test_judge_versions_are_checked_on_import(lead):
     assert "another version on line 1" in errors and "run_date must be a date as YYYY-MM-DD" in errors
     assert not Judge.objects.filter(name="gpt-v2").exists()
     assert Judge.objects.get(name="gpt").version == "gpt-4o-2024-08-06 · 9f2c41d0 · 2025-03-01"
+
+
+def _bart_outcome(winner):
+    return 1.0 if winner == "bart" else 0.0 if winner == "pegasus" else 0.5
+
+
+def test_pairwise_study_alt_test_win_rate_and_confusion(lead):
+    project, records = pairwise_study(lead)
+    items = sorted({r["item"] for r in records["judge"]}, key=lambda i: int(i[4:]))
+    at = {i: k for k, i in enumerate(items)}
+    # coded for each item's first system as imported: 0 loses, 1 tie, 2 wins
+    first = {f"pair{i}": order[0] for i, order in records["order"].items()}
+
+    def code(item, winner):
+        return 1.0 if winner == "tie" else 2.0 if winner == first[item] else 0.0
+
+    humans = np.full((3, len(items)), np.nan)
+    for r in records["humans"]:
+        humans[int(r["rater"][1:]), at[r["item"]]] = code(r["item"], r["value"])
+    judge = np.array([code(r["item"], r["value"]) for r in records["judge"]])
+    # the alt-test scores pairwise outcomes by the share of matching labels
+    report = judge_alt_test_report(project=project, epsilon=0.1)
+    assert report["alignment"] == "accuracy"
+    (expected,) = alt_test(humans, judge, alignment="accuracy", epsilon=0.1)
+    overall = report["criteria"][0]["judges"][0]["overall"]
+    assert overall["advantage_probability"] == pytest.approx(expected.advantage_probability)
+    assert [c["p_value"] for c in overall["comparisons"]] == pytest.approx([c.p_value for c in expected.comparisons])
+    # the win rate of bart over pegasus, whichever came first on the item
+    (row,) = judge_prediction_powered_report(project=project, judge="gpt")["criteria"][0]["estimands"]
+    assert (row["kind"], row["label"]) == ("win_rate", "bart vs pegasus")
+    h = np.full(len(items), np.nan)
+    for i in items[:60]:
+        h[at[i]] = np.mean([_bart_outcome(r["value"]) for r in records["humans"] if r["item"] == i])
+    j = np.array([_bart_outcome(r["value"]) for r in records["judge"]])
+    expected = prediction_powered_mean(h[:60], j[:60], j[60:])
+    assert row["prediction_powered"]["value"] == pytest.approx(expected.prediction_powered.value)
+    assert row["judge_only"]["value"] > row["prediction_powered"]["value"]
+    confusion = judge_confusion(project=project, judge="gpt", criterion="overall")
+    assert confusion["labels"] == ["first loses", "tie", "first wins"]
+    assert confusion["n_units"] + confusion["n_no_majority"] == 60
+
+
+def test_pairwise_plan_and_the_study_now(lead):
+    project, records = pairwise_study(lead)
+    with pytest.raises(ValueError, match="compare by win_rate or bradley_terry"):
+        study_plan(project=project, criterion="overall", comparison="mean_difference", effect=0.3)
+    plan = study_plan(project=project, criterion="overall", comparison="win_rate", effect=0.6, items_grid=[50, 200])
+    now = plan["now"]
+    assert now["systems"] == ["bart", "pegasus"] and now["n_items"] == 60 and now["raters_per_item"] == 3
+    outcomes = [
+        np.mean([_bart_outcome(r["value"]) for r in records["humans"] if r["item"] == f"pair{i}"]) for i in range(60)
+    ]
+    assert now["estimate"] == pytest.approx(np.mean(outcomes))
+    assert plan["components"]["item_system"] == 0.0 and plan["components"]["rater"] == 0.0
