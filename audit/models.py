@@ -10,6 +10,7 @@ from django.db import models
 ACTIONS = {
     "project.create": "created the project (detail: its settings and criteria)",
     "project.update": "changed the project's settings or criteria (detail: each changed field, before and after)",
+    "project.plan_apply": "applied a study plan's raters per item to every item (detail: before and after)",
     "project.live": "opened the project to its raters (detail: the status before)",
     "project.paused": "paused the project: raters get nothing to judge (detail: the status before)",
     "project.closed": "closed the project for good (detail: the status before)",

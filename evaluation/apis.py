@@ -37,7 +37,10 @@ from evaluation.services import (
     export_start,
     export_state,
     judge_agreement_report,
+    judge_alt_test_report,
+    judge_confusion,
     judge_from_metric,
+    judge_prediction_powered_report,
     judge_rating_import,
     metric_catalogue,
     metric_correlations,
@@ -46,8 +49,11 @@ from evaluation.services import (
     metric_score_import,
     metrics_compute_start,
     results_compute,
+    study_plan,
+    study_plan_apply,
 )
 from evaluation.services.export import SPLITS, export_path
+from evaluation.stats import InsufficientDataError
 from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
@@ -648,6 +654,149 @@ class JudgeAgreementApi(EvaluationApi):
             **params.validated_data,
         )
         return Response(self.OutputSerializer(report).data)
+
+
+class JudgeAltTestApi(EvaluationApi):
+    """The alternative annotator test (Calderon, Reichart & Dror, ACL 2025) of each judge per criterion
+    and subgroup: leave each human out, compare how well the judge and that human represent the others,
+    one-sided t-tests against the cost margin epsilon, Benjamini–Yekutieli over raters; the winning rate
+    (the judge passes at >= 0.5) and the average advantage probability."""
+
+    class FilterSerializer(serializers.Serializer):
+        epsilon = serializers.FloatField(
+            min_value=0.0,
+            max_value=0.99,
+            default=0.15,
+            help_text="Cost margin: 0.2 expert raters, 0.15 skilled, 0.1 crowd workers (the authors' advice).",
+        )
+        q = serializers.FloatField(min_value=0.001, max_value=0.5, default=0.05, help_text="FDR of the correction.")
+        alignment = serializers.ChoiceField(
+            choices=["accuracy", "neg_rmse"],
+            required=False,
+            help_text="Default: accuracy for pairwise outcomes, neg_rmse for ratings.",
+        )
+
+    @extend_schema(
+        parameters=[FilterSerializer, OpenApiParameter("judge", str), OpenApiParameter("criterion", str)],
+        responses={200: OpenApiTypes.OBJECT, 400: DETAIL, 403: DETAIL, 404: DETAIL},
+    )
+    def get(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return Response(
+            judge_alt_test_report(
+                project=project,
+                judges=_list_param(request, "judge") or None,
+                criteria=_list_param(request, "criterion") or None,
+                **params.validated_data,
+            )
+        )
+
+
+class JudgePredictionPoweredApi(EvaluationApi):
+    """System means and win rates from the human-rated units plus every unit only the judge rated
+    (prediction-powered inference, Angelopoulos et al., Science 2023, power-tuned), beside the
+    humans-only and judge-only estimates, with the human judgments the judge is worth."""
+
+    class FilterSerializer(serializers.Serializer):
+        judge = serializers.CharField(max_length=200)
+        confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
+
+    @extend_schema(
+        parameters=[FilterSerializer, OpenApiParameter("criterion", str)],
+        responses={200: OpenApiTypes.OBJECT, 400: DETAIL, 403: DETAIL, 404: DETAIL},
+    )
+    def get(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return Response(
+            judge_prediction_powered_report(
+                project=project, criteria=_list_param(request, "criterion") or None, **params.validated_data
+            )
+        )
+
+
+class JudgeConfusionApi(EvaluationApi):
+    """The judge's label against the human majority on one criterion, each cell with its units."""
+
+    class FilterSerializer(serializers.Serializer):
+        judge = serializers.CharField(max_length=200)
+        criterion = serializers.CharField(max_length=100)
+
+    @extend_schema(parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: DETAIL})
+    def get(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return Response(judge_confusion(project=project, **params.validated_data))
+
+
+class StudyPlanApi(EvaluationApi):
+    """Plan a study from a pilot: the variance components (items, item x system, raters, residual,
+    systems), power by simulation over items x raters per item for a paired mean difference, a win rate
+    or a Bradley–Terry gap, the cheapest design reaching the target power, items for a target interval
+    width, and (from the project's own judgments) whether the study already answers its question.
+    The pilot is the project's judgments, another project's (``pilot_project``), or ``pilot``: records
+    ``{item, system, rater, value}`` (pairwise: the first system's outcome, 0 loses, 0.5 tie, 1 wins)."""
+
+    class InputSerializer(serializers.Serializer):
+        criterion = serializers.CharField(max_length=100)
+        comparison = serializers.ChoiceField(choices=["mean_difference", "win_rate", "bradley_terry"])
+        effect = serializers.FloatField(help_text="The mean difference, win rate (0-1) or BT gap to detect.")
+        systems = serializers.ListField(
+            child=serializers.CharField(max_length=200), min_length=2, max_length=2, required=False
+        )
+        target_power = serializers.FloatField(min_value=0.05, max_value=0.999, default=0.8)
+        alpha = serializers.FloatField(min_value=0.001, max_value=0.5, default=0.05)
+        target_half_width = serializers.FloatField(min_value=1e-6, required=False)
+        items_grid = serializers.ListField(
+            child=serializers.IntegerField(min_value=2, max_value=20_000),
+            required=False,
+            allow_empty=False,
+            max_length=12,
+        )
+        raters_grid = serializers.ListField(
+            child=serializers.IntegerField(min_value=1, max_value=100), required=False, allow_empty=False, max_length=12
+        )
+        n_simulations = serializers.IntegerField(min_value=100, max_value=20_000, default=2000)
+        seed = serializers.IntegerField(min_value=0, default=0)
+        pilot = serializers.ListField(child=serializers.JSONField(), required=False, max_length=1_000_000)
+        pilot_project = serializers.IntegerField(
+            required=False, help_text="Plan from the judgments of another project you lead (same protocol)."
+        )
+
+    @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, 400: DETAIL})
+    def post(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        options = dict(data.validated_data)
+        if "pilot_project" in options:
+            options["pilot_project"] = project_get_for_lead(request.user, options["pilot_project"])
+        try:
+            plan = study_plan(project=project, **options)
+        except InsufficientDataError as exc:
+            raise serializers.ValidationError({"detail": f"the pilot is too thin to plan from: {exc}"}) from exc
+        return Response(plan)
+
+
+class StudyPlanApplyApi(EvaluationApi):
+    """Apply a plan's raters per item to the project (before any judgment): every item gets that many."""
+
+    class InputSerializer(serializers.Serializer):
+        raters_per_item = serializers.IntegerField(min_value=1, max_value=100)
+
+    @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, 400: DETAIL})
+    def post(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = study_plan_apply(project=project, by=request.user, **data.validated_data)
+        return Response(
+            {"raters_per_item": project.raters_per_item, "double_annotation_share": project.double_annotation_share}
+        )
 
 
 # --- Exports ------------------------------------------------------------------------------------------

@@ -57,6 +57,12 @@ class Judge(models.Model):
     config = models.JSONField(
         default=dict, blank=True, help_text="How the judge was made (prompt, thresholds...)."
     )
+    # A run's version: judges of one model with another prompt or date are compared side by side.
+    model_name = models.CharField(
+        max_length=200, blank=True, help_text="The model behind the run (e.g. gpt-4o-2024-08-06)."
+    )
+    prompt_hash = models.CharField(max_length=64, blank=True, help_text="A hash of the prompt the run used.")
+    run_on = models.DateField(null=True, blank=True, help_text="When the run was made.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -72,6 +78,12 @@ class Judge(models.Model):
     @property
     def rater_type(self) -> str:
         return "model"
+
+    @property
+    def version(self) -> str:
+        """model · prompt hash (8 characters) · date, the parts that are known."""
+        parts = [self.model_name, self.prompt_hash[:8], self.run_on.isoformat() if self.run_on else ""]
+        return " · ".join(p for p in parts if p)
 
 
 class JudgeRating(models.Model):

@@ -33,6 +33,15 @@ api_urlpatterns = [
         name="api-judges-from-metric",
     ),
     path("projects/<int:pk>/judges/agreement/", apis.JudgeAgreementApi.as_view(), name="api-judge-agreement"),
+    path("projects/<int:pk>/judges/alt-test/", apis.JudgeAltTestApi.as_view(), name="api-judge-alt-test"),
+    path(
+        "projects/<int:pk>/judges/prediction-powered/",
+        apis.JudgePredictionPoweredApi.as_view(),
+        name="api-judge-prediction-powered",
+    ),
+    path("projects/<int:pk>/judges/confusion/", apis.JudgeConfusionApi.as_view(), name="api-judge-confusion"),
+    path("projects/<int:pk>/plan/", apis.StudyPlanApi.as_view(), name="api-study-plan"),
+    path("projects/<int:pk>/plan/apply/", apis.StudyPlanApplyApi.as_view(), name="api-study-plan-apply"),
     path("projects/<int:pk>/exports/", apis.ExportListCreateApi.as_view(), name="api-exports"),
     path("exports/<int:pk>/download/", apis.ExportDownloadApi.as_view(), name="api-export-download"),
 ]
@@ -42,4 +51,6 @@ urlpatterns = [
     path("projects/<int:pk>/results/", views.results_page, name="evaluation-results"),
     path("projects/<int:pk>/export/", views.export_page, name="evaluation-export"),
     path("projects/<int:pk>/metrics/inputs/", views.metric_inputs_page, name="evaluation-metric-inputs"),
+    path("projects/<int:pk>/judges/", views.judges_page, name="evaluation-judges"),
+    path("projects/<int:pk>/plan/", views.study_plan_page, name="evaluation-plan"),
 ]

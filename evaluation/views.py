@@ -1,14 +1,17 @@
 """The leads' results page: per-system tables with intervals, significance marks, a Bradley–Terry
-(or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans; and the
+(or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans; the
+judges page (alt-test, prediction-powered estimates, confusion); the study planning page; and the
 export page, which starts a dataset export and follows its job."""
+
+import math
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.models import TaskType
-from annotation.selectors import project_get_for_lead
+from annotation.models import Membership, TaskType
+from annotation.selectors import project_get_for_lead, project_list_for_user, project_role
 from evaluation.export.writers import FORMATS
 from evaluation.models import Export, MetricInput
 from evaluation.selectors import calibrator_summaries, judge_list_for_project, metric_names_for_project
@@ -19,12 +22,17 @@ from evaluation.services import (
     export_start,
     export_state,
     judge_agreement_report,
+    judge_alt_test_report,
+    judge_confusion,
+    judge_prediction_powered_report,
     metric_catalogue,
     metric_correlations,
     metric_input_upload,
     results_compute,
+    study_plan,
+    study_plan_apply,
 )
-from evaluation.stats import significance_clusters
+from evaluation.stats import COMPARISONS, significance_clusters
 from evaluation.stats.correlation import LEVELS, METHODS
 
 PLOT_WIDTH, ROW_HEIGHT, LABEL_WIDTH = 640, 26, 170
@@ -226,3 +234,208 @@ def metric_inputs_page(request, pk):
         "error_kind": error_kind,
     }
     return render(request, "evaluation/metric_inputs.html", context, status=400 if error else 200)
+def share_plot(rows: list[tuple[str, float, float]]) -> dict:
+    """SVG geometry of a bar per (label, winning rate, advantage probability) on 0..1, the winning
+    rate as a bar and the advantage probability as a dot, with the pass line at 0.5."""
+    if not rows:
+        return {}
+    width = PLOT_WIDTH - LABEL_WIDTH - 20
+
+    def x(v):
+        return LABEL_WIDTH + v * width
+
+    return {
+        "width": PLOT_WIDTH,
+        "height": ROW_HEIGHT * len(rows) + 30,
+        "label_x": LABEL_WIDTH - 8,
+        "left": LABEL_WIDTH,
+        "right": PLOT_WIDTH - 20,
+        "half": x(0.5),
+        "axis_y": ROW_HEIGHT * len(rows) + 18,
+        "rows": [
+            {"label": label, "y": ROW_HEIGHT * k + 16, "bar": omega * width, "dot": x(rho), "passed": omega >= 0.5}
+            for k, (label, omega, rho) in enumerate(rows)
+        ],
+    }
+
+
+def _number(form, name, default, low, high):
+    """A float option of a page's query, within [low, high]; the default when absent or bad."""
+    try:
+        value = float(form.get(name, default))
+    except ValueError:
+        return default
+    return value if low <= value <= high else default
+
+
+def _confusion_cell(confusion: dict, cell: str) -> dict | None:
+    human, _, judge = cell.partition("|")
+    for row in confusion["rows"]:
+        for c in row["cells"]:
+            if row["human"] == human and c["judge"] == judge:
+                return {"human": human, "judge": judge, "units": c["units"]}
+    return None
+
+
+@login_required
+def judges_page(request, pk):
+    """Can a judge replace the raters: the alt-test of every judge (version beside version), the
+    prediction-powered estimates of one judge, and its confusion against the human majority."""
+    project = project_get_for_lead(request.user, pk)
+    epsilon = _number(request.GET, "epsilon", 0.15, 0.0, 0.99)
+    q = _number(request.GET, "q", 0.05, 0.001, 0.5)
+    judges = list(judge_list_for_project(project))
+    criteria = list(project.criteria.order_by("position", "id").values_list("name", flat=True))
+    context = {"project": project, "epsilon": epsilon, "q": q, "judges": judges, "criteria": criteria}
+    if not judges:
+        return render(request, "evaluation/judges.html", context)
+    report = judge_alt_test_report(project=project, epsilon=epsilon, q=q)
+    for c in report["criteria"]:
+        c["plot"] = share_plot(
+            [
+                (j["judge"], j["overall"]["winning_rate"], j["overall"]["advantage_probability"])
+                for j in c["judges"]
+                if j["overall"]
+            ]
+        )
+    names = [j.name for j in judges]
+    chosen = request.GET.get("judge") if request.GET.get("judge") in names else names[0]
+    ppi = judge_prediction_powered_report(project=project, judge=chosen)
+    ways = (("prediction_powered", "PPI"), ("human_only", "humans"), ("judge_only", "judge"))
+    for c in ppi["criteria"]:
+        # means and win rates are on different scales: one plot each
+        c["plots"] = [
+            {"kind": kind, "plot": plot}
+            for kind in ("mean", "win_rate")
+            if (
+                plot := interval_plot(
+                    [
+                        (f"{e['label']} · {label}", e[way]["value"], *e[way]["ci"])
+                        for e in c["estimands"]
+                        if e["kind"] == kind and not e["error"]
+                        for way, label in ways
+                    ]
+                )
+            )
+        ]
+    context.update(alt=report, ppi=ppi, chosen=chosen, confusion=None, cell=None)
+    if project.task_type != TaskType.RANKME:
+        criterion = request.GET.get("criterion") if request.GET.get("criterion") in criteria else criteria[0]
+        context["confusion"] = judge_confusion(project=project, judge=chosen, criterion=criterion)
+        context["cell"] = _confusion_cell(context["confusion"], request.GET.get("cell", ""))
+    return render(request, "evaluation/judges.html", context)
+
+
+def power_plot(points: list[dict], target: float) -> dict:
+    """SVG geometry of power against items (log scale), one polyline per raters-per-item."""
+    if not points:
+        return {}
+    width, height, left, top = PLOT_WIDTH, 310, 60, 16
+    items = sorted({p["n_items"] for p in points})
+    low, high = math.log(items[0]), math.log(items[-1]) if items[-1] > items[0] else math.log(items[0]) + 1
+
+    def x(n):
+        return left + (math.log(n) - low) / (high - low) * (width - left - 20)
+
+    def y(p):
+        return top + (1 - p) * (height - top - 40)
+
+    lines, designs = [], sorted({p["raters_per_item"] for p in points})
+    for k, raters in enumerate(designs):
+        mine = sorted((p for p in points if p["raters_per_item"] == raters), key=lambda p: p["n_items"])
+        lines.append(
+            {
+                "raters": raters,
+                "colour": PALETTE[k % len(PALETTE)],
+                "points": " ".join(f"{x(p['n_items']):.1f},{y(p['power']):.1f}" for p in mine),
+                "dots": [
+                    {"x": x(p["n_items"]), "y": y(p["power"]), "power": p["power"], "n": p["n_items"]} for p in mine
+                ],
+                # bottom right, where power curves rarely run
+                "legend_y": y(0) - 10 - 14 * (len(designs) - 1 - k),
+            }
+        )
+    return {
+        "width": width,
+        "height": height,
+        "left": left,
+        "right": width - 20,
+        "bottom": y(0),
+        "target_y": y(target),
+        "ticks": [{"x": x(n), "label": n} for n in items],
+        "y_ticks": [{"y": y(p), "label": f"{p:.0%}"} for p in (0, 0.25, 0.5, 0.75, 1)],
+        "lines": lines,
+        "legend_x": width - 120,
+    }
+
+
+PALETTE = ("#204a87", "#ce5c00", "#4e9a06", "#5c3566", "#a40000", "#8f5902")
+COMPARISON_LABELS = {
+    "mean_difference": "paired mean difference",
+    "win_rate": "win rate",
+    "bradley_terry": "Bradley–Terry gap",
+}
+PLAN_DEFAULTS = {"comparison": "mean_difference", "effect": "0.3", "target_power": "0.8", "alpha": "0.05"}
+
+
+@login_required
+def study_plan_page(request, pk):
+    """Study planning from the project's judgments: the power curve, the recommended design, where the
+    study stands, and (before raters start) applying the design's raters per item."""
+    project = project_get_for_lead(request.user, pk)
+    pilots = [
+        p
+        for p in project_list_for_user(request.user).filter(task_type=project.task_type).exclude(pk=project.pk)
+        if project_role(request.user, p) == Membership.Role.LEAD
+    ]
+    pilot = next((p for p in pilots if str(p.pk) == request.GET.get("pilot")), None)
+    criteria = list((pilot or project).criteria.order_by("position", "id").values_list("name", flat=True))
+    comparisons = [
+        (c, COMPARISON_LABELS[c])
+        for c in COMPARISONS
+        if not (project.task_type == TaskType.PAIRWISE and c == "mean_difference")
+    ]
+    form = {**PLAN_DEFAULTS, "criterion": criteria[0] if criteria else "", **request.GET.dict()}
+    if form["comparison"] not in dict(comparisons):
+        form["comparison"] = comparisons[0][0]
+        form["effect"] = "0.6"
+    context = {
+        "project": project,
+        "criteria": criteria,
+        "comparisons": comparisons,
+        "form": form,
+        "plan": None,
+        "pilots": pilots,
+        "pilot": pilot,
+    }
+    status = 200
+    if request.method == "POST":
+        try:
+            study_plan_apply(
+                project=project, raters_per_item=int(request.POST.get("raters_per_item", "")), by=request.user
+            )
+        except ValueError as exc:
+            context["apply_error"] = str(exc)
+            status = 400
+        else:
+            project.refresh_from_db()
+            context["applied"] = project.raters_per_item
+    try:
+        systems = [s for s in (form.get("system_a"), form.get("system_b")) if s]
+        plan = study_plan(
+            project=project,
+            criterion=form["criterion"],
+            comparison=form["comparison"],
+            effect=float(form["effect"]),
+            target_power=float(form["target_power"]),
+            alpha=float(form["alpha"]),
+            systems=systems if len(systems) == 2 else None,
+            n_simulations=1000,
+            pilot_project=pilot,
+        )
+    except ValueError as exc:
+        context["error"] = str(exc)
+    else:
+        plan["plot"] = power_plot(plan["points"], plan["target_power"])
+        context["plan"] = plan
+    return render(request, "evaluation/plan.html", context, status=status)

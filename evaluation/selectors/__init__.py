@@ -1,5 +1,6 @@
 """Every non-trivial read of the evaluation app."""
 
+from .judge_units import JudgeUnits, judge_units
 from .ratings import (
     PairwiseFrame,
     RatingFrame,
@@ -21,6 +22,8 @@ from .scores import (
 
 __all__ = [
     "calibrator_summaries",
+    "JudgeUnits",
+    "judge_units",
     "PairwiseFrame",
     "RatingFrame",
     "excluded_rater_ids",

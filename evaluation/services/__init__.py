@@ -12,6 +12,7 @@ from .export import (
     export_write,
 )
 from .export_reimport import NotAnExport, export_reimport
+from .judge_tests import judge_alt_test_report, judge_confusion, judge_prediction_powered_report
 from .judges import judge_agreement_report, judge_from_metric, judge_rating_import
 from .metric_import import metric_score_import
 from .metric_inputs import metric_input_upload
@@ -23,6 +24,7 @@ from .metrics_compute import (
     metrics_compute_start,
 )
 from .results import ResultOptions, results_compute
+from .study_planning import study_plan, study_plan_apply
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -40,6 +42,9 @@ __all__ = [
     "export_state",
     "export_write",
     "judge_agreement_report",
+    "judge_alt_test_report",
+    "judge_confusion",
+    "judge_prediction_powered_report",
     "judge_from_metric",
     "judge_rating_import",
     "metric_correlations",
@@ -50,4 +55,6 @@ __all__ = [
     "metrics_compute",
     "metrics_compute_start",
     "results_compute",
+    "study_plan",
+    "study_plan_apply",
 ]

@@ -2,10 +2,14 @@
 with thresholds, and their agreement with the humans beside human–human agreement.
 
 Judge rating line (JSONL): ``{"judge": "gpt-4o", "item": "doc17", "system": "bart",
-"criterion": "fluency", "value": 4.33, "kind": "llm"}``. For ``likert`` and ``rankme`` the value is a
-number on the criterion's scale (a judge may average samples, so Likert values need not be whole);
-for ``pairwise`` it is the winning system's name or ``"tie"`` and ``system`` is left out.
+"criterion": "fluency", "value": 4.33, "kind": "llm"}``, optionally with the run's version:
+``"model": "gpt-4o-2024-08-06", "prompt_hash": "9f2c...", "run_date": "2025-03-01"`` (one per judge).
+For ``likert`` and ``rankme`` the value is a number on the criterion's scale (a judge may average
+samples, so Likert values need not be whole); for ``pairwise`` it is the winning system's name or
+``"tie"`` and ``system`` is left out.
 """
+
+from datetime import date
 
 import numpy as np
 from django.db import transaction
@@ -24,7 +28,8 @@ from evaluation.stats import InsufficientDataError, judge_agreement
 
 from ._common import MAX_RESAMPLES, generator, interval, num
 
-FIELDS = {"judge", "item", "system", "criterion", "value", "kind"}
+FIELDS = {"judge", "item", "system", "criterion", "value", "kind", "model", "prompt_hash", "run_date"}
+VERSION_FIELDS = {"model": ("model_name", 200), "prompt_hash": ("prompt_hash", 64), "run_date": ("run_on", 10)}
 MAX_JUDGE_NAME = 200
 BATCH_SIZE = 5000
 
@@ -46,6 +51,24 @@ class _Index:
             .values_list("item__external_id", "system", "id")
         ):
             self.items.setdefault(external_id, {})[system] = output_id
+
+    @staticmethod
+    def version(record: dict) -> dict:
+        """The judge's version fields a line gives (model, prompt hash, run date)."""
+        out = {}
+        for name, (field, limit) in VERSION_FIELDS.items():
+            value = record.get(name)
+            if value in (None, ""):
+                continue
+            if not isinstance(value, str) or len(value) > limit:
+                raise TaskTypeError(f"{name} must be text of at most {limit} characters")
+            if name == "run_date":
+                try:
+                    value = date.fromisoformat(value)
+                except ValueError:
+                    raise TaskTypeError(f"run_date must be a date as YYYY-MM-DD, got {value!r}") from None
+            out[field] = value
+        return out
 
     def parse(self, record: dict) -> tuple[str, str, int, int, float]:
         unknown = sorted(set(record) - FIELDS)
@@ -88,16 +111,22 @@ def judge_rating_import(*, project: Project, stream, by=None, file_name: str = "
     every bad line); judges are created on first sight. A rating already stored for the same judge,
     output and criterion is replaced. Returns the number of ratings."""
     index = _Index(project)
-    report, seen, parsed = ImportReport(), {}, []
+    report, seen, parsed, versions = ImportReport(), {}, [], {}
     for line, record in records(stream, "jsonl"):
         if isinstance(record, BadRecord):
             report.add(line, str(record))
             continue
         try:
             judge, kind, output_id, criterion_id, value = index.parse(record)
+            version = index.version(record)
         except TaskTypeError as exc:
             report.add(line, str(exc))
             continue
+        if version:
+            first = versions.setdefault(judge, (line, version))
+            if first[1] != version:
+                report.add(line, f"judge {judge!r} has another version on line {first[0]}; name each run apart")
+                continue
         key = (judge, output_id, criterion_id)
         if key in seen:
             report.add(
@@ -114,6 +143,11 @@ def judge_rating_import(*, project: Project, stream, by=None, file_name: str = "
         judges = {}
         for name, kind in dict((p[0], p[1]) for p in parsed).items():
             judges[name], _ = Judge.objects.get_or_create(project=project, name=name, defaults={"kind": kind})
+            if name in versions:
+                for field, value in versions[name][1].items():
+                    setattr(judges[name], field, value)
+                judges[name].full_clean()
+                judges[name].save()
         JudgeRating.objects.filter(judge__in=judges.values(), output_id__in={p[2] for p in parsed}).filter(
             criterion_id__in={p[3] for p in parsed}
         ).delete()

@@ -2,10 +2,12 @@
 
 Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
 Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
-three levels, metric calibration, and judge-versus-human agreement. Import everything from here;
-submodules are implementation details.
+three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
+prediction-powered estimates and study planning. Import everything from here; submodules are
+implementation details.
 """
 
+from .alt_test import AltTestResult, RaterComparison, alt_test, benjamini_yekutieli
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
@@ -20,7 +22,22 @@ from .pairwise import (
     pairwise_counts,
     win_rates,
 )
+from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
 from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
+from .study_planning import (
+    COMPARISONS,
+    DesignPower,
+    InterimAnswer,
+    PowerCurve,
+    VarianceComponents,
+    design_power,
+    effect_on_item_scale,
+    interim_answer,
+    items_for_half_width,
+    items_for_power,
+    power_curve,
+    variance_components,
+)
 from .system_scores import (
     INTERVAL_METHODS,
     SystemRank,
@@ -33,7 +50,26 @@ from .system_scores import (
 
 __all__ = [
     "significance_clusters",
+    "AltTestResult",
+    "RaterComparison",
+    "alt_test",
+    "benjamini_yekutieli",
     "INTERVAL_METHODS",
+    "COMPARISONS",
+    "DesignPower",
+    "InterimAnswer",
+    "PowerCurve",
+    "VarianceComponents",
+    "design_power",
+    "effect_on_item_scale",
+    "interim_answer",
+    "items_for_half_width",
+    "items_for_power",
+    "power_curve",
+    "variance_components",
+    "MeanEstimate",
+    "PredictionPoweredMean",
+    "prediction_powered_mean",
     "KENDALL_VARIANT",
     "BradleyTerryResult",
     "CalibrationReport",

@@ -70,12 +70,21 @@ EXPECTED = {
     "api-judges-import": {"post": (401, 404, 403, 415, 415)},
     "api-judges-from-metric": {"post": (401, 404, 403, 400, 400)},
     "api-judge-agreement": LEAD_READ,
+    "api-judge-alt-test": LEAD_READ,
+    # Without a judge named (and a criterion, for the confusion) the request is refused after the gate.
+    "api-judge-prediction-powered": {"get": (401, 404, 403, 400, 400)},
+    "api-judge-confusion": {"get": (401, 404, 403, 400, 400)},
+    # An empty body names no criterion, comparison or effect (no raters per item to apply).
+    "api-study-plan": {"post": (401, 404, 403, 400, 400)},
+    "api-study-plan-apply": {"post": (401, 404, 403, 400, 400)},
     "api-exports": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 202, 202)},
     # The export has no file yet: the lead's answer is 409, never the bytes.
     "api-export-download": {"get": (401, 404, 403, 409, 409)},
     "evaluation-results": {"get": (302, 404, 403, 200, 200)},
     "evaluation-export": {"get": (302, 404, 403, 200, 200)},
     "evaluation-metric-inputs": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "evaluation-judges": {"get": (302, 404, 403, 200, 200)},
+    "evaluation-plan": {"get": (302, 404, 403, 200, 200), "post": PAGE_LEAD_POST["post"]},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},
     # An empty form is refused with the reason on the dashboard.
