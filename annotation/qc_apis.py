@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.apis import DETAIL
-from annotation.models import Membership, QcRules
+from annotation.models import QcRules
 from annotation.pagination import paginated
 from annotation.selectors import (
     project_get_for_lead,
@@ -16,6 +16,7 @@ from annotation.selectors import (
     rater_action_list,
     rater_quality_report,
 )
+from annotation.selectors.rater_evidence import rater_in_project
 from annotation.services import LEAD_ACTIONS, degraded_controls_create, qc_rules_apply_all, qc_rules_update
 from annotation.services.controls import METHODS, repeat_controls_create
 
@@ -99,15 +100,15 @@ class RaterActionListCreateApi(APIView):
     @extend_schema(request=InputSerializer, responses={201: RaterActionSerializer, 400: DETAIL, 403: DETAIL,
                                                        404: DETAIL},
                    description="exclude also pauses and leaves the rater's judgments out of agreement, results and "
-                               "exports; include counts them again (the rater stays paused until resumed).")
+                               "exports; include counts them again (the rater stays paused until resumed), also for "
+                               "a rater who has left the team; admit lets a rater the qualification gate kept out "
+                               "into the real work.")
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        rater = get_user_model().objects.filter(
-            username=data.validated_data["rater"], memberships__project=project,
-            memberships__role=Membership.Role.RATER).first()
-        if rater is None:
+        rater = get_user_model().objects.filter(username=data.validated_data["rater"]).first()
+        if rater is None or not rater_in_project(project, rater.pk):  # a member, or excluded after leaving
             raise serializers.ValidationError({"rater": f"{data.validated_data['rater']!r} is not a rater of this "
                                                         "project"})
         action = LEAD_ACTIONS[data.validated_data["action"]](

@@ -237,3 +237,29 @@ def test_a_crowd_worker_below_the_mark_gets_the_return_link_and_no_completion_co
     # Entering again through the link with the same id is the same account, still kept out
     assert worker.get(f"/projects/{project.pk}/external/{link.token}/?worker_id=FARMER1").status_code == 302
     assert worker.get(f"/projects/{project.pk}/rate/").status_code == 403
+
+
+def test_the_api_admits_and_includes_a_rater_who_left_the_team(study):
+    project, lead, lead_page = study
+    (rater,) = add_raters(project, prefix="scripted")
+    api = _token_client(rater)
+    _train(api, project, right=0)
+    actions = f"/api/v1/projects/{project.pk}/qc/actions/"
+    lead_api = client_for(lead)
+    assert (
+        lead_api.post(
+            actions, {"rater": rater.username, "action": "exclude", "reason": "bot"}, format="json"
+        ).status_code
+        == 201
+    )
+    assert (
+        lead_page.post(f"/projects/{project.pk}/team/action/", {"rater": rater.pk, "action": "remove"}).status_code
+        == 302
+    )
+    for action in ("admit", "include"):
+        done = lead_api.post(actions, {"rater": rater.username, "action": action, "reason": "scripted"}, format="json")
+        assert done.status_code == 201, done.content
+    assert not QualificationOutcome.objects.filter(rater=rater, admitted_at=None).exists()
+    stranger = UserFactory(username="never-here")
+    refused = lead_api.post(actions, {"rater": stranger.username, "action": "include", "reason": "x"}, format="json")
+    assert refused.status_code == 400 and "not a rater of this project" in refused.content.decode()
