@@ -201,3 +201,14 @@ def test_pairwise_plan_and_the_study_now(lead):
     ]
     assert now["estimate"] == pytest.approx(np.mean(outcomes))
     assert plan["components"]["item_system"] == 0.0 and plan["components"]["rater"] == 0.0
+
+
+def test_a_constant_judge_runs_beside_every_judge(lead):
+    project, records = likert_study(lead)
+    (criterion,) = judge_alt_test_report(project=project, epsilon=0.2)["criteria"]
+    baseline = criterion["baseline"]
+    _, humans, _, _ = _arrays(records)
+    assert baseline["value"] == float(np.median(humans[~np.isnan(humans)]))
+    (expected,) = alt_test(humans, np.full(humans.shape[1], baseline["value"]), alignment="neg_rmse", epsilon=0.2)
+    assert baseline["overall"]["winning_rate"] == expected.winning_rate
+    assert baseline["overall"]["advantage_probability"] == pytest.approx(expected.advantage_probability)
