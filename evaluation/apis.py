@@ -557,6 +557,10 @@ class JudgeListApi(EvaluationApi):
         kind = serializers.CharField()
         rater_type = serializers.CharField(help_text='Always "model".')
         config = serializers.JSONField()
+        model = serializers.CharField(source="model_name", help_text="The run's model, if the import named it.")
+        prompt_hash = serializers.CharField()
+        run_on = serializers.DateField(allow_null=True)
+        version = serializers.CharField(help_text="model · prompt hash (8 characters) · date, what is known.")
         n_ratings = serializers.IntegerField()
 
     @extend_schema(responses=OutputSerializer(many=True))

@@ -97,6 +97,24 @@ def _alt_by_subgroup(units: JudgeUnits, options: dict, names: dict) -> tuple[lis
     return [_alt_result(r, units.raters, names) for r in results], thin
 
 
+def _constant_baseline(units: JudgeUnits, options: dict, names: dict) -> dict:
+    """The alt-test of a judge that always gives the raters' most common label (categorical) or
+    their median (ratings). When it passes, the raters agree too little for a pass to mean much."""
+    labels = units.humans[~np.isnan(units.humans)]
+    if not len(labels):
+        return {"value": None, "overall": None, "error": "no human labels"}
+    if options["alignment"] == "accuracy":
+        values, counts = np.unique(labels, return_counts=True)
+        constant = float(values[counts.argmax()])
+    else:
+        constant = float(np.median(labels))
+    try:
+        (result,) = alt_test(units.humans, np.full(units.humans.shape[1], constant), **options)
+    except InsufficientDataError as exc:
+        return {"value": constant, "overall": None, "error": str(exc)}
+    return {"value": constant, "overall": _alt_result(result, units.raters, names), "error": None}
+
+
 def judge_alt_test_report(
     *,
     project: Project,
@@ -107,17 +125,20 @@ def judge_alt_test_report(
     criteria=None,
 ) -> dict:
     """The alternative annotator test of each judge on each criterion, over all items and per
-    subgroup. The alignment defaults to the share of matching labels for pairwise outcomes and
-    minus the RMSE for ratings, as the authors score categorical and numeric labels."""
+    subgroup, beside a constant judge (``baseline``). The alignment defaults to the share of
+    matching labels for pairwise outcomes and minus the RMSE for ratings, as the authors score
+    categorical and numeric labels."""
     alignment = alignment or ("accuracy" if project.task_type == TaskType.PAIRWISE else "neg_rmse")
     options = {"alignment": alignment, "epsilon": epsilon, "q": q}
     names = rater_names_for_project(project)
     chosen_judges = _judges(project, judges)
     out = {"epsilon": epsilon, "q": q, "alignment": alignment, "criteria": []}
     for criterion in _criteria(project, criteria):
-        entry = {"criterion": criterion.name, "judges": []}
+        entry = {"criterion": criterion.name, "judges": [], "baseline": None}
         for judge in chosen_judges:
             units = judge_units(judge=judge, criterion=criterion)
+            if entry["baseline"] is None:
+                entry["baseline"] = _constant_baseline(units, options, names)
             row = _judge_row(judge) | {"overall": None, "error": None, "subgroups": [], "thin_subgroups": []}
             try:
                 (overall,) = alt_test(units.humans, units.judge, **options)

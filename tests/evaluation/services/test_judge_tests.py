@@ -201,3 +201,34 @@ def test_pairwise_plan_and_the_study_now(lead):
     ]
     assert now["estimate"] == pytest.approx(np.mean(outcomes))
     assert plan["components"]["item_system"] == 0.0 and plan["components"]["rater"] == 0.0
+
+
+def test_a_constant_judge_runs_beside_every_judge(lead):
+    project, records = likert_study(lead)
+    (criterion,) = judge_alt_test_report(project=project, epsilon=0.2)["criteria"]
+    baseline = criterion["baseline"]
+    _, humans, _, _ = _arrays(records)
+    assert baseline["value"] == float(np.median(humans[~np.isnan(humans)]))
+    (expected,) = alt_test(humans, np.full(humans.shape[1], baseline["value"]), alignment="neg_rmse", epsilon=0.2)
+    assert baseline["overall"]["winning_rate"] == expected.winning_rate
+    assert baseline["overall"]["advantage_probability"] == pytest.approx(expected.advantage_probability)
+
+
+def test_versions_of_a_judge_are_compared_side_by_side(lead, api_client):
+    project, records = likert_study(lead)
+    # a second run of the same model with another prompt, a month later, a little less biased
+    second = [
+        r | {"judge": "gpt #2", "prompt_hash": "77aa01bc", "run_date": "2025-04-01", "value": max(1.0, r["value"] - 1)}
+        for r in records["judge"]
+    ]
+    judge_rating_import(project=project, stream=lines(second))
+    rows = judge_alt_test_report(project=project, epsilon=0.2)["criteria"][0]["judges"]
+    assert [(r["judge"], r["run_on"]) for r in rows] == [("gpt", "2025-03-01"), ("gpt #2", "2025-04-01")]
+    assert rows[1]["version"] == "gpt-4o-2024-08-06 · 77aa01bc · 2025-04-01"
+    assert rows[0]["overall"]["advantage_probability"] != rows[1]["overall"]["advantage_probability"]
+    api_client.force_authenticate(lead)
+    listed = api_client.get(f"/api/v1/projects/{project.pk}/judges/").json()["results"]
+    assert [(j["name"], j["model"], j["prompt_hash"], j["run_on"]) for j in listed] == [
+        ("gpt", "gpt-4o-2024-08-06", "9f2c41d0aa", "2025-03-01"),
+        ("gpt #2", "gpt-4o-2024-08-06", "77aa01bc", "2025-04-01"),
+    ]
