@@ -140,10 +140,11 @@ DEMO_PROJECTS = [
     ),
 ]
 
-# Simulated raters: (username, noise of their 1–5 scores, share of answers given at random)
-RATERS = [("rater1", 0.45, 0.0), ("rater2", 0.6, 0.0), ("rater3", 0.9, 0.05), ("rater4", 0.0, 1.0)]
+# Simulated raters: (username, noise of their 1–5 scores, share of answers given at random, how much longer
+# than the others they stay away between sittings)
+RATERS = [("rater1", 0.35, 0.0, 1.0), ("rater2", 0.5, 0.0, 1.0), ("rater3", 0.8, 0.05, 1.2), ("rater4", 0.0, 1.0, 3.0)]
 WEEKS = 3
-SITTING_GAP_HOURS = (90, 200)  # between a rater's sittings: about three quarters of the work is done by now
+SITTING_GAP_HOURS = (70, 170)  # between a rater's sittings: about three quarters of the work is done by now
 
 
 def demo_items(task_type: str, n_items: int, seed: int, systems: list[str] | None = None) -> list[dict]:
@@ -210,7 +211,7 @@ def _simulate_judging(project: Project, raters: list, rng: random.Random, now: d
     heapq.heapify(sittings)
     while sittings:
         when, k = heapq.heappop(sittings)
-        _, noise, careless = RATERS[k]
+        _, noise, careless, pace = RATERS[k]
         for _ in range(rng.randint(2, 5)):
             assignment = assignment_next_for_rater(project_id=project.pk, rater=raters[k], now=when, rng=rng)
             if assignment is None:
@@ -225,7 +226,7 @@ def _simulate_judging(project: Project, raters: list, rng: random.Random, now: d
                 now=when,
             )
         else:
-            when += timedelta(hours=rng.uniform(*SITTING_GAP_HOURS))
+            when += timedelta(hours=pace * rng.uniform(*SITTING_GAP_HOURS))
             if when < now:
                 heapq.heappush(sittings, (when, k))
 
@@ -241,7 +242,7 @@ def demo_setup(
     if lead is None:
         lead = User.objects.create_superuser(lead_username, password=lead_password)
     raters = []
-    for username, _, _ in RATERS:
+    for username, *_ in RATERS:
         rater = User.objects.filter(username=username).first()
         if rater is None:
             rater = User.objects.create_user(username, password=rater_password)

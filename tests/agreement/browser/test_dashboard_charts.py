@@ -49,3 +49,28 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
     assert page.locator("#pair-heatmap table[data-label=coherence] th[scope=row]").all_inner_texts() == [
         "chart-rater-0", "chart-rater-1", "chart-rater-2"]
     screenshot(page, "agreement-dashboard")
+
+
+def test_a_single_week_is_drawn_as_its_value_with_its_interval(page, live_server, screenshot):
+    # Given two raters who judged 40 items in one week
+    project = ProjectFactory(name="one-week study", criteria=["fluency"])
+    lead = UserFactory(username="week-lead")
+    MembershipFactory(project=project, user=lead, role="lead")
+    raters = [UserFactory(username=f"week-rater-{k}") for k in range(2)]
+    criterion = project.criteria.get()
+    for i in range(40):
+        item = ItemFactory(project=project, external_id=f"w{i}")
+        for k, rater in enumerate(raters):
+            Judgment.objects.create(project=project, item=item, output=item.outputs.get(), criterion=criterion,
+                                    rater=rater, value=float(1 + (i + (k and i % 4 == 0)) % 5),
+                                    submitted_at=timezone.now())
+    snapshot_compute_for_project(project_id=project.id)
+
+    log_in(page, live_server.url, "week-lead", "pass-word-1234", f"/projects/{project.id}/agreement/")
+    page.wait_for_selector("#trend-chart[data-drawn=true]")
+
+    # Then the week is a marker with its 95% interval as a bar around it, not a lone dot
+    drawn = page.evaluate("""() => Chart.getChart('trend-chart').data.datasets.map(d => [d.type, d.data[0]])""")
+    bars = [data for kind, data in drawn if kind == "bar"]
+    assert len(bars) == 1 and bars[0][0] < bars[0][1]
+    screenshot(page, "agreement-single-week")

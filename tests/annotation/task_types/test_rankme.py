@@ -69,4 +69,5 @@ def test_the_modulus_slider_runs_over_log10_of_the_score_from_a_hundredth_to_a_h
 
 def test_the_plain_slider_spans_the_criterion_range():
     slider = TYPE.slider({"scale_min": 0.0, "scale_max": 10.0}, 7.5, None)
-    assert slider == {"low": "0", "high": "10", "step": "0.1", "position": "7.5", "log_scale": False}
+    assert slider == {"low": "0", "high": "10", "step": "0.1", "position": "7.5", "log_scale": False,
+                      "ends": ("0", "10")}  # shown beside the slider when the criterion names no ends

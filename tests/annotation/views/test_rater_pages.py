@@ -241,7 +241,7 @@ def test_home_and_project_pages_show_progress(client, lead):
     client.force_login(lead)
     lead_page = client.get(f"/projects/{project.pk}/")
 
-    assert b'data-testid="rating"' in home.content and b"<td>0</td><td>1</td><td>2</td>" in home.content
+    assert b'data-testid="rating"' in home.content and b"<td>0 of 3 done</td>" in home.content
     assert rater.username.encode() in lead_page.content and b'data-testid="raters"' in lead_page.content
 
 

@@ -7,6 +7,7 @@ import pytest
 from agreement.services.recompute import agreement_recompute_run
 from annotation.models import Item, Project
 from annotation.services.demo import demo_setup
+from tests.accessibility.test_pages_meet_wcag import problems
 from tests.browser_support import VIEWPORTS, log_in, page_overflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -45,7 +46,7 @@ def test_lead_pages_fit_without_sideways_scroll(page, live_server, screenshot, d
     item = Item.objects.filter(project=project, n_judged__gt=1).first()
     page.set_viewport_size(VIEWPORTS[width])
     log_in(page, live_server.url, "lead", "lead-pass-1234", "/")
-    overflow, pythonish = {}, {}
+    overflow, pythonish, inaccessible = {}, {}, {}
     for name, path in {**PAGES, "item": f"items/{item.pk}/"}.items():
         page.goto(f"{live_server.url}/projects/{project.pk}/{path}")
         page.wait_for_load_state("networkidle")
@@ -53,5 +54,8 @@ def test_lead_pages_fit_without_sideways_scroll(page, live_server, screenshot, d
         text = page.inner_text("main")
         pythonish[name] = [s for s in ("{'", "['", "None", "True", "False") if s in text]
         screenshot(page, f"lead-{task_type}-{name}-{width}")
+        if width == "phone":  # the wider two are audited by tests/accessibility
+            inaccessible[name] = problems(page)
     assert {k: v for k, v in overflow.items() if v > 0} == {}
     assert {k: v for k, v in pythonish.items() if v} == {}
+    assert {k: v for k, v in inaccessible.items() if v} == {}

@@ -44,7 +44,8 @@ def test_the_detail_page_shows_judgments_systems_and_gold_to_leads(client, world
     assert html.count("<td>known-r2</td>") == 2 and "Revised" in html and "Current" in html
     assert "<td>40 s</td>" in html  # r2's first answer took 40 s
     gold = client.get(f"/projects/{world.project.pk}/items/id/g0/").content.decode()
-    assert "Gold answer" in gold and "&#x27;fluency&#x27;: 4" in gold
+    assert "Gold answer" in gold and "<td>fluency</td>" in gold and "<td>4</td>" in gold
+    assert "{" not in gold.split("Gold answer")[1].split("</table>")[0]  # a table, not a Python dict
 
 
 def test_raters_get_403_and_outsiders_404(client, world, django_user_model):
