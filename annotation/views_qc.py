@@ -37,8 +37,8 @@ def rater_action(request, pk):
     if rater is None:
         return rater_quality_page(request, pk, status=400, error="That is not a rater of this project.")
     try:
-        LEAD_ACTIONS[action](project=project, rater=rater, by=request.user, reason=reason)
+        logged = LEAD_ACTIONS[action](project=project, rater=rater, by=request.user, reason=reason)
     except ValidationError as exc:
         return rater_quality_page(request, pk, status=400, error=" ".join(exc.messages))
-    messages.success(request, f"{rater.username}: {action} logged.")
+    messages.success(request, f"{rater.username}: {action} logged. {logged.evidence.get('replan_message', '')}".strip())
     return redirect("rater-quality", pk=project.pk)

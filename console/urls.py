@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, views_items, views_progress, views_wizard
+from . import apis, views_allocation, views_items, views_progress, views_wizard
 
 api_urlpatterns = [
     path("projects/<int:pk>/progress/summary/", apis.ProgressSummaryApi.as_view(), name="api-progress-summary"),
@@ -17,4 +17,5 @@ urlpatterns = [
     path("projects/<int:pk>/items/", views_items.item_browser, name="console-items"),
     path("projects/<int:pk>/items/<int:item_pk>/", views_items.item_detail, name="console-item-detail"),
     path("projects/<int:pk>/progress/", views_progress.progress_page, name="console-progress"),
+    path("projects/<int:pk>/allocation/", views_allocation.allocation_page, name="console-allocation"),
 ]

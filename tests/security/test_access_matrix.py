@@ -83,6 +83,7 @@ EXPECTED = {
     "api-qc-degraded": {"post": (401, 404, 403, 400, 400)},
     "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
+    "console-allocation": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "rater-action": PAGE_LEAD_POST,
     "api-invites": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 201, 201)},
     "api-invite-revoke": {"post": (401, 404, 403, 200, 200)},

@@ -10,7 +10,8 @@ pytestmark = pytest.mark.django_db
 PAGES = [
     ("", "Project"), ("settings/", "Settings"), ("items/upload/", "Upload items"), ("items/", "Items"),
     ("team/", "Team"), ("invites/", "Team"), ("accounts/", "Team"), ("external/", "Team"),
-    ("progress/", "Progress"), ("raters/", "Quality control"), ("agreement/", "Agreement"),
+    ("allocation/", "Allocation"), ("progress/", "Progress"), ("raters/", "Quality control"),
+    ("agreement/", "Agreement"),
     ("results/", "Results"), ("export/", "Export"), ("audit/", "Audit log"), ("clone/", "Project"),
 ]
 NAV = re.compile(r'<nav class="subnav"[^>]*data-testid="lead-nav">(.*?)</nav>', re.S)
@@ -25,7 +26,7 @@ def test_each_lead_page_has_the_bar_with_its_own_entry_current(client, lead, pro
     bars = NAV.findall(response.content.decode())
     assert len(bars) == 1, path
     assert re.findall(r'aria-current="page">([^<]+)</a>', bars[0]) == [current]
-    assert bars[0].count("<a ") == 11
+    assert bars[0].count("<a ") == 12
 
 
 def test_raters_do_not_get_the_bar(client, rater, project):
