@@ -412,10 +412,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     else:
         order = task_type.draw_order(systems, rng, membership.left_balance,
                                      randomise=project.randomise_output_order)
-    if not task_type.per_output:
-        balance = membership.left_balance
-        left, right = systems[order[0]], systems[order[1]]
-        balance[left], balance[right] = balance.get(left, 0) + 1, balance.get(right, 0) - 1
+    if task_type.order_record(membership.left_balance, systems, order):
         membership.save(update_fields=["left_balance"])
     assignment = Assignment.objects.create(project=project, item=item, rater=rater, shown_order=order,
                                            served_as=served_as,
