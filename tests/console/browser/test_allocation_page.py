@@ -6,14 +6,11 @@ import pytest
 from annotation.models import Membership, Project
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.browser_support import log_in
+from tests.console.browser.test_items_and_progress_pages import _no_sideways_scroll
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 WIDTHS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
-
-
-def _no_sideways_scroll(page) -> bool:
-    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
 
 
 def test_design_preview_and_quotas(page, live_server, screenshot):
