@@ -80,10 +80,15 @@ def item_masks(targets: list[int], *, places: int, min_pair_overlap: int = 0) ->
     return [(1 << next(singles)) if m is None and t == 1 else (m or 0) for m, t in zip(masks, targets, strict=True)]
 
 
-def free_places(places: int, held: set[int], vacated: int) -> list[int]:
-    """The places a joining rater may take, in the order they take them: those nobody held yet, then the
-    vacated ones (whose work raters with quota left are served meanwhile; a place nobody held waits)."""
-    return sorted((p for p in range(places) if p not in held), key=lambda p: (vacated >> p & 1, p))
+def free_places(places: int, held: set[int], claimed: int) -> list[int]:
+    """The places a joining rater may take, in the order they take them: those nobody has taken yet, then the
+    vacated ones (taken once, held by no one now), whose work raters with quota left are served meanwhile."""
+    return sorted((p for p in range(places) if p not in held), key=lambda p: (claimed >> p & 1, p))
+
+
+def vacated_mask(places: int, held: set[int], claimed: int) -> int:
+    """The places taken once and held by no rater now."""
+    return claimed & ((1 << places) - 1) & ~sum(1 << p for p in held)
 
 
 def places_of(mask: int) -> list[int]:

@@ -68,10 +68,10 @@ class Project(models.Model):
                                                    "rater (their judgments no longer count).")
     plan_size = models.PositiveSmallIntegerField(
         default=0, db_default=0, help_text="Places in the design now applied to the items (0: no design).")
-    plan_vacated_mask = models.BigIntegerField(
-        default=0, db_default=0, help_text="Places of the design whose rater left (excluded or removed): bit p for "
-                                           "place p. Their work goes to the next rater who joins, and meanwhile to "
-                                           "raters with quota left.")
+    plan_claimed_mask = models.BigIntegerField(
+        default=0, db_default=0, help_text="Places of the design some rater has taken (bit p for place p); those no "
+                                           "rater holds now are vacated: their work goes to raters with quota left, "
+                                           "and to the next rater who joins once every place has been taken.")
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="Archived: hidden from the home list and read-only (no item served, no "
                                          "judgment or change taken) until a lead restores it; the status stays.")

@@ -84,10 +84,10 @@ def rater_action(request, pk):
     if rater is None:
         return again("That is not a rater of this project.")
     try:
-        LEAD_ACTIONS[action](project=project, rater=rater, by=request.user, reason=reason)
+        logged = LEAD_ACTIONS[action](project=project, rater=rater, by=request.user, reason=reason)
     except ValidationError as exc:
         return again(" ".join(exc.messages))
-    messages.success(request, f"{rater.username}: {action} logged.")
+    messages.success(request, f"{rater.username}: {action} logged. {logged.evidence.get('replan_message', '')}".strip())
     if back_to_rater:
         return redirect("rater-evidence", pk=project.pk, rater_id=rater.pk)
     return redirect("rater-quality", pk=project.pk)

@@ -165,3 +165,33 @@ class BaseCriterionFormSet(forms.BaseFormSet):
 
 CriterionFormSet = forms.formset_factory(CriterionForm, formset=BaseCriterionFormSet, extra=0, can_order=True,
                                          can_delete=True, max_num=50, validate_max=True)
+
+
+class AllocationForm(forms.Form):
+    """The allocation settings (annotation.services.allocation); empty numbers mean "none"."""
+
+    max_screens_per_rater = forms.IntegerField(
+        required=False, min_value=1, label="Maximum screens per rater",
+        help_text="Control screens included. Each rater is served at most this many; empty: no cap.")
+    expected_screens_per_rater = forms.IntegerField(
+        required=False, min_value=1, label="Expected screens per rater",
+        help_text="What raters are told and paid for; the design warns when it plans more.")
+    planned_raters = forms.IntegerField(
+        required=False, min_value=1, max_value=62, label="Planned raters",
+        help_text="The design spreads the work over this many raters, who take their places as they join. "
+                  "Empty: as many as the maximum needs.")
+    min_pair_overlap = forms.IntegerField(
+        min_value=0, max_value=10_000, label="Shared units per pair of raters (at least)",
+        help_text="Fewer pairs overlap when more units per pair are asked for; the ring of neighbours stays.")
+    replan_excluded_judgments = forms.BooleanField(
+        required=False, label="When a rater is excluded, their judged items want another rater")
+
+    @classmethod
+    def for_project(cls, project: Project, data=None):
+        return cls(data, initial={name: getattr(project, name) for name in cls.base_fields})
+
+
+class RaterQuotaForm(forms.Form):
+    rater = forms.IntegerField(widget=forms.HiddenInput)
+    max_screens = forms.IntegerField(required=False, min_value=1, label="Maximum")
+    expected_screens = forms.IntegerField(required=False, min_value=1, label="Expected")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, views_items, views_lifecycle, views_progress, views_wizard
+from . import apis, views_allocation, views_items, views_lifecycle, views_progress, views_wizard
 
 api_urlpatterns = [
     path("projects/<int:pk>/progress/summary/", apis.ProgressSummaryApi.as_view(), name="api-progress-summary"),
@@ -29,4 +29,5 @@ urlpatterns = [
     path("projects/<int:pk>/restore/", views_lifecycle.project_restore_page, name="console-project-restore"),
     path("projects/<int:pk>/delete/", views_lifecycle.project_delete_page, name="console-project-delete"),
     path("projects/<int:pk>/progress/", views_progress.progress_page, name="console-progress"),
+    path("projects/<int:pk>/allocation/", views_allocation.allocation_page, name="console-allocation"),
 ]

@@ -54,8 +54,8 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='project',
-            name='plan_vacated_mask',
-            field=models.BigIntegerField(db_default=0, default=0, help_text='Places of the design whose rater left (excluded or removed): bit p for place p. Their work goes to the next rater who joins, and meanwhile to raters with quota left.'),
+            name='plan_claimed_mask',
+            field=models.BigIntegerField(db_default=0, default=0, help_text='Places of the design some rater has taken (bit p for place p); those no rater holds now are vacated: their work goes to raters with quota left, and to the next rater who joins once every place has been taken.'),
         ),
         migrations.AddField(
             model_name='project',

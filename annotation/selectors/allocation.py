@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, F, Q
 
-from annotation.allocation_design import MAX_PLACES, Design, design_summary, free_places, item_masks
+from annotation.allocation_design import MAX_PLACES, Design, design_summary, free_places, item_masks, vacated_mask
 from annotation.models import Assignment, Item, Membership, Project
 
 from .item_states import WORK_ITEMS
@@ -107,13 +107,21 @@ def rater_quota_list(project: Project) -> list[dict]:
     return rows
 
 
+def places_held(project_id: int) -> set[int]:
+    return set(Membership.objects.filter(project_id=project_id, plan_position__isnull=False)
+               .values_list("plan_position", flat=True))
+
+
+def places_vacated(project: Project) -> int:
+    """The mask of the project's vacated places (taken once, held by no rater now)."""
+    return vacated_mask(project.plan_size, places_held(project.pk), project.plan_claimed_mask)
+
+
 def _place_mask(project: Project, membership: Membership) -> int:
     """The rater's place as a mask: theirs, or the one they would take now (as allocation_place_claim), or 0."""
     if membership.plan_position is not None:
         return 1 << membership.plan_position
-    held = set(Membership.objects.filter(project=project, plan_position__isnull=False)
-               .values_list("plan_position", flat=True))
-    free = free_places(project.plan_size, held, project.plan_vacated_mask)
+    free = free_places(project.plan_size, places_held(project.pk), project.plan_claimed_mask)
     return 1 << free[0] if free else 0
 
 
@@ -122,7 +130,7 @@ def allocation_open(project: Project, membership: Membership, open_items):
     they would take now), of vacated places, or of none."""
     if not project.plan_size:
         return open_items
-    mask = _place_mask(project, membership) | project.plan_vacated_mask
+    mask = _place_mask(project, membership) | places_vacated(project)
     return open_items.annotate(in_plan=F("plan_mask").bitand(mask)).filter(Q(plan_mask=0) | Q(in_plan__gt=0))
 
 

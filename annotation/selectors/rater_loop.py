@@ -22,7 +22,7 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
 PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
                                            "show_reference", "training_items", "repeat_rate", "rankme_modulus",
                                            "randomise_output_order", "n_degraded", "training_pass_mark",
-                                           "max_screens_per_rater", "plan_size", "plan_vacated_mask",
+                                           "max_screens_per_rater", "plan_size", "plan_claimed_mask",
                                            "archived_at"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
                                                  "max_screens", "plan_position"})

@@ -2,13 +2,12 @@
 when a rater leaves it.
 
 The design (annotation.allocation_design) plans each work item for places 0..R-1 (``Item.plan_mask``); a
-rater takes the lowest free place on their first screen and is served the items of their place, so that
-work is even, every pair of places planned to overlap shares its units, and late joiners find their share
-waiting. When a rater is excluded or removed, their place is vacated: its unfinished work waits for the next
-rater who joins (who takes the place) and meanwhile goes to raters whose own work is done and whose quota
-has room, on items no rater holding a place still has to judge. Expired leases return as before
-(annotation.services.assignment).
-
+rater takes a free place on their first screen (annotation.services.allocation_places) and is served the
+items of their place, so that work is even, every pair of places planned to overlap shares its units, and
+late joiners find their share waiting. When a rater is excluded or removed, their place is vacated: its
+unfinished work goes to raters whose own work is done and whose quota has room, on items that no rater
+holding a place still has to judge, and to the next rater who joins once every place has been taken.
+Expired leases return as before (annotation.services.assignment).
 """
 from dataclasses import dataclass
 
@@ -21,7 +20,6 @@ from annotation.models import Assignment, Item, Membership, Project
 from annotation.selectors.allocation import allocation_places, work_targets
 from audit.services import audit_record
 
-from .allocation_places import places_lock
 from .assignment import assignment_leases_release
 
 SETTINGS = ("max_screens_per_rater", "expected_screens_per_rater", "planned_raters", "min_pair_overlap",
@@ -47,9 +45,9 @@ def allocation_plan_apply(*, project: Project) -> int:
                     Item.objects.filter(pk__in=ids[start:start + BATCH_SIZE]).update(plan_mask=mask)
         # Places beyond the new design's are no place: their raters take a free one on their next screen.
         Membership.objects.filter(project=project, plan_position__gte=places).update(plan_position=None)
-        vacated = project.plan_vacated_mask & ((1 << places) - 1)
-        Project.objects.filter(pk=project.pk).update(plan_size=places, plan_vacated_mask=vacated)
-    project.plan_size, project.plan_vacated_mask = places, vacated
+        claimed = project.plan_claimed_mask & ((1 << places) - 1)
+        Project.objects.filter(pk=project.pk).update(plan_size=places, plan_claimed_mask=claimed)
+    project.plan_size, project.plan_claimed_mask = places, claimed
     return places
 
 
@@ -169,10 +167,8 @@ def allocation_rater_release(*, project: Project, membership: Membership, judged
         for start in range(0, len(judged), BATCH_SIZE):  # items in id order, the lock order
             Item.objects.filter(pk__in=judged[start:start + BATCH_SIZE]).update(n_target=F("n_target") + 1)
     place = membership.plan_position
-    if place is not None:
-        places_lock(project.pk)
+    if place is not None:  # vacated: taken once (the project's claimed mask), held by no one
         Membership.objects.filter(pk=membership.pk).update(plan_position=None)
         membership.plan_position = None
-        Project.objects.filter(pk=project.pk).update(plan_vacated_mask=F("plan_vacated_mask").bitor(1 << place))
     return AllocationRelease(rater=membership.user.username, leases=len(leases), judged_slots=len(judged),
                              place=place)

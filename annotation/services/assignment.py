@@ -21,7 +21,9 @@ can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and
    the foreign-key check of its first insert, after holding items a running import waits for;
 1. the rater's membership row (``assignment_next_for_rater``, ``judgment_submit``, ``item_flag_create``,
    quality control's pause / resume / exclude / include, and the team's ``team_rater_remove``), or every
-   rater's, in id order (quality control applying the rules to everyone);
+   rater's, in id order (quality control applying the rules to everyone); a rater taking a place of the
+   project's design then takes the project's allocation advisory lock (annotation.services.allocation_places),
+   which nothing else takes;
 2. assignment rows (the one being answered, or the leases being released);
 3. item rows, in id order (their ``n_leased`` / ``n_judged`` counters).
 """
@@ -39,7 +41,7 @@ from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Membership, Project
-from annotation.selectors.allocation import rater_quota
+from annotation.selectors.allocation import places_vacated, rater_quota
 from annotation.selectors.qualification import rater_not_admitted
 from annotation.selectors.rater_loop import (
     assignment_current,
@@ -256,21 +258,23 @@ class PlanFilter:
     masks: tuple[int, ...]
 
 
-def _plan_filters(project: Project, membership: Membership) -> list[PlanFilter | None]:
-    """The item filters a work lease tries in order: none without a design; with one, the rater's own place
-    (taken now on their first screen), then the vacated places."""
+def _own_filter(project: Project, membership: Membership) -> PlanFilter | None:
+    """The work-lease filter of the rater's own place (taken now, on their first screen); None without a
+    design."""
     if not project.plan_size:
-        return [None]
+        return None
     if membership.plan_position is None:
         allocation_place_claim(project=project, membership=membership)
-    own = 1 << membership.plan_position if membership.plan_position is not None else 0
-    filters = [PlanFilter("own", (own,))]
-    if project.plan_vacated_mask:
-        held = Membership.objects.filter(project=project, plan_position__isnull=False).values_list(
-            "plan_position", flat=True)
-        awaited = ((1 << project.plan_size) - 1) & ~project.plan_vacated_mask & ~sum(1 << p for p in held)
-        filters.append(PlanFilter("vacated", (project.plan_vacated_mask, awaited)))
-    return filters
+    return PlanFilter("own", (1 << membership.plan_position if membership.plan_position is not None else 0,))
+
+
+def _vacated_filter(project: Project) -> PlanFilter | None:
+    """The work-lease filter of the vacated places, once the rater's own are done; None when there are none."""
+    vacated = places_vacated(project)
+    if not vacated:
+        return None
+    awaited = ((1 << project.plan_size) - 1) & ~project.plan_claimed_mask
+    return PlanFilter("vacated", (vacated, awaited))
 
 
 def _lease_open_item(project_id: int, rater_id: int, plan: PlanFilter | None = None) -> Item | None:
@@ -328,16 +332,15 @@ _PICKS = {Assignment.ServedAs.TRAINING: functools.partial(_gold_item, training=T
           Assignment.ServedAs.REPEAT: _repeat_item, Assignment.ServedAs.DEGRADED: _degraded_item}
 
 
-def _lease(kind: str, project: Project, rater, plans: list[PlanFilter | None]) -> Item | None:
-    """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (through each of
-    ``plans`` in turn), a control picked at random. Either is one locking read and one write, so a control
-    screen costs the statements a work screen costs."""
+def _lease(kind: str, project: Project, rater, own: PlanFilter | None) -> Item | None:
+    """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
+    place ``own`` in a designed project, then of the vacated places), a control picked at random. Either is
+    one locking read and one write, so a control screen costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
-        for plan in plans:
-            item = _lease_open_item(project.pk, rater.pk, plan)
-            if item is not None:
-                return item
-        return None
+        item = _lease_open_item(project.pk, rater.pk, own)
+        if item is None and own is not None and (vacated := _vacated_filter(project)) is not None:
+            item = _lease_open_item(project.pk, rater.pk, vacated)
+        return item
     item = _PICKS[kind](project, rater)
     if item is not None:
         Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
@@ -407,7 +410,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     quota = rater_quota(membership, project)
     if quota is not None and _screens_served(project.pk, rater.pk) >= quota:
         return None
-    plans = _plan_filters(project, membership)
+    own = _own_filter(project, membership)
 
     kinds = [Assignment.ServedAs.WORK]
     if project_has_controls(project):
@@ -415,11 +418,11 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater, plans)
+        item = _lease(kind, project, rater, own)
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
-        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, plans)
+        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own)
     if item is None:
         return None
     # The work queue holds degraded copies too (served from it when the plain work has run out).
@@ -435,10 +438,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     else:
         order = task_type.draw_order(systems, rng, membership.left_balance,
                                      randomise=project.randomise_output_order)
-    if not task_type.per_output:
-        balance = membership.left_balance
-        left, right = systems[order[0]], systems[order[1]]
-        balance[left], balance[right] = balance.get(left, 0) + 1, balance.get(right, 0) - 1
+    if task_type.order_record(membership.left_balance, systems, order):
         membership.save(update_fields=["left_balance"])
     assignment = Assignment.objects.create(project=project, item=item, rater=rater, shown_order=order,
                                            served_as=served_as,

@@ -102,6 +102,11 @@ class TaskType:
             rng.shuffle(order)
         return order
 
+    def order_record(self, balance: dict, systems: list[str], order: list[int]) -> bool:
+        """Notes the order just shown in the rater's ``balance`` (Membership.left_balance), which the next
+        draw_order reads; True when it changed (the caller saves it). A fresh shuffle keeps nothing."""
+        return False
+
     def screen_value(self, value, shown_systems: list[str], display_position: int | None) -> tuple[str | None, object]:
         """(system judged, value as an import line gives it) for a value given on a rating screen,
         where ``display_position`` indexes ``shown_systems`` (the systems in display order)."""

@@ -1,5 +1,7 @@
 """Pairwise A/B comparison with ties (win / tie / lose), as in Chatbot Arena and PandaLM: two outputs,
 their left/right order drawn per assignment and recorded, judgments mapped back to systems."""
+import json
+
 from .base import TaskType, TaskTypeError, check_gold_criteria, check_system
 
 TIE = "tie"
@@ -9,6 +11,12 @@ SCREEN_CHOICES = ("A", TIE, "B")
 LOSES, TIES, WINS = 0.0, 1.0, 2.0
 # "first" on every page, export and card: the item's first output as imported, whatever side it was shown on.
 OUTCOME_NAMES = {LOSES: "first loses", TIES: "tie", WINS: "first wins"}
+# The key of a rater's balance under which the per-pair balances sit: no system is named "" (imports refuse it).
+PAIRS = ""
+
+
+def _pair_key(systems: list[str]) -> str:
+    return json.dumps(sorted(systems))
 
 
 class Pairwise(TaskType):
@@ -61,13 +69,26 @@ class Pairwise(TaskType):
         return systems[0], WINS if value == systems[0] else LOSES, value
 
     def draw_order(self, systems, rng, left_balance, *, randomise=True):
-        """Put on the left the system this rater has seen on the left less often (ties drawn at
-        random), so each system is left about half the time whichever pairs the rater gets; always,
-        whatever ``randomise`` says, since a fixed side would bias every judgment."""
+        """Put on the left the system of this pair that this rater has seen on the left of this pair less
+        often, else the one they have seen on the left less often overall (ties drawn at random), so that
+        each system is left about half the time per pair of systems and overall; always, whatever
+        ``randomise`` says, since a fixed side would bias every judgment."""
+        pair = left_balance.get(PAIRS, {}).get(_pair_key(systems), 0)  # the lower name's lefts minus rights
+        if pair:
+            lower_left = pair < 0
+            return [0, 1] if (systems[0] == min(systems)) == lower_left else [1, 0]
         first, second = (left_balance.get(s, 0) for s in systems)
         if first == second:
             return [0, 1] if rng.random() < 0.5 else [1, 0]
         return [0, 1] if first < second else [1, 0]
+
+    def order_record(self, balance, systems, order):
+        left, right = systems[order[0]], systems[order[1]]
+        balance[left], balance[right] = balance.get(left, 0) + 1, balance.get(right, 0) - 1
+        pairs = balance.setdefault(PAIRS, {})
+        key = _pair_key(systems)
+        pairs[key] = pairs.get(key, 0) + (1 if left == min(systems) else -1)
+        return True
 
     def screen_value(self, value, shown_systems, display_position):
         """``"A"`` (left wins), ``"B"`` (right wins) or ``"tie"`` → the winning system's name or "tie"."""

@@ -5,6 +5,7 @@ With a project modulus, the item's reference is shown first with that fixed scor
 takes any positive score relative to it (magnitude estimation: 200 = twice as good as the reference).
 """
 import math
+import random
 
 from .base import TaskType, TaskTypeError, check_gold_criteria, check_system, number, scale_number
 
@@ -13,12 +14,46 @@ DEFAULT_RANGE = (0.0, 100.0)
 LOG_DECADES = 2
 
 
+# The key of a rater's balance under which their Latin square's seed and screen count sit (no system is "").
+LATIN = ""
+
+
+def williams_row(k: int, row: int) -> list[int]:
+    """Row ``row`` of the Williams Latin square of order k (Williams 1949): over k consecutive rows every
+    position shows every output once, and for even k every output follows every other once."""
+    first, low, high = [0], 1, k - 1
+    while len(first) < k:
+        first.append(low)
+        low += 1
+        if len(first) < k:
+            first.append(high)
+            high -= 1
+    return [(x + row) % k for x in first]
+
+
 class RankME(TaskType):
     slug = "rankme"
     label = "RankME (relative magnitude estimation)"
     template_name = "annotation/rankme/rate.html"
     level_of_measurement = "interval"
     min_outputs = 2
+
+    def draw_order(self, systems, rng, left_balance, *, randomise=True):
+        """The outputs in the order of the next row of the rater's Latin square: each rater's screens cycle
+        through the rows of a Williams square, its outputs relabelled by a permutation drawn from the seed
+        recorded in their balance (drawn on their first screen), so every output is shown in every position
+        equally often per rater; the imported order when ``randomise`` is off."""
+        if not randomise or len(systems) < 2:
+            return list(range(len(systems)))
+        state = left_balance.setdefault(LATIN, {"seed": rng.randrange(2**31), "n": 0})
+        relabel = random.Random(f"{state['seed']}:{len(systems)}").sample(range(len(systems)), len(systems))
+        return [relabel[x] for x in williams_row(len(systems), state["n"])]
+
+    def order_record(self, balance, systems, order):
+        if LATIN not in balance:  # the imported order (randomise off): nothing to keep
+            return False
+        balance[LATIN]["n"] += 1
+        return True
 
     def normalise_scale(self, scale_min, scale_max, labels):
         low = DEFAULT_RANGE[0] if scale_min is None else number(scale_min, "scale_min")

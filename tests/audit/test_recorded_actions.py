@@ -173,13 +173,18 @@ def test_rules_update_records_each_changed_rule_and_nothing_when_nothing_changes
     assert AuditEntry.objects.filter(action="qc.rules_update").count() == 2
 
 
+NOTHING_REPLANNED = {"leases_returned": 0, "judged_slots_returned": 0, "place": None}
+
+
 @pytest.mark.parametrize("action", ["pause", "exclude"])
 def test_a_leads_rater_action_through_the_api(project, rater, lead, lead_client, action):
     response = lead_client.post(f"/api/v1/projects/{project.pk}/qc/actions/",
                                 {"rater": "rater", "action": action, "reason": "random answers"}, format="json")
     assert response.status_code == 201
     found = entry(f"rater.{action}", project)
-    assert (found.actor, found.target, found.detail) == (lead, "rater", {"reason": "random answers"})
+    # An exclusion also records what went back to the pool (nothing here: no lease, no place, no judgment)
+    replan = {"replan": NOTHING_REPLANNED} if action == "exclude" else {}
+    assert (found.actor, found.target, found.detail) == (lead, "rater", {"reason": "random answers", **replan})
 
 
 def test_resume_and_include_on_the_rater_quality_page(project, rater, lead):
@@ -192,7 +197,7 @@ def test_resume_and_include_on_the_rater_quality_page(project, rater, lead):
     assert list(AuditEntry.objects.filter(project=project).order_by("id").values_list(
         "action", "target", "detail", "source")) == [
         ("rater.pause", "rater", {"reason": "first"}, "command"),
-        ("rater.exclude", "rater", {"reason": "why exclude"}, "web"),
+        ("rater.exclude", "rater", {"reason": "why exclude", "replan": NOTHING_REPLANNED}, "web"),
         ("rater.include", "rater", {"reason": "why include"}, "web"),
         ("rater.resume", "rater", {"reason": "why resume"}, "web")]
 

@@ -159,7 +159,7 @@ def client_process(port, project_id, tokens, pause, deadline, queue):
 
 # --- set-up and checks (Django in this process, on the bench database) -------------------------------------
 
-def seed(n_projects: int, n_items: int, n_raters: int):
+def seed(n_projects: int, n_items: int, n_raters: int, allocation: dict | None = None):
     import django
 
     django.setup()
@@ -178,7 +178,8 @@ def seed(n_projects: int, n_items: int, n_raters: int):
     for p in range(n_projects):
         project = project_create(created_by=lead, name=f"bench {p}", task_type="likert", raters_per_item=2,
                                  double_annotation_share=1.0,
-                                 criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}])
+                                 criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+                                 **({"allocation": allocation} if allocation else {}))
         lines = "".join(json.dumps({"external_id": f"doc{i}", "input": f"source text {i} " * 20,
                                     "outputs": [{"system": "bart", "text": f"summary {i} " * 12}]}) + "\n"
                         for i in range(n_items)).encode()
@@ -243,6 +244,9 @@ def main():
     parser.add_argument("--items", type=int, default=6000, help="items per phase's project (2 raters each)")
     parser.add_argument("--client-processes", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the bench database (to inspect plans)")
+    parser.add_argument("--allocation", action="store_true",
+                        help="give each project a quota per rater (never reached) and a design of as many places "
+                             "as the phase has raters, so every lease goes through both")
     parser.add_argument("--phases", default=",".join(f"{r}:{p:g}" for r, p in PHASES),
                         help="raters:pause pairs, comma-separated (default: %(default)s)")
     args = parser.parse_args()
@@ -267,7 +271,9 @@ def main():
     admin = psycopg.connect(ADMIN_URL, autocommit=True)
     try:
         print(f"seeding {len(phases)} projects × {args.items} items on {name} ...", flush=True)
-        projects, tokens = seed(len(phases), args.items, max(r for r, _ in phases))
+        projects, tokens = seed(len(phases), args.items, max(r for r, _ in phases),
+                                allocation={"planned_raters": max(r for r, _ in phases),
+                                            "max_screens_per_rater": args.items} if args.allocation else None)
         from django.db import connections
 
         connections.close_all()

@@ -99,6 +99,7 @@ EXPECTED = {
     "api-qc-degraded": {"post": (401, 404, 403, 400, 400)},
     "api-qc-repeats": {"post": (401, 404, 403, 400, 400)},
     "rater-quality": {"get": (302, 404, 403, 200, 200)},
+    "console-allocation": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "rater-action": PAGE_LEAD_POST,
     "rater-evidence": {"get": (302, 404, 403, 200, 200)},
     # Empty forms: refused after the gate.

@@ -164,3 +164,19 @@ def test_the_instructions_offer_no_start_when_the_quota_is_used_up(lead):
     text = page.get(f"/projects/{pk}/instructions/").content.decode()
     assert 'id="start"' not in text and "Nothing is waiting for you" in text
     assert client_for(rater).get(f"/api/v1/projects/{pk}/progress/").json()["remaining"] == 0
+
+
+def test_the_lead_sees_what_an_exclusion_re_planned_on_the_quality_page(lead):
+    pk, lead_client = study_create(lead, n_items=12, allocation={"planned_raters": 2})
+    rater = rater_join(lead_client, pk, "r0")
+    rate_one(client_for(rater), pk)
+    client_for(rater).post(f"/api/v1/projects/{pk}/next/")
+    page = Client()
+    page.force_login(lead)
+
+    response = page.post(f"/projects/{pk}/raters/action/", {"rater": rater.pk, "action": "exclude",
+                                                            "reason": "careless"}, follow=True)
+
+    text = response.content.decode()
+    assert "Re-planned: 1 item r0 held went back to the pool" in text
+    assert "their place 1 of the design is open" in text

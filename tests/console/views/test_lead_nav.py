@@ -10,7 +10,8 @@ pytestmark = pytest.mark.django_db
 PAGES = [
     ("", "Project"), ("settings/", "Settings"), ("items/upload/", "Upload items"), ("items/", "Items"),
     ("team/", "Team"), ("invites/", "Team"), ("accounts/", "Team"), ("external/", "Team"),
-    ("progress/", "Progress"), ("raters/", "Quality control"), ("agreement/", "Agreement"),
+    ("allocation/", "Allocation"), ("progress/", "Progress"), ("raters/", "Quality control"),
+    ("agreement/", "Agreement"),
     ("results/", "Results"), ("export/", "Export"), ("audit/", "Audit log"), ("clone/", "Project"),
 ]
 NAV = re.compile(r'<nav class="subnav"[^>]*data-testid="lead-nav">(.*?)</nav>', re.S)
