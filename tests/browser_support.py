@@ -65,3 +65,21 @@ def inked_pixels(page, canvas_id: str) -> int:
         for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
         return n;
     }""", canvas_id)
+
+
+WIDTHS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
+
+
+def fits_the_width(page) -> bool:
+    """The page does not scroll sideways."""
+    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def at_every_width(page, screenshot, name: str) -> None:
+    """Screenshots ``name-desktop``, ``-tablet`` and ``-phone`` of the page, each checked to fit its width, and
+    back to the desktop size."""
+    for width_name, (width, height) in WIDTHS.items():
+        page.set_viewport_size({"width": width, "height": height})
+        assert fits_the_width(page), f"{name} scrolls sideways at {width}px"
+        screenshot(page, f"{name}-{width_name}")
+    page.set_viewport_size({"width": 1280, "height": 800})
