@@ -235,6 +235,8 @@ class ResultsApi(EvaluationApi):
         task_type = serializers.CharField()
         options = serializers.JSONField()
         excluded = serializers.JSONField(help_text="Judgments left out: on gold items, from excluded raters.")
+        retired = serializers.JSONField(help_text="Retired items (served no more) and their current judgments, "
+                                                  "which the results keep: {items, judgments}.")
         n_judgments = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
         calibrators = CalibratorSummarySerializer(many=True)

@@ -75,3 +75,13 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "tablet": {"width": 768,
 def page_overflow(page) -> int:
     """How many CSS pixels the whole page scrolls sideways (0: it fits; wide tables scroll in their region)."""
     return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+def at_every_width(page, screenshot, name: str) -> None:
+    """Screenshots ``name-desktop``, ``-tablet`` and ``-phone`` of the page, each checked to fit its width, and
+    back to the desktop size."""
+    for width_name, viewport in VIEWPORTS.items():
+        page.set_viewport_size(viewport)
+        assert page_overflow(page) <= 0, f"{name} scrolls sideways at {viewport['width']}px"
+        screenshot(page, f"{name}-{width_name}")
+    page.set_viewport_size(VIEWPORTS["desktop"])

@@ -18,15 +18,16 @@ ETA_WINDOW = timedelta(days=7)
 ETA_MIN_SLOTS = 10
 ETA_MIN_SPAN = timedelta(minutes=10)
 MAX_DAYS_CHARTED = 366
+SERVED_WORK = Q(gold__isnull=True, retired_at__isnull=True)
 
 
 def _items(project: Project) -> dict:
     counts = item_state_counts(
         Item.objects.filter(project=project),
         n_items=Count("id"),
-        slots_target=Sum("n_target", filter=Q(gold__isnull=True), default=0),
-        slots_filled=Sum(Least("n_judged", "n_target", output_field=IntegerField()), filter=Q(gold__isnull=True),
-                         default=0),
+        # A retired item wants no more raters: its slots count as neither wanted nor filled.
+        slots_target=Sum("n_target", filter=SERVED_WORK, default=0),
+        slots_filled=Sum(Least("n_judged", "n_target", output_field=IntegerField()), filter=SERVED_WORK, default=0),
     )
     counts["n_target_items"] = counts["complete"] + counts["in_progress"] + counts["untouched"]
     counts["slots_remaining"] = counts["slots_target"] - counts["slots_filled"]

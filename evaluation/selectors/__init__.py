@@ -9,6 +9,7 @@ from .ratings import (
     included_judgments,
     pairwise_frame,
     rating_frame,
+    retired_item_counts,
 )
 from .scores import (
     calibrator_summaries,
@@ -28,6 +29,7 @@ __all__ = [
     "RatingFrame",
     "excluded_rater_ids",
     "exclusion_counts",
+    "retired_item_counts",
     "included_judgments",
     "judge_list_for_project",
     "metric_matrix",

@@ -4,6 +4,7 @@ counts (``included_judgments``, shared with agreement)."""
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db.models import Count
 
 from annotation.models import Criterion, Judgment, Output, Project
 from annotation.selectors import quality
@@ -29,6 +30,13 @@ def exclusion_counts(project: Project) -> dict:
         else 0,
         "n_excluded_raters": len(excluded),
     }
+
+
+def retired_item_counts(project: Project) -> dict:
+    """The current judgments of retired items, and of how many items: kept in the results, and said to be so
+    beside them. One query."""
+    return Judgment.objects.filter(project=project, is_current=True, item__retired_at__isnull=False).aggregate(
+        items=Count("item_id", distinct=True), judgments=Count("id"))
 
 
 @dataclass

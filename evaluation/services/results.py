@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from annotation.models import Project, TaskType
-from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame
+from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame, retired_item_counts
 from evaluation.stats import (
     INTERVAL_METHODS,
     InsufficientDataError,
@@ -71,6 +71,7 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
         "task_type": project.task_type,
         "options": asdict(options),
         "excluded": exclusion_counts(project),
+        "retired": retired_item_counts(project),
     }
     if project.task_type == TaskType.PAIRWISE:
         frame = pairwise_frame(project)

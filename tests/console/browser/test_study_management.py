@@ -11,25 +11,9 @@ from annotation.models import Item, Membership, Project
 from annotation.services import assignment_next_for_rater, judgment_submit
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.annotation.rating import full_values
-from tests.browser_support import log_in
+from tests.browser_support import at_every_width, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-VIEWPORTS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
-
-
-def _no_sideways_scroll(page) -> bool:
-    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
-
-
-def _at_every_width(page, screenshot, name):
-    """Screenshots of the page at each width, each checked to fit without sideways scrolling."""
-    for width_name, (width, height) in VIEWPORTS.items():
-        page.set_viewport_size({"width": width, "height": height})
-        assert _no_sideways_scroll(page), f"{name} scrolls sideways at {width}px"
-        screenshot(page, f"manage-{name}-{width_name}")
-    page.set_viewport_size({"width": 1280, "height": 800})
-
 
 @pytest.fixture
 def study(db):
@@ -65,7 +49,7 @@ def test_items_are_replaced_retired_and_updated(page, live_server, screenshot, s
     assert "A corrected summary." in page.inner_text("main")
     fresh.refresh_from_db()
     assert fresh.input == "A corrected source text."
-    _at_every_width(page, screenshot, "item-replaceable")
+    at_every_width(page, screenshot, "manage-item-replaceable")
 
     # A judged item says why its text is fixed, and is retired instead
     page.goto(f"{live_server.url}/projects/{project.pk}/items/id/{judged.external_id}/")
@@ -76,7 +60,7 @@ def test_items_are_replaced_retired_and_updated(page, live_server, screenshot, s
     assert page.get_by_test_id("retired").is_visible()
     assert "no rater is served it any more; its judgments stay" in page.inner_text("main")
     assert page.locator("[data-testid=judgments] tbody tr").count() == 1
-    _at_every_width(page, screenshot, "item-retired")
+    at_every_width(page, screenshot, "manage-item-retired")
     page.goto(f"{live_server.url}/projects/{project.pk}/items/?status=retired")
     assert page.locator("[data-testid=items] tbody tr").count() == 1
 
@@ -104,7 +88,7 @@ def test_items_are_replaced_retired_and_updated(page, live_server, screenshot, s
                                          ["3", "news/doc2", "Updated"], ["4", "news/doc9", "Added"]]
     assert "retire it and import the new text under a new external id" in rows[0][3]
     assert rows[2][3] == "input, subgroup, outputs"
-    _at_every_width(page, screenshot, "update-report")
+    at_every_width(page, screenshot, "manage-update-report")
 
 
 def test_a_project_is_archived_restored_and_deleted(page, live_server, screenshot, study):
@@ -120,13 +104,13 @@ def test_a_project_is_archived_restored_and_deleted(page, live_server, screensho
     assert "is archived: hidden from the home list and read-only" in page.inner_text("main")
     assert page.get_by_test_id("archived-note").is_visible() and page.get_by_test_id("restore").is_visible()
     assert page.locator("[data-status=paused]").count() == 0  # no status change offered while archived
-    _at_every_width(page, screenshot, "project-archived")
+    at_every_width(page, screenshot, "manage-project-archived")
     page.goto(f"{live_server.url}/")
     assert "managed study" not in page.inner_text("main")
     with page.expect_navigation():
         page.get_by_test_id("archived-link").click()
     assert "managed study" in page.inner_text("[data-testid=projects]")
-    _at_every_width(page, screenshot, "home-archived")
+    at_every_width(page, screenshot, "manage-home-archived")
 
     # A write through a page is turned back with the reason
     page.goto(f"{live_server.url}/projects/{project.pk}/items/upload/")
@@ -150,7 +134,7 @@ def test_a_project_is_archived_restored_and_deleted(page, live_server, screensho
     with page.expect_navigation():
         page.get_by_test_id("delete").click()
     assert "Type the project's name, 'managed study', exactly to delete it." in page.inner_text("[role=alert]")
-    _at_every_width(page, screenshot, "project-delete-refused")
+    at_every_width(page, screenshot, "manage-project-delete-refused")
     page.get_by_label("Type the project's name").fill("managed study")
     with page.expect_navigation():
         page.get_by_test_id("delete").click()

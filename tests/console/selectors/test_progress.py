@@ -149,3 +149,14 @@ def test_query_count_does_not_grow_with_raters(django_assert_num_queries):
     with django_assert_num_queries(7):
         summary = progress_summary(world.project, now=NOW)
     assert len(summary["raters"]) == 23
+
+
+def test_a_retired_item_leaves_the_target_slots():
+    from annotation.services.item_changes import item_retire
+
+    world = known_project()
+    before = progress_summary(world.project, now=NOW)["items"]
+    item_retire(project=world.project, item=world.items["i7"], by=None)  # untouched, wanted by two raters
+    after = progress_summary(world.project, now=NOW)["items"]
+    assert after["slots_target"] == before["slots_target"] - 2
+    assert after["slots_remaining"] == before["slots_remaining"] - 2 and after["slots_filled"] == before["slots_filled"]

@@ -211,3 +211,21 @@ def test_a_duplicate_name_is_refused_on_its_field_in_the_api_and_the_wizard(clie
     assert page.status_code == 400
     assert "You already have a project named" in page.context["form"].errors["name"][0]
     assert Project.objects.filter(name="Summaries round 1").count() == 1
+
+
+def test_deleting_through_a_session_needs_the_csrf_token_and_a_token_client_none(study):
+    project, _, _ = study
+    admin = _admin()
+    MembershipFactory(project=project, user=admin, role=Membership.Role.LEAD)
+    session = Client(enforce_csrf_checks=True)
+    session.force_login(admin)
+    for path, kwargs in ((f"/projects/{project.pk}/delete/", {}),
+                         (f"/api/v1/projects/{project.pk}/delete/", {"content_type": "application/json"})):
+        body = {"confirm_name": project.name} if not kwargs else json.dumps({"confirm_name": project.name})
+        refused = session.post(path, body, **kwargs)
+        assert refused.status_code == 403 and b"CSRF" in refused.content
+    assert Project.objects.filter(pk=project.pk).exists()
+    token = APIClient(enforce_csrf_checks=True)
+    token.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
+    assert token.post(f"/api/v1/projects/{project.pk}/delete/", {"confirm_name": project.name},
+                      format="json").status_code == 200

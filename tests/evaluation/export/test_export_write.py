@@ -265,3 +265,22 @@ def test_the_counts_are_read_once_for_the_progress_the_splits_the_raters_table_a
     assert card["counts"]["n_judgments"] == sum(r["n_judgments"] for r in raters) == len(
         jsonl(files["data/judgments.jsonl"]))
     assert card["counts"]["n_items"] == len(jsonl(files["data/items.jsonl"]))
+
+
+def test_judgments_of_a_retired_item_are_kept_and_marked_in_every_format_and_the_results(study, tmp_path):
+    from annotation.models import Item
+    from annotation.services.item_changes import item_retire
+    from evaluation.services import results_compute
+
+    retired = Item.objects.filter(project=study, gold__isnull=True, judgments__isnull=False).order_by("id").first()
+    item_retire(project=study, item=retired, by=None)
+    files = export(study, tmp_path)
+    rows = jsonl(files["data/judgments.jsonl"])
+    from_csv = list(csv.DictReader(io.StringIO(files["data/judgments.csv"].decode())))
+    from_parquet = parquet(files["data/judgments.parquet"]).to_pylist()
+    n_retired = Judgment.objects.filter(item=retired, is_current=True).count()
+    assert n_retired and sum(r["retired_item"] for r in rows) == n_retired
+    assert {r["item"] for r in rows if r["retired_item"]} == {retired.external_id}
+    assert [r["retired_item"] for r in rows] == [c["retired_item"] == "true" for c in from_csv] == [
+        p["retired_item"] for p in from_parquet]
+    assert results_compute(project=study)["retired"] == {"items": 1, "judgments": n_retired}

@@ -5,16 +5,9 @@ import pytest
 from annotation.models import Membership
 from staffing.services import external_link_reset, invite_create
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
-from tests.browser_support import log_in
+from tests.browser_support import at_every_width, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-VIEWPORTS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
-
-
-def _fits(page) -> bool:
-    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
-
 
 @pytest.fixture
 def clipboard_page(browser, live_server):
@@ -42,21 +35,13 @@ def test_a_lead_adds_a_member_and_copies_the_links(clipboard_page, live_server, 
         page.get_by_role("button", name="Add to the team").click()
     assert "ana is on the team as a rater." in page.inner_text("main")
     assert page.locator("[data-testid=team] tr[data-member=ana]").is_visible()
-    for name, (width, height) in VIEWPORTS.items():
-        page.set_viewport_size({"width": width, "height": height})
-        assert _fits(page), f"the team page scrolls sideways at {width}px"
-        screenshot(page, f"team-add-{name}")
-    page.set_viewport_size({"width": 1280, "height": 800})
+    at_every_width(page, screenshot, "team-add")
 
     page.goto(f"{live_server.url}/projects/{project.pk}/invites/")
     page.get_by_role("button", name="Copy link").click()
     page.wait_for_function("document.getElementById('copy-status').textContent.startsWith('Copied')")
     assert page.evaluate("navigator.clipboard.readText()") == f"{live_server.url}/invite/{invite.token}/"
-    for name, (width, height) in VIEWPORTS.items():
-        page.set_viewport_size({"width": width, "height": height})
-        assert _fits(page), f"the invites page scrolls sideways at {width}px"
-        screenshot(page, f"team-invite-copied-{name}")
-    page.set_viewport_size({"width": 1280, "height": 800})
+    at_every_width(page, screenshot, "team-invite-copied")
 
     page.goto(f"{live_server.url}/projects/{project.pk}/external/")
     page.get_by_role("button", name="Copy the link").click()
