@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("evaluation", "0003_meteor_exact_stem_rename"),
+        ("evaluation", "0004_metric_input"),
     ]
 
     operations = [

@@ -8,8 +8,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0014_allocation_quotas_and_design'),
-        ('staffing', '0002_crowd_entry_guards_and_completion_rule'),
+        ('annotation', '0015_allocation_quotas_and_design'),
+        ('staffing', '0003_crowd_return_link'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

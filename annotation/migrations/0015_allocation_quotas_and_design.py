@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0013_quality_control_served_as'),
+        ('annotation', '0014_qualification_gate'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -22,7 +22,7 @@ def rename_duplicate_names(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0013_quality_control_served_as'),
+        ('annotation', '0015_allocation_quotas_and_design'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
