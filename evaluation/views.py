@@ -205,11 +205,9 @@ def metric_inputs_page(request, pk):
     """The lead's metrics page: upload the training corpus and word vectors, and see every metric
     with its definition, what it needs and whether it can be computed here."""
     project = project_get_for_lead(request.user, pk)
-    error, error_kind = "", ""
+    error = ""
     if request.method == "POST":
         upload, kind = request.FILES.get("file"), request.POST.get("kind", "")
-        labels = {k: label for k, label, _ in _INPUT_KINDS}
-        error_kind = labels.get(kind, "File")
         if upload is None:
             error = "choose a file to upload"
         elif upload.size > settings.CONCORD_MAX_IMPORT_BYTES:
@@ -231,7 +229,6 @@ def metric_inputs_page(request, pk):
         ],
         "catalogue": metric_catalogue(project),
         "error": error,
-        "error_kind": error_kind,
     }
     return render(request, "evaluation/metric_inputs.html", context, status=400 if error else 200)
 def share_plot(rows: list[tuple[str, float, float]]) -> dict:

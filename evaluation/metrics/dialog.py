@@ -135,15 +135,19 @@ def _kl_one(gt: list[str], model_uni, gt_uni, model_bi, gt_bi, corpus: TrainingC
     return (sum(uni) / len(uni) if uni else math.nan), (sum(bi) / len(bi) if bi else math.nan)
 
 
+def _rows_by_system(systems) -> list[list[int]]:
+    by_system = defaultdict(list)
+    for k, system in enumerate(systems):
+        by_system[system].append(k)
+    return list(by_system.values())
+
+
 def kl_scores(n: int):
     def scores(outputs, references, resources, *, systems, **_):
         corpus = _corpus(resources)
         gts = _ground_truths(references)
-        by_system = defaultdict(list)
-        for k, system in enumerate(systems):
-            by_system[system].append(k)
         values = np.full(len(outputs), np.nan)
-        for rows in by_system.values():
+        for rows in _rows_by_system(systems):
             model = _distribution([_tokens(outputs[k]) for k in rows], corpus)
             truth = _distribution([gts[k] for k in rows if gts[k] is not None], corpus)
             model_uni, gt_uni = _common(model[0], truth[0])
@@ -162,11 +166,8 @@ def kl_scores(n: int):
 def distinct_scores(n: int):
     def scores(outputs, references, resources, *, systems, **_):
         corpus = _corpus(resources)
-        by_system = defaultdict(list)
-        for k, system in enumerate(systems):
-            by_system[system].append(k)
         values = np.full(len(outputs), np.nan)
-        for rows in by_system.values():
+        for rows in _rows_by_system(systems):
             counts = _distribution([_tokens(outputs[k]) for k in rows], corpus)[n - 1]
             if counts:
                 values[rows] = len(counts) / sum(counts.values())

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .base import padded_batch
+
 BATCH = 16
 
 
@@ -54,12 +56,7 @@ def causal_lm_perplexity(outputs, references, resources, **_) -> np.ndarray:
     order = [k for k in order if len(encoded[k]) >= 2]
     for start in range(0, len(order), BATCH):
         rows = order[start : start + BATCH]
-        width = max(len(encoded[k]) for k in rows)
-        ids = torch.zeros((len(rows), width), dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for j, k in enumerate(rows):
-            ids[j, : len(encoded[k])] = torch.tensor(encoded[k])
-            mask[j, : len(encoded[k])] = 1
+        ids, mask = padded_batch([encoded[k] for k in rows])
         with torch.inference_mode():
             logits = model(input_ids=ids, attention_mask=mask).logits.double()
         logp = torch.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:, None])[..., 0]
