@@ -1,5 +1,6 @@
 """Projects and everything raters judge: criteria, members, items, outputs, assignments, judgments."""
 import math
+import secrets
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -143,6 +144,11 @@ class Criterion(models.Model):
         return self.name
 
 
+def order_seed_new() -> int:
+    """A fresh seed for a rater's item order."""
+    return secrets.randbits(62)
+
+
 class Membership(models.Model):
     class Role(models.TextChoices):
         LEAD = "lead"
@@ -164,6 +170,9 @@ class Membership(models.Model):
         null=True, blank=True, help_text="This rater's own expected screens; empty: the project's.")
     plan_position = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="The rater's place in the project's design, taken on their first screen.")
+    order_seed = models.BigIntegerField(
+        default=order_seed_new,
+        help_text="Seed of the order this rater is served work items in (annotation.services.assignment).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

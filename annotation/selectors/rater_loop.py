@@ -25,7 +25,7 @@ PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", 
                                            "max_screens_per_rater", "plan_size", "plan_claimed_mask",
                                            "archived_at"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
-                                                 "max_screens", "plan_position"})
+                                                 "max_screens", "plan_position", "order_seed"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
                                                "labels", "help_text"})
 

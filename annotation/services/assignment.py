@@ -210,6 +210,19 @@ _UNTOUCHED = "{t}.n_judged = 0 AND {t}.n_leased = 0 AND {t}.n_target > 0"
 # another rater (a lone rater on a double-annotated project piles them up), which would otherwise be
 # scanned on every call; a rater who finds nothing there opens a new item, as they would anyway.
 STARTED_WINDOW = 500
+# The untouched queue is shuffled this far: the rater is served the first of its next ORDER_WINDOW items
+# (in id order, through the index) in their own order; an empty window falls back to the plain queue.
+ORDER_WINDOW = 500
+# The rater's order: ascending ((id mod ORDER_PRIME) * a + b) mod ORDER_PRIME, then id, where (a, b) come
+# from Membership.order_seed (order_key_params). A bijection of ids below ORDER_PRIME, so with the seed
+# recorded on the membership the order a rater was served in can be recomputed.
+ORDER_PRIME = 2_147_483_647
+_ORDER_KEY = f"((i.id %% {ORDER_PRIME}) * %s + %s) %% {ORDER_PRIME}, i.id"
+
+
+def order_key_params(seed: int) -> tuple[int, int]:
+    """(a, b) of a rater's order key (see ORDER_PRIME) from their recorded ``order_seed``."""
+    return 1 + seed % (ORDER_PRIME - 1), (seed // ORDER_PRIME) % ORDER_PRIME
 
 
 # The allocation's filters (annotation.services.allocation), when the project has a design: the items of the
@@ -224,9 +237,11 @@ _VACATED_FREE = ("NOT EXISTS (SELECT 1 FROM {memberships} m WHERE m.project_id =
 
 
 @functools.cache
-def _lease_sql(queue: str, plan: str | None = None) -> str:
-    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project,
-    project, rater, the plan's masks, and for the started queue's window the project and the masks again)."""
+def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> str:
+    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project, project,
+    rater, the plan's masks, for the queue's window the project and the masks again, and when ``shuffled``
+    the rater's order key (a, b)). Shuffled, the first item is the first in the rater's order among the
+    window; unshuffled (the untouched queue's fallback) the first in id order, without a window."""
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
@@ -240,12 +255,15 @@ def _lease_sql(queue: str, plan: str | None = None) -> str:
         where += f" AND ({planned.format(t='i')})"
     if plan == "vacated":
         where += " AND " + _VACATED_FREE.format(memberships=Membership._meta.db_table, assignments=assignments)
-    if queue == _STARTED:
+    if shuffled:
+        # The window is read through the queue's partial index in id order; only its rows are sorted.
+        size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
         window = f" AND ({planned.format(t='s')})" if planned else ""
         where += (f" AND i.id IN (SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
-                  f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {STARTED_WINDOW})")
+                  f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size})")
+    order = _ORDER_KEY if shuffled else "(i.id + 0)"
     return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
-            f"SELECT i.id FROM {items} i WHERE {where} ORDER BY (i.id + 0) LIMIT 1{lock}) "
+            f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}) "
             f'RETURNING id, input, "references", degraded_from_id')
 
 
@@ -277,8 +295,10 @@ def _vacated_filter(project: Project) -> PlanFilter | None:
     return PlanFilter("vacated", (vacated, awaited))
 
 
-def _lease_open_item(project_id: int, rater_id: int, plan: PlanFilter | None = None) -> Item | None:
-    """Takes a slot on the first item open to the rater, started items first; one statement per queue.
+def _lease_open_item(project_id: int, rater_id: int, order: tuple[int, int],
+                     plan: PlanFilter | None = None) -> Item | None:
+    """Takes a slot on the first item open to the rater in their order ``order`` (order_key_params), started
+    items first; one statement per queue, and one more when the untouched queue's window has nothing left.
 
     The inner SELECT locks the row with SKIP LOCKED (rows other raters are taking are passed over,
     never waited for) and PostgreSQL re-checks the queue condition on the row's newest version before
@@ -286,12 +306,11 @@ def _lease_open_item(project_id: int, rater_id: int, plan: PlanFilter | None = N
     because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
     """
     masks = list(plan.masks) if plan else []
-    window_masks = masks if plan else []
-    for queue in (_STARTED, _UNTOUCHED):
-        params = [project_id, project_id, rater_id, *masks]
-        if queue == _STARTED:
-            params += [project_id, *window_masks]
-        leased = list(Item.objects.raw(_lease_sql(queue, plan.plan if plan else None), params))
+    base = [project_id, project_id, rater_id, *masks]
+    tries = ((_STARTED, True), (_UNTOUCHED, True), (_UNTOUCHED, False))
+    for queue, shuffled in tries:
+        params = [*base, project_id, *masks, *order] if shuffled else base
+        leased = list(Item.objects.raw(_lease_sql(queue, plan.plan if plan else None, shuffled), params))
         if leased:
             return leased[0]
     return None
@@ -332,14 +351,14 @@ _PICKS = {Assignment.ServedAs.TRAINING: functools.partial(_gold_item, training=T
           Assignment.ServedAs.REPEAT: _repeat_item, Assignment.ServedAs.DEGRADED: _degraded_item}
 
 
-def _lease(kind: str, project: Project, rater, own: PlanFilter | None) -> Item | None:
+def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: tuple[int, int]) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
     place ``own`` in a designed project, then of the vacated places), a control picked at random. Either is
     one locking read and one write, so a control screen costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
-        item = _lease_open_item(project.pk, rater.pk, own)
+        item = _lease_open_item(project.pk, rater.pk, order, own)
         if item is None and own is not None and (vacated := _vacated_filter(project)) is not None:
-            item = _lease_open_item(project.pk, rater.pk, vacated)
+            item = _lease_open_item(project.pk, rater.pk, order, vacated)
         return item
     item = _PICKS[kind](project, rater)
     if item is not None:
@@ -411,6 +430,7 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     if quota is not None and _screens_served(project.pk, rater.pk) >= quota:
         return None
     own = _own_filter(project, membership)
+    order = order_key_params(membership.order_seed)
 
     kinds = [Assignment.ServedAs.WORK]
     if project_has_controls(project):
@@ -418,11 +438,11 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater, own)
+        item = _lease(kind, project, rater, own, order)
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
-        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own)
+        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own, order)
     if item is None:
         return None
     # The work queue holds degraded copies too (served from it when the plain work has run out).

@@ -113,18 +113,19 @@ def test_assignment_expire_counts_and_gives_slots_back():
 
 
 def test_releasing_leases_lowers_each_item_by_its_own_leases():
-    # Given three raters leasing the first item (which wants three) and a fourth leasing the second
+    # Given three raters leasing one item (which wants three: the first rater's pick, started for the others)
+    # and a fourth leasing the other
     project = rating_project(n_items=2, n_target=3)
     raters = add_raters(project, 4)
     leases = [assignment_next_for_rater(project_id=project.pk, rater=r) for r in raters[:3]]
-    first, second = Item.objects.filter(project=project).order_by("id")
+    first, second = sorted(Item.objects.filter(project=project), key=lambda item: item.pk != leases[0].item_id)
     Item.objects.filter(pk=first.pk).update(n_target=0)  # the fourth rater gets the second item
     other = assignment_next_for_rater(project_id=project.pk, rater=raters[3])
     assert {a.item_id for a in leases} == {first.pk} and other.item_id == second.pk
 
     assignment_leases_release([(a.pk, a.item_id) for a in leases[:2]] + [(other.pk, other.item_id)])
 
-    assert list(Item.objects.filter(project=project).order_by("id").values_list("n_leased", flat=True)) == [1, 0]
+    assert [Item.objects.get(pk=item.pk).n_leased for item in (first, second)] == [1, 0]
     statuses = dict(Assignment.objects.filter(project=project).values_list("id", "status"))
     assert statuses == {leases[0].pk: "expired", leases[1].pk: "expired", leases[2].pk: "active", other.pk: "expired"}
 
