@@ -21,6 +21,7 @@ from staffing.middleware import MUST_CHANGE
 from staffing.models import ExternalLink, ExternalWorker, Invite
 from staffing.selectors import completion_standing, invite_get_by_token
 from staffing.services import (
+    ARCHIVED,
     EntryRefused,
     ExternalLinkInvalid,
     InviteUnavailable,
@@ -28,22 +29,24 @@ from staffing.services import (
     external_worker_enter,
     invite_accept,
     invite_signup,
+    invite_state,
     password_change_done,
 )
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 UNAVAILABLE_STATUS = 410
+ARCHIVED_STATUS = 409  # not gone: a restore opens the invite again
 
 
 def _unavailable(request, invite: Invite, state: str):
     return render(request, "staffing/invite_unavailable.html", {"invite": invite, "state": state},
-                  status=UNAVAILABLE_STATUS)
+                  status=ARCHIVED_STATUS if state == ARCHIVED else UNAVAILABLE_STATUS)
 
 
 def invite_open(request, token):
     """GET: what the invite offers (a sign-up form for visitors); POST: join, or sign up and join."""
     invite = invite_get_by_token(token)
-    state = invite.state_at(timezone.now())
+    state = invite_state(invite, timezone.now())
     if state != Invite.State.OPEN:
         return _unavailable(request, invite, state)
     member = (request.user.is_authenticated

@@ -195,12 +195,15 @@ def external_worker_enter(*, project_id: int, token: str, worker_id: str = "", p
     ``worker_id`` names the worker (``prolific_pid`` when the link takes Prolific entries, with
     ``study_id`` and ``session_id``); ``signature`` is the platform's ``sig``; ``address`` the client
     address, for the per-address cap. Raises ExternalLinkInvalid for a wrong token, ValidationError for
-    a missing or malformed parameter, EntryRefused when the link's checks or caps refuse the entry. The
+    a missing or malformed parameter, EntryRefused when the project is archived or the link's checks or caps refuse
+    the entry. The
     caps count new worker ids only: a worker coming back always resumes.
     """
     link = ExternalLink.objects.select_related("project").filter(project_id=project_id, is_enabled=True).first()
     if link is None or not secrets.compare_digest(link.token, token):
         raise ExternalLinkInvalid("No such link.")
+    if link.project.is_archived:
+        raise EntryRefused("This study is archived: it takes no participants now. Please return to the platform.")
     worker_id, session = _platform_check(link, worker_id=worker_id or prolific_pid, prolific_pid=prolific_pid,
                                          study_id=study_id, session_id=session_id, signature=signature)
     worker = (ExternalWorker.objects.select_related("user").filter(project=link.project, worker_id=worker_id).first()

@@ -18,15 +18,24 @@ from staffing.models import Invite
 
 MAX_USES = 10_000
 MAX_DAYS = 365
+# The state of an invite to an archived project: whatever its own state, it admits no one until a restore.
+ARCHIVED = "archived"
 
 
 class InviteUnavailable(Exception):
-    """The invite cannot be used: ``state`` says whether it expired, was revoked or is used up."""
+    """The invite cannot be used: ``state`` says whether it expired, was revoked, is used up or its project is
+    archived (ARCHIVED)."""
 
     def __init__(self, invite: Invite, state: str):
-        super().__init__(f"This invite is {Invite.State(state).label}.")
+        super().__init__("This invite's project is archived." if state == ARCHIVED
+                         else f"This invite is {Invite.State(state).label}.")
         self.invite = invite
         self.state = state
+
+
+def invite_state(invite: Invite, now: datetime) -> str:
+    """The invite's Invite.State at ``now``, or ARCHIVED when its project is archived."""
+    return ARCHIVED if invite.project.is_archived else invite.state_at(now)
 
 
 @transaction.atomic
@@ -87,7 +96,7 @@ def _locked_open_invite(token: str, now: datetime) -> Invite:
     invite = Invite.objects.select_for_update().select_related("project").filter(token=token).first()
     if invite is None:
         raise Invite.DoesNotExist("No such invite.")
-    state = invite.state_at(now)
+    state = invite_state(invite, now)
     if state != Invite.State.OPEN:
         raise InviteUnavailable(invite, state)
     return invite
