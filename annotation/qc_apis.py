@@ -99,7 +99,9 @@ class RaterActionListCreateApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: RaterActionSerializer, 400: DETAIL, 403: DETAIL,
                                                        404: DETAIL},
-                   description="exclude also pauses and leaves the rater's judgments out of agreement, results and "
+                   description="pause_for_good pauses and releases the rater's work as exclude does (leases back to "
+                               "the pool, place in the design vacated; the re-plan is in the evidence); "
+                               "exclude also pauses and leaves the rater's judgments out of agreement, results and "
                                "exports; include counts them again (the rater stays paused until resumed), also for "
                                "a rater who has left the team; admit lets a rater the qualification gate kept out "
                                "into the real work.")

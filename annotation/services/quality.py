@@ -95,9 +95,10 @@ def _check_reason(by, reason: str) -> None:
 
 
 @transaction.atomic
-def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: str = "", **logged) -> RaterAction:
+def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: str = "", release: bool = False,
+         **logged) -> RaterAction:
     """Sets the rater's membership ``state`` (is_paused), records or lifts an exclusion (kind exclude or
-    include), and logs the action."""
+    include), releases the rater's work to the pool on an exclusion or with ``release``, and logs the action."""
     _check_reason(by, reason)
     # An exclusion outlives the membership: a lead may lift it from a rater who has left the team.
     membership = _membership(project, rater, required=kind != RaterAction.Kind.INCLUDE)
@@ -109,20 +110,21 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
     if kind == RaterAction.Kind.EXCLUDE:
         RaterExclusion.objects.get_or_create(project=project, rater=rater,
                                              defaults={"created_at": logged.get("now") or timezone.now()})
-        release = allocation_rater_release(project=project, membership=membership,
-                                           judged_too=project.replan_excluded_judgments)
-        logged["evidence"] = {**logged.get("evidence", {}), "replan": release.as_evidence(),
-                              "replan_message": release.message}
     elif kind == RaterAction.Kind.INCLUDE:
         excluded.delete()
+    released = release or kind == RaterAction.Kind.EXCLUDE
+    if released:
+        outcome = allocation_rater_release(project=project, membership=membership, judged_too=(
+            kind == RaterAction.Kind.EXCLUDE and project.replan_excluded_judgments))
+        logged["evidence"] = {**logged.get("evidence", {}), "replan": outcome.as_evidence(),
+                              "replan_message": outcome.message}
     for name, value in state.items():
         setattr(membership, name, value)
     if state and membership is not None:
         membership.save(update_fields=list(state))
     if by is not None:  # a lead's action; a rule's is in the qc.apply entry or the rater-action log
         audit_record(actor=by, action=f"rater.{kind}", project=project, target=rater.username,
-                     detail={"reason": reason, **({"replan": logged["evidence"]["replan"]}
-                                                  if kind == RaterAction.Kind.EXCLUDE else {})})
+                     detail={"reason": reason, **({"replan": logged["evidence"]["replan"]} if released else {})})
     return _log(project=project, rater=rater, kind=kind, by=by, reason=reason, **logged)
 
 
@@ -130,6 +132,14 @@ def rater_pause(*, project: Project, rater, **how) -> RaterAction:
     """Stops the rater being served items or having judgments taken (their judgments still count).
     ``how``: ``by`` + ``reason`` for a lead, ``rules`` + ``rule`` + ``evidence`` for a rule."""
     return _act(project=project, rater=rater, kind=RaterAction.Kind.PAUSE, state={"is_paused": True}, **how)
+
+
+def rater_pause_for_good(*, project: Project, rater, **how) -> RaterAction:
+    """Pauses the rater and releases their work as an exclusion does (their leases back to the pool, their place
+    of the design vacated and its work re-planned), while their judgments still count; logged as a pause whose
+    evidence holds the re-plan. A later resume takes a free place on their next screen."""
+    return _act(project=project, rater=rater, kind=RaterAction.Kind.PAUSE, state={"is_paused": True}, release=True,
+                **how)
 
 
 def rater_resume(*, project: Project, rater, **how) -> RaterAction:
@@ -149,8 +159,8 @@ def rater_include(*, project: Project, rater, **how) -> RaterAction:
 
 
 # A lead's actions on a rater, by name (the rater pages' and the API's action forms).
-LEAD_ACTIONS = {"pause": rater_pause, "resume": rater_resume, "exclude": rater_exclude, "include": rater_include,
-                "admit": rater_admit}
+LEAD_ACTIONS = {"pause": rater_pause, "pause_for_good": rater_pause_for_good, "resume": rater_resume,
+                "exclude": rater_exclude, "include": rater_include, "admit": rater_admit}
 
 
 def _findings(project: Project, rules: QcRules, rater_id: int | None) -> dict[int, list[tuple[str, dict]]]:
