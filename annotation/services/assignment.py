@@ -211,8 +211,9 @@ _UNTOUCHED = "{t}.n_judged = 0 AND {t}.n_leased = 0 AND {t}.n_target > 0"
 # scanned on every call; a rater who finds nothing there opens a new item, as they would anyway.
 STARTED_WINDOW = 500
 # The untouched queue is shuffled this far: the rater is served the first of its next ORDER_WINDOW items
-# (in id order, through the index) in their own order; an empty window falls back to the plain queue.
-ORDER_WINDOW = 500
+# (in id order, through the index) in their own order; an empty window falls back to the plain queue. A wider
+# window shuffles more of a large project but sorts more rows on every call (about 0.2 ms for 128, 0.7 for 500).
+ORDER_WINDOW = 128
 # The rater's order: ascending ((id mod ORDER_PRIME) * a + b) mod ORDER_PRIME, then id, where (a, b) come
 # from Membership.order_seed (order_key_params). A bijection of ids below ORDER_PRIME, so with the seed
 # recorded on the membership the order a rater was served in can be recomputed.
@@ -238,10 +239,10 @@ _VACATED_FREE = ("NOT EXISTS (SELECT 1 FROM {memberships} m WHERE m.project_id =
 
 @functools.cache
 def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> str:
-    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: project, project,
-    rater, the plan's masks, for the queue's window the project and the masks again, and when ``shuffled``
-    the rater's order key (a, b)). Shuffled, the first item is the first in the rater's order among the
-    window; unshuffled (the untouched queue's fallback) the first in id order, without a window."""
+    """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: when ``shuffled``, for
+    the queue's window, the project and the plan's masks; then project, project, rater, the plan's masks; and
+    when ``shuffled`` the rater's order key (a, b)). Shuffled, the first item is the first in the rater's order
+    among the window; unshuffled (the untouched queue's fallback) the first in id order, without a window."""
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
@@ -255,13 +256,17 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> st
         where += f" AND ({planned.format(t='i')})"
     if plan == "vacated":
         where += " AND " + _VACATED_FREE.format(memberships=Membership._meta.db_table, assignments=assignments)
+    order = "(i.id + 0)"
     if shuffled:
-        # The window is read through the queue's partial index in id order; only its rows are sorted.
+        # The window is read through the queue's partial index in id order and its rows are looked up by primary
+        # key (= ANY of an array: a semi-join would let the planner scan all the project's items), so only they
+        # are checked and sorted.
         size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
         window = f" AND ({planned.format(t='s')})" if planned else ""
-        where += (f" AND i.id IN (SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
-                  f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size})")
-    order = _ORDER_KEY if shuffled else "(i.id + 0)"
+        window = (f"SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
+                  f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size}")
+        among = f"i.id = ANY(ARRAY({window}))" if connection.vendor == "postgresql" else f"i.id IN ({window})"
+        where, order = f"{among} AND {where}", _ORDER_KEY
     return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
             f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}) "
             f'RETURNING id, input, "references", degraded_from_id')
@@ -309,7 +314,7 @@ def _lease_open_item(project_id: int, rater_id: int, order: tuple[int, int],
     base = [project_id, project_id, rater_id, *masks]
     tries = ((_STARTED, True), (_UNTOUCHED, True), (_UNTOUCHED, False))
     for queue, shuffled in tries:
-        params = [*base, project_id, *masks, *order] if shuffled else base
+        params = [project_id, *masks, *base, *order] if shuffled else base
         leased = list(Item.objects.raw(_lease_sql(queue, plan.plan if plan else None, shuffled), params))
         if leased:
             return leased[0]
