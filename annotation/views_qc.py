@@ -87,7 +87,8 @@ def rater_action(request, pk):
         logged = LEAD_ACTIONS[action](project=project, rater=rater, by=request.user, reason=reason)
     except ValidationError as exc:
         return again(" ".join(exc.messages))
-    messages.success(request, f"{rater.username}: {action} logged. {logged.evidence.get('replan_message', '')}".strip())
+    replan = logged.evidence.get("replan_message", "")
+    messages.success(request, f"{rater.username}: {action.replace('_', ' ')} logged. {replan}".strip())
     if back_to_rater:
         return redirect("rater-evidence", pk=project.pk, rater_id=rater.pk)
     return redirect("rater-quality", pk=project.pk)
