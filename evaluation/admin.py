@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from evaluation.models import Calibrator, Export, Judge, JudgeRating, MetricScore
+from evaluation.models import Calibrator, Export, Judge, JudgeRating, MetricInput, MetricScore
 
 
 @admin.register(MetricScore)
@@ -38,3 +38,10 @@ class ExportAdmin(admin.ModelAdmin):
     search_fields = ["file", "sha256"]
     raw_id_fields = ["project", "job", "created_by"]
     readonly_fields = ["options", "file", "size_bytes", "sha256", "n_judgments", "finished_at"]
+
+
+@admin.register(MetricInput)
+class MetricInputAdmin(admin.ModelAdmin):
+    list_display = ["kind", "original_name", "size_bytes", "project", "uploaded_by"]
+    list_filter = ["kind", "project"]
+    raw_id_fields = ["project", "uploaded_by"]

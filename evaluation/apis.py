@@ -104,9 +104,11 @@ class CalibratorSummarySerializer(serializers.Serializer):
     name = serializers.CharField()
     criterion = serializers.CharField()
     metrics = serializers.ListField(child=serializers.CharField())
-    best_single = serializers.CharField(help_text="The single metric best on the calibration rows.")
-    n_calibration = serializers.IntegerField()
-    n_held_out = serializers.IntegerField()
+    best_single = serializers.CharField(
+        allow_null=True, help_text="The single metric best on the calibration rows (null: the fit failed)."
+    )
+    n_calibration = serializers.IntegerField(allow_null=True)
+    n_held_out = serializers.IntegerField(allow_null=True)
     k_folds = serializers.IntegerField(allow_null=True)
     n_resamples = serializers.IntegerField()
     methods = MethodSerializer(many=True)

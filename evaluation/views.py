@@ -311,7 +311,8 @@ def judges_page(request, pk):
                         for e in c["estimands"]
                         if e["kind"] == kind and not e["error"]
                         for way, label in ways
-                    ]
+                    ],
+                    clusters=[],
                 )
             )
         ]

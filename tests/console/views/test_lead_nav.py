@@ -26,7 +26,7 @@ def test_each_lead_page_has_the_bar_with_its_own_entry_current(client, lead, pro
     bars = NAV.findall(response.content.decode())
     assert len(bars) == 1, path
     assert re.findall(r'aria-current="page">([^<]+)</a>', bars[0]) == [current]
-    assert bars[0].count("<a ") == 12
+    assert bars[0].count("<a ") == 16
 
 
 def test_raters_do_not_get_the_bar(client, rater, project):
