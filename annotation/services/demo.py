@@ -263,8 +263,14 @@ def demo_setup(
             )
             body = "\n".join(json.dumps(line) for line in demo_items(task_type, n_items, seed, systems)).encode()
             item_import(project=project, stream=io.BytesIO(body), fmt="jsonl", by=lead, file_name="demo items")
+            # Seeded orders too (a real membership draws its own), so the demo is the same study on every run.
+            order_rng = random.Random(f"order-{seed}")
             for rater in raters:
-                Membership.objects.get_or_create(project=project, user=rater, defaults={"role": Membership.Role.RATER})
+                Membership.objects.get_or_create(
+                    project=project,
+                    user=rater,
+                    defaults={"role": Membership.Role.RATER, "order_seed": order_rng.getrandbits(62)},
+                )
             _simulate_judging(project, raters, random.Random(seed), now or timezone.now())
         projects.append(project)
     return projects
