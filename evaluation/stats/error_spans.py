@@ -126,7 +126,9 @@ def mqm_row_weights(severity, category, *, weights: MqmWeights = WMT_MQM_WEIGHTS
     missing = [k for k, w in enumerate(table) if w is None]
     if missing:
         row = int(np.argmax(np.asarray(inverse).ravel() == missing[0]))
-        raise ValueError(f"row {row}: no {weights.name} MQM weight for severity {sev[row]!r}, category {cat[row]!r}")
+        raise ValueError(
+            f"row {row}: no {weights.name} MQM weight for severity {str(sev[row])!r}, category {str(cat[row])!r}"
+        )
     return table.astype(float)[np.asarray(inverse).ravel()] if sev.size else np.zeros(0)
 
 
@@ -147,7 +149,7 @@ def mqm_scores(system, segment, rater, severity, category, *, weights: MqmWeight
     ...                ["Major", "Minor", "No-error", "Minor"],
     ...                ["Accuracy/Mistranslation", "Fluency/Punctuation", "No-error", "Style/Awkward"])
     >>> s.systems, s.system_score.tolist()
-    (('A', 'B'), [1.525, 1.0])
+    (('A', 'B'), [1.275, 1.0])
     """
     w = mqm_row_weights(severity, category, weights=weights)
     sys_names, sys_code = _codes(system, "system")
@@ -236,7 +238,7 @@ def rank_systems(
     dup = np.flatnonzero(np.diff(key[order]) == 0)
     if dup.size:
         i = int(order[dup[0] + 1])
-        raise ValueError(f"row {i}: system {sys_names[sys_code[i]]!r} is scored twice on that segment")
+        raise ValueError(f"row {i}: system {str(sys_names[sys_code[i]])!r} is scored twice on that segment")
     if len(sys_names) < 2:
         raise InsufficientDataError("ranking needs at least two systems")
     n_sys, n_dom = len(sys_names), len(dom_names)
