@@ -290,7 +290,7 @@ def _segment_tables(s: SpanSet, match_severity: bool) -> _Tables:
     base = off_q[s.span_rating]
     np.add.at(cover, (s.severity - 1, base + s.start), 1)
     np.add.at(cover, (s.severity - 1, base + s.end), -1)
-    covered = np.cumsum(cover, axis=1)[:, :n_chars] > 0
+    covered = np.cumsum(cover, axis=1, dtype=np.int32)[:, :n_chars] > 0
     labels = [covered.any(axis=0).astype(np.int8)]
     labels += [covered[k].astype(np.int8) for k in range(k_sev)]
     severity_label = np.zeros(n_chars, dtype=np.int8)
@@ -417,11 +417,17 @@ def _unit_squares(lab: np.ndarray, q_of_char: np.ndarray, off_q: np.ndarray, n_q
     return np.bincount(q_of_char[start] * nl + run_label, weights=weight, minlength=n_q * nl).reshape(n_q, nl)
 
 
+def _span_key(s: SpanSet, owner, start, end, sev) -> np.ndarray:
+    """One int64 per (owner, start, end, severity), owner a rating or a segment index."""
+    longest = int(s.lengths.max(initial=0)) + 1
+    dims = (max(len(s.rating_segment), len(s.lengths)), longest, longest, len(s.severities) + 1)
+    return np.ravel_multi_index((owner, start, end, sev), dims)
+
+
 def _distinct_spans(s: SpanSet, match_severity: bool):
     """Indices of the distinct spans (per rating: ``(start, end)``, and severity when it must match)."""
     sev = s.severity if match_severity else np.zeros_like(s.severity)
-    keys = np.stack([s.span_rating, s.start, s.end, sev], axis=1)
-    _, first = np.unique(keys, axis=0, return_index=True)
+    _, first = np.unique(_span_key(s, s.span_rating, s.start, s.end, sev), return_index=True)
     return np.sort(first), sev
 
 
@@ -435,36 +441,26 @@ def _span_counts(s, qa, qb, off_q, covered, match_severity) -> np.ndarray:
     out[:, 0], out[:, 1] = n_per_q[qa], n_per_q[qb]
     order = idx[np.argsort(q_span, kind="stable")]
     first_of_q = np.cumsum(n_per_q) - n_per_q
-    # prefix sums of coverage: any severity, or the span's own severity
-    k_rows = covered.shape[0]
-    prefix = np.zeros((k_rows + 1, covered.shape[1] + 1))
-    prefix[0, 1:] = np.cumsum(covered.any(axis=0))
-    prefix[1:, 1:] = np.cumsum(covered, axis=1)
-    distinct = np.stack([s.span_rating[idx], s.start[idx], s.end[idx], sev[idx]], axis=1)
+    # prefix sums of coverage: any severity (layer 0), or the span's own severity
+    layers = [covered.any(axis=0)] + (list(covered) if match_severity else [])
+    prefix = np.zeros((len(layers), covered.shape[1] + 1), dtype=np.int32)
+    for k, layer_cover in enumerate(layers):
+        np.cumsum(layer_cover, out=prefix[k, 1:], dtype=np.int32)
+    distinct = np.sort(_span_key(s, s.span_rating[idx], s.start[idx], s.end[idx], sev[idx]))
     for col, (mine, other) in ((3, (qa, qb)), (4, (qb, qa))):
         row = np.repeat(np.arange(n_r), n_per_q[mine])
         span = order[_ragged(first_of_q[mine], n_per_q[mine])]
         layer = sev[span]
         # exact: does the other rating hold a distinct span with the same (start, end[, severity])?
-        exact = _rows_in(np.stack([other[row], s.start[span], s.end[span], layer], axis=1), distinct)
+        probe = _span_key(s, other[row], s.start[span], s.end[span], layer)
+        at = np.minimum(np.searchsorted(distinct, probe), max(len(distinct) - 1, 0))
+        exact = distinct[at] == probe if len(distinct) else np.zeros(len(probe), dtype=bool)
         base = off_q[other[row]]
         overlap = prefix[layer, base + s.end[span]] - prefix[layer, base + s.start[span]] > 0
         out[:, col] = np.bincount(row, weights=overlap | exact, minlength=n_r)
         if col == 3:
             out[:, 2] = np.bincount(row, weights=exact, minlength=n_r)
     return out
-
-
-def _rows_in(probe: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """For each row of ``probe``, whether it is a row of ``table`` (both int arrays with 4 columns)."""
-    if len(probe) == 0 or len(table) == 0:
-        return np.zeros(len(probe), dtype=bool)
-    both = np.concatenate([table, probe])
-    _, inv = np.unique(both, axis=0, return_inverse=True)
-    inv = inv.ravel()
-    present = np.zeros(inv.max() + 1, dtype=bool)
-    present[inv[: len(table)]] = True
-    return present[inv[len(table) :]]
 
 
 def _matched_any_other(s, seg_index, pairable_seg, n_seg, match_severity) -> np.ndarray:
@@ -476,9 +472,10 @@ def _matched_any_other(s, seg_index, pairable_seg, n_seg, match_severity) -> np.
     out = np.zeros((n_seg, 2))
     if idx.size == 0:
         return out
-    keys = np.stack([seg, s.start[idx], s.end[idx], sev[idx]], axis=1)
-    _, inv, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
-    matched = counts[inv.ravel()] >= 2
+    _, inv, counts = np.unique(
+        _span_key(s, seg, s.start[idx], s.end[idx], sev[idx]), return_inverse=True, return_counts=True
+    )
+    matched = counts[inv] >= 2
     out[:, 0] = np.bincount(seg_index[seg], weights=matched, minlength=n_seg)
     out[:, 1] = np.bincount(seg_index[seg], minlength=n_seg)
     return out

@@ -121,15 +121,19 @@ def mqm_row_weights(severity, category, *, weights: MqmWeights = WMT_MQM_WEIGHTS
     cat = np.asarray(category, dtype=str)
     if sev.shape != cat.shape or sev.ndim != 1:
         raise ValueError("severity and category must be 1-D with one entry per row")
-    pairs, inverse = np.unique(np.stack([sev, cat], axis=1), axis=0, return_inverse=True) if sev.size else ([], [])
-    table = np.array([weights.weight(s, c) for s, c in pairs], dtype=object)
+    if sev.size == 0:
+        return np.zeros(0)
+    sev_names, sev_code = np.unique(sev, return_inverse=True)
+    cat_names, cat_code = np.unique(cat, return_inverse=True)
+    pair_keys, inverse = np.unique(sev_code * len(cat_names) + cat_code, return_inverse=True)
+    table = [weights.weight(sev_names[k // len(cat_names)], cat_names[k % len(cat_names)]) for k in pair_keys]
     missing = [k for k, w in enumerate(table) if w is None]
     if missing:
-        row = int(np.argmax(np.asarray(inverse).ravel() == missing[0]))
+        row = int(np.argmax(inverse == missing[0]))
         raise ValueError(
             f"row {row}: no {weights.name} MQM weight for severity {str(sev[row])!r}, category {str(cat[row])!r}"
         )
-    return table.astype(float)[np.asarray(inverse).ravel()] if sev.size else np.zeros(0)
+    return np.array(table, dtype=float)[inverse]
 
 
 def mqm_scores(system, segment, rater, severity, category, *, weights: MqmWeights = WMT_MQM_WEIGHTS) -> MqmScores:
