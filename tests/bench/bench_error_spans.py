@@ -143,9 +143,8 @@ def main():
     text = synthetic_tsv(args.rows)
     rows, t_parse, m_parse = measure(lambda: read_error_rows(io.StringIO(text)))
     n_spans = sum(r.start is not None for r in rows)
-    print(
-        f"{len(rows):,} rows ({n_spans:,} spans), {len({(r.system, r.segment) for r in rows}):,} (system, segment) items\n"
-    )
+    n_items = len({(r.system, r.segment) for r in rows})
+    print(f"{len(rows):,} rows ({n_spans:,} spans), {n_items:,} (system, segment) items\n")
     scores, t_score, m_score = measure(
         lambda: mqm_scores(
             [r.system for r in rows], [r.segment for r in rows], [r.rater for r in rows],
