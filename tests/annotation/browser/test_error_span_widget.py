@@ -23,7 +23,7 @@ def open_widget(page, config, output=OUTPUT, source=SOURCE):
         "<!doctype html><html lang='en'><head><meta name='viewport' content='width=device-width'>"
         "<style>body{font-family:sans-serif;margin:1rem;max-width:60rem}</style></head><body><main>"
         "<form id='f' method='post' action='/nowhere'><div class='error-spans' id='w'>"
-        f"<div data-text='source'></div><div data-text='output'></div></div></form></main></body></html>"
+        "<div data-text='source'></div><div data-text='output'></div></div></form></main></body></html>"
     )
     page.evaluate(
         """([config, source, output]) => {
