@@ -88,7 +88,7 @@
       editing: null,    // the span being edited
       nextId: 0,
     };
-    w.category = w.typology.leaves.length ? w.typology.leaves[0].names[0] : null;
+    w.category = "";  // MQM: chosen for each span, never carried over unseen
     root.classList.add("es-ready");
     ["source", "output"].forEach(function (side) {
       var node = root.querySelector("[data-text=" + side + "]");
@@ -274,6 +274,7 @@
     if (w.protocol === "mqm") {
       var label = el("label", { "class": "es-category" }, "Category ");
       w.categorySelect = el("select", { "class": "es-category-select" });
+      w.categorySelect.appendChild(el("option", { value: "" }, "Choose a category…"));
       w.typology.leaves.forEach(function (leaf) {
         var parent = w.categorySelect;
         if (leaf.group) {
@@ -281,11 +282,14 @@
           w.categorySelect.appendChild(parent);
         }
         leaf.names.forEach(function (name) {
-          var o = el("option", { value: name }, leaf.group ? name.slice(leaf.group.length + 1) : name);
+          var o = el("option", { value: name }, leaf.group ? leaf.group + " › " + name.slice(leaf.group.length + 1) : name);
           parent.appendChild(o);
         });
       });
-      w.categorySelect.addEventListener("change", function () { w.category = w.categorySelect.value; });
+      w.categorySelect.addEventListener("change", function () {
+        w.category = w.categorySelect.value;
+        panel(w);
+      });
       label.appendChild(w.categorySelect);
       w.choice.appendChild(label);
     }
@@ -359,6 +363,12 @@
 
   function say(w, text) { w.status.textContent = text; }
 
+  function setCategory(w, name) {
+    if (!w.categorySelect) return;
+    w.categorySelect.value = name;
+    w.category = w.categorySelect.value;  // "" when the name is not in the typology
+  }
+
   function focusChoice(w) {
     var first = w.categorySelect && w.sel && w.sel.side === "target" ? w.categorySelect
       : w.severityRow.querySelector(w.editing ? ".es-sev-" + w.editing.severity : ".es-severity");
@@ -374,6 +384,11 @@
       return;
     }
     var category = w.protocol !== "mqm" ? null : side === "source" ? w.typology.source : w.category;
+    if (category === "") {
+      say(w, "Choose the category first.");
+      w.categorySelect.focus();
+      return;
+    }
     var s = w.editing;
     if (s) {
       if (s.start !== r[0] || s.end !== r[1] || s.severity !== severity || s.category !== category || s.side !== side) {
@@ -386,6 +401,7 @@
     }
     w.noError = false;
     w.editing = null;
+    setCategory(w, "");
     w.sel = { side: side, anchor: r[1], caret: r[1] };
     render(w);
     say(w, spanLabel(w, s) + " marked.");
@@ -395,9 +411,10 @@
   function cancel(w) {
     var side = w.sel ? w.sel.side : "target";
     w.editing = null;
+    setCategory(w, "");
     if (w.sel) w.sel.anchor = w.sel.caret;
-    render(w);
     say(w, "");
+    render(w);
     textOf(w, side).node.focus({ preventScroll: true });
   }
 
@@ -418,10 +435,7 @@
   function edit(w, s) {
     w.editing = s;
     w.sel = { side: s.side, anchor: s.start, caret: s.end };
-    if (w.categorySelect && s.category && s.side === "target") {
-      w.categorySelect.value = s.category;
-      w.category = w.categorySelect.value || w.category;
-    }
+    if (s.side === "target") setCategory(w, s.category || "");
     focusChoice(w);
     say(w, "Editing " + spanLabel(w, s) + ": reselect the text if needed, then choose the severity.");
   }
@@ -459,12 +473,15 @@
     var r = selRange(w.sel);
     var has = r[0] !== r[1];
     w.choice.classList.toggle("active", has || !!w.editing);
-    w.severityRow.querySelectorAll(".es-severity").forEach(function (b) { b.disabled = !has; });
+    var needsCategory = w.categorySelect && has && w.sel.side === "target" && w.category === "";
+    w.severityRow.querySelectorAll(".es-severity").forEach(function (b) { b.disabled = !has || needsCategory; });
     if (w.categorySelect) w.categorySelect.disabled = !has || w.sel.side !== "target";
     if (has && !w.editing) {
       say(w, "Selected" + (w.sel.side === "source" ? " in the source" : "") + ": “" +
           textOf(w, w.sel.side).cps.slice(r[0], r[1]).join("") + "” — choose " +
           (w.categorySelect && w.sel.side === "target" ? "the category and " : "") + "the severity.");
+    } else if (!has && !w.editing && !w.status.textContent) {
+      say(w, "Select the text of an error to mark it.");
     }
     var active = w.spans.filter(function (s) { return s.status !== "rejected"; });
     w.noErrorBox.checked = w.noError;
@@ -535,7 +552,9 @@
       chip.setAttribute("aria-label", label + (s.status === "rejected" ? "" : ": press to edit"));
       chip.appendChild(el("span", { "class": "es-chip-sev" }, capital(s.severity)));
       if (s.category) chip.appendChild(el("span", { "class": "es-chip-cat" }, s.category));
-      chip.appendChild(el("q", { "class": "es-chip-text", dir: "auto" }, spanText(w, s)));
+      var quoted = el("span", { "class": "es-chip-text" });
+      quoted.append("“", el("bdi", {}, spanText(w, s)), "”");
+      chip.appendChild(quoted);
       if (s.status !== "added") chip.appendChild(el("span", { "class": "es-chip-status" }, s.status));
       li.appendChild(chip);
       var actions = el("span", { "class": "es-actions" });

@@ -202,6 +202,7 @@ def test_no_error(page):
     assert "No error" in page.inner_text(".es-list")
     # Marking a span withdraws "no error", and it cannot be ticked while a span stands
     drag_select(page, "output", 0, 3)
+    page.select_option("select.es-category-select", "Other")
     page.click("button.es-severity[data-severity=minor]")
     assert posted(page)["no_error"] is False
     assert page.is_disabled(".es-no-error input")
@@ -213,7 +214,8 @@ def test_mqm_category_whole_segment_and_source_error(page, screenshot):
     groups = page.eval_on_selector_all("select.es-category-select optgroup", "gs => gs.map(g => g.label)")
     assert groups == ["Accuracy", "Fluency", "Terminology", "Style", "Locale convention"]
     values = page.eval_on_selector_all("select.es-category-select option", "os => os.map(o => o.value)")
-    assert values[:4] == [
+    assert values[:5] == [
+        "",  # "Choose a category…": severities stay disabled until one is chosen
         "Accuracy/Addition",
         "Accuracy/Omission",
         "Accuracy/Mistranslation",
@@ -229,6 +231,9 @@ def test_mqm_category_whole_segment_and_source_error(page, screenshot):
     press(page, "Shift+ArrowRight", 3)
     press(page, "Enter")
     assert page.evaluate("document.activeElement.tagName") == "SELECT"
+    assert page.is_disabled("button.es-severity[data-severity=critical]")
+    press(page, "ArrowDown")  # the closed select steps through the categories
+    assert page.input_value("select.es-category-select") == "Accuracy/Addition"
     page.select_option("select.es-category-select", "Fluency/Grammar")
     page.click("button.es-severity[data-severity=critical]")
     # A source-side error on the source text
@@ -334,6 +339,7 @@ def test_right_to_left_output_by_keyboard_and_mouse(page, screenshot):
 
     open_widget(page, {"protocol": "mqm", "input": "error_spans"}, output=ARABIC, source="This is a good translation")
     drag_select(page, "output", 4, 9, direction="rtl")
+    page.select_option("select.es-category-select", "Accuracy/Mistranslation")
     page.click("button.es-severity[data-severity=minor]")
     (span,) = posted(page)["spans"]
     assert (span["start"], span["end"], ARABIC[4:9]) == (4, 9, "ترجمة")
@@ -351,6 +357,7 @@ def test_mixed_scripts_and_astral_characters_are_counted_in_code_points(page, sc
     # The mouse over the two ideographs
     start = MIXED.index("𠀀")
     drag_select(page, "output", start, start + 2)
+    page.select_option("select.es-category-select", "Fluency/Spelling")
     page.click("button.es-severity[data-severity=minor]")
     # The keyboard over the family emoji: one grapheme, so one Shift+→ takes all five code points
     page.focus("[data-text=output]")
@@ -364,11 +371,17 @@ def test_mixed_scripts_and_astral_characters_are_counted_in_code_points(page, sc
     # The Arabic word, dragged right to left inside left-to-right text
     word = MIXED.index("عربي")
     drag_select(page, "output", word, word + 4, direction="rtl")
+    page.select_option("select.es-category-select", "Accuracy/Untranslated text")
     page.click("button.es-severity[data-severity=minor]")
     state = posted(page)
     assert state["length"]["target"] == 28
     assert [MIXED[s["start"] : s["end"]] for s in state["spans"]] == ["𠀀𠀁", "👩‍👩‍👧", "عربي"]
     assert [(s["start"], s["end"]) for s in state["spans"]] == [(5, 7), (19, 24), (11, 15)]
+    assert [s["category"] for s in state["spans"]] == [
+        "Fluency/Spelling",
+        "Fluency/Character encoding",
+        "Accuracy/Untranslated text",
+    ]
     screenshot(page, "error-spans-mixed")
 
 
