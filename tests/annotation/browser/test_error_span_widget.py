@@ -17,8 +17,9 @@ SOURCE = "Die Katze saß auf der Matte."
 OUTPUT = "The cat sat on the mat."
 
 
-def open_widget(page, config, output=OUTPUT, source=SOURCE):
-    """A form holding one widget, the two static files injected from disk."""
+def open_widget(page, config, output=OUTPUT, source=SOURCE, value=None):
+    """A form holding one widget, the two static files injected from disk; ``value``: the hidden input's
+    value as a re-rendered form would send it back."""
     page.set_content(
         "<!doctype html><html lang='en'><head><meta name='viewport' content='width=device-width'>"
         "<style>body{font-family:sans-serif;margin:1rem;max-width:60rem}</style></head><body><main>"
@@ -34,6 +35,14 @@ def open_widget(page, config, output=OUTPUT, source=SOURCE):
         }""",
         [config, source, output],
     )
+    if value is not None:
+        page.evaluate(
+            """([name, value]) => {
+                const input = Object.assign(document.createElement('input'), {type: 'hidden', name, value});
+                document.getElementById('w').appendChild(input);
+            }""",
+            [config["input"], json.dumps(value)],
+        )
     page.add_style_tag(content=(STATIC / "error_spans.css").read_text())
     page.add_script_tag(content=(STATIC / "error_spans.js").read_text())
     page.wait_for_selector(".error-spans.es-ready")
@@ -410,3 +419,32 @@ def test_fits_and_has_touch_sized_targets_at_tablet_and_phone_width(page, screen
         if page.evaluate("document.activeElement.classList.contains('es-chip')"):
             break
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+
+
+def test_a_re_rendered_form_gets_its_marks_back(page):
+    # Given a posted state sent back (e.g. the server refused the screen for another field)
+    config = {"protocol": "esa", "input": "error_spans", "prefilled": [{"start": 0, "end": 3, "severity": "minor"}]}
+    sent = {
+        "version": 1,
+        "protocol": "esa",
+        "no_error": False,
+        "score": 40,
+        "spans": [
+            {
+                "side": "target",
+                "start": 0,
+                "end": 3,
+                "severity": "minor",
+                "category": None,
+                "status": "rejected",
+                "proposed": 0,
+            },
+            {"side": "target", "start": 4, "end": 7, "severity": "major", "category": None, "status": "added"},
+        ],
+    }
+    open_widget(page, config, value=sent)
+    # Then the widget shows and posts the same marks and score, not the proposals afresh
+    state = posted(page)
+    assert state["spans"] == sent["spans"] and state["score"] == 40
+    assert page.input_value(".es-score input[type=number]") == "40"
+    assert page.inner_text("mark") == "cat"
