@@ -18,6 +18,9 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	# irrCAC, the independent check of Gwet's AC2: every release pins scipy==1.12 and pandas<3, which no
 	# resolver reconciles with scipy>=1.13, yet it runs on today's scipy and pandas (tests/agreement/stats/test_gwet.py).
 	$(BIN)/pip install --quiet --no-deps 'irrCAC==0.4.4'
+	# krippendorff-unitized-alpha, the independent check of unitizing alpha (tests/agreement/stats/test_spans.py):
+	# its only release pins numpy<2 and pytest<8, but its pure-Python code runs on numpy 2.
+	$(BIN)/pip install --quiet --no-deps 'krippendorff-unitized-alpha==0.1.0'
 	touch $@ $(VENV)/.installed-run
 
 # The demo: SQLite file, eager Celery, Django's development server; no services needed.

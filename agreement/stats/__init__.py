@@ -68,6 +68,7 @@ from .results import (
     SampleSizeResult,
     ValueMatrix,
 )
+from .spans import SpanAgreement, SpanSet, SpanStatistic, span_agreement, span_set
 from .study_design import units_for_ci_width
 
 __all__ = [
@@ -99,6 +100,12 @@ __all__ = [
     "gwet_from_counts",
     "icc",
     "rater_correlation",
+    # error spans (ESA, MQM)
+    "span_set",
+    "span_agreement",
+    "SpanSet",
+    "SpanStatistic",
+    "SpanAgreement",
     # the kappa paradox
     "prevalence_index",
     "bias_index",

@@ -3,14 +3,25 @@
 Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
 Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
 three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
-prediction-powered estimates and study planning. Import everything from here; submodules are
-implementation details.
+prediction-powered estimates, study planning, and MQM/ESA scores with WMT's ranking. Import everything
+from here; submodules are implementation details.
 """
 
 from .alt_test import AltTestResult, RaterComparison, alt_test, benjamini_yekutieli
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
+from .error_spans import (
+    MAROT_MQM_WEIGHTS,
+    WMT_MQM_WEIGHTS,
+    MqmScores,
+    MqmWeights,
+    RankedSystem,
+    SystemRanking,
+    mqm_row_weights,
+    mqm_scores,
+    rank_systems,
+)
 from .errors import InsufficientDataError
 from .judges import Estimate, JudgeAgreement, consensus, judge_agreement, pairwise_agreement
 from .pairwise import (
@@ -50,6 +61,15 @@ from .system_scores import (
 
 __all__ = [
     "significance_clusters",
+    "MAROT_MQM_WEIGHTS",
+    "WMT_MQM_WEIGHTS",
+    "MqmScores",
+    "MqmWeights",
+    "RankedSystem",
+    "SystemRanking",
+    "mqm_row_weights",
+    "mqm_scores",
+    "rank_systems",
     "AltTestResult",
     "RaterComparison",
     "alt_test",
