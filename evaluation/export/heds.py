@@ -6,7 +6,7 @@ The datasheet has five sections: 1 main reference and supplementary resources, 2
 4.1 criterion properties, 4.2 evaluation mode, 4.3 response elicitation), 5 ethics. Questions follow
 the form's numbering and are abridged; each answer carries a status:
 
-- ``filled``: answered from the platform's records;
+- ``filled``: answered from the platform's records or from what the authors stated at export;
 - ``partly_filled``: the platform gives part of the answer (the rest is in ``note``);
 - ``not_known``: the platform cannot know this; the authors must answer.
 """
@@ -20,6 +20,24 @@ def _q(qid: str, question: str, answer=None, status: str = NOT_KNOWN, note: str 
     entry = {"id": qid, "question": question, "status": status, "answer": answer}
     entry["note"] = note or (_ASK_AUTHORS if status == NOT_KNOWN else "")
     return entry
+
+
+_STATED = "As stated by the authors at export."
+# What the authors stated at export that the form has no question for (export option: its key in the sheet).
+_STATED_ONLY = ("summary", "motivation", "intended_uses", "limitations")
+
+
+def _stated(qid: str, question: str, text: str, status: str = FILLED, note: str = _STATED) -> dict:
+    """The question answered with what the authors stated at export, or left for them if they stated nothing."""
+    return _q(qid, question, text, status, note) if text else _q(qid, question)
+
+
+def _contact(about: dict) -> str:
+    return "; ".join(
+        f"{label}: {about[field]}"
+        for field, label in (("authors", "authors"), ("contact", "contact"))
+        if about.get(field)
+    )
 
 
 _ELICITATION = {
@@ -156,6 +174,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
 
 def build(facts: dict) -> dict:
     p, c, o = facts["project"], facts["counts"], facts["options"]
+    about = facts.get("about", {})
     systems = list(c["systems"])
     n_items = c["n_items"] - c["n_gold_items"]
     rules = facts["qc"]["rules"]
@@ -171,7 +190,9 @@ def build(facts: dict) -> dict:
             "section": "1",
             "title": "Main reference and supplementary resources",
             "questions": [
-                _q("1.1", "Main reference (paper) for the evaluation, or 'for preregistration'."),
+                _stated(
+                    "1.1", "Main reference (paper) for the evaluation, or 'for preregistration'.", about.get("citation")
+                ),
                 _q(
                     "1.2",
                     "Links to resources used (system outputs, evaluation tools, data).",
@@ -186,7 +207,13 @@ def build(facts: dict) -> dict:
                     NOT_KNOWN,
                     "Filled automatically by the Concord export; the authors must add themselves.",
                 ),
-                _q("1.3.2", "Name, affiliation and email of the contact author."),
+                _stated(
+                    "1.3.2",
+                    "Name, affiliation and email of the contact author.",
+                    _contact(about),
+                    PARTLY,
+                    f"{_STATED} Check that it names the contact author with affiliation and email.",
+                ),
             ],
         },
         {
@@ -250,8 +277,14 @@ def build(facts: dict) -> dict:
                 ),
                 _q("3.1.3", "Statistical power of the sample size."),
                 _q("3.2.1", "Number of evaluators.", c["n_raters"], FILLED),
-                _q("3.2.2", "Kind of evaluators (experts, paid, known to authors…)."),
-                _q("3.2.3", "How evaluators were recruited."),
+                _stated(
+                    "3.2.2",
+                    "Kind of evaluators (experts, paid, known to authors…).",
+                    about.get("compensation"),
+                    PARTLY,
+                    "How raters were paid, as stated by the authors at export; choose the kinds of evaluators.",
+                ),
+                _stated("3.2.3", "How evaluators were recruited.", about.get("recruitment")),
                 _q(
                     "3.2.4",
                     "Training and practice given before the evaluation.",
@@ -330,7 +363,14 @@ def build(facts: dict) -> dict:
             "section": "5",
             "title": "Ethics",
             "questions": [
-                _q("5.1", "Approval by a research ethics committee."),
+                _stated(
+                    "5.1",
+                    "Approval by a research ethics committee.",
+                    about.get("consent"),
+                    PARTLY,
+                    "Consent and ethics review, as stated by the authors at export; name the committee and "
+                    "the approval if there was one.",
+                ),
                 _q(
                     "5.2",
                     "Personal data (GDPR Art. 4) in the outputs or responses, and how addressed.",
@@ -354,13 +394,14 @@ def build(facts: dict) -> dict:
         "filled_by": "Concord dataset export (automatic, from the platform's records)",
         "experiment": facts["project"]["name"],
         "statuses": {
-            FILLED: "answered from the platform's records",
+            FILLED: "answered from the platform's records or what the authors stated at export",
             PARTLY: "partly answered by the platform; see note",
             NOT_KNOWN: "not known to the platform: the authors must answer",
         },
         "numbering_note": "Question ids follow the datasheet's sections and questions; wording is abridged. Check "
         "each id against the HEDS 3.0 form when transferring the answers. Facts the form has no question for "
-        "are under platform_facts.",
+        "are under platform_facts; what the authors stated at export that it has no question for, under "
+        "stated_at_export.",
         "sections": sections,
         "platform_facts": {
             "systems": systems,
@@ -373,6 +414,7 @@ def build(facts: dict) -> dict:
             "n_judgments": c["n_judgments"],
             "n_judgments_used": c["n_included_judgments"],
         },
+        "stated_at_export": {field: about[field] for field in _STATED_ONLY if about.get(field)},
     }
 
 

@@ -267,6 +267,31 @@ def test_what_the_authors_state_at_export_is_in_the_card(lead, tmp_path):
     assert "## Authors and citation" not in bare
 
 
+def test_what_the_authors_state_at_export_fills_the_heds_datasheet(lead, tmp_path):
+    project = likert_study(lead)
+    about = {"summary": "Fluency of news summaries.", "authors": "A. Author", "contact": "eval@example.org",
+             "citation": "Author (2026). A study.", "recruitment": "Students, by email.",
+             "compensation": "15 EUR an hour.", "consent": "Approved by the faculty ethics board (no. 42).",
+             "intended_uses": "Meta-evaluation of metrics.", "limitations": "English news only."}
+    heds = json.loads(read_zip(_write(project, tmp_path, **about))["heds.json"])
+    answers = {q["id"]: q for section in heds["sections"] for q in section.get("questions", [])}
+    assert (answers["1.1"]["answer"], answers["1.1"]["status"]) == ("Author (2026). A study.", "filled")
+    assert answers["1.3.2"]["answer"] == "authors: A. Author; contact: eval@example.org"
+    assert answers["3.2.3"]["answer"] == "Students, by email." and answers["3.2.3"]["status"] == "filled"
+    assert (answers["3.2.2"]["answer"], answers["3.2.2"]["status"]) == ("15 EUR an hour.", "partly_filled")
+    assert (answers["5.1"]["answer"], answers["5.1"]["status"]) == (about["consent"], "partly_filled")
+    assert all("stated by the authors at export" in answers[q]["note"] for q in ("1.1", "1.3.2", "3.2.2", "3.2.3",
+                                                                                   "5.1"))
+    assert heds["stated_at_export"] == {"summary": "Fluency of news summaries.",
+                                        "intended_uses": "Meta-evaluation of metrics.",
+                                        "limitations": "English news only."}
+    # left out, the same questions are for the authors to answer
+    bare = json.loads(read_zip(_write(project, tmp_path))["heds.json"])
+    answers = {q["id"]: q for section in bare["sections"] for q in section.get("questions", [])}
+    assert {answers[q]["status"] for q in ("1.1", "1.3.2", "3.2.2", "3.2.3", "5.1")} == {"not_known"}
+    assert bare["stated_at_export"] == {}
+
+
 def test_a_refused_statement_names_its_field():
     errors = ExportOptions(consent="a\x00b", citation="x" * 5001).errors()
     assert errors == {"consent": "holds a NUL character (U+0000), which text may not contain",
