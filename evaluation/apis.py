@@ -906,6 +906,11 @@ class ExportListCreateApi(EvaluationApi):
             help_text="Write CSV text as it is. By default a text cell starting with =, +, -, @, tab or carriage "
             "return gets a leading ' so spreadsheets do not run it as a formula (JSONL and Parquet are always raw).",
         )
+        soft_labels = serializers.BooleanField(
+            default=False,
+            help_text="Add lewidi/<criterion>_train.json per categorical criterion: every answer under its rater's "
+            "pseudonym and the soft label per unit, in the LeWiDi shared task's layout (see the data card).",
+        )
 
         def validate(self, data):
             unknown = (

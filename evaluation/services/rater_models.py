@@ -15,14 +15,19 @@ from ._common import generator, num
 CATEGORICAL_LEVELS = ("nominal", "ordinal")
 
 
+def is_categorical(task_type: str) -> bool:
+    return REGISTRY[task_type].level_of_measurement in CATEGORICAL_LEVELS
+
+
 def _models_for(level: str, criterion: Criterion) -> tuple[bool, bool]:
     """(categorical, scale): a scale model wherever the answers are numbers on the criterion's scale."""
     categorical = level in CATEGORICAL_LEVELS
     return categorical, not categorical or criterion.scale_min is not None
 
 
-def _categories(criterion: Criterion, values: np.ndarray) -> list[float]:
-    """The declared scale points of an integer scale, else the values given."""
+def criterion_categories(criterion: Criterion, values) -> list[float]:
+    """The declared scale points of an integer scale, else the values given (pairwise outcomes)."""
+    values = np.asarray(values, dtype=float)
     if criterion.scale_min is not None and criterion.scale_max is not None:
         declared = np.arange(criterion.scale_min, criterion.scale_max + 1)
         if np.isin(values, declared).all():
@@ -88,7 +93,7 @@ def _criterion_report(frame, criterion: Criterion, project: Project, names: dict
 
 
 def _add_categorical(out: dict, data: np.ndarray, criterion: Criterion, task_type, frame, seed: int) -> None:
-    categories = _categories(criterion, frame.value)
+    categories = criterion_categories(criterion, frame.value)
     _, shares = vote_shares(data, categories=categories)
     majority = _majority(shares, categories)
     fits = {
