@@ -2,12 +2,16 @@
 with the LeWiDi 2025 soft metric (Manhattan distance), pairwise outcomes, sliders without soft labels, gold and
 excluded raters left out, and the card's section."""
 
+import io
 import json
 
 import pytest
+from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Membership, RaterExclusion
+from evaluation.models import Export
 from evaluation.services import ExportOptions, export_write
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.evaluation.export.studies import read_zip
@@ -133,3 +137,33 @@ def test_a_likert_item_with_several_outputs_has_one_unit_per_output(tmp_path):
 
 def test_the_option_must_be_a_boolean():
     assert ExportOptions(soft_labels="yes").errors() == {"soft_labels": "true or false"}
+
+
+def test_the_command_the_page_and_the_api_ask_for_soft_labels(lead, tmp_path, settings, lead_client):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    project, _ = _study(lead)
+    path = tmp_path / "cli.zip"
+    call_command(
+        "export_project",
+        str(project.id),
+        "--output",
+        str(path),
+        "--format",
+        "jsonl",
+        "--soft-labels",
+        "--no-progress",
+        stdout=io.StringIO(),
+    )
+    assert "lewidi/fluency_train.json" in read_zip(path)
+
+    browser = Client()
+    browser.force_login(lead)
+    page = browser.get(f"/projects/{project.id}/export/").content.decode()
+    assert 'name="soft_labels"' in page
+    browser.post(f"/projects/{project.id}/export/", {"formats": ["jsonl"], "split": "all", "soft_labels": "on"})
+    assert Export.objects.get(project=project).options["soft_labels"] is True
+
+    answer = lead_client.post(
+        f"/api/v1/projects/{project.id}/exports/", {"formats": ["jsonl"], "soft_labels": "yes please"}, format="json"
+    )
+    assert answer.status_code == 400 and "soft_labels" in answer.json()
