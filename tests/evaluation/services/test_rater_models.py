@@ -105,3 +105,27 @@ def test_page_shows_raters_and_is_linked_from_the_results(project, lead, rater):
     assert f"/projects/{project.id}/rater-models/" in client.get(f"/projects/{project.id}/results/").content.decode()
     client.force_login(rater)
     assert client.get(f"/projects/{project.id}/rater-models/").status_code == 403
+
+
+@pytest.mark.parametrize("task_type", ["pairwise", "rankme"])
+def test_page_renders_for_every_task_type(task_type, lead):
+    project = ProjectFactory(task_type=task_type, criteria=["overall"])
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    if task_type == "pairwise":
+        pairwise_study(project, n_items=9)
+    else:
+        rated_study(project, n_items=4, n_raters=3)
+    client = Client()
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.id}/rater-models/").content.decode()
+    assert ("MACE competence" in html) == (task_type == "pairwise")
+    assert ("Noise (SD)" in html) == (task_type == "rankme")
+
+
+def test_the_report_reads_a_fixed_number_of_queries(project, lead_client, django_assert_max_num_queries):
+    _one_point_high(project)
+    with django_assert_max_num_queries(25) as small:
+        lead_client.get(f"/api/v1/projects/{project.id}/rater-models/")
+    rated_study(project, n_items=20, n_raters=3)
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        lead_client.get(f"/api/v1/projects/{project.id}/rater-models/")
