@@ -45,7 +45,8 @@ class CategoricalRaterModel:
 @dataclass(frozen=True)
 class GaussianRaterModel:
     """A fitted Gaussian rater model: ``adjusted`` (n_units,) the score with every rater's bias taken out
-    and raters weighted by their precision, ``adjusted_se`` its standard error, ``means`` the plain mean;
+    and raters weighted by their precision, ``adjusted_se`` its standard error (the biases and noise levels
+    taken as known), ``means`` the plain mean;
     ``bias`` and ``noise_sd`` (n_raters,)."""
 
     adjusted: np.ndarray
