@@ -48,6 +48,7 @@ from evaluation.services import (
     metric_names_check,
     metric_score_import,
     metrics_compute_start,
+    rater_models_report,
     results_compute,
     study_plan,
     study_plan_apply,
@@ -741,6 +742,24 @@ class JudgeConfusionApi(EvaluationApi):
         return Response(judge_confusion(project=project, **params.validated_data))
 
 
+class RaterModelsApi(EvaluationApi):
+    """Rater models of every criterion (or one): Dawid–Skene and MACE for categories (per-rater confusion
+    and competence, per-unit posterior and label beside the majority vote and the soft label), a Gaussian
+    model for scales (per-rater bias and noise, per-unit adjusted score beside the mean). A unit is an output
+    (likert, rankme) or an item (pairwise, its first output's outcome); raters under their export pseudonyms."""
+
+    class FilterSerializer(serializers.Serializer):
+        criterion = serializers.CharField(max_length=100, required=False)
+        seed = serializers.IntegerField(min_value=0, default=0, help_text="Fixes MACE's random restarts.")
+
+    @extend_schema(parameters=[FilterSerializer], responses={200: OpenApiTypes.OBJECT, 400: DETAIL})
+    def get(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return Response(rater_models_report(project=project, **params.validated_data))
+
+
 class StudyPlanApi(EvaluationApi):
     """Plan a study from a pilot: the variance components (items, item x system, raters, residual,
     systems), power by simulation over items x raters per item for a paired mean difference, a win rate
@@ -886,6 +905,11 @@ class ExportListCreateApi(EvaluationApi):
             default=False,
             help_text="Write CSV text as it is. By default a text cell starting with =, +, -, @, tab or carriage "
             "return gets a leading ' so spreadsheets do not run it as a formula (JSONL and Parquet are always raw).",
+        )
+        soft_labels = serializers.BooleanField(
+            default=False,
+            help_text="Add lewidi/<criterion>_train.json per categorical criterion: every answer under its rater's "
+            "pseudonym and the soft label per unit, in the LeWiDi shared task's layout (see the data card).",
         )
 
         def validate(self, data):

@@ -40,6 +40,7 @@ api_urlpatterns = [
         name="api-judge-prediction-powered",
     ),
     path("projects/<int:pk>/judges/confusion/", apis.JudgeConfusionApi.as_view(), name="api-judge-confusion"),
+    path("projects/<int:pk>/rater-models/", apis.RaterModelsApi.as_view(), name="api-rater-models"),
     path("projects/<int:pk>/plan/", apis.StudyPlanApi.as_view(), name="api-study-plan"),
     path("projects/<int:pk>/plan/apply/", apis.StudyPlanApplyApi.as_view(), name="api-study-plan-apply"),
     path("projects/<int:pk>/exports/", apis.ExportListCreateApi.as_view(), name="api-exports"),
@@ -53,4 +54,5 @@ urlpatterns = [
     path("projects/<int:pk>/metrics/inputs/", views.metric_inputs_page, name="evaluation-metric-inputs"),
     path("projects/<int:pk>/judges/", views.judges_page, name="evaluation-judges"),
     path("projects/<int:pk>/plan/", views.study_plan_page, name="evaluation-plan"),
+    path("projects/<int:pk>/rater-models/", views.rater_models_page, name="evaluation-rater-models"),
 ]

@@ -1,7 +1,7 @@
 """The leads' results page: per-system tables with intervals, significance marks, a Bradley–Terry
 (or mean) plot with intervals, a metric correlation heatmap and the judges beside the humans; the
-judges page (alt-test, prediction-powered estimates, confusion); the study planning page; and the
-export page, which starts a dataset export and follows its job."""
+judges page (alt-test, prediction-powered estimates, confusion); the rater models page; the study planning
+page; and the export page, which starts a dataset export and follows its job."""
 
 import math
 
@@ -28,6 +28,7 @@ from evaluation.services import (
     metric_catalogue,
     metric_correlations,
     metric_input_upload,
+    rater_models_report,
     results_compute,
     study_plan,
     study_plan_apply,
@@ -150,6 +151,7 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
         task_categories=words("task_categories") or ("text-generation",),
         pretty_name=form.get("pretty_name", "").strip(),
         csv_raw_text=form.get("csv_raw_text") == "on",
+        soft_labels=form.get("soft_labels") == "on",
         **{name: form.get(name, "").strip() for name in ABOUT_FIELDS},
     )
     return options, options.errors()
@@ -437,3 +439,49 @@ def study_plan_page(request, pk):
         plan["plot"] = power_plot(plan["points"], plan["target_power"])
         context["plan"] = plan
     return render(request, "evaluation/plan.html", context, status=status)
+
+
+SHOWN_UNITS = 20
+
+
+def _rater_models_view(criterion: dict) -> dict:
+    """What the page shows of a criterion's rater models: category names in place of values, and the
+    units a model overrules the majority vote on or moves furthest from the mean."""
+    names = {c["value"]: c["name"] for c in criterion["categories"] or []}
+    order = [c["name"] for c in criterion["categories"] or []]
+    for rater in criterion["raters"]:
+        if "dawid_skene" in rater:
+            rater["confusion_rows"] = [
+                {"truth": order[k], "cells": row} for k, row in enumerate(rater["dawid_skene"]["confusion"])
+            ]
+    overruled = [
+        u
+        for u in criterion["units"]
+        if "dawid_skene" in u and (u["majority"] is None or u["dawid_skene"]["label"] != u["majority"])
+    ]
+    criterion["n_overruled"] = len(overruled)
+    criterion["overruled"] = [
+        {
+            **u,
+            "majority_name": "tie" if u["majority"] is None else names[u["majority"]],
+            "dawid_skene_name": names[u["dawid_skene"]["label"]],
+            "mace_name": names[u["mace"]["label"]],
+            "votes": ", ".join(f"{order[k]} {p:.0%}" for k, p in enumerate(u["soft_label"]) if p),
+        }
+        for u in overruled[:SHOWN_UNITS]
+    ]
+    moved = [u for u in criterion["units"] if u.get("gaussian", {}).get("score") is not None]
+    moved.sort(key=lambda u: -abs(u["gaussian"]["score"] - u["mean"]))
+    criterion["moved"] = [{**u, "change": u["gaussian"]["score"] - u["mean"]} for u in moved[:SHOWN_UNITS]]
+    criterion["category_names"] = order
+    return criterion
+
+
+@login_required
+def rater_models_page(request, pk):
+    """Who disagrees and how: per criterion each rater's competence and confusion (categories) or bias and
+    noise (scales), and the units where the models part from the majority vote or the mean."""
+    project = project_get_for_lead(request.user, pk)
+    report = rater_models_report(project=project)
+    context = {"project": project, "criteria": [_rater_models_view(c) for c in report["criteria"]]}
+    return render(request, "evaluation/rater_models.html", context)

@@ -23,6 +23,7 @@ from .metrics_compute import (
     metrics_compute,
     metrics_compute_start,
 )
+from .rater_models import rater_models_report
 from .results import ResultOptions, results_compute
 from .study_planning import study_plan, study_plan_apply
 
@@ -54,6 +55,7 @@ __all__ = [
     "metric_score_import",
     "metrics_compute",
     "metrics_compute_start",
+    "rater_models_report",
     "results_compute",
     "study_plan",
     "study_plan_apply",

@@ -19,12 +19,14 @@ from django.conf import settings
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from annotation.models import Job, Project
+from annotation.models import Criterion, Job, Project
 from annotation.services.job import job_start
+from annotation.task_types import REGISTRY
 from audit.services import audit_record
 from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
+from evaluation.export import soft_labels
 from evaluation.export.tables import ITEMS, RATERS, judgments_table, scores_table, value_type
 from evaluation.export.writers import FORMATS, TableWriter, WrittenFile
 from evaluation.models import Export
@@ -43,6 +45,9 @@ from evaluation.selectors.export import (
     score_batches,
     system_summary,
 )
+from evaluation.selectors.soft_labels import soft_label_units
+
+from .rater_models import criterion_categories, is_categorical
 
 EXPORT_KIND = "export"
 SPLITS = ("all", "subgroup")
@@ -94,6 +99,8 @@ class ExportOptions:
     pretty_name: str = ""
     # CSV text that a spreadsheet would run as a formula (= + - @ tab CR first) gets a leading ' unless this.
     csv_raw_text: bool = False
+    # lewidi/<criterion>_train.json: every answer and the soft label per unit (evaluation.export.soft_labels)
+    soft_labels: bool = False
     summary: str = ""
     motivation: str = ""
     authors: str = ""
@@ -130,8 +137,9 @@ class ExportOptions:
             errors["task_categories"] = "Hugging Face task ids such as text-generation or summarization"
         if len(self.pretty_name) > 200:
             errors["pretty_name"] = "at most 200 characters"
-        if not isinstance(self.csv_raw_text, bool):
-            errors["csv_raw_text"] = "true or false"
+        for name in ("csv_raw_text", "soft_labels"):
+            if not isinstance(getattr(self, name), bool):
+                errors[name] = "true or false"
         for name in ABOUT_FIELDS:
             value = getattr(self, name)
             problem = (
@@ -298,7 +306,8 @@ def export_write(
                 facts["agreement"]["trend"], statistic=facts["agreement"]["main_statistic_label"]
             )
             facts["chart"] = card_builder.CHART_NAME if chart else None
-        readme = card_builder.render(facts)
+        extra = _soft_label_files(scope, options, facts) if options.soft_labels else {}
+        readme = card_builder.render(facts) + soft_labels.card_text(facts)
         heds = heds_builder.build(facts)
         manifest = {
             "generator": "Concord dataset export",
@@ -309,7 +318,7 @@ def export_write(
             "snapshots_computed_at": facts["agreement"].pop("computed_at", None),
             "files": [],
         }
-        _zip(destination, work, files, readme, heds, facts, chart, manifest)
+        _zip(destination, work, files, readme, heds, facts, chart, manifest, extra)
         if by is not None:
             audit_record(actor=by, action="export.create", project=project, target=destination.name, detail={
                 "file": str(destination), "options": asdict(options), "n_judgments": facts["counts"]["n_judgments"]})
@@ -321,6 +330,25 @@ def export_write(
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _soft_label_files(scope, options: ExportOptions, facts: dict) -> dict[str, str]:
+    """The LeWiDi files of the categorical criteria (none for sliders), recorded in ``facts``."""
+    task_type = scope.project.task_type
+    criteria = list(Criterion.objects.filter(project=scope.project).order_by("position", "id"))
+    names = soft_labels.file_names([c.name for c in criteria]) if is_categorical(task_type) else {}
+    lang = options.languages[0] if len(options.languages) == 1 else ""
+    files, out = [], {}
+    for criterion in criteria if names else []:
+        units = list(soft_label_units(scope, criterion))
+        values = [value for *_, answers in units for _, value in answers]
+        entries = soft_labels.entries(
+            units, criterion=criterion.name, categories=criterion_categories(criterion, values), lang=lang
+        )
+        out[names[criterion.name]] = json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+        files.append({"criterion": criterion.name, "path": names[criterion.name], "units": len(entries)})
+    facts["soft_labels"] = {"files": files, "category_note": REGISTRY[task_type].category_note}
+    return out
 
 
 def _in_background(read: Callable[[], dict]) -> Callable[[], dict]:
@@ -401,6 +429,7 @@ def _zip(
     facts: dict,
     chart: bytes | None,
     manifest: dict,
+    extra: dict[str, str],
 ) -> None:
     def text(name: str, content: str) -> None:
         data = content.encode()
@@ -418,6 +447,8 @@ def _zip(
         text("README.md", readme)
         text("heds.json", json.dumps(heds, indent=2, ensure_ascii=False) + "\n")
         text("card.json", json.dumps(facts, indent=2, ensure_ascii=False, default=str) + "\n")
+        for name, content in extra.items():
+            text(name, content)
         if chart:
             archive.writestr(card_builder.CHART_NAME, chart, compress_type=zipfile.ZIP_STORED)
         for f in files:

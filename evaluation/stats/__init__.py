@@ -3,8 +3,8 @@
 Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
 Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
 three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
-prediction-powered estimates, study planning, and MQM/ESA scores with WMT's ranking. Import everything
-from here; submodules are implementation details.
+prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking, and rater models
+(Dawid–Skene, MACE, Gaussian bias and noise). Import everything from here; submodules are implementation details.
 """
 
 from .alt_test import AltTestResult, RaterComparison, alt_test, benjamini_yekutieli
@@ -34,6 +34,14 @@ from .pairwise import (
     win_rates,
 )
 from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
+from .rater_models import (
+    CategoricalRaterModel,
+    GaussianRaterModel,
+    dawid_skene,
+    gaussian_rater_model,
+    mace,
+    vote_shares,
+)
 from .significance import PairedTestResult, SystemComparison, compare_systems, holm, paired_test
 from .study_planning import (
     COMPARISONS,
@@ -60,6 +68,12 @@ from .system_scores import (
 )
 
 __all__ = [
+    "CategoricalRaterModel",
+    "GaussianRaterModel",
+    "dawid_skene",
+    "gaussian_rater_model",
+    "mace",
+    "vote_shares",
     "significance_clusters",
     "MAROT_MQM_WEIGHTS",
     "WMT_MQM_WEIGHTS",

@@ -74,6 +74,7 @@ EXPECTED = {
     # Without a judge named (and a criterion, for the confusion) the request is refused after the gate.
     "api-judge-prediction-powered": {"get": (401, 404, 403, 400, 400)},
     "api-judge-confusion": {"get": (401, 404, 403, 400, 400)},
+    "api-rater-models": LEAD_READ,
     # An empty body names no criterion, comparison or effect (no raters per item to apply).
     "api-study-plan": {"post": (401, 404, 403, 400, 400)},
     "api-study-plan-apply": {"post": (401, 404, 403, 400, 400)},
@@ -84,6 +85,7 @@ EXPECTED = {
     "evaluation-export": {"get": (302, 404, 403, 200, 200)},
     "evaluation-metric-inputs": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "evaluation-judges": {"get": (302, 404, 403, 200, 200)},
+    "evaluation-rater-models": {"get": (302, 404, 403, 200, 200)},
     "evaluation-plan": {"get": (302, 404, 403, 200, 200), "post": PAGE_LEAD_POST["post"]},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},

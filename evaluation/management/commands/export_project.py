@@ -46,6 +46,9 @@ class Command(BaseCommand):
             action="store_true",
             help="CSV text as it is (default: a leading ' before = + - @ tab CR, so spreadsheets run no formula)",
         )
+        parser.add_argument(
+            "--soft-labels", action="store_true", help="add every answer and the soft label per unit (LeWiDi layout)"
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, project, output, no_progress, **o):
@@ -61,6 +64,7 @@ class Command(BaseCommand):
             task_categories=tuple(o["task_categories"] or ("text-generation",)),
             pretty_name=o["name"],
             csv_raw_text=o["csv_raw_text"],
+            soft_labels=o["soft_labels"],
         )
         bar = tqdm(
             total=100, unit="%", disable=no_progress, file=sys.stderr, bar_format="{l_bar}{bar}| {elapsed}"
