@@ -445,8 +445,10 @@ def test_a_re_rendered_form_gets_its_marks_back(page):
             {"side": "target", "start": 4, "end": 7, "severity": "major", "category": None, "status": "added"},
         ],
     }
-    open_widget(page, config, value=sent)
-    # Then the widget shows and posts the same marks and score, not the proposals afresh
+    beyond = {"side": "target", "start": 20, "end": 99, "severity": "minor", "category": None, "status": "added"}
+    open_widget(page, config, value=sent | {"spans": [*sent["spans"], beyond]})
+    # Then the widget shows and posts the same marks and score, not the proposals afresh, and drops a
+    # span that does not lie within the text
     state = posted(page)
     assert state["spans"] == sent["spans"] and state["score"] == 40
     assert page.input_value(".es-score input[type=number]") == "40"
