@@ -43,6 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from ._validation import check_choice
+from .bootstrap import METHODS, bca_interval
 from .errors import InsufficientDataError
 from .krippendorff import alpha_from_coincidences
 
@@ -86,7 +88,7 @@ class SpanSet:
 class SpanStatistic:
     """One statistic for one label scheme (``"spans"`` for the span-level ones) and one rater pair
     (``None`` for all raters). ``value`` is ``None`` when undefined, with the ``reason``; the interval
-    is the bootstrap percentile interval over segments (``None`` without resamples or when more than
+    is the bootstrap interval over segments (``None`` without resamples or when more than
     half of them are undefined) and ``n_failed`` the undefined replicates."""
 
     statistic: str
@@ -185,11 +187,18 @@ def span_set(lengths, ratings, *, segment, rater, start, end, severity, severiti
 
 
 def span_agreement(
-    spans: SpanSet, *, rng=None, n_resamples=1000, confidence_level=0.95, match_severity=False, pairs=True
+    spans: SpanSet,
+    *,
+    rng=None,
+    n_resamples=1000,
+    confidence_level=0.95,
+    method="bca",
+    match_severity=False,
+    pairs=True,
 ) -> SpanAgreement:
     """Span-level precision/recall/F1 (exact and overlap match), character-level F1, Cohen's kappa and
     nominal Krippendorff's alpha per label scheme, and unitizing alpha, for every rater pair sharing a
-    segment (``pairs=True``) and for all raters, with percentile bootstrap intervals over segments.
+    segment (``pairs=True``) and for all raters, with bootstrap intervals over segments.
 
     Parameters
     ----------
@@ -199,6 +208,10 @@ def span_agreement(
     n_resamples : int
         Bootstrap replicates (0: point values only).
     confidence_level : float
+    method : {"bca", "percentile"}
+        ``"bca"`` (default): bias-corrected and accelerated, the acceleration from the jackknife over
+        segments (:func:`~agreement.stats.bca_interval`); at 40 segments the percentile interval of
+        alpha per severity covered 92% where BCa held 95% (tests/agreement/stats/test_spans_coverage.py).
     match_severity : bool
         Span-level matches (exact and overlap) also need the same severity.
     pairs : bool
@@ -230,6 +243,7 @@ def span_agreement(
     (0.6666666666666666, 0.604)
     """
     level = _check_level(confidence_level)
+    check_choice("method", method, METHODS)
     if n_resamples and not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a numpy.random.Generator when n_resamples > 0")
     tables = _segment_tables(spans, match_severity)
@@ -241,6 +255,7 @@ def span_agreement(
         blocks += [(p, tables.pair_features[p]) for p in range(len(tables.pair_raters))]
     point = [_from_sums(tables, np.asarray(m.sum(axis=0)).reshape(1, -1), p) for p, m in blocks]
     reps = [[] for _ in blocks]
+    jack = [_jackknife(tables, m, p) if n_resamples and method == "bca" else None for p, m in blocks]
     for weights in _weight_blocks(tables.n_segments, int(n_resamples), rng):
         for k, (p, m) in enumerate(blocks):
             reps[k].append(_from_sums(tables, np.asarray(m.T @ weights.T).T, p))
@@ -253,7 +268,8 @@ def span_agreement(
             if stat == "alpha" and p is None:
                 value = _alpha_point(tables, label, value)
             rep = np.concatenate([r[key] for r in reps[k]]) if reps[k] else np.empty(0)
-            out.append(_statistic(stat, label, ra, rb, value, rep, n_seg, level))
+            jk = None if jack[k] is None else jack[k][key]
+            out.append(_statistic(stat, label, ra, rb, value, rep, jk, n_seg, level))
     return SpanAgreement(tables.schemes, tables.n_segments, int(n_resamples), level, tuple(out))
 
 
@@ -563,7 +579,24 @@ _REASONS = {
 }
 
 
-def _statistic(stat, label, ra, rb, value, rep, n_seg, level) -> SpanStatistic:
+def _jackknife(t: _Tables, m, pair) -> dict:
+    """Every statistic with each segment left out in turn; a segment without features for a pair (one
+    it did not share) leaves the full-data value."""
+    total = np.asarray(m.sum(axis=0)).reshape(1, -1)
+    if sparse.issparse(m):
+        rows = np.flatnonzero(m.getnnz(axis=1))
+        left = total - m[rows].toarray()
+    else:
+        rows, left = slice(None), total - m
+    full = _from_sums(t, total, pair)
+    out = {}
+    for key, value in _from_sums(t, left, pair).items():
+        out[key] = np.full(m.shape[0], full[key][0])
+        out[key][rows] = value
+    return out
+
+
+def _statistic(stat, label, ra, rb, value, rep, jack, n_seg, level) -> SpanStatistic:
     v = float(value[0])
     if not np.isfinite(v):
         return SpanStatistic(stat, label, ra, rb, None, None, None, n_seg, len(rep), _REASONS[stat])
@@ -571,8 +604,11 @@ def _statistic(stat, label, ra, rb, value, rep, n_seg, level) -> SpanStatistic:
     failed = len(rep) - len(ok)
     low = high = None
     if len(rep) and len(ok) * 2 > len(rep):
-        tail = (1 - level) / 2
-        low, high = (float(x) for x in np.quantile(ok, [tail, 1 - tail]))
+        if jack is None:
+            tail = (1 - level) / 2
+            low, high = (float(x) for x in np.quantile(ok, [tail, 1 - tail]))
+        else:
+            low, high = (float(x) for x in bca_interval(ok, v, jack, confidence_level=level))
     return SpanStatistic(stat, label, ra, rb, v, low, high, n_seg, failed)
 
 

@@ -105,6 +105,10 @@
     }
     (config.prefilled || []).forEach(function (p, k) {
       var side = p.side === "source" ? "source" : "target";
+      if (!fits(w, side, p.start, p.end) || w.severities.indexOf(p.severity) < 0) {
+        console.error("error-spans: prefilled span " + k + " is not within its text or has an unknown severity");
+        return;
+      }
       w.spans.push({ id: w.nextId++, side: side, start: p.start, end: p.end, severity: p.severity,
                      category: protocol === "mqm" ? (p.category || null) : null, status: "proposed", proposed: k });
     });
@@ -120,7 +124,9 @@
     var saved;
     try { saved = JSON.parse(w.input.value); } catch (e) { return; }
     if (!saved || saved.protocol !== w.protocol || !Array.isArray(saved.spans)) return;
-    w.spans = saved.spans.filter(function (s) { return STATUSES.indexOf(s.status) >= 0; }).map(function (s) {
+    w.spans = saved.spans.filter(function (s) {
+      return STATUSES.indexOf(s.status) >= 0 && fits(w, s.side, s.start, s.end);
+    }).map(function (s) {
       return { id: w.nextId++, side: s.side, start: s.start, end: s.end, severity: s.severity,
                category: s.category || null, status: s.status, proposed: s.proposed };
     });
@@ -129,6 +135,11 @@
   }
 
   function textOf(w, side) { return side === "source" ? w.texts.source : w.texts.output; }
+
+  function fits(w, side, start, end) {
+    var t = textOf(w, side);
+    return !!t && Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start < end && end <= t.cps.length;
+  }
 
   function setUpText(w, t, side) {
     var n = t.node;
@@ -232,8 +243,10 @@
     if (node.nodeType !== Node.TEXT_NODE) {
       if (node === t.node) {
         var kids = node.childNodes;
-        if (offset >= kids.length) return t.cps.length;
-        return pieceStart(kids[offset]);
+        for (var k = offset; k < kids.length; k++) {  // the caret mark holds no text: the next piece
+          if (kids[k].dataset && kids[k].dataset.s !== undefined) return Number(kids[k].dataset.s);
+        }
+        return t.cps.length;
       }
       var p = node.closest ? node.closest("[data-s]") : null;
       return p ? Number(p.dataset.s) + (offset > 0 ? codePoints(p.textContent).length : 0) : 0;
@@ -241,10 +254,6 @@
     var piece = node.parentNode.closest("[data-s]");
     if (!piece || !t.node.contains(piece)) return 0;
     return Number(piece.dataset.s) + codePoints(node.data.slice(0, offset)).length;
-  }
-  function pieceStart(node) {
-    var p = node.nodeType === Node.ELEMENT_NODE ? (node.matches("[data-s]") ? node : node.querySelector("[data-s]")) : null;
-    return p ? Number(p.dataset.s) : 0;
   }
 
   function pointerSelect(w, t, e) {

@@ -158,6 +158,9 @@ def main():
     boot, t_boot, m_boot = measure(
         lambda: span_agreement(spans, rng=np.random.default_rng(0), n_resamples=args.resamples)
     )
+    _, t_pct, m_pct = measure(
+        lambda: span_agreement(spans, rng=np.random.default_rng(0), n_resamples=args.resamples, method="percentile")
+    )
     (kappa, f1), t_naive, m_naive = measure(lambda: naive_char_agreement(rows))
     assert abs(kappa - point.get("kappa", "any").value) < 1e-9 and abs(f1 - point.get("char_f1", "any").value) < 1e-9
     print("| stage | time (s) | peak memory (MiB) |\n|---|---:|---:|")
@@ -167,7 +170,8 @@ def main():
         ("score, baseline: pandas apply + groupby", t_pandas, m_pandas),
         ("index spans (span_set, incl. Python lists)", t_index, m_index),
         ("span agreement, point values (all statistics, pairs)", t_point, m_point),
-        (f"span agreement + bootstrap ({args.resamples} resamples)", t_boot, m_boot),
+        (f"span agreement + BCa bootstrap ({args.resamples} resamples)", t_boot, m_boot),
+        (f"span agreement + percentile bootstrap ({args.resamples} resamples)", t_pct, m_pct),
         ("baseline: per-character loop, one table (any), point only", t_naive, m_naive),
     ):
         print(f"| {name} | {t:.2f} | {m:.0f} |")

@@ -20,7 +20,6 @@ CHECKED = (
 # sqrt(.95 * .05 / 300) = 1.3 points, so the band below (99.8% of a correct method's outcomes,
 # about 91-99%) still fails an interval that covers 88% or less almost surely.
 REPETITIONS = 300
-N_SEGMENTS = 150
 
 
 def coverage_band(repetitions, level=0.95, tail=0.001):
@@ -61,21 +60,24 @@ def simulated_study(rng, n_segments):
 
 @pytest.fixture(scope="module")
 def population():
-    # 100k segments: the sampling error of these values is about 4% of the intervals' half-width
-    # at 150 segments, too little to move the coverage.
+    # 100k segments: the sampling error of these values is at most 4% of the intervals' half-width
+    # at 40-150 segments, too little to move the coverage.
     big = span_agreement(simulated_study(np.random.default_rng(1), 100_000), n_resamples=0, pairs=False)
     return {key: big.get(*key).value for key in CHECKED}
 
 
-def test_bootstrap_intervals_over_segments_cover_at_the_nominal_rate(population):
-    # Given 300 studies of 150 segments from the model, each with a 400-replicate bootstrap
+# At 40 segments the percentile interval covered 92% for alpha on major errors (93% for character F1),
+# the reason span_agreement's intervals are BCa; at 150 both methods cover 94-95%.
+@pytest.mark.parametrize("n_segments", [40, 150])
+def test_bootstrap_intervals_over_segments_cover_at_the_nominal_rate(population, n_segments):
+    # Given 300 studies from the model, each with a 400-replicate bootstrap
     rng = np.random.default_rng(2)
     hits = dict.fromkeys(CHECKED, 0)
     for _ in range(REPETITIONS):
-        result = span_agreement(simulated_study(rng, N_SEGMENTS), rng=rng, n_resamples=400, pairs=False)
+        result = span_agreement(simulated_study(rng, n_segments), rng=rng, n_resamples=400, pairs=False)
         for key in CHECKED:
             s = result.get(*key)
-            hits[key] += s.ci_low <= population[key] <= s.ci_high
+            hits[key] += s.ci_low is not None and s.ci_low <= population[key] <= s.ci_high
     # Then each statistic's interval covers its population value at about 95%
     low, high = coverage_band(REPETITIONS)
     coverage = {key: n / REPETITIONS for key, n in hits.items()}

@@ -296,6 +296,9 @@ def test_proposed_spans_are_accepted_edited_or_rejected(page, screenshot):
     assert page.locator("mark.es-proposed").count() == 3
     screenshot(page, "error-spans-proposed")
 
+    # A click on a mark in the text goes to its entry in the list
+    page.click("mark.es-mark >> nth=1")
+    assert page.evaluate("document.activeElement.closest('.es-item').dataset.span") == "1"
     # Accept the first, reject the second, edit the third's severity
     items = page.locator(".es-item")
     items.nth(0).locator("[data-role=accept]").click()
@@ -442,9 +445,42 @@ def test_a_re_rendered_form_gets_its_marks_back(page):
             {"side": "target", "start": 4, "end": 7, "severity": "major", "category": None, "status": "added"},
         ],
     }
-    open_widget(page, config, value=sent)
-    # Then the widget shows and posts the same marks and score, not the proposals afresh
+    beyond = {"side": "target", "start": 20, "end": 99, "severity": "minor", "category": None, "status": "added"}
+    open_widget(page, config, value=sent | {"spans": [*sent["spans"], beyond]})
+    # Then the widget shows and posts the same marks and score, not the proposals afresh, and drops a
+    # span that does not lie within the text
     state = posted(page)
     assert state["spans"] == sent["spans"] and state["score"] == 40
     assert page.input_value(".es-score input[type=number]") == "40"
     assert page.inner_text("mark") == "cat"
+
+
+def test_touch_selection_by_the_platforms_handles_then_a_tap(browser):
+    # Given a phone with a touch screen, where the text is selected with the system's handles (set here
+    # as a script would: a long press cannot be synthesised) and no mouseup follows
+    context = browser.new_context(viewport=VIEWPORTS["phone"], has_touch=True, is_mobile=True)
+    page = context.new_page()
+    try:
+        open_widget(page, {"protocol": "esa", "input": "error_spans"}, output=MIXED)
+        start = MIXED.index("ok")
+        page.evaluate(
+            """(start) => {
+                const node = document.querySelector('[data-text=output] [data-s]').firstChild;
+                let unit = 0, k = 0;
+                for (const ch of node.data) { if (k === start) break; unit += ch.length; k++; }
+                const r = document.createRange();
+                r.setStart(node, unit);
+                r.setEnd(node, unit + 2);
+                getSelection().removeAllRanges();
+                getSelection().addRange(r);
+            }""",
+            start,
+        )
+        page.wait_for_function("!document.querySelector('button.es-severity').disabled")
+        # When a severity is tapped
+        page.tap("button.es-severity[data-severity=major]")
+        # Then the selection is marked, in code points
+        (span,) = posted(page)["spans"]
+        assert (span["start"], span["end"], span["severity"]) == (start, start + 2, "major")
+    finally:
+        context.close()
