@@ -1,12 +1,7 @@
 """How the data card and the HEDS sheet word a Likert study."""
 
+from ..card_wording import MEANS, RANDOM_ORDER
 from ..facts import Card
-
-RANDOM_ORDER = "the outputs of a screen are shown in a fresh random order for every assignment"
-MEANS = (
-    "Per output: mean of the raters' values; per system: mean over outputs{}, with percentile bootstrap "
-    "intervals over items on the platform's results page."
-)
 
 
 def _scale(criterion: dict, modulus: float | None) -> str:

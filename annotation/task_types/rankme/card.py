@@ -1,7 +1,7 @@
 """How the data card and the HEDS sheet word a RankME study."""
 
+from ..card_wording import MEANS, RANDOM_ORDER
 from ..facts import Card
-from ..likert.card import MEANS, RANDOM_ORDER
 
 
 def _scale(criterion: dict, modulus: float | None) -> str:
