@@ -1,5 +1,7 @@
 """Projects and everything raters judge: criteria, members, items, outputs, assignments, judgments."""
+import functools
 import math
+import operator
 import secrets
 
 from django.conf import settings
@@ -7,11 +9,11 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from annotation.task_types import REGISTRY
 
-class TaskType(models.TextChoices):
-    LIKERT = "likert", "Likert scale"
-    RANKME = "rankme", "RankME (relative magnitude estimation)"
-    PAIRWISE = "pairwise", "Pairwise A/B (win / tie / lose)"
+TaskType = models.TextChoices("TaskType", [(slug.upper(), (slug, t.label)) for slug, t in REGISTRY.items()])
+# The task types whose projects may set a modulus (the field keeps its first type's name).
+MODULUS_TYPES = [slug for slug, t in REGISTRY.items() if t.takes_modulus]
 
 
 class Project(models.Model):
@@ -99,7 +101,8 @@ class Project(models.Model):
                                    name="project_training_pass_mark_in_unit_interval"),
             models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(rankme_modulus__gt=0),
                                    name="project_rankme_modulus_positive"),
-            models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(task_type="rankme"),
+            models.CheckConstraint(condition=Q(rankme_modulus__isnull=True)
+                                   | functools.reduce(operator.or_, (Q(task_type=s) for s in MODULUS_TYPES)),
                                    name="project_rankme_modulus_only_rankme"),
         ]
 
@@ -113,8 +116,9 @@ class Project(models.Model):
     def clean(self):
         if self.rankme_modulus is None:
             return
-        if self.task_type != TaskType.RANKME:
-            raise ValidationError({"rankme_modulus": f"only a rankme project takes a modulus; this one is "
+        if self.task_type not in MODULUS_TYPES:
+            raise ValidationError({"rankme_modulus": f"only a {' or '.join(MODULUS_TYPES)} project takes a modulus; "
+                                                     f"this one is "
                                                      f"{self.task_type!r}"})
         if not (math.isfinite(self.rankme_modulus) and self.rankme_modulus > 0):
             raise ValidationError({"rankme_modulus": f"must be a positive finite number, got {self.rankme_modulus!r}"})

@@ -5,17 +5,12 @@ from django.core.exceptions import ValidationError
 
 from annotation.models import Project, TaskType
 from annotation.services.project import SETTING_LIMITS
+from annotation.task_types import REGISTRY
 
-# The task types' default criterion, and the instructions a new project starts from.
-CRITERION_DEFAULTS = {
-    "likert": {"name": "Overall quality", "scale_min": 1, "scale_max": 5,
-               "labels": ["Very poor", "Poor", "Acceptable", "Good", "Very good"],
-               "help_text": "How good is this output as an answer to the input?"},
-    "rankme": {"name": "Overall quality", "scale_min": 0, "scale_max": 100, "labels": ["Worst", "Best"],
-               "help_text": "Place each output on the slider relative to the others."},
-    "pairwise": {"name": "Overall", "scale_min": None, "scale_max": None, "labels": [],
-                 "help_text": "Which output answers the input better? Choose a tie only if they are equally good."},
-}
+# The task types' default criterion (a new project starts as the first registered type), and the
+# instructions a new project starts from.
+CRITERION_DEFAULTS = {slug: t.setup.criterion for slug, t in REGISTRY.items()}
+DEFAULT_TASK_TYPE = next(iter(REGISTRY))
 INSTRUCTIONS_DEFAULT = """## What you will do
 
 Read the **input**, then judge each output on every criterion below.
@@ -71,7 +66,7 @@ class ProjectSettingsForm(forms.Form):
     @classmethod
     def initial_for(cls, project: Project | None) -> dict:
         if project is None:
-            return {"task_type": "likert", "instructions": INSTRUCTIONS_DEFAULT, "raters_per_item": 2,
+            return {"task_type": DEFAULT_TASK_TYPE, "instructions": INSTRUCTIONS_DEFAULT, "raters_per_item": 2,
                     "double_annotation_share": 20, "gold_rate": 0, "lease_minutes": 15,
                     "randomise_output_order": True, "show_reference": False, "rankme_modulus": None}
         return {"name": project.name, "task_type": project.task_type, "instructions": project.instructions,

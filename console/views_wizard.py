@@ -18,7 +18,7 @@ from annotation.services import project_create
 from annotation.services.project import criteria_normalise
 from annotation.task_types import REGISTRY
 from annotation.templatetags.markdown_render import markdown_to_html
-from console.forms import CRITERION_DEFAULTS, CriterionForm, CriterionFormSet, ProjectSettingsForm
+from console.forms import CRITERION_DEFAULTS, DEFAULT_TASK_TYPE, CriterionForm, CriterionFormSet, ProjectSettingsForm
 from console.selectors import preview_items, preview_screen_context, project_has_started
 from console.services import project_clone, project_settings_update, project_status_set
 
@@ -39,7 +39,7 @@ def _bound(data):
 def _unbound(project: Project | None):
     form = ProjectSettingsForm(initial=ProjectSettingsForm.initial_for(project))
     if project is None:
-        specs = [dict(CRITERION_DEFAULTS["likert"])]
+        specs = [dict(CRITERION_DEFAULTS[DEFAULT_TASK_TYPE])]
     else:
         specs = [{"id": c.pk, "name": c.name, "scale_min": c.scale_min, "scale_max": c.scale_max,
                   "labels": c.labels, "help_text": c.help_text} for c in project.criteria.all()]
@@ -65,12 +65,12 @@ def _preview(request, project: Project | None, form, formset) -> dict:
         # An emptied optional setting (the modulus) is a value; an emptied required one keeps the saved value.
         nullable = {field.name for field in Project._meta.fields if field.null}
         data.update({k: v for k, v in form.cleaned_data.items() if v is not None or k in nullable})
-    task_type = data["task_type"] if data["task_type"] in REGISTRY else "likert"
+    task_type = data["task_type"] if data["task_type"] in REGISTRY else DEFAULT_TASK_TYPE
     preview_project = Project(pk=None if project is None else project.pk, name=data.get("name") or "New project",
                               task_type=task_type, instructions=data["instructions"] or "",
                               show_reference=data["show_reference"],
                               randomise_output_order=data["randomise_output_order"],
-                              rankme_modulus=data["rankme_modulus"] if task_type == "rankme" else None,
+                              rankme_modulus=data["rankme_modulus"] if REGISTRY[task_type].takes_modulus else None,
                               lease_seconds=round(data["lease_minutes"] * 60))
     notes, criteria = [], []
     for spec in formset.lenient_specs():
@@ -97,6 +97,8 @@ def _page(request, *, project, form, formset, errors=(), status=200):
         "project": project, "form": form, "formset": formset, "criteria_errors": list(errors),
         "preview": _preview(request, project, form, formset), "started": started,
         "defaults": CRITERION_DEFAULTS, "task_types": [(t.slug, t.label) for t in REGISTRY.values()],
+        "hints": [(slug, t.setup.hint) for slug, t in REGISTRY.items()],
+        "scaleless": [slug for slug, t in REGISTRY.items() if not t.setup.has_scale],
     }, status=status)
 
 

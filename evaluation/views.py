@@ -10,8 +10,10 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from annotation.models import Membership, TaskType
+from annotation.models import Membership
 from annotation.selectors import project_get_for_lead, project_list_for_user, project_role
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED, CONTINUOUS, SCORED
 from evaluation.export.writers import FORMATS
 from evaluation.models import Export, MetricInput
 from evaluation.selectors import calibrator_summaries, judge_list_for_project, metric_names_for_project
@@ -87,11 +89,12 @@ def heat(value: float | None) -> str:
 def results_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     results = results_compute(project=project, options=ResultOptions(n_resamples=500, test_resamples=5000))
+    compares = REGISTRY[project.task_type].results.kind == COMPARED
     for criterion in results["criteria"]:
         criterion["significant_pairs"] = [
             c for c in criterion.get("comparisons", []) + criterion.get("pairs", []) if c["significant"]
         ]
-        key, ci = ("strength", "strength_ci") if project.task_type == TaskType.PAIRWISE else ("mean", "mean_ci")
+        key, ci = ("strength", "strength_ci") if compares else ("mean", "mean_ci")
         ranked = sorted(criterion["systems"], key=lambda s: -s[key] if s[key] is not None else float("inf"))
         clusters = significance_clusters(
             [s["system"] for s in ranked],
@@ -101,6 +104,8 @@ def results_page(request, pk):
     context = {
         "project": project,
         "results": results,
+        "compares": compares,
+        "mean_ranks": REGISTRY[project.task_type].results.mean_ranks,
         "heatmap": None,
         "judges": None,
         "levels": LEVELS,
@@ -110,7 +115,7 @@ def results_page(request, pk):
     level = request.GET.get("level") if request.GET.get("level") in LEVELS else "system"
     method = request.GET.get("method") if request.GET.get("method") in METHODS else "kendall"
     has_metrics = metric_names_for_project(project).exists()
-    if has_metrics and project.task_type != TaskType.PAIRWISE:
+    if has_metrics and REGISTRY[project.task_type].results.kind == SCORED:
         report = metric_correlations(project=project, levels=[level], methods=[method], n_resamples=0)
         values = {(r["metric"], r["criterion"]): r["value"] for r in report["rows"]}
         context["heatmap"] = {
@@ -285,7 +290,8 @@ def judges_page(request, pk):
     q = _number(request.GET, "q", 0.05, 0.001, 0.5)
     judges = list(judge_list_for_project(project))
     criteria = list(project.criteria.order_by("position", "id").values_list("name", flat=True))
-    context = {"project": project, "epsilon": epsilon, "q": q, "judges": judges, "criteria": criteria}
+    context = {"project": project, "epsilon": epsilon, "q": q, "judges": judges, "criteria": criteria,
+               "unit": REGISTRY[project.task_type].agreement.unit}
     if not judges:
         return render(request, "evaluation/judges.html", context)
     report = judge_alt_test_report(project=project, epsilon=epsilon, q=q)
@@ -319,7 +325,7 @@ def judges_page(request, pk):
             )
         ]
     context.update(alt=report, ppi=ppi, chosen=chosen, confusion=None, cell=None)
-    if project.task_type != TaskType.RANKME:
+    if REGISTRY[project.task_type].values.kind != CONTINUOUS:
         criterion = request.GET.get("criterion") if request.GET.get("criterion") in criteria else criteria[0]
         context["confusion"] = judge_confusion(project=project, judge=chosen, criterion=criterion)
         context["cell"] = _confusion_cell(context["confusion"], request.GET.get("cell", ""))
@@ -393,7 +399,7 @@ def study_plan_page(request, pk):
     comparisons = [
         (c, COMPARISON_LABELS[c])
         for c in COMPARISONS
-        if not (project.task_type == TaskType.PAIRWISE and c == "mean_difference")
+        if not (REGISTRY[project.task_type].results.kind == COMPARED and c == "mean_difference")
     ]
     form = {**PLAN_DEFAULTS, "criterion": criteria[0] if criteria else "", **request.GET.dict()}
     if form["comparison"] not in dict(comparisons):

@@ -58,7 +58,6 @@ class _MatrixComputation:
 
     def __init__(self, project: Project, records: JudgmentRecords, builder: RowBuilder):
         self.plan: Plan = PLANS[project.task_type]
-        self.task_type = project.task_type
         self.records = records
         self.builder = builder
         order = np.argsort(records.week_index, kind="stable")
@@ -105,9 +104,9 @@ class _MatrixComputation:
         self.rater_w, self.value_w, self.subgroup_w = self.rater[rows], self.value[rows], self.subgroup[rows]
         self.duration_w = self.duration[rows]
         everything = np.ones(len(self.unit_w), dtype=bool)
-        pooled_categories = self.categories[0] if self.n_criteria == 1 or self.task_type != "rankme" else None
-        if self.task_type == "likert" and self.n_criteria > 1:
-            pooled_categories = np.unique(np.concatenate(self.categories))
+        # the criteria's categories together (none when a criterion's values are continuous)
+        pooled_categories = (None if any(c is None for c in self.categories)
+                             else np.unique(np.concatenate(self.categories)))
         self.slice_scope(window, ScopeId(Scope.OVERALL, "overall"), everything, pooled_categories)
         for c, criterion in enumerate(self.records.criteria):
             in_criterion = self.criterion_w == c

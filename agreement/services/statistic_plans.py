@@ -19,6 +19,8 @@ from agreement.stats import (
     rating_slot_matrix,
     unit_category_counts,
 )
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import AgreementPlan
 
 
 @dataclass(frozen=True)
@@ -90,12 +92,10 @@ PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m),
 
 @dataclass(frozen=True)
 class Plan:
-    """``label`` statistics run on every criterion scope (the first is the main one: alpha at
-    ``level``, bootstrapped);
-    ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa weightings
-    per rater pair (None when pairs get interval alpha instead): quadratic for Likert scales, where
-    near misses are partial agreement; unweighted for the 3-way pairwise outcome, as published
-    pairwise studies report it."""
+    """A task type's agreement plan (``annotation.task_types.facts.AgreementPlan``) with its statistics:
+    ``label`` statistics run on every criterion scope (the first is the main one: alpha at ``level``,
+    bootstrapped); ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa
+    weightings per rater pair (None when pairs get interval alpha instead)."""
 
     level: str
     label: tuple[Statistic, ...]
@@ -112,20 +112,22 @@ class Plan:
         return all(s.from_counts is not None for s in self.label + self.slice)
 
 
-PLANS = {
-    "likert": Plan("ordinal", (_alpha("ordinal"), _alpha("nominal"), FLEISS, AC1, AC2, PERCENT),
-                   (_alpha("ordinal"), PERCENT), ("quadratic",)),
-    "rankme": Plan("interval", (_alpha("interval"), _alpha_rater_z(), _icc_one_way()),
-                   (_alpha("interval"),), None),
-    "pairwise": Plan("ordinal", (_alpha("ordinal"), _alpha("nominal"), FLEISS, PERCENT),
-                     (_alpha("ordinal"), PERCENT), (None,)),
+STATISTICS = {
+    s.name: s
+    for s in (*(_alpha(level) for level in ("nominal", "ordinal", "interval")), _alpha_rater_z(), _icc_one_way(),
+              FLEISS, AC1, AC2, PERCENT)
 }
 
 
+def _plan(declared: AgreementPlan) -> Plan:
+    return Plan(declared.level, tuple(STATISTICS[n] for n in declared.label),
+                tuple(STATISTICS[n] for n in declared.slice), declared.pair_weights)
+
+
+PLANS = {slug: _plan(t.agreement) for slug, t in REGISTRY.items()}
+
+
 def categories_for(task_type: str, scale_min: float | None, scale_max: float | None) -> np.ndarray | None:
-    """The declared, ordered categories of a criterion (None for continuous sliders)."""
-    if task_type == "pairwise":
-        return np.array([0.0, 1.0, 2.0])  # it loses < tie < it wins
-    if task_type == "likert":
-        return np.arange(scale_min, scale_max + 1)
-    return None
+    """The declared, ordered categories of a criterion (None for continuous values)."""
+    categories = REGISTRY[task_type].values.categories(scale_min, scale_max)
+    return None if categories is None else np.array(categories)

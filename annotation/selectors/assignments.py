@@ -85,7 +85,7 @@ def judgment_screen_values(judgments, project: Project) -> list[dict]:
             values.append({"criterion": j.criterion.name, "position": None, "value": value})
             continue
         position = shown.index(j.output.system) if j.output.system in shown else j.output.position
-        value = int(j.value) if project.task_type == "likert" else j.value
+        value = REGISTRY[project.task_type].screen_answer(j.value)
         values.append({"criterion": j.criterion.name, "position": position, "value": value})
     return values
 

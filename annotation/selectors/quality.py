@@ -1,6 +1,5 @@
 """Quality-control reads: rules, the action log, gold accuracy, behaviour flags and position bias per rater."""
 import functools
-import math
 import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from annotation.models import (
     RaterExclusion,
 )
 from annotation.task_types import REGISTRY
-from annotation.task_types.rankme import LOG_DECADES
+from annotation.task_types.facts import LEFT_WINS, OUTCOME
 
 # Gold answers the rolling accuracy looks back over.
 ROLLING_GOLD = 20
@@ -185,7 +184,7 @@ def _screens(project: Project, rater_id: int | None, last_screens: int | None = 
     screen is the rows of one rater on one item. With ``last_screens``, only about each rater's last
     that many screens are read (from their assignments' completion times), so that applying the rules
     does not read a rater's whole history. Two queries at most."""
-    pairwise = project.task_type == "pairwise"
+    pairwise = REGISTRY[project.task_type].values.kind == OUTCOME
     judgments = Judgment.objects.filter(project=project, is_current=True)
     if rater_id is not None:
         judgments = judgments.filter(rater_id=rater_id)
@@ -287,10 +286,11 @@ def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, Posi
     tie); chance is 1/k for k outputs (the mean over screens when k varies). The p-value is a
     two-sided exact binomial test (scipy.stats.binomtest) of first-position wins among decided screens.
     """
-    if project.task_type not in ("pairwise", "rankme"):
+    kind = REGISTRY[project.task_type].position_bias
+    if kind is None:
         return None, {}
     overall, per_rater = PositionBias(), {}
-    if project.task_type == "pairwise":
+    if kind == LEFT_WINS:
         rows = (Judgment.objects.filter(project=project, is_current=True)
                 .values_list("rater_id", "label", "shown_order").order_by())
         for rater, label, shown in rows.iterator(chunk_size=5000):
@@ -371,7 +371,7 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
     if rater_id is not None:
         judgments = judgments.filter(rater_id=rater_id)
     out: dict[int, DegradedCheck] = {}
-    if project.task_type == "pairwise":
+    if REGISTRY[project.task_type].values.kind == OUTCOME:
         rows = judgments.filter(item__degraded_from__isnull=False).values_list("rater_id", "item_id", "label",
                                                                               "output__system")
         for rater, _item, label, first_system in rows.order_by():
@@ -438,6 +438,8 @@ def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
             originals[(rater, item, criterion, system)] = value
         else:
             repeats.append((rater, repeat_of, criterion, system, value, low, high))
+    task_type = REGISTRY[project.task_type]
+    outcomes = task_type.values.kind == OUTCOME
     out: dict[int, RepeatConsistency] = {}
     for rater, original_item, criterion, system, value, low, high in repeats:
         before = originals.get((rater, original_item, criterion, system))
@@ -445,14 +447,8 @@ def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
             continue
         check = out.setdefault(rater, RepeatConsistency())
         check.n += 1
-        if project.task_type == "rankme" and project.rankme_modulus is not None:
-            # unbounded magnitudes: within a tenth of the log slider's span, i.e. a factor of 10**0.4 (about 2.5)
-            check.same += abs(math.log10(value / before)) <= 2 * LOG_DECADES / 10
-        elif project.task_type == "rankme":
-            check.same += abs(value - before) <= (high - low) / 10
-        else:
-            check.same += value == before
-        if project.task_type == "pairwise" and 1.0 not in (value, before):  # 1 codes a tie
+        check.same += task_type.repeat_same(value, before, low, high, project.rankme_modulus)
+        if outcomes and 1.0 not in (value, before):  # 1 codes a tie
             check.decided += 1
             check.flips += value != before
     return out

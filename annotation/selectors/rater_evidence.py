@@ -25,6 +25,7 @@ from annotation.selectors.quality import (
     repeat_consistency,
 )
 from annotation.task_types import REGISTRY
+from annotation.task_types.facts import CONTINUOUS, OUTCOME
 
 # Rows of evidence shown per measure; the counts above them cover everything.
 EVIDENCE_ROWS = 200
@@ -83,7 +84,8 @@ def _shown(pairwise: bool, value: float, label: str) -> str:
 
 def _gold_answers(project: Project, rater_id: int) -> list[AnswerRow]:
     """First answers on gold checks (as gold_accuracy counts them), with revisions noted."""
-    task_type, pairwise = REGISTRY[project.task_type], project.task_type == "pairwise"
+    task_type = REGISTRY[project.task_type]
+    pairwise = task_type.values.kind == OUTCOME
     rows = (
         Judgment.objects.filter(project=project, rater_id=rater_id, item__gold__isnull=False, item__training=False)
         .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
@@ -110,7 +112,8 @@ def _gold_answers(project: Project, rater_id: int) -> list[AnswerRow]:
 def _copy_answers(project: Project, rater_id: int, copy_field: str) -> list[AnswerRow]:
     """The rater's current answers on quality-control copies (``degraded_from`` or ``repeat_of``) beside
     their answers on the originals."""
-    pairwise = project.task_type == "pairwise"
+    pairwise = REGISTRY[project.task_type].values.kind == OUTCOME
+    continuous = REGISTRY[project.task_type].values.kind == CONTINUOUS
     mine = Judgment.objects.filter(project=project, rater_id=rater_id, is_current=True)
     copies = list(
         mine.filter(**{f"item__{copy_field}__isnull": False})
@@ -155,7 +158,7 @@ def _copy_answers(project: Project, rater_id: int, copy_field: str) -> list[Answ
             same = None
         elif copy_field == "degraded_from":
             same = value < before[0]
-        elif project.task_type == "rankme":  # near enough counts as the same (repeat_consistency's tolerance)
+        elif continuous:  # near enough counts as the same (repeat_consistency's tolerance)
             same, note = None, "the consistency above counts scores within a tenth of the scale as the same"
         else:
             same = before[0] == value

@@ -21,6 +21,7 @@ the intact side should win.
 """
 import random
 import re
+from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -28,6 +29,7 @@ from django.db.models import F
 
 from annotation.models import Item, Output, Project
 from annotation.services.project import project_settings_check
+from annotation.task_types import REGISTRY
 from audit.services import audit_record
 
 METHODS = ("swap_phrase", "truncate", "shuffle_sentences", "repeat_sentence")
@@ -96,7 +98,7 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         raise ValidationError({"n": f"the project has {len(originals)} real items; each copy needs its own "
                                     "original and another item to borrow phrases from, so at most "
                                     f"{len(originals) if len(originals) > 1 else 0} copies"})
-    rng = random.Random(seed)
+    rng, task_type = random.Random(seed), REGISTRY[project.task_type]
     chosen = rng.sample(range(len(originals)), n)
     taken = set(Item.objects.filter(project=project, degraded_from__isnull=False)
                 .values_list("external_id", flat=True))
@@ -110,13 +112,8 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         external_id = f"{original.external_id}~degraded-{seed}-{k}"
         if external_id in taken:
             raise ValidationError({"seed": f"copies with seed {seed} exist already; use another seed"})
-        outputs = list(original.outputs.all())
-        if project.task_type == "pairwise":
-            first = outputs[0]
-            texts = [(first.system, first.text), (first.system + DEGRADED_SUFFIX, degrade(first.text, method, rng,
-                                                                                          donor_text))]
-        else:
-            texts = [(o.system, degrade(o.text, method, rng, donor_text)) for o in outputs]
+        texts = task_type.degraded_outputs([(o.system, o.text) for o in original.outputs.all()],
+                                           partial(degrade, method=method, rng=rng, donor=donor_text), DEGRADED_SUFFIX)
         copy = Item.objects.create(
             project=project, external_id=external_id, input=original.input, references=original.references,
             subgroup=original.subgroup, degraded_from=original, n_target=max(original.n_target, 1),

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Membership, Output, Project
+from annotation.task_types import REGISTRY
 
 from .assignment import assignment_next_for_rater
 from .item_import import item_import
@@ -95,50 +96,6 @@ QUALITY = {
     "baseline": {"fluency": 1.8, "faithfulness": 1.9, "overall": 1.8},
 }
 
-DEMO_PROJECTS = [
-    (
-        "Demo: summary quality (Likert)",
-        "likert",
-        SYSTEMS[:2],
-        [
-            {
-                "name": "fluency",
-                "scale_min": 1,
-                "scale_max": 5,
-                "labels": ["Unreadable", "Poor", "Fair", "Good", "Perfect"],
-            },
-            {
-                "name": "faithfulness",
-                "scale_min": 1,
-                "scale_max": 5,
-                "labels": ["Invented", "Mostly wrong", "Mixed", "Mostly right", "Fully supported"],
-            },
-        ],
-        "Read the source text, then rate **each summary on its own** for two things:\n\n"
-        "- **Fluency**: is it well-formed, readable English? Ignore whether it is true.\n"
-        "- **Faithfulness**: is everything it says supported by the source? An invented detail makes it unfaithful,"
-        " however well written.\n\n"
-        "Use the whole scale. If a text is broken or offensive, flag it instead of rating it.",
-    ),
-    (
-        "Demo: RankME sliders",
-        "rankme",
-        SYSTEMS,
-        [{"name": "overall quality", "scale_min": 0, "scale_max": 100, "labels": ["Useless", "Excellent"]}],
-        "Read the source text and the three summaries side by side. Move each summary's slider to say how good it"
-        " is **relative to the others**: a summary twice as good sits about twice as far along. Sliders start"
-        " unset; set every one. The numbers matter only in relation to each other.",
-    ),
-    (
-        "Demo: A/B preference",
-        "pairwise",
-        SYSTEMS[:2],
-        [{"name": "overall"}],
-        "Read the source text and the two summaries, A and B. Choose the one you would rather give a reader who"
-        " has no time to read the source: accurate first, then clear. Choose **Tie** only when you truly cannot"
-        " prefer one. A and B are shown in a random order on every screen.",
-    ),
-]
 
 # Simulated raters: (username, noise of their 1–5 scores, share of answers given at random, how much longer
 # than the others they stay away between sittings)
@@ -149,7 +106,7 @@ SITTING_GAP_HOURS = (70, 170)  # between a rater's sittings: about three quarter
 
 def demo_items(task_type: str, n_items: int, seed: int, systems: list[str] | None = None) -> list[dict]:
     rng = random.Random(seed)
-    systems = systems or (SYSTEMS if task_type == "rankme" else SYSTEMS[:2] if task_type == "pairwise" else SYSTEMS[:1])
+    systems = systems or SYSTEMS[: REGISTRY[task_type].setup.sample_outputs]
     lines = []
     for i in range(n_items):
         doc = _document(rng)
@@ -183,24 +140,7 @@ def _answers(assignment: Assignment, noise: float, careless: float, rng: random.
     values = []
     for criterion in project.criteria.order_by("position"):
         scores = [_score(assignment.item_id, s, criterion.name, noise, careless, rng) for s in shown]
-        if project.task_type == "pairwise":
-            values.append(
-                {
-                    "criterion": criterion.name,
-                    "value": "tie" if scores[0] == scores[1] else "A" if scores[0] > scores[1] else "B",
-                }
-            )
-        elif project.task_type == "rankme":  # 1–5 → the slider's 0–100, blurred
-            values += [
-                {
-                    "criterion": criterion.name,
-                    "position": p,
-                    "value": round(min(100.0, max(0.0, (x - 1) * 25 + rng.gauss(0, 6))), 1),
-                }
-                for p, x in enumerate(scores)
-            ]
-        else:
-            values += [{"criterion": criterion.name, "position": p, "value": int(x)} for p, x in enumerate(scores)]
+        values += REGISTRY[project.task_type].setup.demo.answers(criterion.name, scores, rng)
     return values
 
 
@@ -248,15 +188,17 @@ def demo_setup(
             rater = User.objects.create_user(username, password=rater_password)
         raters.append(rater)
     projects = []
-    for seed, (name, task_type, systems, criteria, instructions) in enumerate(DEMO_PROJECTS, start=1):
+    for seed, (task_type, t) in enumerate(REGISTRY.items(), start=1):
+        demo = t.setup.demo
+        name, systems = demo.name, SYSTEMS[: demo.n_systems]
         project = Project.objects.filter(name=name).first()
         if project is None:
             project = project_create(
                 created_by=lead,
                 name=name,
                 task_type=task_type,
-                criteria=criteria,
-                instructions=instructions,
+                criteria=[dict(c) for c in demo.criteria],
+                instructions=demo.instructions,
                 raters_per_item=2,
                 double_annotation_share=0.6,
                 show_reference=False,

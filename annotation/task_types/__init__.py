@@ -1,4 +1,4 @@
-"""The task types, one module each; the registry is explicit."""
+"""The task types, one package each; the registry is explicit (no discovery)."""
 from . import likert, pairwise, rankme
 from .base import CriterionScale, TaskType, TaskTypeError
 

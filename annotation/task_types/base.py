@@ -1,7 +1,11 @@
-"""What every task type provides: criteria, output-count and gold validation, and value coding."""
+"""What every task type provides: criteria, output-count and gold validation, value coding, and the facts
+the other apps read (``facts``)."""
 import math
 import random
 from dataclasses import dataclass
+from pathlib import Path
+
+from .facts import Facts
 
 
 class TaskTypeError(ValueError):
@@ -56,6 +60,16 @@ class TaskType:
     per_output: bool = True
     # What a lead must know to read the coded categories (category_name), said once beside them; "" if nothing.
     category_note: str = ""
+    # The project may set a modulus (magnitude estimation against a fixed reference score).
+    takes_modulus: bool = False
+    # How quality control reads the shown order (facts.LEFT_WINS / facts.TOP_FIRST); None: not measured.
+    position_bias: str | None = None
+
+    def __init__(self, directory: Path, facts: Facts):
+        # ``directory``: the package, whose templates/ the template loader serves
+        self.directory = directory
+        self.values, self.agreement, self.results = facts.values, facts.agreement, facts.results
+        self.card, self.setup = facts.card, facts.setup
 
     def normalise_scale(self, scale_min, scale_max, labels) -> tuple[float | None, float | None, list]:
         """Checked (scale_min, scale_max, labels) for a new criterion; raises TaskTypeError."""
@@ -140,6 +154,20 @@ class TaskType:
         labels = list(criterion.labels or [])
         k = int(value - criterion.scale_min) if criterion.scale_min is not None else -1
         return f"{value:g} {labels[k]}" if 0 <= k < len(labels) and float(value).is_integer() else f"{value:g}"
+
+    def screen_answer(self, value: float):
+        """A stored value as the rating form shows it back."""
+        return value
+
+    def degraded_outputs(self, outputs: list[tuple[str, str]], degrade, suffix: str) -> list[tuple[str, str]]:
+        """The (system, text) outputs of a degraded control made from an item's ``outputs``, where
+        ``degrade(text)`` damages a text (``suffix`` marks a damaged copy's system): every output damaged."""
+        return [(system, degrade(text)) for system, text in outputs]
+
+    def repeat_same(self, value: float, before: float, low: float | None, high: float | None,
+                    modulus: float | None) -> bool:
+        """Whether a repeat's coded ``value`` counts as the same answer as the original's ``before``."""
+        return value == before
 
     def gold_rows(self, gold: dict) -> list[dict]:
         """An item's normalised gold as a lead's page lists it: ``{criterion, system, expected}`` per answer

@@ -27,7 +27,7 @@ def preview_items(project: Project | None, task_type: str) -> list[dict]:
     if items:
         return [{"label": f"Item {i.external_id}", "input": i.input, "references": list(i.references),
                  "outputs": [o.text for o in i.outputs.all()]} for i in items]
-    n_outputs = {"likert": 1, "rankme": 3, "pairwise": 2}.get(task_type, 1)
+    n_outputs = REGISTRY[task_type].setup.sample_outputs if task_type in REGISTRY else 1
     return [{"label": "Sample item (no items imported yet)", "input": SAMPLE_INPUT,
              "references": ["Council extends the tram line to the airport; three years of works from spring."],
              "outputs": list(SAMPLE_OUTPUTS[:n_outputs])}]

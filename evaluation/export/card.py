@@ -11,33 +11,10 @@ import re
 
 import yaml
 
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED
+
 CHART_NAME = "agreement_trend.png"
-
-TASK_TYPES = {
-    "likert": (
-        "Likert rating",
-        "Raters read the input and one or more outputs and rate each output on each criterion, on the "
-        "criterion's integer scale.",
-    ),
-    "rankme": (
-        "RankME (relative magnitude estimation)",
-        "Raters see two or more outputs of the same input side by side and place a slider per output and "
-        "criterion; values are continuous on the criterion's range.",
-    ),
-    "pairwise": (
-        "pairwise comparison (A/B with ties)",
-        "Raters see two outputs of the same input and choose the better one on each criterion, or a tie. "
-        "Judgments are stored for the item's first output as imported: 0 it loses, 1 tie, 2 it wins, "
-        "whichever side the rater saw it on.",
-    ),
-}
-
-ORDER_POLICY = {
-    "likert": "the outputs of a screen are shown in a fresh random order for every assignment",
-    "rankme": "the outputs of a screen are shown in a fresh random order for every assignment",
-    "pairwise": "each assignment draws which output is shown on the left, favouring for each rater the "
-    "system that rater has seen on the left less often, so every system is left about half the time",
-}
 
 SIZE_CATEGORIES = [
     (1_000, "n<1K"),
@@ -129,7 +106,7 @@ def front_matter(facts: dict) -> dict:
 
 def _summary(facts: dict) -> list[str]:
     p, c = facts["project"], facts["counts"]
-    kind, _ = TASK_TYPES[p["task_type"]]
+    kind = REGISTRY[p["task_type"]].card.name
     criteria = ", ".join(user_text(x["name"]) for x in facts["criteria"])
     if not c["first_submitted"]:
         period = ""
@@ -227,7 +204,8 @@ def _csv_rule(options: dict) -> str:
 
 def _task(facts: dict) -> list[str]:
     p = facts["project"]
-    kind, how = TASK_TYPES[p["task_type"]]
+    card = REGISTRY[p["task_type"]].card
+    kind, how = card.name, card.description
     out = ["## Task, instructions and criteria", "", f"Task type: **{kind}**. {how}", ""]
     if p["show_reference"]:
         out += ["Raters were shown the reference text(s) beside the input.", ""]
@@ -245,17 +223,7 @@ def _task(facts: dict) -> list[str]:
     out += ["", "### Criteria", ""]
     rows = []
     for c in facts["criteria"]:
-        if p["task_type"] == "pairwise":
-            scale = ("on screen: A (left) better / tie / B (right) better; stored for the first output as imported: "
-                     "0 it loses, 1 tie, 2 it wins")
-        elif c["scale_min"] is None:
-            scale = "–"
-        elif p["task_type"] == "likert":
-            scale = f"{c['scale_min']:g}–{c['scale_max']:g} (integers)"
-        elif modulus is not None:
-            scale = f"any positive number, relative to the reference's {modulus:g}"
-        else:
-            scale = f"{c['scale_min']:g}–{c['scale_max']:g} (continuous)"
+        scale = card.scale(c, modulus)
         labels = ", ".join(c["labels"]) if c["labels"] else "–"
         rows.append([c["name"], scale, labels, c["help_text"] or "–"])
     out += [table(["criterion", "scale", "point labels", "question / help text"], rows), ""]
@@ -343,16 +311,12 @@ def _design(facts: dict) -> list[str]:
         f"- Configured: {p['raters_per_item']} raters per item for {_share(p['double_annotation_share'])}, "
         f"gold items on {100 * p['gold_rate']:.0f}% of screens, an assignment lease of {p['lease_seconds']} s.",
         f"- Observed on non-gold items: {per_item or 'no judgments yet'}.",
-        f"- Display order: {ORDER_POLICY[p['task_type']]}.",
+        f"- Display order: {REGISTRY[p['task_type']].card.order_policy}.",
     ]
     n_judgments = c["n_judgments"]
     if c["n_with_shown_order"]:
         share = c["n_first_output_shown_first"] / c["n_with_shown_order"]
-        what = (
-            "first output (as imported) on the left"
-            if p["task_type"] == "pairwise"
-            else "judged output first"
-        )
+        what = REGISTRY[p["task_type"]].card.shown_first
         out.append(
             f"- The order shown is recorded for {num(c['n_with_shown_order'])} of {num(n_judgments)} judgments "
             f"(`shown_order`); {100 * share:.1f}% of them had the {what}."
@@ -421,7 +385,7 @@ def _agreement(facts: dict) -> list[str]:
     if a["week"] is None:
         return out + ["No agreement could be computed: no item was judged by two raters.", ""]
     labels = a["statistic_labels"]
-    unit = "items" if facts["project"]["task_type"] == "pairwise" else "outputs"
+    unit = REGISTRY[facts["project"]["task_type"]].agreement.unit + "s"
     out += [
         f"Inter-annotator agreement as the project's dashboard shows it: stored snapshots of all judgments up "
         f"to the week of {a['week']} (cumulative), on non-gold items. The main coefficient is "
@@ -503,11 +467,8 @@ def _agreement(facts: dict) -> list[str]:
 
 
 def _distribution_bins(project: dict) -> str:
-    if project["task_type"] != "rankme":
-        return "."
-    if project.get("rankme_modulus") is None:
-        return " (per tenth of the slider range)."
-    return " (in doublings of the modulus)."
+    without, with_modulus = REGISTRY[project["task_type"]].card.distribution_bins
+    return without if project.get("rankme_modulus") is None else with_modulus
 
 
 def _distributions(facts: dict) -> list[str]:
@@ -529,7 +490,7 @@ def _systems(facts: dict) -> list[str]:
     if not facts["systems"]:
         return []
     out = ["## System scores", ""]
-    if facts["project"]["task_type"] == "pairwise":
+    if REGISTRY[facts["project"]["task_type"]].results.kind == COMPARED:
         out += [
             "Wins, ties and losses of each system over all its comparisons; win rate = (wins + ties / 2) / n.",
             "",

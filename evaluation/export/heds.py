@@ -11,6 +11,8 @@ the form's numbering and are abridged; each answer carries a status:
 - ``not_known``: the platform cannot know this; the authors must answer.
 """
 
+from annotation.task_types import REGISTRY
+
 FILLED, PARTLY, NOT_KNOWN = "filled", "partly_filled", "not_known"
 
 _ASK_AUTHORS = "Not recorded by the platform: the authors of the evaluation must answer."
@@ -40,33 +42,12 @@ def _contact(about: dict) -> str:
     )
 
 
-_ELICITATION = {
-    "likert": "direct quality estimation",
-    "rankme": "relative quality estimation (including ranking)",
-    "pairwise": "relative quality estimation (including ranking)",
-}
-# by whether the project has a RankME modulus (evaluation.services._common.default_normalisation)
-_RANKME_NORMALISATION = {False: ", after per-rater z-score normalisation",
-                         True: ", after per-rater log normalisation (log score minus the rater's mean log score)"}
-_INSTRUMENT = {"likert": "multiple-choice options", "rankme": "slider", "pairwise": "multiple-choice options"}
-
-
 def _criterion_block(criterion: dict, facts: dict) -> dict:
-    task_type = facts["project"]["task_type"]
+    card = REGISTRY[facts["project"]["task_type"]].card
+    modulus = facts["project"].get("rankme_modulus")
     agreement = facts["agreement"]
     stats = agreement["labels"].get(criterion["name"], {})
-    if task_type == "pairwise":
-        size, values = 3, "first output better, tie, second output better"
-    elif task_type == "likert":
-        size = int(criterion["scale_max"] - criterion["scale_min"] + 1)
-        values = f"{criterion['scale_min']:g}–{criterion['scale_max']:g}" + (
-            f" ({', '.join(criterion['labels'])})" if criterion["labels"] else ""
-        )
-    elif facts["project"].get("rankme_modulus") is not None:
-        size = "continuous"
-        values = f"any positive number, relative to the reference's fixed {facts['project']['rankme_modulus']:g}"
-    else:
-        size, values = "continuous", f"{criterion['scale_min']:g}–{criterion['scale_max']:g}"
+    size, values = card.heds_scale(criterion, modulus)
     if stats:
         labels = agreement["statistic_labels"]
         measured = "; ".join(
@@ -90,14 +71,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
             "Not measured: no unit was judged by two raters.",
             FILLED,
         )
-    aggregation = (
-        "Per system: wins, ties and losses over every judgment (win rate = (wins + ties/2)/n); Bradley-Terry "
-        "strengths with bootstrap intervals on the platform's results page."
-        if task_type == "pairwise"
-        else "Per output: mean of the raters' values; per system: mean over outputs"
-        + (_RANKME_NORMALISATION[facts["project"].get("rankme_modulus") is not None] if task_type == "rankme" else "")
-        + ", with percentile bootstrap intervals over items on the platform's results page."
-    )
+    aggregation = card.aggregation_with_modulus if modulus is not None else card.aggregation
     return {
         "criterion": criterion["name"],
         "questions": [
@@ -117,7 +91,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
             _q(
                 "4.2.2",
                 "Absolute or relative assessment.",
-                "absolute" if task_type == "likert" else "relative",
+                card.assessment,
                 FILLED,
             ),
             _q(
@@ -142,7 +116,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
             ),
             _q("4.3.3", "Size of the scale or other rating instrument.", size, FILLED),
             _q("4.3.4", "List or range of the possible values.", values, FILLED),
-            _q("4.3.5", "How the rating instrument is presented.", _INSTRUMENT[task_type], FILLED),
+            _q("4.3.5", "How the rating instrument is presented.", card.instrument, FILLED),
             _q(
                 "4.3.6",
                 "Task performed when there is no rating instrument.",
@@ -156,7 +130,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
                 PARTLY,
                 "The criterion's help text as stored; the rating screen shows it under the criterion's name.",
             ),
-            _q("4.3.8", "Form of response elicitation.", _ELICITATION[task_type], FILLED),
+            _q("4.3.8", "Form of response elicitation.", card.elicitation, FILLED),
             _q("4.3.9", "How raw responses are aggregated into reported scores.", aggregation, FILLED),
             _q(
                 "4.3.10",
@@ -319,8 +293,8 @@ def build(facts: dict) -> dict:
                     "3.3.4",
                     "What evaluators see (interface).",
                     f"One screen per item: the input{' and references' if p['show_reference'] else ''} and "
-                    f"{'two outputs side by side' if p['task_type'] == 'pairwise' else 'the outputs'}, with the "
-                    f"criteria below; order: {_order(p['task_type'])}.",
+                    f"{REGISTRY[p['task_type']].card.outputs_shown}, with the "
+                    f"criteria below; order: {REGISTRY[p['task_type']].card.order_policy}.",
                     PARTLY,
                     "Add a screenshot if possible.",
                 ),
@@ -410,18 +384,12 @@ def build(facts: dict) -> dict:
             "double_annotated_share": p["double_annotation_share"],
             "gold_rate": p["gold_rate"],
             "observed_raters_per_item": {str(k): v for k, v in c["raters_per_item"].items()},
-            "order_randomisation": _order(p["task_type"]),
+            "order_randomisation": REGISTRY[p["task_type"]].card.order_policy,
             "n_judgments": c["n_judgments"],
             "n_judgments_used": c["n_included_judgments"],
         },
         "stated_at_export": {field: about[field] for field in _STATED_ONLY if about.get(field)},
     }
-
-
-def _order(task_type: str) -> str:
-    from .card import ORDER_POLICY
-
-    return ORDER_POLICY[task_type]
 
 
 def _collection(counts: dict) -> str:

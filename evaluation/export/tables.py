@@ -1,6 +1,9 @@
 """The tables of an export and their columns, per task type (the README data card describes them
 from here, so the card and the files cannot drift apart)."""
 
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED
+
 from .writers import Column, TableSpec
 
 ITEMS = TableSpec(
@@ -47,18 +50,9 @@ _JUDGMENT_FLAGS = (
 
 
 def judgments_table(task_type: str) -> TableSpec:
-    if task_type == "pairwise":
-        value = Column("value", "label", 'Winner: a system name, or "tie".')
-        extra = (
-            Column("system_b", "string", "The item's second output's system."),
-            Column("outcome", "int", "For `system`: 0 it loses, 1 tie, 2 it wins."),
-        )
-    else:
-        kind = (
-            "on the criterion's integer scale" if task_type == "likert" else "on the criterion's slider range"
-        )
-        value = Column("value", "label", f"The rating, {kind}.")
-        extra = ()
+    values = REGISTRY[task_type].values
+    value = Column("value", "label", values.export_description)
+    extra = tuple(Column(*column) for column in values.export_columns)
     return TableSpec(
         "judgments",
         (*_JUDGMENT_HEAD, value, *_JUDGMENT_TAIL, *extra, *_JUDGMENT_FLAGS),
@@ -68,9 +62,8 @@ def judgments_table(task_type: str) -> TableSpec:
 
 
 def value_type(task_type: str) -> str:
-    """Parquet type of the judgments' ``value``: the winner's name (pairwise), an integer (likert),
-    a number (rankme)."""
-    return {"pairwise": "string", "likert": "int"}.get(task_type, "float")
+    """Parquet type of the judgments' ``value``, as the task type declares it."""
+    return REGISTRY[task_type].values.export_type
 
 
 def scores_table(task_type: str) -> TableSpec:
@@ -78,7 +71,7 @@ def scores_table(task_type: str) -> TableSpec:
         Column("item", "string", "external_id of the item."),
         Column("system", "string", "System of the output."),
     )
-    if task_type == "pairwise":
+    if REGISTRY[task_type].results.kind == COMPARED:
         columns = (
             *head,
             Column("opponent", "string", "The other system of the pair."),

@@ -31,8 +31,10 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.models import Criterion, Item, Judgment, Membership, Output, Project, TaskType
+from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
 from annotation.selectors.quality import ON_WORK_ITEMS
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS
 
 from . import ratings
 
@@ -61,8 +63,9 @@ class ExportScope:
     by_subgroup: bool
 
     @property
-    def pairwise(self) -> bool:
-        return self.project.task_type == TaskType.PAIRWISE
+    def outcomes(self) -> bool:
+        """Judgments are outcomes of the item's first output against its second."""
+        return REGISTRY[self.project.task_type].values.kind == OUTCOME
 
     def judgments(self) -> QuerySet[Judgment]:
         """Current judgments in the export (gold items included, flagged; excluded raters unless
@@ -350,16 +353,16 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         "gold_item",
         "retired_item",
     ]
-    if scope.pairwise:
+    if scope.outcomes:
         judgments = judgments.annotate(
             second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1))
         )
         fields.append("second__system")
     judgments = judgments.order_by(*(["item__subgroup", "id"] if scope.by_subgroup else ["id"]))
     names, excluded, order = scope.rater_names, scope.excluded, _JsonTexts()
-    integer = scope.project.task_type == TaskType.LIKERT
+    integer = REGISTRY[scope.project.task_type].values.kind == POINTS
 
-    if scope.pairwise:
+    if scope.outcomes:
 
         def convert(row):
             (
@@ -402,7 +405,7 @@ def score_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     criterion: n, mean, sample sd, min, max (likert, rankme); n, wins, ties, losses and win rate of
     each system of the pair (pairwise, from that system's side)."""
     order = ["item__subgroup"] if scope.by_subgroup else []
-    if scope.pairwise:
+    if scope.outcomes:
         rows = (
             scope.included()
             .annotate(second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1)))
@@ -516,9 +519,10 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
     (likert), per outcome for the first output as imported (pairwise), per tenth of the scale (rankme)."""
     criteria = Criterion.objects.filter(project=scope.project).order_by("position", "id")
     out = {c.name: {} for c in criteria}
-    if scope.project.task_type == TaskType.RANKME and scope.project.rankme_modulus is not None:
+    values = REGISTRY[scope.project.task_type].values
+    if values.kind == CONTINUOUS and scope.project.rankme_modulus is not None:
         return _modulus_distributions(scope, criteria)
-    if scope.project.task_type == TaskType.RANKME:
+    if values.kind == CONTINUOUS:
         for c in criteria:
             low, high = c.scale_min, c.scale_max
             width = (high - low) / 10
@@ -543,8 +547,8 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
     )
     counts = {(name, value): n for name, value, n in rows}
     for c in criteria:
-        if scope.pairwise:
-            points = [(0.0, "first output loses"), (1.0, "tie"), (2.0, "first output wins")]
+        if scope.outcomes:
+            points = list(zip(values.outcomes, values.distribution_labels, strict=True))
         else:
             points = [(float(v), f"{v:g}") for v in range(int(c.scale_min), int(c.scale_max) + 1)]
         out[c.name] = {label: counts.get((c.name, value), 0) for value, label in points}
@@ -745,7 +749,7 @@ def system_summary(scope: ExportScope) -> dict[str, list[dict]]:
     """Per criterion and system, from the included judgments: n and mean (likert, rankme, raw values),
     or n, wins, ties, losses and win rate (pairwise, counting both sides of every pair)."""
     out: dict[str, list[dict]] = {c["name"]: [] for c in criteria_for_card(scope.project)}
-    if scope.pairwise:
+    if scope.outcomes:
         rows = (
             scope.included()
             .annotate(second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1)))

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from annotation.models import Project
+from annotation.task_types import REGISTRY
 from evaluation.selectors import RatingFrame
 from evaluation.stats import normalise_scores
 
@@ -57,11 +58,5 @@ def human_matrix(
 
 
 def default_normalisation(project: Project) -> str:
-    """RankME sliders are normalised per rater by default (z-scores); Likert ratings are not.
-
-    With a modulus the scores are unbounded magnitude estimates, whose z-scores a single 10,000 would
-    swamp: they take logs centred on each rater's geometric mean instead (Bard et al. 1996).
-    """
-    if project.task_type != "rankme":
-        return "none"
-    return "zscore" if project.rankme_modulus is None else "log"
+    """The normalisation the project's task type declares, without and with a modulus."""
+    return REGISTRY[project.task_type].results.normalisation(project.rankme_modulus)

@@ -6,6 +6,8 @@ from django.utils import timezone
 
 from annotation.models import Criterion, Output, Project
 from annotation.services.bulk_insert import insert_rows
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import SCORED
 from audit.services import audit_record
 from evaluation.models import Calibrator, MetricScore
 from evaluation.selectors import metric_matrix, metric_names_for_project, rating_frame
@@ -39,8 +41,8 @@ def calibrator_fit(
     holds the weights, the held-out correlations, the gain over the best single metric and the
     gain's bootstrap p-value and interval over ``n_resamples`` resamples of the held-out items.
     """
-    if project.task_type == "pairwise":
-        raise NotCorrelatable("pairwise judgments give no score per output to calibrate metrics against")
+    if REGISTRY[project.task_type].results.kind != SCORED:
+        raise NotCorrelatable(f"{project.task_type} judgments give no score per output to calibrate metrics against")
     target = Criterion.objects.filter(project=project, name=criterion).first()
     if target is None:
         raise ValueError(f"criterion {criterion!r} is not in this project")

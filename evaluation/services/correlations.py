@@ -1,6 +1,8 @@
 """Metric–human correlations of a project per criterion, metric, level and method."""
 
-from annotation.models import Project, TaskType
+from annotation.models import Project
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import SCORED
 from evaluation.selectors import metric_matrix, metric_names_for_project, rating_frame
 from evaluation.stats import KENDALL_VARIANT, InsufficientDataError, correlation
 from evaluation.stats.correlation import LEVELS, METHODS
@@ -29,8 +31,8 @@ def metric_correlations(
     """Correlation of every metric with every criterion's human score (the mean rating of each
     output), at each level and with each method. ``systems`` / ``exclude_systems`` choose the
     systems compared (HANNA, for one, leaves its Human stories out)."""
-    if project.task_type == TaskType.PAIRWISE:
-        raise NotCorrelatable("pairwise judgments give no score per output to correlate metrics with")
+    if REGISTRY[project.task_type].results.kind != SCORED:
+        raise NotCorrelatable(f"{project.task_type} judgments give no score per output to correlate metrics with")
     if not 0 <= n_resamples <= MAX_RESAMPLES:
         raise ValueError(f"n_resamples must be from 0 to {MAX_RESAMPLES}")
     for level in levels:

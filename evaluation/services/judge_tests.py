@@ -6,18 +6,18 @@ from itertools import combinations
 
 import numpy as np
 
-from annotation.models import Criterion, Output, Project, TaskType
+from annotation.models import Criterion, Output, Project
 from annotation.selectors import rater_names_for_project
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED, CONTINUOUS, OUTCOME
 from evaluation.models import Judge
 from evaluation.selectors import JudgeUnits, judge_units
 from evaluation.stats import InsufficientDataError, alt_test, consensus, prediction_powered_mean
 
 from ._common import interval, num
 
+
 # pairwise judgments code the first output's outcome 0 loses, 1 tie, 2 wins (annotation.models.Judgment)
-PAIRWISE_LABELS = {0.0: "first loses", 1.0: "tie", 2.0: "first wins"}
-
-
 def _chosen(rows: list, names, what: str) -> list:
     """The rows named (all when ``names`` is empty); ValueError naming the first unknown name."""
     if not names:
@@ -128,7 +128,7 @@ def judge_alt_test_report(
     subgroup, beside a constant judge (``baseline``). The alignment defaults to the share of
     matching labels for pairwise outcomes and minus the RMSE for ratings, as the authors score
     categorical and numeric labels."""
-    alignment = alignment or ("accuracy" if project.task_type == TaskType.PAIRWISE else "neg_rmse")
+    alignment = alignment or ("accuracy" if REGISTRY[project.task_type].values.kind == OUTCOME else "neg_rmse")
     options = {"alignment": alignment, "epsilon": epsilon, "q": q}
     names = rater_names_for_project(project)
     chosen_judges = _judges(project, judges)
@@ -233,7 +233,7 @@ def judge_prediction_powered_report(*, project: Project, judge: str, criteria=No
     out = _judge_row(chosen) | {"confidence": confidence, "criteria": []}
     for criterion in _criteria(project, criteria):
         units = judge_units(judge=chosen, criterion=criterion)
-        if project.task_type == TaskType.PAIRWISE:
+        if REGISTRY[project.task_type].results.kind == COMPARED:
             rows = _pairwise_estimands(units, project, confidence)
         else:
             rows = _ratings_estimands(units, confidence)
@@ -245,8 +245,12 @@ def judge_confusion(*, project: Project, judge: str, criterion: str) -> dict:
     """The judge's label against the human majority (a single most frequent label; units where the
     top labels tie are left out and counted), each cell with its units. Likert judges' averaged
     ratings are rounded to the nearest scale point."""
-    if project.task_type == TaskType.RANKME:
-        raise ValueError("a confusion table needs categories; RankME ratings are continuous (see the alt-test)")
+    values = REGISTRY[project.task_type].values
+    if values.kind == CONTINUOUS:
+        raise ValueError(
+            f"a confusion table needs categories; {REGISTRY[project.task_type].card.name} ratings are continuous "
+            "(see the alt-test)"
+        )
     (chosen,) = _one_judge(project, judge)
     if not criterion:
         raise ValueError("name the criterion (criterion=...)")
@@ -254,9 +258,10 @@ def judge_confusion(*, project: Project, judge: str, criterion: str) -> dict:
     units = judge_units(judge=chosen, criterion=target)
     majority = consensus(units.humans, statistic="alpha_nominal") if len(units.raters) else np.full(0, np.nan)
     machine = np.round(units.judge)
-    if project.task_type == TaskType.PAIRWISE:
-        labels = list(PAIRWISE_LABELS)
-        name = PAIRWISE_LABELS.get
+    if values.kind == OUTCOME:
+        names = dict(zip(values.outcomes, values.outcome_labels, strict=True))
+        labels = list(names)
+        name = names.get
     else:
         labels = [float(v) for v in range(int(target.scale_min), int(target.scale_max) + 1)]
         machine = np.clip(machine, target.scale_min, target.scale_max)

@@ -14,13 +14,14 @@ from datetime import date
 import numpy as np
 from django.db import transaction
 
-from annotation.models import Criterion, Output, Project, TaskType
+from annotation.models import Criterion, Output, Project
 from annotation.selectors import rater_names_for_project
 from annotation.services import ImportRejected, ImportReport
 from annotation.services.bulk_insert import insert_rows
 from annotation.services.import_records import BadRecord, records
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from annotation.task_types.base import scale_number
+from annotation.task_types.facts import OUTCOME, POINTS
 from audit.services import audit_record
 from evaluation.models import Judge, JudgeRating, MetricScore
 from evaluation.selectors import included_judgments
@@ -39,7 +40,7 @@ class _Index:
 
     def __init__(self, project: Project):
         self.task_type = REGISTRY[project.task_type]
-        self.pairwise = project.task_type == TaskType.PAIRWISE
+        self.outcomes = self.task_type.values.kind == OUTCOME
         self.criteria = {
             c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus))
             for c in Criterion.objects.filter(project=project)
@@ -94,7 +95,7 @@ class _Index:
                 f"criterion {record['criterion']!r} is not one of {', '.join(map(repr, self.criteria))}"
             )
         systems = list(outputs)
-        if self.pairwise:
+        if self.outcomes:
             system, value, _ = self.task_type.code_value(record["value"], criterion[1], systems, None)
         else:
             system = record.get("system")
@@ -181,15 +182,17 @@ def judge_from_metric(
     if target is None:
         raise ValueError(f"criterion {criterion!r} is not in this project")
     cuts = [float(t) for t in thresholds]
-    if project.task_type == TaskType.LIKERT:
+    kind = REGISTRY[project.task_type].values.kind
+    if kind == POINTS:
         points = int(target.scale_max - target.scale_min) + 1
         if len(cuts) != points - 1 or cuts != sorted(cuts):
             raise ValueError(f"give {points - 1} increasing thresholds for a {points}-point scale")
-    elif project.task_type == TaskType.PAIRWISE:
+    elif kind == OUTCOME:
         if len(cuts) != 1 or cuts[0] < 0:
-            raise ValueError("give one non-negative margin for a pairwise judge")
+            raise ValueError(f"give one non-negative margin for a {project.task_type} judge")
     else:
-        raise ValueError("metric judges with thresholds are defined for likert and pairwise projects")
+        categorical = [slug for slug, t in REGISTRY.items() if t.values.kind in (POINTS, OUTCOME)]
+        raise ValueError(f"metric judges with thresholds are defined for {' and '.join(categorical)} projects")
     scores = dict(
         MetricScore.objects.filter(project=project, name=metric, value__isnull=False).values_list(
             "output_id", "value"
@@ -207,7 +210,7 @@ def judge_from_metric(
     )
     JudgeRating.objects.filter(judge=judge, criterion=target).delete()
     rows = []
-    if project.task_type == TaskType.LIKERT:
+    if kind == POINTS:
         rows = [
             (judge.id, oid, target.id, target.scale_min + float(np.searchsorted(cuts, v, side="right")))
             for oid, v in scores.items()
@@ -257,7 +260,7 @@ def judge_agreement_report(
     if not 0 <= n_resamples <= MAX_RESAMPLES:
         raise ValueError(f"n_resamples must be from 0 to {MAX_RESAMPLES}")
     statistics = (
-        ["alpha_nominal"] if project.task_type == TaskType.PAIRWISE else ["alpha_interval", "pearson"]
+        ["alpha_nominal"] if REGISTRY[project.task_type].values.kind == OUTCOME else ["alpha_interval", "pearson"]
     )
     judge_rows = list(Judge.objects.filter(project=project).order_by("name"))
     if judges:
@@ -270,7 +273,7 @@ def judge_agreement_report(
         "confidence": confidence,
         "n_resamples": n_resamples,
         "seed": seed,
-        "unit": "item" if project.task_type == TaskType.PAIRWISE else "output",
+        "unit": REGISTRY[project.task_type].agreement.unit,
         "criteria": [],
     }
     for criterion in chosen:

@@ -5,7 +5,9 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from annotation.models import Project, TaskType
+from annotation.models import Project
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED
 from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame, retired_item_counts
 from evaluation.stats import (
     INTERVAL_METHODS,
@@ -73,7 +75,7 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
         "excluded": exclusion_counts(project),
         "retired": retired_item_counts(project),
     }
-    if project.task_type == TaskType.PAIRWISE:
+    if REGISTRY[project.task_type].results.kind == COMPARED:
         frame = pairwise_frame(project)
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
     else:
@@ -110,11 +112,12 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
         rng=rng,
         method=options.interval,
     )
+    results = REGISTRY[project.task_type].results
     distribution = (
-        score_distribution(frame.value, systems=frame.system) if project.task_type == "likert" else {}
+        score_distribution(frame.value, systems=frame.system) if results.score_distribution else {}
     )
     ranks = {}
-    if project.task_type == TaskType.RANKME:
+    if results.mean_ranks:
         screens = np.array(
             [f"{r}:{i}" for r, i in zip(frame.rater.tolist(), frame.item.tolist(), strict=True)]
         )

@@ -8,8 +8,10 @@ from dataclasses import asdict
 import numpy as np
 from django.db import transaction
 
-from annotation.models import Criterion, Judgment, Project, TaskType
+from annotation.models import Criterion, Judgment, Project
 from annotation.services.item_import import item_targets_replan
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
 from evaluation.selectors import pairwise_frame, rating_frame
 from evaluation.stats import (
@@ -56,7 +58,7 @@ def _pilot_columns(pilot: list) -> tuple[np.ndarray, ...]:
 def _project_columns(project: Project, criterion: Criterion) -> tuple[np.ndarray, ...]:
     """(item, system, rater, value, opponent): for pairwise the system is the item's first, the
     value its outcome on the 0..1 scale of a win rate (ties half) and the opponent the second."""
-    if project.task_type == TaskType.PAIRWISE:
+    if REGISTRY[project.task_type].results.kind == COMPARED:
         f = pairwise_frame(project, criterion=criterion.name)
         return f.item, f.first, f.rater, f.outcome / 2, f.second
     f = rating_frame(project, criterion=criterion.name)
@@ -112,8 +114,8 @@ def study_plan(
     the pilot."""
     if comparison not in COMPARISONS:
         raise ValueError(f"comparison must be one of {', '.join(COMPARISONS)}")
-    if project.task_type == TaskType.PAIRWISE and comparison == "mean_difference":
-        raise ValueError("pairwise judgments give win rates: compare by win_rate or bradley_terry")
+    if REGISTRY[project.task_type].results.kind == COMPARED and comparison == "mean_difference":
+        raise ValueError(f"{project.task_type} judgments give win rates: compare by win_rate or bradley_terry")
     if not 0 < target_power < 1:
         raise ValueError(f"target_power must be between 0 and 1, got {target_power!r}")
     if not 1 <= n_simulations <= MAX_SIMULATIONS:

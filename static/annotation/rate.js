@@ -5,7 +5,6 @@
  * screen, which the server sends back in the same response, replaces this one in place. */
 (function () {
   "use strict";
-  var PAIRWISE_KEYS = { a: "A", "1": "A", t: "tie", "0": "tie", b: "B", "2": "B" };
   var STEP_KEYS = { ArrowRight: 1, ArrowUp: 1, PageUp: 1, End: 1, ArrowLeft: -1, ArrowDown: -1, PageDown: -1, Home: -1 };
   var s = null;  // the screen now shown: {form, task, servedAt, status, submit, groups, sending}
 
@@ -157,10 +156,20 @@
     });
   }
 
+  // [value, as a point] a key picks in a group: from the group's own keys (data-keys, which its task type's
+  // template declares), else a digit picks that point of the scale.
+  function keyChoice(g, key) {
+    if (g.dataset.keys) {
+      var value = JSON.parse(g.dataset.keys)[key];
+      return value ? [value, false] : null;
+    }
+    return /^[0-9]$/.test(key) ? [key, true] : null;
+  }
+
   function start() {
     var form = document.getElementById("rate-form");
     if (!form) { s = null; return; }
-    s = { form: form, task: form.dataset.task, servedAt: Date.now(), sending: false,
+    s = { form: form, servedAt: Date.now(), sending: false,
           status: document.getElementById("rate-status"), submit: document.getElementById("rate-submit"),
           groups: Array.prototype.slice.call(form.querySelectorAll("fieldset.q")) };
     s.groups.forEach(function (g) {
@@ -195,11 +204,8 @@
     }
     if (typing || !g || isSlider(g)) return;
     var key = e.key.toLowerCase();
-    if (s.task === "pairwise" && PAIRWISE_KEYS[key]) {
-      if (choose(g, PAIRWISE_KEYS[key], false)) e.preventDefault();
-    } else if (s.task !== "pairwise" && /^[0-9]$/.test(key)) {
-      if (choose(g, key, true)) e.preventDefault();
-    }
+    var pick = keyChoice(g, key);
+    if (pick && choose(g, pick[0], pick[1])) e.preventDefault();
   });
 
   start();

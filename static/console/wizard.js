@@ -10,12 +10,13 @@
   const total = form.querySelector(`input[name="${prefix}-TOTAL_FORMS"]`);
   const template = document.getElementById("criterion-template");
   const defaults = JSON.parse(document.getElementById("criterion-defaults").textContent);
+  const scaleless = JSON.parse(document.getElementById("scaleless-types").textContent);
   const frame = document.getElementById("preview-frame");
   const status = document.getElementById("preview-status");
   const notes = document.getElementById("preview-notes");
   const instructions = document.getElementById("instructions-preview");
 
-  const taskType = () => (form.querySelector('input[name="task_type"]:checked') || {}).value || "likert";
+  const taskType = () => (form.querySelector('input[name="task_type"]:checked') || {}).value || Object.keys(defaults)[0];
   const liveRows = () => [...rows.querySelectorAll("[data-criterion-row]")].filter((r) => !r.hidden);
   const field = (row, name) => row.querySelector(`[name$="-${name}"]`);
 
@@ -44,7 +45,7 @@
 
   function showForType(type) {
     form.querySelectorAll("[data-hint]").forEach((p) => { p.hidden = p.dataset.hint !== type; });
-    rows.querySelectorAll("[data-scale], .c-labels").forEach((el) => { el.hidden = type === "pairwise"; });
+    rows.querySelectorAll("[data-scale], .c-labels").forEach((el) => { el.hidden = scaleless.includes(type); });
   }
 
   function enhance(row) {

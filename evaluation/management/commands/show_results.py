@@ -1,5 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
 from evaluation.services import ResultOptions, judge_agreement_report, metric_correlations, results_compute
 from evaluation.stats.correlation import LEVELS, METHODS
@@ -59,11 +61,12 @@ class Command(BaseCommand):
             f"{project.name} ({project.task_type}): {results['n_judgments']} judgments; left out "
             f"{excluded['gold_items']} on gold items, {excluded['excluded_raters']} from excluded raters"
         )
+        compares = REGISTRY[project.task_type].results.kind == COMPARED
         for c in results["criteria"]:
             out(f"\n== {c['criterion']} ({c['n_items']} items, {c['n_raters']} raters)")
             if c["error"]:
                 out(f"   {c['error']}")
-            if project.task_type == "pairwise":
+            if compares:
                 rows = [["system", "n", "win rate", "strength", "95% CI"]] + [
                     [
                         s["system"],
@@ -106,7 +109,7 @@ class Command(BaseCommand):
             if len(pairs) > 1:
                 out("")
                 out(table(pairs))
-        if project.task_type != "pairwise" and metric_names_for_project(project).exists():
+        if not compares and metric_names_for_project(project).exists():
             report = metric_correlations(
                 project=project,
                 levels=[level],

@@ -7,7 +7,8 @@ takes any positive score relative to it (magnitude estimation: 200 = twice as go
 import math
 import random
 
-from .base import TaskType, TaskTypeError, check_gold_criteria, check_system, number, scale_number
+from ..base import TaskType, TaskTypeError, check_gold_criteria, check_system, number, scale_number
+from ..facts import TOP_FIRST
 
 DEFAULT_RANGE = (0.0, 100.0)
 # With a modulus the slider spans this many powers of ten either side of it (typed numbers go further).
@@ -37,6 +38,8 @@ class RankME(TaskType):
     template_name = "annotation/rankme/rate.html"
     level_of_measurement = "interval"
     min_outputs = 2
+    takes_modulus = True
+    position_bias = TOP_FIRST
 
     def draw_order(self, systems, rng, left_balance, *, randomise=True):
         """The outputs in the order of the next row of the rater's Latin square: each rater's screens cycle
@@ -101,6 +104,13 @@ class RankME(TaskType):
         check_system(system, systems, "system")
         return system, scale_number(value, criterion, "value"), ""
 
+    def repeat_same(self, value, before, low, high, modulus):
+        """Near enough counts as the same: within a tenth of the scale; with a modulus (unbounded magnitudes),
+        within a tenth of the log slider's span, i.e. a factor of 10**0.4 (about 2.5)."""
+        if modulus is not None:
+            return abs(math.log10(value / before)) <= 2 * LOG_DECADES / 10
+        return abs(value - before) <= (high - low) / 10
+
     def slider(self, criterion: dict, answer, modulus: float | None) -> dict:
         """How a screen draws one slider: its ends, start, keyboard step and position for ``answer`` (an unset
         linear slider has no value for the rater: the script hides its thumb and starts it from an end).
@@ -133,5 +143,3 @@ def _as_number(answer) -> float | None:
         return None
     return x if math.isfinite(x) else None
 
-
-TYPE = RankME()

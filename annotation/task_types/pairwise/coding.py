@@ -2,7 +2,8 @@
 their left/right order drawn per assignment and recorded, judgments mapped back to systems."""
 import json
 
-from .base import TaskType, TaskTypeError, check_gold_criteria, check_system
+from ..base import TaskType, TaskTypeError, check_gold_criteria, check_system
+from ..facts import LEFT_WINS
 
 TIE = "tie"
 # What a rating screen answers, as displayed: the left output, a tie, the right output.
@@ -27,6 +28,7 @@ class Pairwise(TaskType):
     min_outputs = 2
     max_outputs = 2
     per_output = False
+    position_bias = LEFT_WINS
     category_note = ("Outcomes are coded for the item's first output as imported (\"first wins\": it was preferred),"
                      " whatever side each rater saw it on.")
 
@@ -97,6 +99,11 @@ class Pairwise(TaskType):
                                 f"(the left output, a tie, the right output), got {value!r}")
         return None, TIE if value == TIE else shown_systems[0 if value == "A" else 1]
 
+    def degraded_outputs(self, outputs, degrade, suffix):
+        """The first output intact beside its damaged copy: the intact side should win."""
+        system, text = outputs[0]
+        return [(system, text), (system + suffix, degrade(text))]
+
     def gold_rows(self, gold):
         return [{"criterion": criterion, "system": "",
                  "expected": "a tie" if winner == TIE else f"{winner} is better"} for criterion, winner in gold.items()]
@@ -112,5 +119,3 @@ class Pairwise(TaskType):
                                {"value": "B", "label": "B is better"}])
         return screen
 
-
-TYPE = Pairwise()

@@ -1,6 +1,6 @@
 """Likert scales (direct assessment): one input, one or more outputs, each rated on each criterion's
 integer scale, e.g. 1–5 fluency as in the HANNA and SummEval protocols."""
-from .base import (
+from ..base import (
     CriterionScale,
     TaskType,
     TaskTypeError,
@@ -76,6 +76,9 @@ class Likert(TaskType):
         x = in_scale(integer(value, "value"), criterion, "value")
         return system, float(x), ""
 
+    def screen_answer(self, value):
+        return int(value)
+
     def screen_criterion(self, criterion):
         screen = super().screen_criterion(criterion)
         points = range(int(criterion.scale_min), int(criterion.scale_max) + 1)
@@ -83,5 +86,3 @@ class Likert(TaskType):
         screen["choices"] = [{"value": v, "label": label} for v, label in zip(points, labels, strict=True)]
         return screen
 
-
-TYPE = Likert()

@@ -1,0 +1,136 @@
+"""What a task type declares for the apps above annotation (agreement, evaluation, console): frozen facts
+they read through the registry, so that no code outside the task type packages branches on a type's name.
+
+Names of statistics are those of ``agreement.services.statistic_plans.STATISTICS``; export columns are
+``(name, type, description)`` as ``evaluation.export.tables.Column`` takes them."""
+
+from dataclasses import dataclass
+
+# What a coded judgment value is (Values.kind).
+POINTS = "points"  # a whole number on the criterion's scale; its categories are the scale's points
+CONTINUOUS = "continuous"  # a number on the criterion's range (or relative to a modulus); no categories
+OUTCOME = "outcome"  # the outcome of the item's first output against its second; categories Values.outcomes
+
+# What results are computed from the judgments (Results.kind).
+SCORED = "scored"  # a score per output: means per system with bootstrap intervals
+COMPARED = "compared"  # an outcome per pair of outputs: wins, ties, losses and Bradley–Terry strengths
+
+# How quality control reads the order an assignment showed (Quality.position_bias).
+LEFT_WINS = "left_wins"  # a pair: the left output's share of the decided judgments
+TOP_FIRST = "top_first"  # k outputs: the first-shown output's share of the screens' single top scores
+
+
+@dataclass(frozen=True)
+class Values:
+    """The coded judgment values: their ``kind``; ``outcomes`` (OUTCOME) the coded outcomes, lowest first,
+    ``outcome_labels`` their names in judge tables and ``distribution_labels`` in the data card's label
+    distributions; ``export_type`` the parquet type of the
+    judgments' ``value`` column, described by ``export_description``; ``export_columns`` the judgments
+    table's columns only this type has."""
+
+    kind: str
+    export_type: str
+    export_description: str
+    outcomes: tuple[float, ...] = ()
+    outcome_labels: tuple[str, ...] = ()
+    distribution_labels: tuple[str, ...] = ()
+    export_columns: tuple[tuple[str, str, str], ...] = ()
+
+    def categories(self, scale_min: float | None, scale_max: float | None) -> tuple[float, ...] | None:
+        """The declared, ordered categories of a criterion (None for continuous values)."""
+        if self.kind == OUTCOME:
+            return self.outcomes
+        if self.kind == POINTS:
+            return tuple(float(x) for x in range(int(scale_min), int(scale_max) + 1))
+        return None
+
+
+@dataclass(frozen=True)
+class AgreementPlan:
+    """``label`` statistics run on every criterion scope (the first is the main one, bootstrapped, at
+    ``level``); ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa
+    weightings per rater pair (None: pairs get interval alpha instead); ``unit`` what a reliability
+    unit is (an output, or an item when one judgment covers the screen)."""
+
+    level: str
+    label: tuple[str, ...]
+    slice: tuple[str, ...]
+    pair_weights: tuple[str | None, ...] | None
+    unit: str = "output"
+
+
+@dataclass(frozen=True)
+class Results:
+    """What results are computed (``kind``); the normalisation of values by default, and with a project
+    modulus; whether the results page counts each scale point (``score_distribution``) and ranks the
+    outputs within each screen (``mean_ranks``)."""
+
+    kind: str
+    default_normalisation: str = "none"
+    modulus_normalisation: str = "none"
+    score_distribution: bool = False
+    mean_ranks: bool = False
+
+    def normalisation(self, modulus: float | None) -> str:
+        return self.default_normalisation if modulus is None else self.modulus_normalisation
+
+
+@dataclass(frozen=True)
+class Card:
+    """The data card's and HEDS sheet's wording. ``scale`` / ``heds_scale`` word a criterion's scale
+    (a criterion dict of the export facts, and the project's modulus or None): ``heds_scale`` gives
+    (number of values or "continuous", the values); ``aggregation`` how system scores are made (with a
+    modulus: ``aggregation_with_modulus``); ``distribution_bins`` how the label distributions bin values
+    (without and with a modulus); ``shown_first`` what the first shown output is, for the order share;
+    ``outputs_shown`` what a screen shows of the outputs."""
+
+    name: str
+    description: str
+    order_policy: str
+    shown_first: str
+    elicitation: str
+    instrument: str
+    assessment: str
+    scale: object  # Callable[[dict, float | None], str]
+    heds_scale: object  # Callable[[dict, float | None], tuple[int | str, str]]
+    aggregation: str
+    aggregation_with_modulus: str = ""
+    distribution_bins: tuple[str, str] = (".", ".")
+    outputs_shown: str = "the outputs"
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The demo study of this type (``annotation.services.demo``): its project's name, how many of the demo
+    systems it compares, its criteria and instructions; ``answers(criterion, scores, rng)`` a simulated
+    rater's answers on one screen from their 1–5 ``scores`` of the outputs in display order."""
+
+    name: str
+    n_systems: int
+    criteria: tuple[dict, ...]
+    instructions: str
+    answers: object  # Callable[[str, list[float], random.Random], list[dict]]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the lead console starts a project of this type from: the ``criterion`` a new project gets, how
+    many outputs a sample item has (the screen preview's, the demo items'), and the hint beside the criteria;
+    the ``demo`` study; ``has_scale`` False when criteria take no scale (the console hides its fields)."""
+
+    criterion: dict
+    sample_outputs: int
+    hint: str
+    demo: Demo
+    has_scale: bool = True
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything a task type declares for the other apps (each a field of its TaskType)."""
+
+    values: Values
+    agreement: AgreementPlan
+    results: Results
+    card: Card
+    setup: Setup
