@@ -27,6 +27,7 @@ can wait on each other in a cycle (on PostgreSQL such a cycle is a deadlock, and
 2. assignment rows (the one being answered, or the leases being released);
 3. item rows, in id order (their ``n_leased`` / ``n_judged`` counters).
 """
+
 import functools
 import hashlib
 import hmac
@@ -94,9 +95,11 @@ class RaterNotAdmitted(RaterRefused):
     status_code = 403
 
 
-NOT_ADMITTED = ("Thank you for your time on the training. Your answers there did not reach the mark this study "
-                "needs for its real work, so there is no more work for you here. The study's lead has been told "
-                "and may still let you in.")
+NOT_ADMITTED = (
+    "Thank you for your time on the training. Your answers there did not reach the mark this study "
+    "needs for its real work, so there is no more work for you here. The study's lead has been told "
+    "and may still let you in."
+)
 
 
 class ProjectNotLive(RaterRefused):
@@ -129,11 +132,12 @@ def rater_may_work_check(*, project: Project, role: str | None, is_paused: bool)
     if project.status == Project.Status.CLOSED:
         raise ProjectNotLive("This project is closed: it serves no more items and takes no more judgments.")
     if project.status != Project.Status.LIVE:
-        raise ProjectNotLive(f"This project is {project.get_status_display().lower()}: no items are served "
-                             "and no judgments are taken until its lead makes it live again.")
+        raise ProjectNotLive(
+            f"This project is {project.get_status_display().lower()}: no items are served "
+            "and no judgments are taken until its lead makes it live again."
+        )
     if is_paused:
-        raise RaterPaused("The project's lead has paused your work on this project; "
-                          "please ask them before you go on.")
+        raise RaterPaused("The project's lead has paused your work on this project; please ask them before you go on.")
 
 
 def rater_admitted_check(*, project: Project, rater_id: int) -> None:
@@ -167,8 +171,7 @@ def assignment_expire(*, project_id: int | None = None, now: datetime | None = N
             due = due.filter(project_id=project_id)
         # Unordered on purpose: ORDER BY id would let the planner walk the primary key through every
         # assignment; the partial index assignment_active_expiry finds the few that are due.
-        rows = list(due.select_for_update(skip_locked=True).order_by().values_list("id", "item_id")
-                    [:EXPIRE_BATCH])
+        rows = list(due.select_for_update(skip_locked=True).order_by().values_list("id", "item_id")[:EXPIRE_BATCH])
         assignment_leases_release(rows)
     return len(rows)
 
@@ -197,8 +200,7 @@ def assignment_lock_for_rater(*, rater, assignment_id: int) -> tuple[Assignment,
 
 def _taken_by(rater) -> Exists:
     """The rater holds or held the item (any assignment but an expired one)."""
-    return Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater)
-                  .exclude(status=Assignment.Status.EXPIRED))
+    return Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater).exclude(status=Assignment.Status.EXPIRED))
 
 
 # The two queues, in the order they are served: items someone started and that still want a rater,
@@ -214,16 +216,44 @@ STARTED_WINDOW = 500
 # (in id order, through the index) in their own order; an empty window falls back to the plain queue. A wider
 # window shuffles more of a large project but sorts more rows on every call (about 0.2 ms for 128, 0.7 for 500).
 ORDER_WINDOW = 128
-# The rater's order: ascending ((id mod ORDER_PRIME) * a + b) mod ORDER_PRIME, then id, where (a, b) come
-# from Membership.order_seed (order_key_params). A bijection of ids below ORDER_PRIME, so with the seed
-# recorded on the membership the order a rater was served in can be recomputed.
+# The rater's order: ascending key (order_key), then id, where the key's eight numbers come from
+# Membership.order_seed (order_key_params), so with the seed recorded the order a rater was served in can be
+# recomputed. The key applies twice a product of two affine maps modulo ORDER_PRIME (each factor below it, so
+# every product fits a BIGINT). One affine map alone orders evenly spaced ids (as a project's items are) in long
+# ascending runs: the first ten of thirty came out sorted for about one seed in fifteen. Composed, the orders of
+# thirty such ids have ascending runs as long and as often as random permutations do (tests/annotation/allocation).
 ORDER_PRIME = 2_147_483_647
-_ORDER_KEY = f"((i.id %% {ORDER_PRIME}) * %s + %s) %% {ORDER_PRIME}, i.id"
+_ORDER_INNER = (
+    f"((((i.id %% {ORDER_PRIME}) * %s + %s) %% {ORDER_PRIME}) "
+    f"* (((i.id %% {ORDER_PRIME}) * %s + %s) %% {ORDER_PRIME})) %% {ORDER_PRIME}"
+)
+_ORDER_KEY = (
+    f"(((({_ORDER_INNER}) * %s + %s) %% {ORDER_PRIME}) "
+    f"* ((({_ORDER_INNER}) * %s + %s) %% {ORDER_PRIME})) %% {ORDER_PRIME}, i.id"
+)
+
+OrderKey = tuple[int, int, int, int, int, int, int, int]
 
 
-def order_key_params(seed: int) -> tuple[int, int]:
-    """(a, b) of a rater's order key (see ORDER_PRIME) from their recorded ``order_seed``."""
-    return 1 + seed % (ORDER_PRIME - 1), (seed // ORDER_PRIME) % ORDER_PRIME
+def order_key_params(seed: int) -> OrderKey:
+    """The eight numbers of a rater's order key (see ORDER_PRIME) from their recorded ``order_seed``."""
+    draw = random.Random(seed)
+    return tuple(draw.randrange(1, ORDER_PRIME) for _ in range(8))
+
+
+def _quadratic(x: int, a: int, b: int, c: int, d: int) -> int:
+    return ((x * a + b) % ORDER_PRIME) * ((x * c + d) % ORDER_PRIME) % ORDER_PRIME
+
+
+def order_key(item_id: int, params: OrderKey) -> int:
+    """An item's place in a rater's order, as the lease's SQL computes it (ties broken by id)."""
+    return _quadratic(_quadratic(item_id % ORDER_PRIME, *params[:4]), *params[4:])
+
+
+def _order_key_sql_params(params: OrderKey) -> tuple[int, ...]:
+    """The parameters of _ORDER_KEY, whose inner product appears twice."""
+    inner, (e, f, g, h) = params[:4], params[4:]
+    return (*inner, e, f, *inner, g, h)
 
 
 # The allocation's filters (annotation.services.allocation), when the project has a design: the items of the
@@ -231,26 +261,31 @@ def order_key_params(seed: int) -> tuple[int, int]:
 # has to judge and that no place still awaiting its first rater is planned for.
 _OWN = "({t}.plan_mask & %s) <> 0 OR {t}.plan_mask = 0"
 _VACATED = "({t}.plan_mask & %s) <> 0 AND ({t}.plan_mask & %s) = 0"
-_VACATED_FREE = ("NOT EXISTS (SELECT 1 FROM {memberships} m WHERE m.project_id = i.project_id "
-                 "AND m.plan_position IS NOT NULL AND (i.plan_mask & (CAST(1 AS BIGINT) << m.plan_position)) <> 0 "
-                 "AND NOT EXISTS (SELECT 1 FROM {assignments} h WHERE h.item_id = i.id AND h.rater_id = m.user_id "
-                 "AND h.status <> 'expired'))")
+_VACATED_FREE = (
+    "NOT EXISTS (SELECT 1 FROM {memberships} m WHERE m.project_id = i.project_id "
+    "AND m.plan_position IS NOT NULL AND (i.plan_mask & (CAST(1 AS BIGINT) << m.plan_position)) <> 0 "
+    "AND NOT EXISTS (SELECT 1 FROM {assignments} h WHERE h.item_id = i.id AND h.rater_id = m.user_id "
+    "AND h.status <> 'expired'))"
+)
 
 
 @functools.cache
 def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> str:
     """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: when ``shuffled``, for
     the queue's window, the project and the plan's masks; then project, project, rater, the plan's masks; and
-    when ``shuffled`` the rater's order key (a, b)). Shuffled, the first item is the first in the rater's order
-    among the window; unshuffled (the untouched queue's fallback) the first in id order, without a window."""
+    when ``shuffled`` the rater's order key (_order_key_sql_params)). Shuffled, the first item is the first in
+    the rater's order among the window; unshuffled (the untouched queue's fallback) the first in id order, without
+    a window."""
     items, assignments = Item._meta.db_table, Assignment._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
     # per-row NOT EXISTS the planner may walk the primary key through other projects' items, or probe
     # the assignments once per row when its statistics are stale.
-    where = (f"i.project_id = %s AND i.gold IS NULL AND i.retired_at IS NULL AND {queue.format(t='i')} "
-             f"AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.project_id = %s "
-             f"AND a.rater_id = %s AND a.status <> 'expired')")
+    where = (
+        f"i.project_id = %s AND i.gold IS NULL AND i.retired_at IS NULL AND {queue.format(t='i')} "
+        f"AND i.id NOT IN (SELECT a.item_id FROM {assignments} a WHERE a.project_id = %s "
+        f"AND a.rater_id = %s AND a.status <> 'expired')"
+    )
     planned = {None: "", "own": _OWN, "vacated": _VACATED}[plan]
     if planned:
         where += f" AND ({planned.format(t='i')})"
@@ -263,13 +298,17 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> st
         # are checked and sorted.
         size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
         window = f" AND ({planned.format(t='s')})" if planned else ""
-        window = (f"SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
-                  f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size}")
+        window = (
+            f"SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
+            f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size}"
+        )
         among = f"i.id = ANY(ARRAY({window}))" if connection.vendor == "postgresql" else f"i.id IN ({window})"
         where, order = f"{among} AND {where}", _ORDER_KEY
-    return (f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
-            f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}) "
-            f'RETURNING id, input, "references", degraded_from_id')
+    return (
+        f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
+        f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}) "
+        f'RETURNING id, input, "references", degraded_from_id'
+    )
 
 
 @dataclass(frozen=True)
@@ -300,8 +339,7 @@ def _vacated_filter(project: Project) -> PlanFilter | None:
     return PlanFilter("vacated", (vacated, awaited))
 
 
-def _lease_open_item(project_id: int, rater_id: int, order: tuple[int, int],
-                     plan: PlanFilter | None = None) -> Item | None:
+def _lease_open_item(project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None) -> Item | None:
     """Takes a slot on the first item open to the rater in their order ``order`` (order_key_params), started
     items first; one statement per queue, and one more when the untouched queue's window has nothing left.
 
@@ -314,7 +352,7 @@ def _lease_open_item(project_id: int, rater_id: int, order: tuple[int, int],
     base = [project_id, project_id, rater_id, *masks]
     tries = ((_STARTED, True), (_UNTOUCHED, True), (_UNTOUCHED, False))
     for queue, shuffled in tries:
-        params = [project_id, *masks, *base, *order] if shuffled else base
+        params = [project_id, *masks, *base, *_order_key_sql_params(order)] if shuffled else base
         leased = list(Item.objects.raw(_lease_sql(queue, plan.plan if plan else None, shuffled), params))
         if leased:
             return leased[0]
@@ -323,14 +361,21 @@ def _lease_open_item(project_id: int, rater_id: int, order: tuple[int, int],
 
 def _pick(candidates) -> Item | None:
     """Locks one item of ``candidates`` that is not retired (passing over rows others hold) drawn at random."""
-    return (candidates.filter(retired_at__isnull=True).order_by("?")
-            .select_for_update(skip_locked=True, of=("self",)).first())
+    return (
+        candidates.filter(retired_at__isnull=True)
+        .order_by("?")
+        .select_for_update(skip_locked=True, of=("self",))
+        .first()
+    )
 
 
 def _gold_item(project: Project, rater, *, training: bool) -> Item | None:
     """A gold item of the training or of the checking pool this rater has not had."""
-    return _pick(Item.objects.filter(project=project, gold__isnull=False, training=training)
-                 .exclude(_taken_by(rater)).only(*SCREEN_ITEM_FIELDS))
+    return _pick(
+        Item.objects.filter(project=project, gold__isnull=False, training=training)
+        .exclude(_taken_by(rater))
+        .only(*SCREEN_ITEM_FIELDS)
+    )
 
 
 def _repeat_item(project: Project, rater) -> Item | None:
@@ -339,24 +384,32 @@ def _repeat_item(project: Project, rater) -> Item | None:
     done = Assignment.objects.filter(project=project, rater=rater, status=Assignment.Status.DONE)
     recent = done.order_by("-completed_at").values("item_id")[:REPEAT_GAP]
     original = done.filter(item_id=OuterRef("repeat_of_id")).values("shown_order")[:1]
-    return _pick(Item.objects.filter(project=project, repeat_of__in=done.exclude(item_id__in=recent).values("item_id"))
-                 .exclude(_taken_by(rater)).annotate(original_order=Subquery(original))
-                 .only(*SCREEN_ITEM_FIELDS, "repeat_of_id"))
+    return _pick(
+        Item.objects.filter(project=project, repeat_of__in=done.exclude(item_id__in=recent).values("item_id"))
+        .exclude(_taken_by(rater))
+        .annotate(original_order=Subquery(original))
+        .only(*SCREEN_ITEM_FIELDS, "repeat_of_id")
+    )
 
 
 def _degraded_item(project: Project, rater) -> Item | None:
     """An open degraded copy the rater has not had."""
-    return _pick(Item.objects.filter(project=project, degraded_from__isnull=False,
-                                     n_target__gt=F("n_judged") + F("n_leased"))
-                 .exclude(_taken_by(rater)).only(*SCREEN_ITEM_FIELDS))
+    return _pick(
+        Item.objects.filter(project=project, degraded_from__isnull=False, n_target__gt=F("n_judged") + F("n_leased"))
+        .exclude(_taken_by(rater))
+        .only(*SCREEN_ITEM_FIELDS)
+    )
 
 
-_PICKS = {Assignment.ServedAs.TRAINING: functools.partial(_gold_item, training=True),
-          Assignment.ServedAs.GOLD: functools.partial(_gold_item, training=False),
-          Assignment.ServedAs.REPEAT: _repeat_item, Assignment.ServedAs.DEGRADED: _degraded_item}
+_PICKS = {
+    Assignment.ServedAs.TRAINING: functools.partial(_gold_item, training=True),
+    Assignment.ServedAs.GOLD: functools.partial(_gold_item, training=False),
+    Assignment.ServedAs.REPEAT: _repeat_item,
+    Assignment.ServedAs.DEGRADED: _degraded_item,
+}
 
 
-def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: tuple[int, int]) -> Item | None:
+def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: OrderKey) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
     place ``own`` in a designed project, then of the vacated places), a control picked at random. Either is
     one locking read and one write, so a control screen costs the statements a work screen costs."""
@@ -373,8 +426,11 @@ def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: tu
 
 def _screens_served(project_id: int, rater_id: int) -> int:
     """Screens the rater was served in the project, control screens included (expired leases are not)."""
-    return Assignment.objects.filter(project_id=project_id, rater_id=rater_id).exclude(
-        status=Assignment.Status.EXPIRED).count()
+    return (
+        Assignment.objects.filter(project_id=project_id, rater_id=rater_id)
+        .exclude(status=Assignment.Status.EXPIRED)
+        .count()
+    )
 
 
 def _screen_rng(project_id: int, rater_id: int, screen: int) -> random.Random:
@@ -395,9 +451,12 @@ def _screen_kinds(plan: ScreenPlan, project: Project, u: float) -> list[str]:
     left = plan.controls_left(project)
     if left["training"]:  # work only if every training item left is being leased to someone this instant
         return [Assignment.ServedAs.TRAINING, Assignment.ServedAs.WORK]
-    urn = [(Assignment.ServedAs.GOLD, left["gold"]), (Assignment.ServedAs.REPEAT, left["repeat"]),
-           (Assignment.ServedAs.DEGRADED, plan.open_degraded),
-           (Assignment.ServedAs.WORK, plan.open_work - plan.open_degraded)]
+    urn = [
+        (Assignment.ServedAs.GOLD, left["gold"]),
+        (Assignment.ServedAs.REPEAT, left["repeat"]),
+        (Assignment.ServedAs.DEGRADED, plan.open_degraded),
+        (Assignment.ServedAs.WORK, plan.open_work - plan.open_degraded),
+    ]
     total = sum(n for _, n in urn)
     drawn, mark = Assignment.ServedAs.WORK, u * total
     for kind, n in urn:
@@ -410,8 +469,9 @@ def _screen_kinds(plan: ScreenPlan, project: Project, u: float) -> list[str]:
 
 
 @transaction.atomic
-def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = None,
-                              rng: random.Random | None = None) -> Assignment | None:
+def assignment_next_for_rater(
+    *, project_id: int, rater, now: datetime | None = None, rng: random.Random | None = None
+) -> Assignment | None:
     """The rater's current assignment if its lease still runs, else a new lease; None when nothing is left.
 
     Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive, RaterNotAdmitted). The rater's
@@ -461,12 +521,16 @@ def assignment_next_for_rater(*, project_id: int, rater, now: datetime | None = 
     if original_order is not None and not task_type.per_output:
         order = list(reversed(original_order))  # a pairwise repeat swaps the sides the rater saw
     else:
-        order = task_type.draw_order(systems, rng, membership.left_balance,
-                                     randomise=project.randomise_output_order)
+        order = task_type.draw_order(systems, rng, membership.left_balance, randomise=project.randomise_output_order)
     if task_type.order_record(membership.left_balance, systems, order):
         membership.save(update_fields=["left_balance"])
-    assignment = Assignment.objects.create(project=project, item=item, rater=rater, shown_order=order,
-                                           served_as=served_as,
-                                           expires_at=now + timedelta(seconds=project.lease_seconds))
+    assignment = Assignment.objects.create(
+        project=project,
+        item=item,
+        rater=rater,
+        shown_order=order,
+        served_as=served_as,
+        expires_at=now + timedelta(seconds=project.lease_seconds),
+    )
     assignment.screen_outputs = [outputs[p][1] for p in order]
     return assignment
