@@ -20,7 +20,12 @@ from annotation.selectors import project_get_for_lead
 from annotation.services import membership_set, rater_pause, rater_resume
 from staffing.forms import ExternalLinkForm
 from staffing.models import ExternalLink, Invite
-from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
+from staffing.selectors import (
+    invite_email_counts,
+    invite_get_for_project,
+    invite_list_for_project,
+    team_list_for_project,
+)
 from staffing.services import (
     MAX_ACCOUNTS,
     BulkRejected,
@@ -63,6 +68,8 @@ def team_page(request, pk, *, status=200, error=None):
             "members": team_list_for_project(project),
             "error": error,
             "external_urls": _external_urls(request, link),
+            "invite_emails": settings.CONCORD_INVITE_EMAILS,
+            "invite_email_counts": invite_email_counts(project),
         },
         status=status,
     )

@@ -157,3 +157,20 @@ def test_without_a_mail_server_the_page_says_invite_emails_are_off(client, team,
     assert 'data-testid="invite-email"' not in page and 'data-testid="emails-off"' in page
     refused = client.post(f"/projects/{project.pk}/invites/{invite.pk}/email/", {"email": "a@example.org"}, follow=True)
     assert "Invite emails are off on this installation" in refused.content.decode()
+
+
+def test_the_team_page_says_whether_invite_emails_went_out(client, team, settings):
+    project, lead = team
+    settings.CONCORD_INVITE_EMAILS = False
+    summary = 'data-testid="invite-email-summary">'
+    assert (
+        f"{summary}Invite emails are off on this installation"
+        in client.get(f"/projects/{project.pk}/team/").content.decode()
+    )
+    settings.CONCORD_INVITE_EMAILS = True
+    assert f"{summary}Invite emails are on" in client.get(f"/projects/{project.pk}/team/").content.decode()
+    invite = invite_create(project=project, by=lead, max_uses=5, valid_days=7)
+    for status in ("sent", "sent", "pending", "failed"):
+        InviteEmail.objects.create(invite=invite, to="a@example.org", url="http://x/", status=status)
+    page = client.get(f"/projects/{project.pk}/team/").content.decode()
+    assert f"{summary}Invite emails: 2 sent, 1 still being tried, 1 not sent (" in page
