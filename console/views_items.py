@@ -1,6 +1,7 @@
 """The lead's item pages: upload (with a progress bar, or a plain form post without JavaScript), re-upload in
 "update existing items" mode, the item browser, and an item's detail (addressable by its external id) with
 its retire and replace-text actions."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -11,14 +12,14 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.forms import ImportForm
 from annotation.job_apis import JobSerializer
-from annotation.models import Item
+from annotation.models import Item, Job
 from annotation.parsers import ImportTooLarge, spool
 from annotation.selectors import project_get_for_lead
 from annotation.services import ImportRejected, detect_format, item_import
-from annotation.services.item_changes import item_import_update, item_retire, item_text_replace, item_unretire
+from annotation.services.item_changes import item_retire, item_text_replace, item_unretire
 from console.selectors.import_errors import import_error_report
 from console.selectors.items_browser import STATUS_LABELS, ItemFilters, item_browser_page, item_detail_for_lead
-from console.services.item_upload import item_upload_start
+from console.services.item_upload import UPDATE_KIND, item_upload_start
 
 
 def _wants_json(request) -> bool:
@@ -34,8 +35,14 @@ def _upload_json(request, project, form):
         job = item_upload_start(project=project, upload=form.cleaned_data["file"], created_by=request.user)
     except ImportTooLarge as exc:
         return JsonResponse({"detail": str(exc.detail), "errors": []}, status=413)
-    return JsonResponse({**JobSerializer(job).data, "job_url": reverse("api-job", args=[job.pk]),
-                         "items_url": reverse("console-items", args=[project.pk])}, status=202)
+    return JsonResponse(
+        {
+            **JobSerializer(job).data,
+            "job_url": reverse("api-job", args=[job.pk]),
+            "items_url": reverse("console-items", args=[project.pk]),
+        },
+        status=202,
+    )
 
 
 @login_required
@@ -52,8 +59,13 @@ def item_upload(request, pk):
         upload = form.cleaned_data["file"]
         try:
             with spool(upload) as stream:
-                n = item_import(project=project, stream=stream, fmt=detect_format(upload.name, upload.content_type),
-                                by=request.user, file_name=upload.name)
+                n = item_import(
+                    project=project,
+                    stream=stream,
+                    fmt=detect_format(upload.name, upload.content_type),
+                    by=request.user,
+                    file_name=upload.name,
+                )
         except ImportRejected as exc:
             context["import_errors"] = import_error_report(exc.report.as_dict())
         except ImportTooLarge as exc:
@@ -69,43 +81,70 @@ def item_browser(request, pk):
     project = project_get_for_lead(request.user, pk)
     params = request.GET
     status = params.get("status", "")
-    filters = ItemFilters(search=params.get("q", "").strip(), subgroup=params.get("subgroup", ""),
-                          system=params.get("system", ""), status=status if status in STATUS_LABELS else "")
+    filters = ItemFilters(
+        search=params.get("q", "").strip(),
+        subgroup=params.get("subgroup", ""),
+        system=params.get("system", ""),
+        status=status if status in STATUS_LABELS else "",
+    )
     browser = item_browser_page(project, filters, page=params.get("page", 1))
     query = params.copy()
     query.pop("page", None)
-    return render(request, "console/item_browser.html", {
-        "project": project, "filters": filters, "statuses": STATUS_LABELS, "query": query.urlencode(),
-        "status_counts": [(key, label, browser["counts"][key]) for key, label in STATUS_LABELS.items()], **browser})
+    return render(
+        request,
+        "console/item_browser.html",
+        {
+            "project": project,
+            "filters": filters,
+            "statuses": STATUS_LABELS,
+            "query": query.urlencode(),
+            "status_counts": [(key, label, browser["counts"][key]) for key, label in STATUS_LABELS.items()],
+            **browser,
+        },
+    )
 
 
 @login_required
 @require_http_methods(["POST"])
 def item_update_upload(request, pk):
-    """The upload page's second form: a re-upload that adds new items and rewrites unjudged changed ones,
-    answered with what happened to each line."""
+    """The upload page's second form: a re-upload that adds new items and rewrites unjudged changed ones, run as
+    a job (a large file takes longer than a request should); the job's page says what happened to each line."""
     project = project_get_for_lead(request.user, pk)
     form = ImportForm(request.POST, request.FILES)
     context, status = {"project": project, "form": ImportForm(), "update_form": form}, 400
     if form.is_valid():
-        upload = form.cleaned_data["file"]
         try:
-            with spool(upload) as stream:
-                report = item_import_update(project=project, stream=stream, by=request.user, file_name=upload.name,
-                                            fmt=detect_format(upload.name, upload.content_type))
-        except ImportRejected as exc:
-            context["import_errors"] = import_error_report(exc.report.as_dict())
+            job = item_upload_start(
+                project=project, upload=form.cleaned_data["file"], created_by=request.user, update=True
+            )
         except ImportTooLarge as exc:
             context["import_errors"], status = {"detail": str(exc.detail), "errors": []}, 413
         else:
-            context["update_report"], status = report.as_dict(), 200
+            return redirect("console-item-update-job", pk=project.pk, job_id=job.pk)
     return render(request, "console/item_upload.html", context, status=status)
 
 
+@login_required
+def item_update_job(request, pk, job_id):
+    """The update job's progress (the page reloads itself until the job ends), then what changed, or why the
+    file was refused."""
+    project = project_get_for_lead(request.user, pk)
+    job = get_object_or_404(Job, pk=job_id, project=project, kind=UPDATE_KIND)
+    context = {"project": project, "form": ImportForm(), "update_form": ImportForm(), "update_job": job}
+    if job.state == Job.State.SUCCESS:
+        context["update_report"] = job.result
+    elif job.state == Job.State.FAILURE:
+        context["import_errors"] = job.result if job.result.get("errors") else {"detail": job.error, "errors": []}
+    return render(request, "console/item_upload.html", context)
+
+
 def _item_page(request, project, external_id: str, *, status=200, errors=None):
-    return render(request, "console/item_detail.html",
-                  {"project": project, "errors": errors or {}, **item_detail_for_lead(project, external_id)},
-                  status=status)
+    return render(
+        request,
+        "console/item_detail.html",
+        {"project": project, "errors": errors or {}, **item_detail_for_lead(project, external_id)},
+        status=status,
+    )
 
 
 @login_required
@@ -133,8 +172,12 @@ def item_retire_toggle(request, pk, item_pk):
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, f"Item {item.external_id} is served again." if again else
-                         f"Item {item.external_id} is retired: no rater is served it any more; its judgments stay.")
+        messages.success(
+            request,
+            f"Item {item.external_id} is served again."
+            if again
+            else f"Item {item.external_id} is retired: no rater is served it any more; its judgments stay.",
+        )
     return redirect("console-item", pk=project.pk, external_id=item.external_id)
 
 
@@ -145,10 +188,19 @@ def item_replace(request, pk, item_pk):
     item = get_object_or_404(Item, project=project, pk=item_pk)
     n_outputs = item.outputs.count()
     try:
-        changed = item_text_replace(project=project, item=item, input=request.POST.get("input", ""), by=request.user,
-                                    output_texts=[request.POST.get(f"output_{k}", "") for k in range(n_outputs)])
+        changed = item_text_replace(
+            project=project,
+            item=item,
+            input=request.POST.get("input", ""),
+            by=request.user,
+            output_texts=[request.POST.get(f"output_{k}", "") for k in range(n_outputs)],
+        )
     except ValidationError as exc:
         return _item_page(request, project, item.external_id, status=400, errors=exc.message_dict)
-    messages.success(request, f"Replaced the {' and '.join(changed)} of item {item.external_id}." if changed
-                     else f"Item {item.external_id} already had this text; nothing changed.")
+    messages.success(
+        request,
+        f"Replaced the {' and '.join(changed)} of item {item.external_id}."
+        if changed
+        else f"Item {item.external_id} already had this text; nothing changed.",
+    )
     return redirect("console-item", pk=project.pk, external_id=item.external_id)

@@ -7,27 +7,28 @@ class ExternalLinkForm(forms.Form):
     max_identities = forms.IntegerField(
         required=False,
         min_value=1,
-        label="Most worker ids in all",
-        help_text="New worker ids are refused once the link has admitted this many. Empty: no cap.",
+        label="Most worker IDs in all",
+        help_text="New worker IDs are refused once the link has admitted this many. Empty: no cap.",
     )
     max_identities_per_address = forms.IntegerField(
         required=False,
         min_value=1,
-        label="Most worker ids per client address",
+        label="Most worker IDs per client address",
         help_text="Counted by a keyed hash of the address; the address itself is not stored. Empty: no cap.",
     )
     prolific_study_id = forms.CharField(
         required=False,
         max_length=64,
-        label="Prolific study id",
+        label="Prolific study ID",
         help_text="When set, entries need Prolific's PROLIFIC_PID, this STUDY_ID and a SESSION_ID, and each "
-        "Prolific session admits one worker id.",
+        "Prolific session admits one worker ID.",
     )
     signed = forms.BooleanField(
         required=False,
         label="Require a signed entry",
-        help_text="For platforms (or your own survey page) that can sign the link: each entry must carry sig, the "
-        "HMAC-SHA256 of the worker id under the secret shown below, in hex.",
+        help_text="For platforms (or your own survey page) that can sign the link: each entry must carry a sig "
+        "parameter, the HMAC-SHA256 of the worker ID keyed with the secret shown below, in hex, so that only "
+        "whoever holds the secret can make a link that admits someone.",
     )
     return_url = forms.URLField(
         required=False,
@@ -48,16 +49,22 @@ class ExternalLinkForm(forms.Form):
     max_unjudged_percent = forms.FloatField(
         min_value=0,
         max_value=100,
-        label="Screens a worker may flag or leave (%)",
-        help_text="Of the screens they were shown; above this share, no completion code.",
+        label="Screens a worker may flag or leave unanswered (%)",
+        help_text="A share of the screens they were shown; a worker above it is not shown the completion code.",
     )
 
     @classmethod
     def for_link(cls, link, data=None):
         initial = {
             name: getattr(link, name)
-            for name in ("max_identities", "max_identities_per_address", "prolific_study_id", "return_url",
-                         "min_judged_screens", "max_screens_per_worker")
+            for name in (
+                "max_identities",
+                "max_identities_per_address",
+                "prolific_study_id",
+                "return_url",
+                "min_judged_screens",
+                "max_screens_per_worker",
+            )
         }
         initial["signed"] = bool(link.signing_secret)
         initial["max_unjudged_percent"] = round(link.max_unjudged_share * 100, 4)

@@ -1,5 +1,6 @@
 """Who may join a project and how: invite links, the external-worker link and its workers, and the
 accounts that must change their one-time password."""
+
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -22,8 +23,9 @@ class Invite(models.Model):
     n_used = models.PositiveIntegerField(default=0)
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -46,6 +48,34 @@ class Invite(models.Model):
         return self.State.OPEN
 
 
+class InviteEmail(models.Model):
+    """One email of an invite's link to one address, sent by a job after the request: pending until the mail
+    server takes it (retried while it refuses), then sent, or failed with the server's last reason."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "sending"
+        SENT = "sent"
+        FAILED = "failed"
+
+    invite = models.ForeignKey(Invite, on_delete=models.CASCADE, related_name="emails")
+    to = models.EmailField()
+    url = models.URLField(max_length=500, help_text="The absolute link the email carries.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=500, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"email of invite {self.invite_id} to {self.to}"
+
+
 class ExternalLink(models.Model):
     """The project's entry link for crowd workers (Prolific, MTurk) with the lead's guards against identity
     farming and the rule for the completion code; resetting it changes the token, turning it off keeps
@@ -55,41 +85,63 @@ class ExternalLink(models.Model):
     token = models.CharField(max_length=64, unique=True)
     is_enabled = models.BooleanField(default=True)
     max_identities = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Worker ids the link may admit in all (new ones are refused after); "
-                                         "empty: no cap.")
+        null=True,
+        blank=True,
+        help_text="Worker ids the link may admit in all (new ones are refused after); empty: no cap.",
+    )
     max_identities_per_address = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Worker ids the link may admit from one client address; empty: no cap.")
+        null=True, blank=True, help_text="Worker ids the link may admit from one client address; empty: no cap."
+    )
     prolific_study_id = models.CharField(
-        max_length=64, blank=True, help_text="When set, entries must carry Prolific's PROLIFIC_PID, this STUDY_ID "
-                                             "and a SESSION_ID, and a session admits one worker id.")
+        max_length=64,
+        blank=True,
+        help_text="When set, entries must carry Prolific's PROLIFIC_PID, this STUDY_ID "
+        "and a SESSION_ID, and a session admits one worker id.",
+    )
     signing_secret = models.CharField(
-        max_length=64, blank=True, help_text="When set, entries must carry sig = HMAC-SHA256(secret, worker id) in "
-                                             "hex, which only a platform holding the secret can make.")
+        max_length=64,
+        blank=True,
+        help_text="When set, entries must carry sig = HMAC-SHA256(secret, worker id) in "
+        "hex, which only a platform holding the secret can make.",
+    )
     return_url = models.URLField(
-        max_length=500, blank=True, help_text="Where a worker the qualification gate keeps out goes back to their "
-                                              "platform (for Prolific, the study's screened-out link); it must not "
-                                              "carry the completion code. Empty: no link is shown.")
+        max_length=500,
+        blank=True,
+        help_text="Where a worker the qualification gate keeps out goes back to their "
+        "platform (for Prolific, the study's screened-out link); it must not "
+        "carry the completion code. Empty: no link is shown.",
+    )
     min_judged_screens = models.PositiveIntegerField(
-        default=1, help_text="Screens a worker must have judged to be shown the completion code.")
+        default=1, help_text="Screens a worker must have judged to be shown the completion code."
+    )
     max_screens_per_worker = models.PositiveIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1)],
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
         help_text="The batch: screens each worker admitted from now on is served at most (their own maximum, kept "
-                  "if this changes later); empty: the project's.")
+        "if this changes later); empty: the project's.",
+    )
     max_unjudged_share = models.FloatField(
-        default=0.2, help_text="Share of the screens a worker was offered that they may flag or let lapse and still "
-                               "be shown the completion code.")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+        default=0.2,
+        help_text="Share of the screens a worker was offered that they may flag or let lapse and still "
+        "be shown the completion code.",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(max_unjudged_share__gte=0, max_unjudged_share__lte=1),
-                                   name="externallink_unjudged_share_in_unit_interval"),
-            models.CheckConstraint(condition=Q(min_judged_screens__gte=1),
-                                   name="externallink_min_judged_positive"),
-            models.CheckConstraint(condition=Q(max_screens_per_worker__isnull=True) | Q(max_screens_per_worker__gte=1),
-                                   name="externallink_batch_quota_positive"),
+            models.CheckConstraint(
+                condition=Q(max_unjudged_share__gte=0, max_unjudged_share__lte=1),
+                name="externallink_unjudged_share_in_unit_interval",
+            ),
+            models.CheckConstraint(condition=Q(min_judged_screens__gte=1), name="externallink_min_judged_positive"),
+            models.CheckConstraint(
+                condition=Q(max_screens_per_worker__isnull=True) | Q(max_screens_per_worker__gte=1),
+                name="externallink_batch_quota_positive",
+            ),
         ]
 
     def __str__(self):
@@ -107,16 +159,22 @@ class ExternalWorker(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True, help_text="When the worker first saw their code.")
     address_key = models.CharField(
-        max_length=64, blank=True, help_text="A keyed hash of the client address of the first entry (the address "
-                                             "itself is not stored), for the per-address cap.")
+        max_length=64,
+        blank=True,
+        help_text="A keyed hash of the client address of the first entry (the address "
+        "itself is not stored), for the per-address cap.",
+    )
     platform_session = models.CharField(max_length=64, blank=True, help_text="Prolific's SESSION_ID of the entry.")
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["project", "worker_id"], name="externalworker_unique_in_project"),
-            models.UniqueConstraint(fields=["project", "platform_session"], condition=~Q(platform_session=""),
-                                    name="externalworker_one_per_platform_session"),
+            models.UniqueConstraint(
+                fields=["project", "platform_session"],
+                condition=~Q(platform_session=""),
+                name="externalworker_one_per_platform_session",
+            ),
         ]
         indexes = [models.Index(fields=["project", "address_key"], name="externalworker_address")]
 
@@ -127,8 +185,9 @@ class ExternalWorker(models.Model):
 class PasswordChangeRequired(models.Model):
     """The account still has the one-time password it was created with."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
-                                related_name="password_change_required")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="password_change_required"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):

@@ -1,5 +1,6 @@
 """The lead's staffing pages: the team (pause, resume, remove), invite links, bulk accounts and the
 external-worker link."""
+
 import csv
 import io
 
@@ -19,7 +20,12 @@ from annotation.selectors import project_get_for_lead
 from annotation.services import membership_set, rater_pause, rater_resume
 from staffing.forms import ExternalLinkForm
 from staffing.models import ExternalLink, Invite
-from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
+from staffing.selectors import (
+    invite_email_counts,
+    invite_get_for_project,
+    invite_list_for_project,
+    team_list_for_project,
+)
 from staffing.services import (
     MAX_ACCOUNTS,
     BulkRejected,
@@ -30,7 +36,7 @@ from staffing.services import (
     external_link_new_secret,
     external_link_reset,
     invite_create,
-    invite_email_send,
+    invite_email_queue,
     invite_revoke,
     team_rater_remove,
 )
@@ -44,17 +50,29 @@ def _external_urls(request, link) -> dict:
     if link is None or not link.is_enabled:
         return {}
     base = request.build_absolute_uri(reverse("staffing-external-entry", args=[link.project_id, link.token]))
-    return {"prolific": base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
-            "other": base + "?worker_id="}
+    return {
+        "prolific": base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
+        "other": base + "?worker_id=",
+    }
 
 
 @login_required
 def team_page(request, pk, *, status=200, error=None):
     project = project_get_for_lead(request.user, pk)
     link = ExternalLink.objects.filter(project=project).first()
-    return render(request, "staffing/team.html", {
-        "project": project, "members": team_list_for_project(project), "error": error,
-        "external_urls": _external_urls(request, link)}, status=status)
+    return render(
+        request,
+        "staffing/team.html",
+        {
+            "project": project,
+            "members": team_list_for_project(project),
+            "error": error,
+            "external_urls": _external_urls(request, link),
+            "invite_emails": settings.CONCORD_INVITE_EMAILS,
+            "invite_email_counts": invite_email_counts(project),
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -63,9 +81,15 @@ def team_action(request, pk):
     project = project_get_for_lead(request.user, pk)
     action = request.POST.get("action", "")
     rater_id = request.POST.get("rater", "")
-    rater = get_user_model().objects.filter(
-        pk=rater_id if rater_id.isdigit() else None,
-        memberships__project=project, memberships__role=Membership.Role.RATER).first()
+    rater = (
+        get_user_model()
+        .objects.filter(
+            pk=rater_id if rater_id.isdigit() else None,
+            memberships__project=project,
+            memberships__role=Membership.Role.RATER,
+        )
+        .first()
+    )
     if action not in (*TEAM_ACTIONS, "remove"):
         return team_page(request, pk, status=400, error=f"Unknown action {action!r}: choose pause, resume or remove.")
     if rater is None:
@@ -112,24 +136,37 @@ def invites_page(request, pk):
     if request.method == "POST":
         multi = request.POST.get("kind") == "multi"
         try:
-            invite = invite_create(project=project, by=request.user,
-                                   max_uses=_number(request.POST.get("max_uses", ""), int) if multi else 1,
-                                   valid_days=_number(request.POST.get("valid_days", ""), float))
+            invite = invite_create(
+                project=project,
+                by=request.user,
+                max_uses=_number(request.POST.get("max_uses", ""), int) if multi else 1,
+                valid_days=_number(request.POST.get("valid_days", ""), float),
+            )
         except ValidationError as exc:
             errors, status = exc.message_dict, 400
         else:
-            messages.success(request, f"Invite created: it admits {invite.max_uses} rater"
-                                      f"{'s' if invite.max_uses != 1 else ''}.")
+            messages.success(
+                request, f"Invite created: it admits {invite.max_uses} rater{'s' if invite.max_uses != 1 else ''}."
+            )
             return redirect("staffing-invites", pk=project.pk)
-    invites = list(invite_list_for_project(project))
+    invites = list(invite_list_for_project(project).prefetch_related("emails"))
     now = timezone.now()
     for invite in invites:
         invite.state = invite.state_at(now)
         invite.state_label = Invite.State(invite.state).label
         invite.url = _invite_url(request, invite)
-    return render(request, "staffing/invites.html", {
-        "project": project, "invites": invites, "errors": errors, "form": request.POST,
-        "invite_emails": settings.CONCORD_INVITE_EMAILS}, status=status)
+    return render(
+        request,
+        "staffing/invites.html",
+        {
+            "project": project,
+            "invites": invites,
+            "errors": errors,
+            "form": request.POST,
+            "invite_emails": settings.CONCORD_INVITE_EMAILS,
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -152,11 +189,11 @@ def invite_email_view(request, pk, invite_id):
     invite = invite_get_for_project(project, invite_id)
     to = request.POST.get("email", "").strip()
     try:
-        invite_email_send(invite=invite, to=to, url=_invite_url(request, invite), by=request.user)
+        invite_email_queue(invite=invite, to=to, url=_invite_url(request, invite), by=request.user)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, f"Invite {invite.pk} emailed to {to}.")
+        messages.success(request, f"Invite {invite.pk} is being emailed to {to}: its row below says when it went out.")
     return redirect("staffing-invites", pk=project.pk)
 
 
@@ -167,14 +204,21 @@ def accounts_page(request, pk):
         return render(request, "staffing/accounts.html", {"project": project, "max_accounts": MAX_ACCOUNTS})
     upload = request.FILES.get("file")
     if upload is None:
-        return render(request, "staffing/accounts.html", {
-            "project": project, "max_accounts": MAX_ACCOUNTS, "errors": [(0, "choose a CSV file to upload")]},
-            status=400)
+        return render(
+            request,
+            "staffing/accounts.html",
+            {"project": project, "max_accounts": MAX_ACCOUNTS, "errors": [(0, "choose a CSV file to upload")]},
+            status=400,
+        )
     try:
         credentials = accounts_bulk_create(project=project, stream=upload, by=request.user)
     except BulkRejected as exc:
-        return render(request, "staffing/accounts.html", {
-            "project": project, "max_accounts": MAX_ACCOUNTS, "errors": exc.errors}, status=400)
+        return render(
+            request,
+            "staffing/accounts.html",
+            {"project": project, "max_accounts": MAX_ACCOUNTS, "errors": exc.errors},
+            status=400,
+        )
     login_url = request.build_absolute_uri(reverse("login"))
     out = io.StringIO()
     writer = csv.writer(out)
@@ -225,8 +269,18 @@ def external_page(request, pk):
             status = 400
         else:
             error, status = f"Unknown action {action!r}: choose reset, disable, settings or new-secret.", 400
-    return render(request, "staffing/external.html", {
-        "project": project, "link": link, "form": form, "external_urls": _external_urls(request, link),
-        "error": error,
-        "example_signature": entry_signature(link.signing_secret, "WORKER42") if link and link.signing_secret else ""},
-        status=status)
+    return render(
+        request,
+        "staffing/external.html",
+        {
+            "project": project,
+            "link": link,
+            "form": form,
+            "external_urls": _external_urls(request, link),
+            "error": error,
+            "example_signature": entry_signature(link.signing_secret, "WORKER42")
+            if link and link.signing_secret
+            else "",
+        },
+        status=status,
+    )

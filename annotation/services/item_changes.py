@@ -7,7 +7,7 @@ lock order of annotation.services.assignment. A rater holding a lease on an item
 rewritten loses it (their submission is answered "lease gone"), so nobody judges a text they did not see.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from django.core.exceptions import ValidationError
@@ -196,12 +196,21 @@ def _batches(lines: list, size: int) -> Iterator[list]:
 
 
 @transaction.atomic
-def item_import_update(*, project: Project, stream, fmt: str = "jsonl", by=None, file_name: str = "") -> UpdateReport:
+def item_import_update(
+    *,
+    project: Project,
+    stream,
+    fmt: str = "jsonl",
+    by=None,
+    file_name: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> UpdateReport:
     """Re-uploads a file in "update existing items" mode: a line with a new external id adds the item; one
     naming an existing item leaves it as it is when its content is the same, rewrites it when it differs and
     no rater has judged it, and is refused (with the reason) otherwise. Returns what happened per line.
 
     A malformed line still refuses the whole file (ImportRejected, nothing written), as the import does.
+    ``progress(lines done, lines in all)`` is called after each batch.
     """
     rules = ItemRules(project)
     Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -238,6 +247,8 @@ def item_import_update(*, project: Project, stream, fmt: str = "jsonl", by=None,
                 report.lines.append(UpdateLine(line, parsed.external_id, "updated", ", ".join(changed)))
         if added:
             _write(project, added, planner)
+        if progress:
+            progress(len(report.lines), len(parsed_lines))
     summary = report.as_dict()
     audit_record(
         actor=by,

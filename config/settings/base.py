@@ -149,6 +149,10 @@ CONCORD_MAX_IMPORT_BYTES = env.int("CONCORD_MAX_IMPORT_BYTES", default=512 * 102
 EMAIL_URL = env("EMAIL_URL", default="") or ("consolemail://" if DEBUG else "smtp://localhost:25")
 # Leads may email invite links from the invites page once an installation names its mail server.
 CONCORD_INVITE_EMAILS = env.bool("CONCORD_INVITE_EMAILS", default=bool(env("EMAIL_URL", default="")))
+# An invite email the server refuses is retried this many times, after 1, 2, 4... x BACKOFF seconds, then shown
+# as failed with the server's reason on the invites page.
+CONCORD_INVITE_EMAIL_RETRIES = env.int("CONCORD_INVITE_EMAIL_RETRIES", default=5)
+CONCORD_INVITE_EMAIL_BACKOFF = env.int("CONCORD_INVITE_EMAIL_BACKOFF", default=30)
 vars().update(env.email_url_config(EMAIL_URL))
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)  # seconds; a hung server must not hold a worker
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Concord <concord@localhost>")

@@ -1,13 +1,10 @@
-"""Invite links: creating, revoking and emailing them, and joining a project through one (safe under
+"""Invite links: creating and revoking them, and joining a project through one (safe under
 concurrency)."""
+
 import secrets
-import smtplib
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
-from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
@@ -27,8 +24,11 @@ class InviteUnavailable(Exception):
     archived (ARCHIVED)."""
 
     def __init__(self, invite: Invite, state: str):
-        super().__init__("This invite's project is archived." if state == ARCHIVED
-                         else f"This invite is {Invite.State(state).label}.")
+        super().__init__(
+            "This invite's project is archived."
+            if state == ARCHIVED
+            else f"This invite is {Invite.State(state).label}."
+        )
         self.invite = invite
         self.state = state
 
@@ -47,10 +47,20 @@ def invite_create(*, project: Project, by, max_uses: int, valid_days: float) -> 
         errors["valid_days"] = f"a number of days above 0 and at most {MAX_DAYS}, got {valid_days!r}"
     if errors:
         raise ValidationError(errors)
-    invite = Invite.objects.create(project=project, token=secrets.token_urlsafe(32), max_uses=max_uses,
-                                   expires_at=timezone.now() + timedelta(days=valid_days), created_by=by)
-    audit_record(actor=by, action="invite.create", project=project, target=f"invite {invite.pk}",
-                 detail={"max_uses": max_uses, "expires_at": invite.expires_at.isoformat()})
+    invite = Invite.objects.create(
+        project=project,
+        token=secrets.token_urlsafe(32),
+        max_uses=max_uses,
+        expires_at=timezone.now() + timedelta(days=valid_days),
+        created_by=by,
+    )
+    audit_record(
+        actor=by,
+        action="invite.create",
+        project=project,
+        target=f"invite {invite.pk}",
+        detail={"max_uses": max_uses, "expires_at": invite.expires_at.isoformat()},
+    )
     return invite
 
 
@@ -61,34 +71,14 @@ def invite_revoke(*, invite: Invite, by) -> Invite:
     if invite.revoked_at is None:
         invite.revoked_at = timezone.now()
         invite.save(update_fields=["revoked_at"])
-        audit_record(actor=by, action="invite.revoke", project=invite.project, target=f"invite {invite.pk}",
-                     detail={"n_used": invite.n_used, "max_uses": invite.max_uses})
+        audit_record(
+            actor=by,
+            action="invite.revoke",
+            project=invite.project,
+            target=f"invite {invite.pk}",
+            detail={"n_used": invite.n_used, "max_uses": invite.max_uses},
+        )
     return invite
-
-
-def invite_email_send(*, invite: Invite, to: str, url: str, by) -> None:
-    """Emails the invite's link (``url``, absolute) to the address ``to``. Raises ValidationError on ``email``
-    when invite emails are off (CONCORD_INVITE_EMAILS), the address is not one, the invite no longer admits
-    anyone, or the mail server does not take the message (refused or unreachable): the lead sees why."""
-    if not settings.CONCORD_INVITE_EMAILS:
-        raise ValidationError({"email": "Invite emails are off on this installation: set EMAIL_URL to a mail server."})
-    try:
-        validate_email(to)
-    except ValidationError as exc:
-        raise ValidationError({"email": f"{to!r} is not an email address."}) from exc
-    state = invite.state_at(timezone.now())
-    if state != Invite.State.OPEN:
-        raise ValidationError({"email": f"This invite is {Invite.State(state).label.lower()}; create a new one."})
-    project = invite.project
-    body = (f"You are invited to rate texts in the study “{project.name}” on Concord.\n\n"
-            f"Open this link to join (sign up or log in first): {url}\n\n"
-            f"The link works until {invite.expires_at:%Y-%m-%d %H:%M} UTC.")
-    try:
-        send_mail(f"Invitation: {project.name}", body, None, [to])
-    except (OSError, smtplib.SMTPException) as exc:
-        raise ValidationError({"email": f"The mail server did not take the message ({exc.__class__.__name__}: "
-                                        f"{exc}); the invite was not sent."}) from exc
-    audit_record(actor=by, action="invite.email", project=project, target=f"invite {invite.pk}", detail={"to": to})
 
 
 def _locked_open_invite(token: str, now: datetime) -> Invite:
@@ -115,8 +105,9 @@ def _join(invite: Invite, user) -> tuple[Membership, bool]:
         return membership, False
     # An excluded rater who left the team comes back paused, as the exclusion left them.
     excluded = RaterExclusion.objects.filter(project=invite.project, rater=user).exists()
-    membership = Membership.objects.create(project=invite.project, user=user, role=Membership.Role.RATER,
-                                           is_paused=excluded)
+    membership = Membership.objects.create(
+        project=invite.project, user=user, role=Membership.Role.RATER, is_paused=excluded
+    )
     invite.n_used += 1
     invite.save(update_fields=["n_used"])
     return membership, True

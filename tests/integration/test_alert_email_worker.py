@@ -68,6 +68,7 @@ def mail_worker(django_db_setup, django_db_blocker, sink):
             "CELERY_TASK_DEFAULT_QUEUE": queue,
             "CONCORD_ALERT_EMAIL_BACKOFF": "1",
             "CONCORD_ALERT_EMAIL_RETRIES": "10",
+            "CONCORD_INVITE_EMAIL_BACKOFF": "1",
         }
     )
     with _on_the_worker_broker(queue):

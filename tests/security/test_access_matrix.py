@@ -6,6 +6,7 @@ project's existence is not revealed). A new route fails this test until it is ad
 Raters (of the project and of another one) must never receive the sentinel strings of
 ``tests.security.world.SENTINELS`` from any route, whatever the status code.
 """
+
 import re
 
 import pytest
@@ -153,6 +154,7 @@ EXPECTED = {
     # An empty input is refused after the gate (so is any change to the world's judged item).
     "console-item-replace": PAGE_LEAD_POST,
     "console-item-update": PAGE_LEAD_POST,
+    "console-item-update-job": {"get": (302, 404, 403, 200, 200)},
     "api-items-retire": {"post": (401, 404, 403, 400, 400)},
     # Staff archives first; the lead then finds it archived and read-only (409; the page gives the reason).
     "console-project-archive": {"post": (302, 404, 403, 302, 302)},
@@ -178,6 +180,8 @@ def test_every_route_is_in_the_table():
 def _path(route: str, world) -> str:
     def fill(match):
         key = match.group(1)
+        if key == "job_id":
+            return str(world.ids["update_job_id"])
         if key == "invite_id":
             return str(world.ids["invite_id"])
         if key == "token":
@@ -199,6 +203,7 @@ def _path(route: str, world) -> str:
         if "assignments/" in route:
             return str(world.ids["pk_assignment"])
         return str(world.ids["pk_project"])
+
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", fill, route)
 
 
@@ -244,8 +249,11 @@ def test_access(route, name):
                 body = b"".join(response.streaming_content) if response.streaming else response.content
                 text = body.decode(errors="replace")
                 # The other project's rater may of course see their own project.
-                leaked = [what for what, sentinel in SENTINELS.items() if sentinel in text
-                          and not (role == "other_rater" and what == "other project")]
+                leaked = [
+                    what
+                    for what, sentinel in SENTINELS.items()
+                    if sentinel in text and not (role == "other_rater" and what == "other project")
+                ]
                 assert not leaked, f"{method.upper()} {path} gave the {role} {leaked}"
                 if role == "other_rater":
                     assert "secure study" not in text, f"{method.upper()} {path} named another project"
@@ -270,9 +278,15 @@ def test_sentinels_are_really_in_the_data_the_lead_sees():
     client = Client()
     client.force_login(world.users["lead"])
     pk = world.project.pk
-    seen = "".join(client.get(path).content.decode() for path in (
-        f"/api/v1/projects/{pk}/items/", f"/api/v1/projects/{pk}/judgments/",
-        f"/api/v1/projects/{pk}/agreement/", f"/projects/{pk}/"))
+    seen = "".join(
+        client.get(path).content.decode()
+        for path in (
+            f"/api/v1/projects/{pk}/items/",
+            f"/api/v1/projects/{pk}/judgments/",
+            f"/api/v1/projects/{pk}/agreement/",
+            f"/projects/{pk}/",
+        )
+    )
     for what, sentinel in SENTINELS.items():
         if what != "other project":
             assert sentinel in seen, what

@@ -86,10 +86,10 @@ def test_a_lead_sets_up_quality_control_and_the_gate_and_a_rater_fails_it(
     with page.expect_navigation():
         page.get_by_role("link", name="Set the rules").click()
     page.get_by_label("Gold accuracy needed (%)").fill("80")
-    page.get_by_label("Gold items before the accuracy rule judges").fill("2")
-    page.get_by_label("Fastest believable screen (seconds)").fill("1.5")
-    page.get_by_label("Same answers in a row allowed").fill("8")
-    page.get_by_label("Degraded-control p-value limit").fill("0.05")
+    page.get_by_label("Gold screens answered before the accuracy rule applies").fill("2")
+    page.get_by_label("Fastest plausible time per screen (seconds)").fill("1.5")
+    page.get_by_label("Identical answers in a row allowed").fill("8")
+    page.get_by_label("Degraded controls: p-value limit").fill("0.05")
     page.get_by_label("When a rule fires").select_option("pause")
     with page.expect_navigation():
         page.get_by_role("button", name="Save the rules").click()
@@ -107,13 +107,13 @@ def test_a_lead_sets_up_quality_control_and_the_gate_and_a_rater_fails_it(
     page.wait_for_selector("[data-testid=control-settings]")
     page.get_by_label("Training screens per rater").fill("2")
     page.get_by_label("Qualification pass mark (%)").fill("100")
-    page.get_by_label("Gold checks (% of screens)").fill("10")
-    page.get_by_label("Repeats (% of screens)").fill("10")
+    page.get_by_label("Gold screens (% of screens)").fill("10")
+    page.get_by_label("Repeat screens (% of screens)").fill("10")
     with page.expect_navigation():
         page.get_by_role("button", name="Save", exact=True).click()
     assert "The control settings are saved." in page.inner_text("main")
     page.get_by_label("Degraded copies to add").fill("2")
-    page.get_by_label("Seed").first.fill("3")
+    page.get_by_label("Random seed").first.fill("3")
     with page.expect_navigation():
         page.get_by_role("button", name="Add degraded copies").click()
     assert "2 degraded copies added." in page.inner_text("main")
