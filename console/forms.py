@@ -177,7 +177,8 @@ class AllocationForm(forms.Form):
                   "Empty: as many as the maximum needs.")
     min_pair_overlap = forms.IntegerField(
         min_value=0, max_value=10_000, label="Shared units per pair of raters (at least)",
-        help_text="Fewer pairs overlap when more units per pair are asked for; the ring of neighbours stays.")
+        help_text="Asking for more shared units per pair means fewer pairs share units; each rater always shares "
+                  "units with the raters just before and after them in the design, so every rater can be compared.")
     replan_excluded_judgments = forms.BooleanField(
         required=False, label="When a rater is excluded, their judged items want another rater")
 
