@@ -91,15 +91,9 @@ def test_a_removed_worker_cannot_come_back_by_the_link(project, lead, link):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_one_worker_entering_from_many_tabs_at_once_gets_one_account():
+def test_one_worker_entering_from_many_tabs_at_once_gets_one_account(project, link):
     if connection.vendor != "postgresql":
         pytest.skip("the race needs real concurrent connections")
-    from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
-
-    project = ProjectFactory(name="tabs")
-    lead = UserFactory(username="tabs-lead")
-    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
-    link = external_link_reset(project=project, by=lead)
     codes = []
 
     def enter(_):
@@ -114,16 +108,11 @@ def test_one_worker_entering_from_many_tabs_at_once_gets_one_account():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_cap_admits_exactly_its_number_of_workers_entering_at_once():
+def test_a_cap_admits_exactly_its_number_of_workers_entering_at_once(project, lead, link):
     if connection.vendor != "postgresql":
         pytest.skip("the race needs real concurrent connections")
     from staffing.services import EntryRefused, external_link_configure
-    from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
-    project = ProjectFactory(name="rush")
-    lead = UserFactory(username="rush-lead")
-    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
-    link = external_link_reset(project=project, by=lead)
     external_link_configure(project=project, by=lead, max_identities=3)
     admitted, refused = [], []
 

@@ -122,15 +122,10 @@ def test_signup_through_a_used_up_invite_creates_no_account(project, lead):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_cap_of_n_admits_exactly_n_racing_clients():
+def test_a_cap_of_n_admits_exactly_n_racing_clients(project, lead):
     if connection.vendor != "postgresql":
         pytest.skip("the race needs PostgreSQL's row locks and real concurrent connections")
     # Given an invite for 5 and 16 users who open it at the same instant, each on its own connection
-    from tests.annotation.factories import MembershipFactory, ProjectFactory
-
-    project = ProjectFactory(name="race")
-    lead = UserFactory(username="race-lead")
-    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     invite = invite_create(project=project, by=lead, max_uses=5, valid_days=1)
     users = [UserFactory(username=f"racer{i}") for i in range(16)]
     outcomes = []
