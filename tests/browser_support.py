@@ -2,6 +2,7 @@
 
 A pytest plugin (registered in tests/conftest.py) so every browser test shares one Playwright.
 """
+
 import os
 import shutil
 from pathlib import Path
@@ -10,8 +11,15 @@ import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
 
 @pytest.fixture(scope="session")
 def browser():
@@ -58,18 +66,24 @@ def log_in(page, base_url: str, username: str, password: str, next_path: str):
 
 def inked_pixels(page, canvas_id: str) -> int:
     """How many pixels of a chart's canvas are drawn on (not fully transparent)."""
-    return page.evaluate("""(id) => {
+    return page.evaluate(
+        """(id) => {
         const c = document.getElementById(id);
         const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let n = 0;
         for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
         return n;
-    }""", canvas_id)
+    }""",
+        canvas_id,
+    )
 
 
 # The widths every page is checked at: a laptop, a tablet held upright, a phone.
-VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "tablet": {"width": 768, "height": 1024},
-             "phone": {"width": 390, "height": 844}}
+VIEWPORTS = {
+    "desktop": {"width": 1280, "height": 800},
+    "tablet": {"width": 768, "height": 1024},
+    "phone": {"width": 390, "height": 844},
+}
 
 
 def page_overflow(page) -> int:
@@ -77,11 +91,15 @@ def page_overflow(page) -> int:
     return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
 
 
-def at_every_width(page, screenshot, name: str) -> None:
+def at_every_width(page, screenshot, name: str, check=None) -> None:
     """Screenshots ``name-desktop``, ``-tablet`` and ``-phone`` of the page, each checked to fit its width, and
-    back to the desktop size."""
+    back to the desktop size. ``check(page)``, when given, runs at each width and returns what is wrong there
+    (e.g. axe-core's ``problems``): nothing, or a falsy value, passes."""
     for width_name, viewport in VIEWPORTS.items():
         page.set_viewport_size(viewport)
         assert page_overflow(page) <= 0, f"{name} scrolls sideways at {viewport['width']}px"
+        if check is not None:
+            found = check(page)
+            assert not found, f"{name} at {viewport['width']}px: {found}"
         screenshot(page, f"{name}-{width_name}")
     page.set_viewport_size(VIEWPORTS["desktop"])

@@ -16,31 +16,17 @@ from tests.conftest import client_for
 pytestmark = pytest.mark.django_db
 
 
+def _line(external_id: str, text: str, output: str, **extra) -> dict:
+    return {"external_id": external_id, "input": text, "outputs": [{"system": "sysA", "text": output}], **extra}
+
+
 def _lines(project, *, n_work, n_training, n_check) -> bytes:
     """JSONL of work items, training-pool gold items (``"training": true``) and gold items for checking."""
-    lines = [
-        {"external_id": f"w{k}", "input": f"work {k}", "outputs": [{"system": "sysA", "text": f"out {k}"}]}
-        for k in range(n_work)
-    ]
+    lines = [_line(f"w{k}", f"work {k}", f"out {k}") for k in range(n_work)]
     lines += [
-        {
-            "external_id": f"t{k}",
-            "input": f"training {k}",
-            "outputs": [{"system": "sysA", "text": "t"}],
-            "gold": {"fluency": 1 + k % 5},
-            "training": True,
-        }
-        for k in range(n_training)
+        _line(f"t{k}", f"training {k}", "t", gold={"fluency": 1 + k % 5}, training=True) for k in range(n_training)
     ]
-    lines += [
-        {
-            "external_id": f"g{k}",
-            "input": f"check {k}",
-            "outputs": [{"system": "sysA", "text": "g"}],
-            "gold": {"fluency": 1 + k % 5},
-        }
-        for k in range(n_check)
-    ]
+    lines += [_line(f"g{k}", f"check {k}", "g", gold={"fluency": 1 + k % 5}) for k in range(n_check)]
     return "".join(json.dumps(line) + "\n" for line in lines).encode()
 
 

@@ -3,10 +3,12 @@
 A careless rater works through a whole session (about a third of it gold checks, repeats and degraded
 copies) through the real API and pages, and every signal they could read is recorded per screen: progress
 (endpoint and page text) before and after, the screen's position in the session, the ids served, every
-response's fields in their order, the page's markup with the item texts left out, and the statements the
-server ran for the screen (a stand-in for its timing). Then for each signal a two-sample test of control
-against work screens, and a cross-validated classifier on all of them together, must do no better than
-chance. Seeded throughout, so the outcome is the same on every run.
+response's headers and fields in their order, the page's markup with the item texts left out, and the
+statements the server ran for the screen (a stand-in for its timing). Every other screen is answered on the
+page's form instead of the API, asking for the next screen inline (``X-Concord-Next: inline``, as rate.js
+does), so the next page is the submit's own response: a dishonest rater can compare that one too. Then for
+each signal a two-sample test of control against work screens, and a cross-validated classifier on all of
+them together, must do no better than chance. Seeded throughout, so the outcome is the same on every run.
 """
 
 import random
@@ -54,6 +56,19 @@ def _keys(value) -> str:
     return type(value).__name__
 
 
+def _headers(response) -> str:
+    """A response's status and headers in their order, numbers and tokens left out (lengths, times, ids)."""
+    shown = [f"{name}: {value}" for name, value in response.items()]
+    return re.sub(r"[0-9a-f]{32}|\d+", "#", "|".join([str(response.status_code), *shown, *response.cookies]))
+
+
+def _form(screen: dict, values: list[dict], page: str) -> dict:
+    """The page's form filled in with ``values`` (field ``v-<criterion id>-<position>``)."""
+    ids = {c["name"]: c["id"] for c in screen["criteria"]}
+    token = re.search(r'name="client_token" value="([^"]*)"', page).group(1)
+    return {"client_token": token, **{f"v-{ids[v['criterion']]}-{v['position']}": str(v["value"]) for v in values}}
+
+
 def _progress(client, project) -> dict:
     return client.get(f"/api/v1/projects/{project.pk}/progress/").json()
 
@@ -96,7 +111,7 @@ def _session(monkeypatch):
     pages.get(f"/projects/{project.pk}/instructions/")
     answers = random.Random(5)
 
-    rows, is_control, previous_id = [], [], None
+    rows, is_control, previous_id, inline = [], [], None, None
     while True:
         before = _progress(api, project)
         with CaptureQueriesContext(connection) as next_queries:
@@ -104,21 +119,33 @@ def _session(monkeypatch):
         if served.status_code == 204:
             break
         screen = served.json()
-        page = pages.get(f"/projects/{project.pk}/rate/").content.decode()
+        # after a submit on the form, the page is the one that came back with it
+        page = inline or pages.get(f"/projects/{project.pk}/rate/")
+        html = page.content.decode()
         values = [
             {"criterion": c["name"], "position": o["position"], "value": answers.randint(1, 5)}
             for c in screen["criteria"]
             for o in screen["item"]["outputs"]
         ]
+        duration = answers.randint(800, 9000)
+        on_the_form = len(rows) % 2 == 1
         with CaptureQueriesContext(connection) as submit_queries:
-            submitted = api.post(
-                f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
-                {"values": values, "duration_ms": answers.randint(800, 9000)},
-                format="json",
-            )
+            if on_the_form:
+                submitted = pages.post(
+                    f"/assignments/{screen['assignment_id']}/submit/",
+                    {**_form(screen, values, html), "duration_ms": duration},
+                    HTTP_X_CONCORD_NEXT="inline",
+                )
+            else:
+                submitted = api.post(
+                    f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+                    {"values": values, "duration_ms": duration},
+                    format="json",
+                )
         after = _progress(api, project)
-        assert submitted.status_code == 201
-        shown = _page_progress(page)
+        assert submitted.status_code == (200 if on_the_form else 201)
+        inline = submitted if on_the_form else None
+        shown = _page_progress(html)
         rows.append(
             {
                 "position": len(rows),
@@ -126,21 +153,25 @@ def _session(monkeypatch):
                 "left": before["remaining"],
                 "total": before["total"],
                 "done_change": after["done"] - before["done"],
-                "left_change": after["remaining"] - before["remaining"],
+                # leased or to come: a submit on the form leases the next screen before "after" is read
+                "left_change": after["remaining"] + after["assigned"] - before["remaining"] - before["assigned"],
                 "total_change": after["total"] - before["total"],
                 "page_done": shown[0],
                 "page_total": shown[1],
                 "page_total_change": shown[1] - before["total"],
                 "id_step": screen["assignment_id"] - (previous_id or screen["assignment_id"]),
                 "next_status": served.status_code,
+                "next_headers": _headers(served),
                 "next_fields": _keys(screen),
                 "n_outputs": len(screen["item"]["outputs"]),
                 "next_queries": len(next_queries),
-                "page": _skeleton(page, screen),
+                "page": _skeleton(html, screen),
+                "page_headers": _headers(page),
                 "submit_status": submitted.status_code,
-                "submit_fields": _keys(submitted.json()),
+                "submit_headers": _headers(submitted),
+                "submit_fields": "page" if on_the_form else _keys(submitted.json()),
                 "submit_queries": len(submit_queries),
-                "revision": submitted.json()["revision"],
+                "revision": 0 if on_the_form else submitted.json()["revision"],
             }
         )
         previous_id = screen["assignment_id"]
@@ -184,7 +215,8 @@ def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch):
     p_values = {name: _two_sample_p(_coded(rows, name), is_control) for name in names}
     alpha = 0.01 / len(names)
     assert {name: p for name, p in p_values.items() if p < alpha} == {}
-    # "left" drops by one on every screen, control or not, and the page ("12 of 40 done") says what the endpoint says
+    # what is left (leased or to come) drops by one on every screen, control or not, and the page
+    # ("12 of 40 done") says what the endpoint says
     assert {row["left_change"] for row in rows} == {-1} and {row["page_total_change"] for row in rows} == {0}
     assert all(row["page_done"] == row["done"] for row in rows)
 

@@ -1,17 +1,19 @@
 """The rater loop under contention on PostgreSQL: 40 raters, each a thread with its own connection,
 race for the last slots (and for stale leases), while duplicate POSTs race for one assignment."""
+
 import threading
 from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, ItemFlag, Judgment
 from annotation.services import assignment_next_for_rater, item_flag_create, judgment_submit
 from tests.annotation.rating import add_raters, full_values, rating_project
+from tests.concurrency import run_threads
 
 N_RATERS = 40
 N_ITEMS = 24
@@ -24,27 +26,6 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 def postgres_only():
     if connection.vendor != "postgresql":
         pytest.skip("SKIP LOCKED races need PostgreSQL")
-
-
-def run_threads(n, target):
-    errors, barrier = [], threading.Barrier(n)
-
-    def body(i):
-        try:
-            barrier.wait()
-            target(i)
-        except Exception as exc:  # noqa: BLE001 (reported below, with the thread)
-            errors.append(f"thread {i}: {type(exc).__name__}: {exc}")
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=body, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not any(t.is_alive() for t in threads), "a rater thread hung"
-    return errors
 
 
 def test_racing_raters_never_over_assign_lose_or_double_a_judgment():
@@ -77,8 +58,12 @@ def test_racing_raters_never_over_assign_lose_or_double_a_judgment():
 
     # Then every slot was judged exactly once, and every lease is accounted for
     assert not errors, errors[:3]
-    per_item = dict(Judgment.objects.filter(project=project, is_current=True).values("item_id")
-                    .annotate(n=Count("rater_id", distinct=True)).values_list("item_id", "n"))
+    per_item = dict(
+        Judgment.objects.filter(project=project, is_current=True)
+        .values("item_id")
+        .annotate(n=Count("rater_id", distinct=True))
+        .values_list("item_id", "n")
+    )
     items = list(Item.objects.filter(project=project))
     assert all(per_item.get(item.pk) == item.n_judged == N_TARGET for item in items)
     assert all(item.n_leased == 0 for item in items)

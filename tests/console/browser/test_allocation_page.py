@@ -1,28 +1,31 @@
 """In Chromium: a lead opens the allocation page of the issue-18 study before it starts, previews the design
 for a quota (per rater, per pair, which pair agreement is computable), saves it, and gives one rater an own
 quota; at desktop, tablet and phone widths. Screenshots go to artifacts/."""
+
 import pytest
 
 from annotation.models import Membership, Project
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
-from tests.browser_support import log_in
-from tests.console.browser.test_items_and_progress_pages import _no_sideways_scroll
+from tests.browser_support import VIEWPORTS, at_every_width, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-WIDTHS = {"desktop": (1280, 800), "tablet": (768, 1024), "phone": (390, 844)}
-
 
 def test_design_preview_and_quotas(page, live_server, screenshot):
-    project = ProjectFactory(name="pairwise study", task_type="pairwise", criteria=["overall"],
-                             raters_per_item=2, status=Project.Status.DRAFT)
+    project = ProjectFactory(
+        name="pairwise study",
+        task_type="pairwise",
+        criteria=["overall"],
+        raters_per_item=2,
+        status=Project.Status.DRAFT,
+    )
     for i in range(24):
         ItemFactory(project=project, n_target=2 if i % 2 == 0 else 1, systems=["bart", "t5"])
     lead = UserFactory(username="alloc-lead")
     MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     rater = UserFactory(username="alloc-rater")
     MembershipFactory(project=project, user=rater, role=Membership.Role.RATER)
-    page.set_viewport_size({"width": 1280, "height": 800})
+    page.set_viewport_size(VIEWPORTS["desktop"])
     log_in(page, live_server.url, "alloc-lead", "pass-word-1234", f"/projects/{project.pk}/")
 
     # The page is in the lead's bar; before any setting there is no design, and it says what that means
@@ -66,7 +69,4 @@ def test_design_preview_and_quotas(page, live_server, screenshot):
     assert Membership.objects.get(project=project, user=rater).max_screens == 10
 
     page.goto(f"{live_server.url}/projects/{project.pk}/allocation/")
-    for name, (width, height) in WIDTHS.items():
-        page.set_viewport_size({"width": width, "height": height})
-        assert _no_sideways_scroll(page), name
-        screenshot(page, f"console-allocation-{name}")
+    at_every_width(page, screenshot, "console-allocation")

@@ -1,6 +1,7 @@
 """In Chromium: a lead uploads a JSONL file on the upload page and watches the progress bar finish, finds the
 items in the browser, sees a bad file refused line by line, then opens the progress page with its chart drawn,
 at 1280×800 and at a tablet's width. Screenshots go to artifacts/."""
+
 import json
 
 import pytest
@@ -9,7 +10,7 @@ from annotation.models import Item, Membership
 from annotation.services import assignment_next_for_rater, judgment_submit
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.annotation.rating import full_values
-from tests.browser_support import inked_pixels, log_in
+from tests.browser_support import inked_pixels, log_in, page_overflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,12 +24,15 @@ def _jsonl(tmp_path, name, lines) -> str:
 
 
 def _items():
-    return [{"external_id": f"doc{k:02d}", "input": f"Source text {k}", "subgroup": ("news", "sport")[k % 2],
-             "outputs": [{"system": "bart", "text": f"bart summary {k}"}]} for k in range(N_ITEMS)]
-
-
-def _no_sideways_scroll(page) -> bool:
-    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    return [
+        {
+            "external_id": f"doc{k:02d}",
+            "input": f"Source text {k}",
+            "subgroup": ("news", "sport")[k % 2],
+            "outputs": [{"system": "bart", "text": f"bart summary {k}"}],
+        }
+        for k in range(N_ITEMS)
+    ]
 
 
 def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp_path):
@@ -54,8 +58,11 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     screenshot(page, "console-upload-done")
 
     # A file with bad lines is refused with each line, field and problem; nothing more is stored
-    bad = [{"external_id": "new1", "input": "x", "outputs": [{"system": "bart", "text": "y"}]},
-           {"external_id": "new2", "outputs": [{"system": "bart", "text": "y"}]}, "{not json"]
+    bad = [
+        {"external_id": "new1", "input": "x", "outputs": [{"system": "bart", "text": "y"}]},
+        {"external_id": "new2", "outputs": [{"system": "bart", "text": "y"}]},
+        "{not json",
+    ]
     page.get_by_label("File (JSONL or CSV)").set_input_files(_jsonl(tmp_path, "bad.jsonl", bad))
     page.get_by_role("button", name="Upload and import").click()
     page.wait_for_selector("#upload-progress[data-state=failed]")
@@ -109,7 +116,7 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     assert page.inner_text('[data-key="untouched"]') == str(N_ITEMS - 17)
     assert "console-rater-1" in page.inner_text("[data-testid=leases]")
     assert "console-rater-1" in page.inner_text("[data-testid=rater-throughput]")
-    assert _no_sideways_scroll(page)
+    assert page_overflow(page) <= 0
     screenshot(page, "console-progress")
 
     # And it refreshes from the summary API when more work is done
@@ -124,9 +131,9 @@ def test_upload_browse_and_progress(page, live_server, screenshot, settings, tmp
     page.set_viewport_size({"width": 768, "height": 1024})
     page.reload()
     page.wait_for_selector("#per-day-chart[data-drawn=true]")
-    assert _no_sideways_scroll(page)
+    assert page_overflow(page) <= 0
     screenshot(page, "console-progress-tablet")
     with page.expect_navigation():
         page.get_by_test_id("lead-nav").get_by_role("link", name="Items", exact=True).click()
-    assert _no_sideways_scroll(page)
+    assert page_overflow(page) <= 0
     screenshot(page, "console-item-browser-tablet")

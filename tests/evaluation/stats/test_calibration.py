@@ -122,14 +122,23 @@ def test_gain_bootstrap_interval_is_scipys_paired_percentile_bootstrap():
     calibrated, single = model.predict(np.column_stack([a, b])[held]), a[held]
     assert report.best_single == "a"
 
-    def gain(c, s, h):
-        return stats.pearsonr(c, h).statistic - stats.pearsonr(s, h).statistic
+    def pearson(x, y):  # along the last axis, over all of scipy's resamples at once
+        x, y = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
+        return (x * y).sum(axis=-1) / np.sqrt((x * x).sum(axis=-1) * (y * y).sum(axis=-1))
 
+    def gain(c, s, h, axis=-1):
+        return pearson(c, h) - pearson(s, h)
+
+    # vectorised, the same resamples and interval (to 1e-15) as with stats.pearsonr one resample at a time,
+    # in 0.2 s instead of 22 s
+    assert gain(calibrated, single, human[held]) == pytest.approx(
+        stats.pearsonr(calibrated, human[held]).statistic - stats.pearsonr(single, human[held]).statistic
+    )
     scipy_ci = stats.bootstrap(
         (calibrated, single, human[held]),
         gain,
         paired=True,
-        vectorized=False,
+        vectorized=True,
         n_resamples=4000,
         method="percentile",
         rng=np.random.default_rng(9),

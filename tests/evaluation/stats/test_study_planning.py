@@ -17,6 +17,13 @@ from evaluation.stats import (
 )
 
 TRUE = {"item": 1.0, "item_system": 0.25, "rater": 0.49, "residual": 0.36}
+# the TRUE components as a mean-difference design sees them (no system spread of its own)
+MEAN_DIFFERENCE = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
+
+
+def _mean_difference(planner, seed: int, **design):
+    """``planner`` (design_power, items_for_power, ...) on the TRUE components' mean difference."""
+    return planner(MEAN_DIFFERENCE, comparison="mean_difference", rng=np.random.default_rng(seed), **design)
 
 
 def _pilot(rng, n_items=400, n_systems=3, k=3, pool=60, missing=0.2):
@@ -102,8 +109,7 @@ def _win_components():
 def test_planner_power_matches_direct_simulation_within_2_points(comparison, n_items, raters_per_item):
     rng = np.random.default_rng(n_items * 10 + raters_per_item)
     if comparison == "mean_difference":
-        components = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
-        effect = 0.25
+        components, effect = MEAN_DIFFERENCE, 0.25
     else:
         components, effect = _win_components(), 0.58
     planned = design_power(
@@ -127,16 +133,7 @@ def noncentral_t_power(n, *, delta, tau2, alpha=0.05):
 
 def test_one_design_pinned_to_the_noncentral_t():
     # 80 items, 2 raters each: tau^2 = 2 * 0.25 + 2 * 0.36 / 2 = 0.86; delta = 0.3
-    c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
-    r = design_power(
-        c,
-        comparison="mean_difference",
-        effect=0.3,
-        n_items=80,
-        raters_per_item=2,
-        n_simulations=40_000,
-        rng=np.random.default_rng(1),
-    )
+    r = _mean_difference(design_power, 1, effect=0.3, n_items=80, raters_per_item=2, n_simulations=40_000)
     exact = noncentral_t_power(80, delta=0.3, tau2=0.86)
     assert exact == pytest.approx(0.815, abs=0.001)  # normal approximation: Phi(2.893 - 1.990) = 0.817
     assert r.power == pytest.approx(exact, abs=0.01)
@@ -151,46 +148,21 @@ def test_bradley_terry_gap_is_tested_as_its_win_rate():
 
 
 def test_curve_recommends_the_cheapest_design_reaching_the_target():
-    c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
-    curve = power_curve(
-        c,
-        comparison="mean_difference",
-        effect=0.3,
-        items_grid=[40, 80, 160],
-        raters_grid=[1, 2, 4],
-        rng=np.random.default_rng(3),
-    )
+    curve = _mean_difference(power_curve, 3, effect=0.3, items_grid=[40, 80, 160], raters_grid=[1, 2, 4])
     assert len(curve.points) == 9
     reaching = [p for p in curve.points if p.power >= 0.8]
     assert curve.recommended in reaching
     cost = curve.recommended.n_items * curve.recommended.raters_per_item
     assert cost == min(p.n_items * p.raters_per_item for p in reaching)
-    none = power_curve(
-        c, comparison="mean_difference", effect=0.01, items_grid=[10], raters_grid=[1], rng=np.random.default_rng(3)
-    )
+    none = _mean_difference(power_curve, 3, effect=0.01, items_grid=[10], raters_grid=[1])
     assert none.recommended is None
 
 
 def test_items_for_half_width_reaches_the_width_in_simulation():
-    c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
-    n = items_for_half_width(c, comparison="mean_difference", half_width=0.15, raters_per_item=3)
-    at = design_power(
-        c,
-        comparison="mean_difference",
-        effect=0.0,
-        n_items=n,
-        raters_per_item=3,
-        n_simulations=20_000,
-        rng=np.random.default_rng(4),
-    )
-    below = design_power(
-        c,
-        comparison="mean_difference",
-        effect=0.0,
-        n_items=n - 1,
-        raters_per_item=3,
-        n_simulations=20_000,
-        rng=np.random.default_rng(4),
+    n = items_for_half_width(MEAN_DIFFERENCE, comparison="mean_difference", half_width=0.15, raters_per_item=3)
+    at, below = (
+        _mean_difference(design_power, 4, effect=0.0, n_items=m, raters_per_item=3, n_simulations=20_000)
+        for m in (n, n - 1)
     )
     assert at.half_width <= 0.15 + 0.001 and below.half_width > 0.15 - 0.001
     # at effect 0 the power is the test's size
@@ -213,7 +185,7 @@ def test_degenerate_inputs():
         variance_components([1.0, 2.0], items=[1], systems=[0, 0], raters=[1, 1])
     with pytest.raises(InsufficientDataError, match="two items with a value; got 1"):
         interim_answer([1.0, np.nan])
-    c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
+    c = MEAN_DIFFERENCE
     with pytest.raises(ValueError, match="comparison must be one of"):
         design_power(c, comparison="elo", effect=0.1, n_items=10, raters_per_item=1, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="win rate to detect must be between 0 and 1"):
@@ -223,39 +195,10 @@ def test_degenerate_inputs():
 
 
 def test_items_for_power_is_the_noncentral_t_answer_within_5_percent():
-    c = VarianceComponents(*TRUE.values(), 0.0, 0, 0, 0)
-    n = items_for_power(
-        c,
-        comparison="mean_difference",
-        effect=0.3,
-        raters_per_item=2,
-        target_power=0.8,
-        n_simulations=20_000,
-        rng=np.random.default_rng(5),
-    )
-
+    n = _mean_difference(items_for_power, 5, effect=0.3, raters_per_item=2, target_power=0.8, n_simulations=20_000)
     smallest = next(m for m in range(2, 500) if noncentral_t_power(m, delta=0.3, tau2=0.86) >= 0.8)
     assert smallest <= n <= 1.06 * smallest + 2
+    assert _mean_difference(items_for_power, 5, effect=0.0, raters_per_item=2, target_power=0.8) is None
     assert (
-        items_for_power(
-            c,
-            comparison="mean_difference",
-            effect=0.0,
-            raters_per_item=2,
-            target_power=0.8,
-            rng=np.random.default_rng(5),
-        )
-        is None
-    )
-    assert (
-        items_for_power(
-            c,
-            comparison="mean_difference",
-            effect=0.001,
-            raters_per_item=1,
-            target_power=0.8,
-            max_items=1000,
-            rng=np.random.default_rng(5),
-        )
-        is None
+        _mean_difference(items_for_power, 5, effect=0.001, raters_per_item=1, target_power=0.8, max_items=1000) is None
     )

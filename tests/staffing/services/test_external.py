@@ -1,9 +1,8 @@
 """External workers: entry by link and worker id, pseudonymous accounts, unique and stable completion codes."""
-import threading
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection, connections
+from django.db import connection
 
 from annotation.models import Membership
 from audit.models import AuditEntry
@@ -16,6 +15,7 @@ from staffing.services import (
     external_worker_enter,
     team_rater_remove,
 )
+from tests.concurrency import run_threads
 
 
 @pytest.fixture
@@ -34,8 +34,9 @@ def test_a_worker_gets_a_pseudonymous_rater_account_and_resumes_it(project, link
 
 @pytest.mark.django_db
 def test_completion_codes_are_unique_per_worker_and_stable(project, link):
-    workers = [external_worker_enter(project_id=project.pk, token=link.token, worker_id=f"W{i:04d}")
-               for i in range(200)]
+    workers = [
+        external_worker_enter(project_id=project.pk, token=link.token, worker_id=f"W{i:04d}") for i in range(200)
+    ]
     codes = [w.completion_code for w in workers]
     assert len(set(codes)) == len(codes)
     assert all(len(c) == 10 and c.isalnum() and c.isupper() for c in codes)
@@ -66,12 +67,16 @@ def test_a_wrong_reset_or_disabled_link_admits_no_one(project, lead, link):
         external_worker_enter(project_id=project.pk, token=old, worker_id="W1")
     assert not ExternalWorker.objects.exists()
     assert [e.action for e in AuditEntry.objects.order_by("id")] == [
-        "external_link.create", "external_link.reset", "external_link.disable"]
+        "external_link.create",
+        "external_link.reset",
+        "external_link.disable",
+    ]
 
 
 @pytest.mark.django_db
 def test_a_link_works_only_for_its_own_project(project, link):
     from tests.annotation.factories import ProjectFactory
+
     other = ProjectFactory(name="other")
     with pytest.raises(ExternalLinkInvalid):
         external_worker_enter(project_id=other.pk, token=link.token, worker_id="W1")
@@ -86,64 +91,37 @@ def test_a_removed_worker_cannot_come_back_by_the_link(project, lead, link):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_one_worker_entering_from_many_tabs_at_once_gets_one_account():
+def test_one_worker_entering_from_many_tabs_at_once_gets_one_account(project, link):
     if connection.vendor != "postgresql":
         pytest.skip("the race needs real concurrent connections")
-    from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
-    project = ProjectFactory(name="tabs")
-    lead = UserFactory(username="tabs-lead")
-    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
-    link = external_link_reset(project=project, by=lead)
-    barrier, codes, errors = threading.Barrier(8), [], []
+    codes = []
 
     def enter(_):
-        try:
-            barrier.wait()
-            codes.append(external_worker_enter(project_id=project.pk, token=link.token,
-                                               worker_id="SAMEWORKER").completion_code)
-        except Exception as exc:  # noqa: BLE001 (reported below)
-            errors.append(f"{type(exc).__name__}: {exc}")
-        finally:
-            connections.close_all()
+        codes.append(
+            external_worker_enter(project_id=project.pk, token=link.token, worker_id="SAMEWORKER").completion_code
+        )
 
-    threads = [threading.Thread(target=enter, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = run_threads(8, enter)
     assert not errors and len(codes) == 8 and len(set(codes)) == 1
     assert ExternalWorker.objects.count() == 1
     assert Membership.objects.filter(project=project, role=Membership.Role.RATER).count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_cap_admits_exactly_its_number_of_workers_entering_at_once():
+def test_a_cap_admits_exactly_its_number_of_workers_entering_at_once(project, lead, link):
     if connection.vendor != "postgresql":
         pytest.skip("the race needs real concurrent connections")
     from staffing.services import EntryRefused, external_link_configure
-    from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
-    project = ProjectFactory(name="rush")
-    lead = UserFactory(username="rush-lead")
-    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
-    link = external_link_reset(project=project, by=lead)
+
     external_link_configure(project=project, by=lead, max_identities=3)
-    barrier, admitted, refused, errors = threading.Barrier(8), [], [], []
+    admitted, refused = [], []
 
     def enter(i):
         try:
-            barrier.wait()
             admitted.append(external_worker_enter(project_id=project.pk, token=link.token, worker_id=f"RUSH{i}"))
         except EntryRefused:
             refused.append(i)
-        except Exception as exc:  # noqa: BLE001 (reported below)
-            errors.append(f"{type(exc).__name__}: {exc}")
-        finally:
-            connections.close_all()
 
-    threads = [threading.Thread(target=enter, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = run_threads(8, enter)
     assert not errors and len(admitted) == 3 and len(refused) == 5
     assert ExternalWorker.objects.filter(project=project).count() == 3

@@ -1,11 +1,11 @@
 """Invite links: creation, expiry, revocation, the cap (with racing clients on PostgreSQL) and sign-up."""
-import threading
+
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection, connections
+from django.db import connection
 from django.utils import timezone
 
 from annotation.models import Membership
@@ -13,6 +13,7 @@ from audit.models import AuditEntry
 from staffing.models import Invite
 from staffing.services import InviteUnavailable, invite_accept, invite_create, invite_revoke, invite_signup
 from tests.annotation.factories import UserFactory
+from tests.concurrency import run_threads
 
 GOOD_PASSWORD = "correct horse battery 42"
 
@@ -26,8 +27,10 @@ def test_an_invite_has_an_unguessable_token_and_is_audited(project, lead):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("max_uses", "valid_days", "field"), [
-    (0, 7, "max_uses"), (-1, 7, "max_uses"), ("3", 7, "max_uses"), (1, 0, "valid_days"), (1, 400, "valid_days")])
+@pytest.mark.parametrize(
+    ("max_uses", "valid_days", "field"),
+    [(0, 7, "max_uses"), (-1, 7, "max_uses"), ("3", 7, "max_uses"), (1, 0, "valid_days"), (1, 400, "valid_days")],
+)
 def test_bad_invite_settings_are_refused_by_field(project, lead, max_uses, valid_days, field):
     with pytest.raises(ValidationError) as exc:
         invite_create(project=project, by=lead, max_uses=max_uses, valid_days=valid_days)
@@ -87,15 +90,18 @@ def test_signup_creates_a_rater_account(project, lead):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("username", "password", "field"), [
-    ("newcomer", "short", "password"),          # too short
-    ("newcomer", "12345678901", "password"),    # all digits
-    ("newcomer", "password123", "password"),    # common
-    ("newcomer", "newcomer1", "password"),      # like the username (and short)
-    ("bad name!", GOOD_PASSWORD, "username"),
-    ("", GOOD_PASSWORD, "username"),
-    ("lead", GOOD_PASSWORD, "username"),        # taken
-])
+@pytest.mark.parametrize(
+    ("username", "password", "field"),
+    [
+        ("newcomer", "short", "password"),  # too short
+        ("newcomer", "12345678901", "password"),  # all digits
+        ("newcomer", "password123", "password"),  # common
+        ("newcomer", "newcomer1", "password"),  # like the username (and short)
+        ("bad name!", GOOD_PASSWORD, "username"),
+        ("", GOOD_PASSWORD, "username"),
+        ("lead", GOOD_PASSWORD, "username"),  # taken
+    ],
+)
 def test_signup_validation_names_the_field_and_creates_nothing(project, lead, username, password, field):
     invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
     n_users = get_user_model().objects.count()
@@ -116,38 +122,22 @@ def test_signup_through_a_used_up_invite_creates_no_account(project, lead):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_cap_of_n_admits_exactly_n_racing_clients():
+def test_a_cap_of_n_admits_exactly_n_racing_clients(project, lead):
     if connection.vendor != "postgresql":
         pytest.skip("the race needs PostgreSQL's row locks and real concurrent connections")
     # Given an invite for 5 and 16 users who open it at the same instant, each on its own connection
-    from tests.annotation.factories import MembershipFactory, ProjectFactory
-    project = ProjectFactory(name="race")
-    lead = UserFactory(username="race-lead")
-    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     invite = invite_create(project=project, by=lead, max_uses=5, valid_days=1)
     users = [UserFactory(username=f"racer{i}") for i in range(16)]
-    barrier, lock, outcomes, errors = threading.Barrier(len(users)), threading.Lock(), [], []
+    outcomes = []
 
-    def join(user):
+    def join(i):
         try:
-            barrier.wait()
-            invite_accept(token=invite.token, user=user)
-            result = "joined"
+            invite_accept(token=invite.token, user=users[i])
+            outcomes.append("joined")
         except InviteUnavailable as exc:
-            result = exc.state
-        except Exception as exc:  # noqa: BLE001 (reported below)
-            errors.append(f"{type(exc).__name__}: {exc}")
-            return
-        finally:
-            connections.close_all()
-        with lock:
-            outcomes.append(result)
+            outcomes.append(exc.state)
 
-    threads = [threading.Thread(target=join, args=(user,)) for user in users]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = run_threads(len(users), join)
     # Then exactly 5 joined, the other 11 were told it is used up, and the count agrees with the members
     assert not errors
     assert sorted(outcomes).count("joined") == 5 and outcomes.count(Invite.State.USED_UP) == 11

@@ -1,6 +1,7 @@
 """A rater's control-screen submission racing a lead removing or pausing them, or applying the rules to
 every rater, on PostgreSQL: each side a thread with its own connection, many rounds. They take the rater's
 membership and assignment rows; taken in opposite orders they deadlock."""
+
 import pytest
 from django.db import connection
 from django.db.models import Count, Q
@@ -17,7 +18,7 @@ from annotation.services import (
 from staffing.services import team_rater_remove
 from tests.annotation.factories import MembershipFactory, UserFactory
 from tests.annotation.rating import ControlsFirst, add_raters, full_values, rating_project
-from tests.annotation.services.test_assignment_concurrency import run_threads
+from tests.concurrency import run_threads
 
 ROUNDS = 20
 
@@ -68,7 +69,8 @@ def race(project, lead_action):
 def assert_counters_exact(project):
     items = Item.objects.filter(project=project).annotate(
         leases=Count("assignments", filter=Q(assignments__status=Assignment.Status.ACTIVE), distinct=True),
-        raters=Count("judgments__rater", filter=Q(judgments__is_current=True), distinct=True))
+        raters=Count("judgments__rater", filter=Q(judgments__is_current=True), distinct=True),
+    )
     assert [(i.pk, i.n_leased, i.n_judged) for i in items] == [(i.pk, i.leases, i.raters) for i in items]
 
 
@@ -111,6 +113,5 @@ def test_applying_the_rules_to_everyone_racing_a_gold_submission_pauses_the_rate
     for rater, assignment, submitted in rounds:
         assert submitted and assignment.status == Assignment.Status.DONE
         assert Membership.objects.get(project=project, user=rater).is_paused
-        assert list(RaterAction.objects.filter(rater=rater).values_list("kind", "rule")) == [
-            ("pause", "gold_accuracy")]
+        assert list(RaterAction.objects.filter(rater=rater).values_list("kind", "rule")) == [("pause", "gold_accuracy")]
     assert_counters_exact(project)
