@@ -7,7 +7,7 @@ prediction-powered estimates and study planning. Import everything from here; su
 implementation details.
 """
 
-from .alt_test import AltTestResult, RaterComparison, alt_test, benjamini_yekutieli
+from .alt_test import AltTestResult, RaterComparison, alt_test, alt_test_single_expert, benjamini_yekutieli
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
@@ -53,6 +53,7 @@ __all__ = [
     "AltTestResult",
     "RaterComparison",
     "alt_test",
+    "alt_test_single_expert",
     "benjamini_yekutieli",
     "INTERVAL_METHODS",
     "COMPARISONS",
