@@ -38,9 +38,12 @@ from evaluation.stats.correlation import LEVELS, METHODS
 PLOT_WIDTH, ROW_HEIGHT, LABEL_WIDTH = 640, 26, 170
 
 
-def interval_plot(rows: list[tuple[str, float | None, float | None, float | None]], clusters: list[int]) -> dict:
-    """SVG geometry of a dot-and-whisker plot: one row per (label, value, low, high), best first, on bands of
-    alternating shade, one per significance cluster."""
+def interval_plot(
+    rows: list[tuple[str, float | None, float | None, float | None]], clusters: list[int] | None = None
+) -> dict:
+    """SVG geometry of a dot-and-whisker plot: one row per (label, value, low, high), best first; with
+    ``clusters`` (one significance cluster per row), on bands of alternating shade, one per cluster."""
+    clusters = clusters or []
     known = [v for _, *vals in rows for v in vals if v is not None]
     if not known:
         return {}
@@ -311,8 +314,7 @@ def judges_page(request, pk):
                         for e in c["estimands"]
                         if e["kind"] == kind and not e["error"]
                         for way, label in ways
-                    ],
-                    clusters=[],
+                    ]
                 )
             )
         ]

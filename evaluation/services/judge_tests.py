@@ -9,7 +9,7 @@ import numpy as np
 from annotation.models import Criterion, Output, Project, TaskType
 from annotation.selectors import rater_names_for_project
 from evaluation.models import Judge
-from evaluation.selectors import JudgeUnits, judge_units
+from evaluation.selectors import JudgeUnits, judge_units_table
 from evaluation.stats import InsufficientDataError, alt_test, consensus, prediction_powered_mean
 
 from ._common import interval, num
@@ -133,10 +133,12 @@ def judge_alt_test_report(
     names = rater_names_for_project(project)
     chosen_judges = _judges(project, judges)
     out = {"epsilon": epsilon, "q": q, "alignment": alignment, "criteria": []}
-    for criterion in _criteria(project, criteria):
+    chosen_criteria = _criteria(project, criteria)
+    table = judge_units_table(project=project, judges=chosen_judges, criteria=chosen_criteria)
+    for criterion in chosen_criteria:
         entry = {"criterion": criterion.name, "judges": [], "baseline": None}
         for judge in chosen_judges:
-            units = judge_units(judge=judge, criterion=criterion)
+            units = table[judge.pk, criterion.pk]
             if entry["baseline"] is None:
                 entry["baseline"] = _constant_baseline(units, options, names)
             row = _judge_row(judge) | {"overall": None, "error": None, "subgroups": [], "thin_subgroups": []}
@@ -231,8 +233,10 @@ def judge_prediction_powered_report(*, project: Project, judge: str, criteria=No
     only and judge only, with the human judgments the judge is worth."""
     (chosen,) = _one_judge(project, judge)
     out = _judge_row(chosen) | {"confidence": confidence, "criteria": []}
-    for criterion in _criteria(project, criteria):
-        units = judge_units(judge=chosen, criterion=criterion)
+    chosen_criteria = _criteria(project, criteria)
+    table = judge_units_table(project=project, judges=[chosen], criteria=chosen_criteria)
+    for criterion in chosen_criteria:
+        units = table[chosen.pk, criterion.pk]
         if project.task_type == TaskType.PAIRWISE:
             rows = _pairwise_estimands(units, project, confidence)
         else:
@@ -251,7 +255,7 @@ def judge_confusion(*, project: Project, judge: str, criterion: str) -> dict:
     if not criterion:
         raise ValueError("name the criterion (criterion=...)")
     (target,) = _criteria(project, [criterion])
-    units = judge_units(judge=chosen, criterion=target)
+    units = judge_units_table(project=project, judges=[chosen], criteria=[target])[chosen.pk, target.pk]
     majority = consensus(units.humans, statistic="alpha_nominal") if len(units.raters) else np.full(0, np.nan)
     machine = np.round(units.judge)
     if project.task_type == TaskType.PAIRWISE:
