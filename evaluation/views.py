@@ -289,7 +289,14 @@ def judges_page(request, pk):
     context = {"project": project, "epsilon": epsilon, "q": q, "judges": judges, "criteria": criteria}
     if not judges:
         return render(request, "evaluation/judges.html", context)
-    report = judge_alt_test_report(project=project, epsilon=epsilon, q=q)
+    test = request.GET.get("test") if request.GET.get("test") in ("t", "wilcoxon") else "t"
+    expert = request.GET.get("expert", "")
+    context.update(test=test, expert=expert, expert_error=None)
+    try:
+        report = judge_alt_test_report(project=project, epsilon=epsilon, q=q, test=test, expert=expert)
+    except ValueError as exc:  # an expert who is not a rater: say so, test without one
+        context.update(expert="", expert_error=str(exc))
+        report = judge_alt_test_report(project=project, epsilon=epsilon, q=q, test=test)
     for c in report["criteria"]:
         c["plot"] = share_plot(
             [

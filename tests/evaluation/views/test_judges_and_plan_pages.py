@@ -44,6 +44,17 @@ def test_judges_page_shows_the_tests_and_opens_a_confusion_cell(lead):
     assert links and set(map(int, links)) <= set(Item.objects.filter(project=project).values_list("id", flat=True))
 
 
+def test_judges_page_runs_the_appendix_variants_and_names_an_unknown_expert(lead):
+    project, _ = likert_study(lead, n_rated=12)
+    client = browser(lead)
+    html = client.get(f"/projects/{project.pk}/judges/", {"test": "wilcoxon", "expert": "r2"}).content.decode()
+    assert 'data-testid="expert"' in html and "Wilcoxon signed-rank test in place of the t-test" in html
+    assert '<option value="r2" selected>' in html
+    page = client.get(f"/projects/{project.pk}/judges/", {"expert": "nobody"})
+    assert page.status_code == 200
+    assert "expert &#x27;nobody&#x27; is not a rater of this project; tested without an expert" in page.content.decode()
+
+
 def test_judges_page_without_judges(lead):
     project = new_project(lead, "empty", "likert", [{"name": "fluency", "scale_min": 1, "scale_max": 5}])
     page = browser(lead).get(f"/projects/{project.pk}/judges/")
