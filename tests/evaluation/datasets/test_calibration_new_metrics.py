@@ -96,6 +96,7 @@ def scipy_gain_p_value(project, calibrator, seed, n_resamples, systems=None):
 def check_reported(project, lead, name):
     body = client_for(lead).get(f"/api/v1/projects/{project.id}/results/?n_resamples=0&test_resamples=0").json()
     entry = next(c for c in body["calibrators"] if c["name"] == name)
+    print("FIGURES", name, json.dumps(entry))
     pearson = next(m for m in entry["methods"] if m["method"] == "pearson")
     assert pearson["gain"] == pytest.approx(pearson["calibrated"] - pearson["best_single"])
     assert 0 < pearson["gain_p_value"] <= 1 and pearson["gain_ci"][0] <= pearson["gain"] <= pearson["gain_ci"][1]
