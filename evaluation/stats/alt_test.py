@@ -155,34 +155,30 @@ def _compare_one(own: np.ndarray, judge: np.ndarray, others: np.ndarray, alignme
     return (len(own), judge_ind.mean(), rater_ind.mean(), *_one_sided(rater_ind - judge_ind, epsilon, test))
 
 
-def _leave_one_out(h: np.ndarray, j: np.ndarray, alignment, epsilon, test, min_raters_per_item, min_items_per_rater):
-    """(usable items, [(rater, n, judge adv., rater adv., statistic, p)], skipped raters) for one group."""
-    usable = ((~np.isnan(h)).sum(axis=0) >= min_raters_per_item) & ~np.isnan(j)
+def _per_rater(h: np.ndarray, j: np.ndarray, usable: np.ndarray, others, alignment, epsilon, test, min_items):
+    """(usable items, [(rater, n, judge adv., rater adv., statistic, p)], skipped raters) for one group;
+    ``others(k, mine)`` gives the labels rater k and the judge compete to represent on k's items."""
     rows, skipped = [], []
     for k in range(h.shape[0]):
         mine = usable & ~np.isnan(h[k])
-        if mine.sum() < min_items_per_rater:
+        if mine.sum() < min_items:
             if (~np.isnan(h[k])).any():
                 skipped.append(k)
             continue
-        others = np.delete(h[:, mine], k, axis=0)
-        rows.append((k, *_compare_one(h[k, mine], j[mine], others, alignment, epsilon, test)))
+        rows.append((k, *_compare_one(h[k, mine], j[mine], others(k, mine), alignment, epsilon, test)))
     return int(usable.sum()), rows, skipped
 
 
-def _against_expert(expert: np.ndarray, h: np.ndarray, j: np.ndarray, alignment, epsilon, test, min_items_per_rater):
-    """The single-expert variant of :func:`_leave_one_out`: each annotator and the judge both
-    represent the expert alone, on the items all three labelled."""
-    usable = ~np.isnan(expert) & ~np.isnan(j)
-    rows, skipped = [], []
-    for k in range(h.shape[0]):
-        mine = usable & ~np.isnan(h[k])
-        if mine.sum() < min_items_per_rater:
-            if (~np.isnan(h[k])).any():
-                skipped.append(k)
-            continue
-        rows.append((k, *_compare_one(h[k, mine], j[mine], expert[None, mine], alignment, epsilon, test)))
-    return int(usable.sum()), rows, skipped
+def _by_group(labels, names, rows_of, *, needs: str, carried_by: str, **options) -> tuple:
+    """Each group's rows (``rows_of(inside)``), InsufficientDataError for a group with no rater to test,
+    then the corrected results."""
+    per_group = []
+    for name in names:
+        n_items, rows, skipped = rows_of(labels == name)
+        if not rows:
+            raise _thin(name, options["min_items_per_rater"], needs)
+        per_group.append((name, n_items, rows, skipped))
+    return _results(per_group, carried_by=carried_by, **options)
 
 
 def _check_options(alignment, epsilon, test, min_items_per_rater) -> int:
@@ -350,23 +346,32 @@ def alt_test(
     if min_raters_per_item < 2:
         raise ValueError("min_raters_per_item must be at least 2: a left-out rater needs someone to represent")
     labels, names = _group_labels(groups, len(j))
-    per_group = []
-    for name in names:
-        inside = labels == name
-        n_items, rows, skipped = _leave_one_out(
-            h[:, inside], j[inside], alignment, float(epsilon), test, min_raters_per_item, min_items_per_rater
+
+    def rows_of(inside):
+        hh, jj = h[:, inside], j[inside]
+        usable = ((~np.isnan(hh)).sum(axis=0) >= min_raters_per_item) & ~np.isnan(jj)
+        return _per_rater(
+            hh,
+            jj,
+            usable,
+            lambda k, mine: np.delete(hh[:, mine], k, axis=0),
+            alignment,
+            epsilon,
+            test,
+            min_items_per_rater,
         )
-        if not rows:
-            raise _thin(name, min_items_per_rater, "another rater and the judge")
-        per_group.append((name, n_items, rows, skipped))
-    return _results(
-        per_group,
+
+    return _by_group(
+        labels,
+        names,
+        rows_of,
+        needs="another rater and the judge",
+        carried_by=f"{min_raters_per_item} raters and the judge",
         alignment=alignment,
-        epsilon=epsilon,
+        epsilon=float(epsilon),
         q=q,
         test=test,
         min_items_per_rater=min_items_per_rater,
-        carried_by=f"{min_raters_per_item} raters and the judge",
     )
 
 
@@ -437,21 +442,21 @@ def alt_test_single_expert(
     if h.shape[1] != len(j) or len(e) != len(j):
         raise ValueError(f"expert has {len(e)} items, annotators {h.shape[1]} and judge {len(j)}: they must match")
     labels, names = _group_labels(groups, len(j))
-    per_group = []
-    for name in names:
-        inside = labels == name
-        n_items, rows, skipped = _against_expert(
-            e[inside], h[:, inside], j[inside], alignment, float(epsilon), test, min_items_per_rater
-        )
-        if not rows:
-            raise _thin(name, min_items_per_rater, "the expert and the judge")
-        per_group.append((name, n_items, rows, skipped))
-    return _results(
-        per_group,
+
+    def rows_of(inside):
+        ee, hh, jj = e[inside], h[:, inside], j[inside]
+        usable = ~np.isnan(ee) & ~np.isnan(jj)
+        return _per_rater(hh, jj, usable, lambda k, mine: ee[None, mine], alignment, epsilon, test, min_items_per_rater)
+
+    return _by_group(
+        labels,
+        names,
+        rows_of,
+        needs="the expert and the judge",
+        carried_by="the expert and the judge",
         alignment=alignment,
-        epsilon=epsilon,
+        epsilon=float(epsilon),
         q=q,
         test=test,
         min_items_per_rater=min_items_per_rater,
-        carried_by="the expert and the judge",
     )
