@@ -668,8 +668,9 @@ class JudgeAgreementApi(EvaluationApi):
 class JudgeAltTestApi(EvaluationApi):
     """The alternative annotator test (Calderon, Reichart & Dror, ACL 2025) of each judge per criterion
     and subgroup: leave each human out, compare how well the judge and that human represent the others,
-    one-sided t-tests against the cost margin epsilon, Benjamini–Yekutieli over raters; the winning rate
-    (the judge passes at >= 0.5) and the average advantage probability."""
+    one-sided t-tests (or Wilcoxon signed-rank tests) against the cost margin epsilon, Benjamini–Yekutieli
+    over raters; the winning rate (the judge passes at >= 0.5) and the average advantage probability. With
+    an expert, the single-expert variant: each other rater and the judge compete to represent the expert."""
 
     class FilterSerializer(serializers.Serializer):
         epsilon = serializers.FloatField(
@@ -683,6 +684,17 @@ class JudgeAltTestApi(EvaluationApi):
             choices=["accuracy", "neg_rmse"],
             required=False,
             help_text="Default: accuracy for pairwise outcomes, neg_rmse for ratings.",
+        )
+        test = serializers.ChoiceField(
+            choices=["t", "wilcoxon"],
+            default="t",
+            help_text="wilcoxon: the signed-rank test the authors advise below 30 items per rater.",
+        )
+        expert = serializers.CharField(
+            max_length=200,
+            required=False,
+            default="",
+            help_text="A rater the other raters and the judge compete to represent (the single-expert test).",
         )
 
     @extend_schema(

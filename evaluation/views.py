@@ -41,9 +41,12 @@ from evaluation.stats.correlation import LEVELS, METHODS
 PLOT_WIDTH, ROW_HEIGHT, LABEL_WIDTH = 640, 26, 170
 
 
-def interval_plot(rows: list[tuple[str, float | None, float | None, float | None]], clusters: list[int]) -> dict:
-    """SVG geometry of a dot-and-whisker plot: one row per (label, value, low, high), best first, on bands of
-    alternating shade, one per significance cluster."""
+def interval_plot(
+    rows: list[tuple[str, float | None, float | None, float | None]], clusters: list[int] | None = None
+) -> dict:
+    """SVG geometry of a dot-and-whisker plot: one row per (label, value, low, high), best first; with
+    ``clusters`` (one significance cluster per row), on bands of alternating shade, one per cluster."""
+    clusters = clusters or []
     known = [v for _, *vals in rows for v in vals if v is not None]
     if not known:
         return {}
@@ -294,7 +297,14 @@ def judges_page(request, pk):
                "unit": REGISTRY[project.task_type].agreement.unit}
     if not judges:
         return render(request, "evaluation/judges.html", context)
-    report = judge_alt_test_report(project=project, epsilon=epsilon, q=q)
+    test = request.GET.get("test") if request.GET.get("test") in ("t", "wilcoxon") else "t"
+    expert = request.GET.get("expert", "")
+    context.update(test=test, expert=expert, expert_error=None)
+    try:
+        report = judge_alt_test_report(project=project, epsilon=epsilon, q=q, test=test, expert=expert)
+    except ValueError as exc:  # an expert who is not a rater: say so, test without one
+        context.update(expert="", expert_error=str(exc))
+        report = judge_alt_test_report(project=project, epsilon=epsilon, q=q, test=test)
     for c in report["criteria"]:
         c["plot"] = share_plot(
             [
@@ -319,8 +329,7 @@ def judges_page(request, pk):
                         for e in c["estimands"]
                         if e["kind"] == kind and not e["error"]
                         for way, label in ways
-                    ],
-                    clusters=[],
+                    ]
                 )
             )
         ]

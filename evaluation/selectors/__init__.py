@@ -1,6 +1,6 @@
 """Every non-trivial read of the evaluation app."""
 
-from .judge_units import JudgeUnits, judge_units
+from .judge_units import JudgeUnits, judge_units_table
 from .ratings import (
     PairwiseFrame,
     RatingFrame,
@@ -24,7 +24,7 @@ from .scores import (
 __all__ = [
     "calibrator_summaries",
     "JudgeUnits",
-    "judge_units",
+    "judge_units_table",
     "PairwiseFrame",
     "RatingFrame",
     "excluded_rater_ids",

@@ -1,11 +1,13 @@
 """A judge's ratings and the humans' on the same units, as arrays for the judge tests: units are
 outputs (likert, rankme) or items through their first output (pairwise)."""
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.models import Criterion, Output
+from annotation.models import Criterion, Output, Project
 from evaluation.models import Judge, JudgeRating
 
 from .ratings import included_judgments
@@ -26,29 +28,41 @@ class JudgeUnits:
     judge: np.ndarray
 
 
-def judge_units(*, judge: Judge, criterion: Criterion) -> JudgeUnits:
-    human = list(
-        included_judgments(judge.project)
-        .filter(criterion=criterion)
-        .values_list("rater_id", "output_id", "value")
+def judge_units_table(
+    *, project: Project, judges: Sequence[Judge], criteria: Sequence[Criterion]
+) -> dict[tuple[int, int], JudgeUnits]:
+    """:class:`JudgeUnits` per (judge id, criterion id), from the same few queries however many judges,
+    criteria and items there are."""
+    criterion_ids = [c.pk for c in criteria]
+    human = defaultdict(list)
+    for rater, output, criterion, value in (
+        included_judgments(project)
+        .filter(criterion_id__in=criterion_ids)
+        .values_list("rater_id", "output_id", "criterion_id", "value")
         .iterator(chunk_size=20_000)
-    )
-    machine = dict(
-        JudgeRating.objects.filter(
-            judge=judge,
-            criterion=criterion,
-            output__item__gold__isnull=True,
-            output__item__degraded_from__isnull=True,
-            output__item__repeat_of__isnull=True,
-        ).values_list("output_id", "value")
-    )
-    outputs = sorted({o for _, o, _ in human} | set(machine))
+    ):
+        human[criterion].append((rater, output, value))
+    machine = defaultdict(dict)
+    for judge, criterion, output, value in JudgeRating.objects.filter(
+        judge__in=[j.pk for j in judges],
+        criterion_id__in=criterion_ids,
+        output__item__gold__isnull=True,
+        output__item__degraded_from__isnull=True,
+        output__item__repeat_of__isnull=True,
+    ).values_list("judge_id", "criterion_id", "output_id", "value"):
+        machine[judge, criterion][output] = value
+    wanted = {o for rows in human.values() for _, o, _ in rows} | {o for m in machine.values() for o in m}
     meta = {
         pk: (item_id, item, system, subgroup)
-        for pk, item_id, item, system, subgroup in Output.objects.filter(pk__in=outputs).values_list(
+        for pk, item_id, item, system, subgroup in Output.objects.filter(pk__in=wanted).values_list(
             "id", "item_id", "item__external_id", "system", "item__subgroup"
         )
     }
+    return {(j.pk, c): _units(human[c], machine[j.pk, c], meta) for j in judges for c in criterion_ids}
+
+
+def _units(human: list[tuple[int, int, float]], machine: dict[int, float], meta: dict) -> JudgeUnits:
+    outputs = sorted({o for _, o, _ in human} | set(machine))
     index = {o: k for k, o in enumerate(outputs)}
     raters = tuple(sorted({r for r, _, _ in human}))
     row = {r: k for k, r in enumerate(raters)}

@@ -11,8 +11,8 @@ from annotation.selectors import rater_names_for_project
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED, CONTINUOUS, OUTCOME
 from evaluation.models import Judge
-from evaluation.selectors import JudgeUnits, judge_units
-from evaluation.stats import InsufficientDataError, alt_test, consensus, prediction_powered_mean
+from evaluation.selectors import JudgeUnits, judge_units_table
+from evaluation.stats import InsufficientDataError, alt_test, alt_test_single_expert, consensus, prediction_powered_mean
 
 from ._common import interval, num
 
@@ -78,7 +78,32 @@ def _alt_result(result, raters, names) -> dict:
     }
 
 
-def _alt_by_subgroup(units: JudgeUnits, options: dict, names: dict) -> tuple[list[dict], list[str]]:
+class _AltRun:
+    """The alt-test of one criterion's units: the leave-one-out test of the paper, or, with an
+    ``expert`` rater id, its single-expert variant (every other rater and the judge represent the
+    expert). ``raters`` are the rater ids the comparisons index."""
+
+    def __init__(self, units: JudgeUnits, options: dict, expert: int | None):
+        self.options = options
+        if expert is None:
+            self.expert, self.humans, self.raters = None, units.humans, units.raters
+            return
+        if expert not in units.raters:
+            raise InsufficientDataError("the expert rated nothing on this criterion")
+        k = units.raters.index(expert)
+        self.expert = units.humans[k]
+        self.humans = np.delete(units.humans, k, axis=0)
+        self.raters = units.raters[:k] + units.raters[k + 1 :]
+
+    def __call__(self, judge: np.ndarray, inside=slice(None), groups=None):
+        if self.expert is None:
+            return alt_test(self.humans[:, inside], judge[inside], groups=groups, **self.options)
+        return alt_test_single_expert(
+            self.expert[inside], self.humans[:, inside], judge[inside], groups=groups, **self.options
+        )
+
+
+def _alt_by_subgroup(units: JudgeUnits, run: _AltRun, names: dict) -> tuple[list[dict], list[str]]:
     """Per-subgroup results (the correction over every tested subgroup together) and the subgroups
     too thin to test, each with its reason."""
     labels = np.array([s or "(none)" for s in units.subgroup], dtype=object)
@@ -86,33 +111,43 @@ def _alt_by_subgroup(units: JudgeUnits, options: dict, names: dict) -> tuple[lis
     for name in sorted(set(labels.tolist())):
         inside = labels == name
         try:
-            alt_test(units.humans[:, inside], units.judge[inside], **options)
+            run(units.judge, inside)
         except InsufficientDataError as exc:
             thin.append(f"{name}: {exc}")
             continue
         keep |= inside
     if not keep.any():
         return [], thin
-    results = alt_test(units.humans[:, keep], units.judge[keep], groups=labels[keep], **options)
-    return [_alt_result(r, units.raters, names) for r in results], thin
+    results = run(units.judge, keep, groups=labels[keep])
+    return [_alt_result(r, run.raters, names) for r in results], thin
 
 
-def _constant_baseline(units: JudgeUnits, options: dict, names: dict) -> dict:
+def _constant_baseline(units: JudgeUnits, run: _AltRun, names: dict) -> dict:
     """The alt-test of a judge that always gives the raters' most common label (categorical) or
     their median (ratings). When it passes, the raters agree too little for a pass to mean much."""
     labels = units.humans[~np.isnan(units.humans)]
     if not len(labels):
         return {"value": None, "overall": None, "error": "no human labels"}
-    if options["alignment"] == "accuracy":
+    if run.options["alignment"] == "accuracy":
         values, counts = np.unique(labels, return_counts=True)
         constant = float(values[counts.argmax()])
     else:
         constant = float(np.median(labels))
     try:
-        (result,) = alt_test(units.humans, np.full(units.humans.shape[1], constant), **options)
+        (result,) = run(np.full(units.humans.shape[1], constant))
     except InsufficientDataError as exc:
         return {"value": constant, "overall": None, "error": str(exc)}
-    return {"value": constant, "overall": _alt_result(result, units.raters, names), "error": None}
+    return {"value": constant, "overall": _alt_result(result, run.raters, names), "error": None}
+
+
+def _rater_named(names: dict[int, str], name: str) -> int | None:
+    """The rater id called ``name`` (None for no name); ValueError when no rater is."""
+    if not name:
+        return None
+    ids = [k for k, v in names.items() if v == name]
+    if not ids:
+        raise ValueError(f"expert {name!r} is not a rater of this project")
+    return ids[0]
 
 
 def judge_alt_test_report(
@@ -121,35 +156,44 @@ def judge_alt_test_report(
     epsilon: float,
     q: float = 0.05,
     alignment: str | None = None,
+    test: str = "t",
+    expert: str = "",
     judges=None,
     criteria=None,
 ) -> dict:
     """The alternative annotator test of each judge on each criterion, over all items and per
     subgroup, beside a constant judge (``baseline``). The alignment defaults to the share of
     matching labels for pairwise outcomes and minus the RMSE for ratings, as the authors score
-    categorical and numeric labels."""
+    categorical and numeric labels. ``test="wilcoxon"`` for raters with fewer than 30 items;
+    ``expert`` names a rater the others and the judge compete to represent (single-expert test);
+    ``raters`` lists the names of those who rated, the experts one may name."""
     alignment = alignment or ("accuracy" if REGISTRY[project.task_type].values.kind == OUTCOME else "neg_rmse")
-    options = {"alignment": alignment, "epsilon": epsilon, "q": q}
+    options = {"alignment": alignment, "epsilon": epsilon, "q": q, "test": test}
     names = rater_names_for_project(project)
+    expert_id = _rater_named(names, expert)
     chosen_judges = _judges(project, judges)
-    out = {"epsilon": epsilon, "q": q, "alignment": alignment, "criteria": []}
-    for criterion in _criteria(project, criteria):
+    out = {"epsilon": epsilon, "q": q, "alignment": alignment, "test": test, "expert": expert or None, "criteria": []}
+    chosen_criteria = _criteria(project, criteria)
+    table = judge_units_table(project=project, judges=chosen_judges, criteria=chosen_criteria)
+    for criterion in chosen_criteria:
         entry = {"criterion": criterion.name, "judges": [], "baseline": None}
         for judge in chosen_judges:
-            units = judge_units(judge=judge, criterion=criterion)
-            if entry["baseline"] is None:
-                entry["baseline"] = _constant_baseline(units, options, names)
+            units = table[judge.pk, criterion.pk]
             row = _judge_row(judge) | {"overall": None, "error": None, "subgroups": [], "thin_subgroups": []}
             try:
-                (overall,) = alt_test(units.humans, units.judge, **options)
+                run = _AltRun(units, options, expert_id)
+                if entry["baseline"] is None:
+                    entry["baseline"] = _constant_baseline(units, run, names)
+                (overall,) = run(units.judge)
             except InsufficientDataError as exc:
                 row["error"] = str(exc)
             else:
-                row["overall"] = _alt_result(overall, units.raters, names)
+                row["overall"] = _alt_result(overall, run.raters, names)
                 if len({s for s in units.subgroup if s}) > 1:
-                    row["subgroups"], row["thin_subgroups"] = _alt_by_subgroup(units, options, names)
+                    row["subgroups"], row["thin_subgroups"] = _alt_by_subgroup(units, run, names)
             entry["judges"].append(row)
         out["criteria"].append(entry)
+    out["raters"] = sorted({names.get(r, str(r)) for units in table.values() for r in units.raters})
     return out
 
 
@@ -231,8 +275,10 @@ def judge_prediction_powered_report(*, project: Project, judge: str, criteria=No
     only and judge only, with the human judgments the judge is worth."""
     (chosen,) = _one_judge(project, judge)
     out = _judge_row(chosen) | {"confidence": confidence, "criteria": []}
-    for criterion in _criteria(project, criteria):
-        units = judge_units(judge=chosen, criterion=criterion)
+    chosen_criteria = _criteria(project, criteria)
+    table = judge_units_table(project=project, judges=[chosen], criteria=chosen_criteria)
+    for criterion in chosen_criteria:
+        units = table[chosen.pk, criterion.pk]
         if REGISTRY[project.task_type].results.kind == COMPARED:
             rows = _pairwise_estimands(units, project, confidence)
         else:
@@ -255,7 +301,7 @@ def judge_confusion(*, project: Project, judge: str, criterion: str) -> dict:
     if not criterion:
         raise ValueError("name the criterion (criterion=...)")
     (target,) = _criteria(project, [criterion])
-    units = judge_units(judge=chosen, criterion=target)
+    units = judge_units_table(project=project, judges=[chosen], criteria=[target])[chosen.pk, target.pk]
     majority = consensus(units.humans, statistic="alpha_nominal") if len(units.raters) else np.full(0, np.nan)
     machine = np.round(units.judge)
     if values.kind == OUTCOME:

@@ -7,7 +7,7 @@ prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking,
 (Dawid–Skene, MACE, Gaussian bias and noise). Import everything from here; submodules are implementation details.
 """
 
-from .alt_test import AltTestResult, RaterComparison, alt_test, benjamini_yekutieli
+from .alt_test import AltTestResult, RaterComparison, alt_test, alt_test_single_expert, benjamini_yekutieli
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
@@ -87,6 +87,7 @@ __all__ = [
     "AltTestResult",
     "RaterComparison",
     "alt_test",
+    "alt_test_single_expert",
     "benjamini_yekutieli",
     "INTERVAL_METHODS",
     "COMPARISONS",

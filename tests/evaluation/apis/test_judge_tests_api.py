@@ -26,11 +26,21 @@ def test_alt_test_api(study, lead_client):
     assert {"winning_rate", "advantage_probability", "passed", "comparisons", "notes"} <= set(row["overall"])
 
 
+def test_alt_test_api_with_wilcoxon_and_an_expert(study, lead_client):
+    query = {"epsilon": 0.2, "test": "wilcoxon", "expert": "r1"}
+    answer = lead_client.get(f"/api/v1/projects/{study.pk}/judges/alt-test/", query)
+    assert answer.status_code == 200
+    assert answer.json() == judge_alt_test_report(project=study, epsilon=0.2, test="wilcoxon", expert="r1")
+    assert [c["rater"] for c in answer.json()["criteria"][0]["judges"][0]["overall"]["comparisons"]] == ["r0", "r2"]
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [
         ({"epsilon": 2}, "epsilon"),
         ({"alignment": "f1"}, "alignment"),
+        ({"test": "sign"}, "test"),
+        ({"expert": "nobody"}, "expert 'nobody' is not a rater of this project"),
         ({"judge": "claude"}, "judge 'claude' is not in this project"),
         ({"criterion": "style"}, "criterion 'style' is not in this project"),
     ],

@@ -34,10 +34,17 @@ def test_the_lead_reads_the_judge_tests_and_plans_the_study(page, live_server, s
     assert page.locator("#alt-test svg rect").count() == 1
     assert "gpt-4o-2024-08-06" in page.locator("#alt-test").inner_text()
     assert page.locator("#prediction-powered svg circle").count() == 9  # 3 estimates x (2 means + 1 win rate)
+    # the appendix variants: Wilcoxon's test, and r0 as the expert the others compete to represent
+    page.select_option("#alt-test select[name=test]", "wilcoxon")
+    page.select_option("#alt-test select[name=expert]", "r0")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Test again").click()
+    assert "represents r0 better" in page.get_by_test_id("expert").inner_text()
     first_cell = page.locator("#confusion table a").first
     with page.expect_navigation():
         first_cell.click()
     assert page.locator("#confusion ul.units a").count() >= 1
+    assert page.get_by_test_id("expert").count() == 1  # the cell's link keeps the test's options
 
     at_every_size(page, screenshot, "judges")
 

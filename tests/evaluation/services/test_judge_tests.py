@@ -13,7 +13,7 @@ from evaluation.services import (
     judge_rating_import,
     study_plan,
 )
-from evaluation.stats import alt_test, benjamini_yekutieli, prediction_powered_mean
+from evaluation.stats import alt_test, alt_test_single_expert, benjamini_yekutieli, prediction_powered_mean
 from tests.evaluation.datasets.loaders import lines
 from tests.evaluation.judge_studies import SYSTEMS, likert_study, pairwise_study
 
@@ -61,6 +61,34 @@ def test_too_thin_studies_say_so(lead):
     (row,) = judge_alt_test_report(project=project, epsilon=0.1)["criteria"][0]["judges"]
     assert row["overall"] is None
     assert "no rater labelled 30 items" in row["error"] and "3 raters recommended" in row["error"]
+
+
+def test_a_thin_study_tested_with_wilcoxon_and_against_an_expert(lead):
+    # 12 items x 2 systems = 24 units per rater: below the t-test's 30, above Wilcoxon's 10
+    project, records = likert_study(lead, n_rated=12)
+    _, humans, judge, subgroup = _arrays(records)
+    report = judge_alt_test_report(project=project, epsilon=0.1, test="wilcoxon")
+    (row,) = report["criteria"][0]["judges"]
+    (expected,) = alt_test(humans, judge, alignment="neg_rmse", epsilon=0.1, test="wilcoxon")
+    assert report["test"] == "wilcoxon" and row["error"] is None
+    assert [c["p_value"] for c in row["overall"]["comparisons"]] == pytest.approx(
+        [c.p_value for c in expected.comparisons]
+    )
+    assert any("Wilcoxon" in n for n in row["overall"]["notes"])
+    # r0 as the expert: r1, r2 and the judge compete to represent r0's labels
+    report = judge_alt_test_report(project=project, epsilon=0.1, test="wilcoxon", expert="r0")
+    (row,) = report["criteria"][0]["judges"]
+    (expected,) = alt_test_single_expert(
+        humans[0], humans[1:], judge, alignment="neg_rmse", epsilon=0.1, test="wilcoxon"
+    )
+    assert report["expert"] == "r0" and [c["rater"] for c in row["overall"]["comparisons"]] == ["r1", "r2"]
+    assert row["overall"]["winning_rate"] == expected.winning_rate
+    assert [c["p_value"] for c in row["overall"]["comparisons"]] == pytest.approx(
+        [c.p_value for c in expected.comparisons]
+    )
+    assert report["criteria"][0]["baseline"]["overall"]["n_raters"] == 2
+    with pytest.raises(ValueError, match="expert 'r9' is not a rater of this project"):
+        judge_alt_test_report(project=project, epsilon=0.1, expert="r9")
 
 
 def test_prediction_powered_report_equals_the_statistic(lead):
