@@ -25,7 +25,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 # The demo: SQLite file, eager Celery, Django's development server; no services needed.
 run: $(VENV)/.installed-run
-	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL DJANGO_DEBUG=true \
+	env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL -u DJANGO_SETTINGS_MODULE DJANGO_DEBUG=true \
 	    DJANGO_SECRET_KEY=demo-only-insecure-key-do-not-deploy-6b1f0e9c2d4a7f3e8b5c1a9d0e7f2b4c \
 	    $(BIN)/python manage.py demo $(if $(ADDRPORT),--addrport $(ADDRPORT))
 

@@ -49,6 +49,8 @@ def test_racing_raters_keep_quotas_targets_and_planned_pairs_while_one_is_exclud
     first = assignment_next_for_rater(project_id=project.pk, rater=raters[EXCLUDED])
     judgment_submit(rater=raters[EXCLUDED], assignment_id=first.pk, values=full_values(first))
     acknowledged[first.item_id] += 1
+    vacated_place = Membership.objects.get(project=project, user=raters[EXCLUDED]).plan_position
+    assert vacated_place is not None
 
     def rater_loop(i):
         rater, idle = raters[i], 0
@@ -96,13 +98,15 @@ def test_racing_raters_keep_quotas_targets_and_planned_pairs_while_one_is_exclud
     excluded = raters[EXCLUDED]
     mine = set(Assignment.objects.filter(rater=excluded, status="done").values_list("item_id", flat=True))
     assert mine and all(items[pk].n_target == (2 if planned_masks[pk].bit_count() == 2 else 1) + 1 for pk in mine)
-    # And pairs of places whose raters stayed share at least what the design planned
+    # And pairs of places whose raters stayed share at least what the design planned. The excluded rater's place
+    # is left out: once vacated, its work goes to whoever is free (so it is not held up), and a rater who takes the
+    # place over later finds part of it done by others (seen: 1 shared unit of 2 planned, about one run in 60)
     place = dict(Membership.objects.filter(project=project, plan_position__isnull=False)
                  .values_list("user_id", "plan_position"))
     judged = {}
     for rater, item in Assignment.objects.filter(project=project, status="done").values_list("rater_id", "item_id"):
         judged.setdefault(rater, set()).add(item)
-    stayed = [r.pk for r in raters if r.pk in place and r.pk != excluded.pk]
+    stayed = [r.pk for r in raters if r.pk in place and r.pk != excluded.pk and place[r.pk] != vacated_place]
     for a in stayed:
         for b in stayed:
             bits = (1 << place[a]) | (1 << place[b])
