@@ -75,6 +75,10 @@ class Project(models.Model):
         default=0, db_default=0, help_text="Places of the design some rater has taken (bit p for place p); those no "
                                            "rater holds now are vacated: their work goes to raters with quota left, "
                                            "and to the next rater who joins once every place has been taken.")
+    task_config = models.JSONField(
+        default=dict, blank=True, db_default={},
+        help_text="Settings only the task type reads (e.g. an error-span project's typology and weights), "
+                  "normalised by the task type.")
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="Archived: hidden from the home list and read-only (no item served, no "
                                          "judgment or change taken) until a lead restores it; the status stays.")
@@ -372,6 +376,62 @@ class Judgment(models.Model):
     def clean(self):
         if self.output_id and self.item_id and self.output.item_id != self.item_id:
             raise ValidationError({"output": "The output belongs to another item."})
+
+
+class ErrorSpan(models.Model):
+    """One error span of an error-span judgment (ESA, MQM): ``[start, end)`` in Unicode code points of the
+    judged output's text as imported (``side`` "target"), or of the item's input (``side`` "source", a
+    source-side error). ``start == end`` marks something missing at that point. ``origin`` says where the
+    span came from: a model's proposal the rater accepted as it was, edited, or rejected (kept, with the
+    proposal's offsets, so that the proposals' precision can be measured), or one the rater added."""
+
+    class Side(models.TextChoices):
+        TARGET = "target"
+        SOURCE = "source"
+
+    class Origin(models.TextChoices):
+        ADDED = "added"
+        ACCEPTED = "accepted"
+        EDITED = "edited"
+        REJECTED = "rejected"
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="error_spans")
+    proposal = models.ForeignKey("ProposedSpan", null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+", help_text="The model's proposal this span answers, if any.")
+    side = models.CharField(max_length=8, choices=Side.choices, default=Side.TARGET)
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    severity = models.CharField(max_length=32)
+    category = models.CharField(max_length=200, blank=True, default="", help_text="MQM: typology path, e.g. "
+                                                                                  "'Accuracy/Mistranslation'.")
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.ADDED)
+
+    class Meta:
+        ordering = ["judgment_id", "side", "start", "end", "id"]
+        constraints = [models.CheckConstraint(condition=Q(end__gte=F("start")), name="error_span_end_not_before_start")]
+
+    def __str__(self):
+        return f"{self.severity} [{self.start}, {self.end}) of judgment {self.judgment_id}"
+
+
+class ProposedSpan(models.Model):
+    """An error span a model proposed for an output before any rater saw it (ESA-AI): imported with the item,
+    shown to every rater of the output to confirm, edit or reject; offsets as in ErrorSpan."""
+
+    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="proposed_spans")
+    side = models.CharField(max_length=8, choices=ErrorSpan.Side.choices, default=ErrorSpan.Side.TARGET)
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    severity = models.CharField(max_length=32)
+    category = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["output_id", "side", "start", "end", "id"]
+        constraints = [models.CheckConstraint(condition=Q(end__gte=F("start")),
+                                              name="proposed_span_end_not_before_start")]
+
+    def __str__(self):
+        return f"proposed {self.severity} [{self.start}, {self.end}) of output {self.output_id}"
 
 
 class ItemFlag(models.Model):

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 POINTS = "points"  # a whole number on the criterion's scale; its categories are the scale's points
 CONTINUOUS = "continuous"  # a number on the criterion's range (or relative to a modulus); no categories
 OUTCOME = "outcome"  # the outcome of the item's first output against its second; categories Values.outcomes
+SPANS = "spans"  # error spans in an output (annotation.models.ErrorSpan) with a number: ESA's score, MQM's penalty
 
 # What results are computed from the judgments (Results.kind).
 SCORED = "scored"  # a score per output: means per system with bootstrap intervals
 COMPARED = "compared"  # an outcome per pair of outputs: wins, ties, losses and Bradley–Terry strengths
+ERROR_SPANS = "error_spans"  # spans scored per segment, system and category (MQM weights, ESA scores), ranked
 
 # How quality control reads the order an assignment showed (Quality.position_bias).
 LEFT_WINS = "left_wins"  # a pair: the left output's share of the decided judgments
