@@ -38,7 +38,7 @@ def test_ratings_and_spans_in_code_points():
     assert list(r.severity) == ["minor", "major"] and list(r.category) == ["", "Fluency/Spelling"]
 
     with_rejected = span_ratings(project.pk, include_rejected=True)
-    assert list(with_rejected.origin) == ["added", "added", "rejected"]
+    assert list(with_rejected.origin) == ["added", "rejected", "added"]
 
 
 def test_empty_project_gives_empty_arrays():
