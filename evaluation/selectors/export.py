@@ -31,7 +31,7 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
+from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project
 from annotation.selectors.quality import ON_WORK_ITEMS
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS
@@ -398,6 +398,33 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
 
 
 # --- Scores per output and criterion ------------------------------------------------------------------
+
+
+def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
+    """One row per error span of the exported judgments (rejected proposals included, as their origin says),
+    in the judgments' order: item, system, criterion, rater, side, start, end, severity, category, origin."""
+    spans = ErrorSpan.objects.filter(judgment__in=scope.judgments().values("id"))
+    order = ["judgment__item__subgroup"] if scope.by_subgroup else []
+    spans = spans.order_by(*order, "judgment_id", "side", "start", "end", "id").values_list(
+        "judgment__item__subgroup",
+        "judgment__item__external_id",
+        "judgment__output__system",
+        "judgment__criterion__name",
+        "judgment__rater_id",
+        "side",
+        "start",
+        "end",
+        "severity",
+        "category",
+        "origin",
+    )
+    names = scope.rater_names
+
+    def convert(row):
+        _, item, system, criterion, rater, side, start, end, severity, category, origin = row
+        return (item, system, criterion, names[rater], side, start, end, severity, category, origin)
+
+    yield from _batches(stream_rows(spans), scope.by_subgroup, convert)
 
 
 def score_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
