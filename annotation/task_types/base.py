@@ -181,10 +181,10 @@ class TaskType:
                 rows.append({"criterion": criterion, "system": system, "expected": expected})
         return rows
 
-    def span_weights(self, task_config: dict) -> tuple[tuple[str, float], ...] | None:
-        """For spans scored by weight (Results.kind ERROR_SPANS, MQM): ordered ``(pattern, weight)`` rules, the
-        first whose ``re.search`` matches ``"severity:category"`` (lower-cased) giving a span's weight, from the
-        project's ``task_config``; None when a rating's coded value is its score (ESA)."""
+    def span_weigher(self, task_config: dict):
+        """For spans scored by weight (Results.kind ERROR_SPANS, MQM): ``weight(severity, category) -> float`` under
+        the project's normalised ``task_config``, a rating's score being its spans' sum; None when a rating's coded
+        value is its score (ESA)."""
         return None
 
     def screen_criterion(self, criterion) -> dict:

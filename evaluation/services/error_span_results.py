@@ -3,23 +3,26 @@ output, averaged over its raters), per system and, with weights, per error categ
 the WMT findings rank them (``evaluation.stats.rank_systems``: macro over subgroups, Wilcoxon tests per
 subgroup combined by Stouffer's method, rank ranges and significance clusters) with bootstrap intervals."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from annotation.selectors.error_spans import SpanRatings
-from evaluation.stats import InsufficientDataError, MqmWeights, mqm_row_weights, rank_systems
+from evaluation.stats import InsufficientDataError, rank_systems
 
 from ._common import generator, interval, num
 
 
 @dataclass(frozen=True)
 class SpanScoring:
-    """How a type scores its spans: ``weights`` (MQM: a rating's score is the sum of its spans' weights) or
-    None (ESA: the rating's coded value is the score); ``higher_is_better`` orders the ranking."""
+    """How a type scores its spans: ``weight(severity, category)`` (MQM: a rating's score is the sum of its spans'
+    weights) or None (ESA: the rating's coded value is the score), ``weights`` those weights as the project states
+    them; ``higher_is_better`` orders the ranking."""
 
     higher_is_better: bool
-    weights: MqmWeights | None = None
+    weight: Callable[[str, str], float] | None = None
+    weights: object = None
 
 
 @dataclass(frozen=True)
@@ -41,11 +44,15 @@ class RatingScores:
 
 def rating_scores(ratings: SpanRatings, scoring: SpanScoring) -> RatingScores:
     """Each rating's score: the sum of its spans' weights (source-side spans included, as WMT scores them),
-    or its coded value. Raises ValueError naming a span no weight covers."""
-    if scoring.weights is None:
+    or its coded value. Rejected proposals are not in ``ratings`` (``span_ratings`` leaves them out)."""
+    if scoring.weight is None:
         return RatingScores(ratings.value.astype(float), None)
-    categories = np.where(ratings.category == "", "-", ratings.category).astype(str)
-    weight = mqm_row_weights(ratings.severity.astype(str), categories, weights=scoring.weights)
+    weight = np.zeros(len(ratings.start))
+    if len(ratings.start):
+        keys = np.stack([ratings.severity.astype(str), ratings.category.astype(str)])
+        pairs, pair_of_span = np.unique(keys, axis=1, return_inverse=True)
+        table = np.array([scoring.weight(severity, category) for severity, category in pairs.T], dtype=float)
+        weight = table[pair_of_span.reshape(-1)]
     score = np.bincount(ratings.span_rating, weights=weight, minlength=len(ratings)).astype(float)
     return RatingScores(score, weight)
 
@@ -55,7 +62,7 @@ def error_span_criterion(ratings: SpanRatings, name: str, scoring: SpanScoring, 
     out = {
         "criterion": name,
         "higher_is_better": scoring.higher_is_better,
-        "weights": [[p, w] for p, w in scoring.weights.rules] if scoring.weights else None,
+        "weights": scoring.weights,
         "n_judgments": len(ratings),
         "n_items": len(np.unique(ratings.item)),
         "n_raters": len(np.unique(ratings.rater)),

@@ -14,7 +14,6 @@ from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame,
 from evaluation.stats import (
     INTERVAL_METHODS,
     InsufficientDataError,
-    MqmWeights,
     bradley_terry,
     compare_systems,
     holm,
@@ -99,10 +98,9 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
 def span_scoring(project: Project) -> SpanScoring:
     """How the project's task type scores spans, with the weights of the project's settings."""
     task_type = REGISTRY[project.task_type]
-    rules = task_type.span_weights(project.task_config or {})
-    return SpanScoring(
-        task_type.results.higher_is_better, MqmWeights("project", tuple(rules)) if rules is not None else None
-    )
+    config = project.task_config or {}
+    weight = task_type.span_weigher(config)
+    return SpanScoring(task_type.results.higher_is_better, weight, config.get("weights") if weight else None)
 
 
 def _error_span_criteria(project: Project, options: ResultOptions) -> list[dict]:

@@ -41,7 +41,7 @@ def ratings(rows, spans):
     )
 
 
-MQM = SpanScoring(higher_is_better=False, weights=WMT_MQM_WEIGHTS)
+MQM = SpanScoring(higher_is_better=False, weight=WMT_MQM_WEIGHTS.weight, weights="WMT")
 FAST = SpanResultOptions(n_resamples=200, segments=True)
 
 
@@ -114,7 +114,7 @@ def test_esa_scores_are_the_coded_values_higher_is_better():
     assert [s["system"] for s in out["systems"]] == ["X", "Y"]
     assert out["systems"][0]["mean"] == pytest.approx(np.mean([90.0 + i % 3 for i in range(12)]))
     assert out["systems"][1]["severities"] == {"major": 1, "minor": 1}
-    assert out["categories"] == [] and out["weights"] is None
+    assert out["categories"] == [] and out["weights"] is None and out["n_spans"] == 2
     assert rating_scores(r, SpanScoring(True)).weight is None
 
 
@@ -135,8 +135,3 @@ def test_one_system_has_scores_but_no_ranking():
 def test_no_judgments_says_so():
     out = error_span_criterion(ratings([], []), "MQM", MQM, FAST)
     assert out["error"] == "no judgments on this criterion yet" and out["systems"] == []
-
-
-def test_a_span_no_weight_covers_is_named():
-    with pytest.raises(ValueError, match="no wmt MQM weight for severity 'Weird'"):
-        rating_scores(ratings([(0, 0, 0, "X", "", 0.0)], [(0, "Weird", "Accuracy")]), MQM)
