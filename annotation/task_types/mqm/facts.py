@@ -14,7 +14,7 @@ VALUES = Values(
 AGREEMENT = AgreementPlan(
     "interval", ("krippendorff_alpha_interval", "icc_1_1"), ("krippendorff_alpha_interval",), None
 )
-RESULTS = Results(ERROR_SPANS)
+RESULTS = Results(ERROR_SPANS, higher_is_better=False)
 SETUP = Setup(
     {
         "name": "Errors",
