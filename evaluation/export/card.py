@@ -227,6 +227,8 @@ def _task(facts: dict) -> list[str]:
         labels = ", ".join(c["labels"]) if c["labels"] else "–"
         rows.append([c["name"], scale, labels, c["help_text"] or "–"])
     out += [table(["criterion", "scale", "point labels", "question / help text"], rows), ""]
+    if card.settings is not None and p.get("task_config"):
+        out += ["### Settings", "", user_text(card.settings(p["task_config"])), ""]
     return out
 
 

@@ -34,7 +34,7 @@ from django.db.models.functions import Cast
 from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project
 from annotation.selectors.quality import ON_WORK_ITEMS
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS
+from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS, SPANS
 
 from . import ratings
 
@@ -549,7 +549,9 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
     values = REGISTRY[scope.project.task_type].values
     if values.kind == CONTINUOUS and scope.project.rankme_modulus is not None:
         return _modulus_distributions(scope, criteria)
-    if values.kind == CONTINUOUS:
+    if values.kind == SPANS and any(c.scale_min is None for c in criteria):
+        return _penalty_distributions(scope, criteria)
+    if values.kind in (CONTINUOUS, SPANS):
         for c in criteria:
             low, high = c.scale_min, c.scale_max
             width = (high - low) / 10
@@ -579,6 +581,22 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
         else:
             points = [(float(v), f"{v:g}") for v in range(int(c.scale_min), int(c.scale_max) + 1)]
         out[c.name] = {label: counts.get((c.name, value), 0) for value, label in points}
+    return out
+
+
+# Penalties (MQM: the sum of an output's error weights, no upper bound) binned per unit up to this, then one bin.
+PENALTY_BINS = 10
+
+
+def _penalty_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
+    labels = [f"{k}–{k + 1}" for k in range(PENALTY_BINS)] + [f"{PENALTY_BINS} and above"]
+    out = {}
+    for c in criteria:
+        counts = Counter()
+        rows = scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
+        for value, n in rows:
+            counts[min(PENALTY_BINS, int(value))] += n
+        out[c.name] = {label: counts.get(k, 0) for k, label in enumerate(labels)}
     return out
 
 

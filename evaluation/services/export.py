@@ -399,6 +399,7 @@ def _facts(
             "lease_seconds": project.lease_seconds,
             "show_reference": project.show_reference,
             "rankme_modulus": project.rankme_modulus,
+            "task_config": project.task_config or {},
         },
         "options": {
             "formats": list(options.formats),
