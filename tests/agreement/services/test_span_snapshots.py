@@ -1,0 +1,196 @@
+"""Span agreement through the recompute service: stored per criterion, pair, subgroup and week, and the
+degenerate cases (no spans, one rater, one-character, overlapping, zero-length and source-side spans)
+each stored with the right value or as insufficient data with the reason."""
+
+from dataclasses import replace
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from agreement.models import AgreementSnapshot
+from agreement.services import snapshot_compute_for_project
+from agreement.stats import span_agreement, span_set
+from annotation.models import ErrorSpan, Judgment
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import SpanAgreement
+from tests.annotation.factories import ItemFactory, ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+TEXT = "Das ist ein kleiner Test."  # 25 code points
+
+
+@pytest.fixture
+def span_project(monkeypatch):
+    likert = REGISTRY["likert"]
+    monkeypatch.setattr(likert, "agreement", replace(likert.agreement, spans=SpanAgreement(("minor", "major"))))
+    return ProjectFactory(task_type="likert", criteria=["quality"])
+
+
+def judge(project, rater, item, spans=(), value=3.0, when=None):
+    judgment = Judgment.objects.create(
+        project=project,
+        item=item,
+        output=item.outputs.get(),
+        criterion=project.criteria.get(),
+        rater=rater,
+        value=value,
+        submitted_at=when or timezone.now(),
+    )
+    for start, end, severity, *side in spans:
+        ErrorSpan.objects.create(
+            judgment=judgment, start=start, end=end, severity=severity, side=side[0] if side else "target"
+        )
+    return judgment
+
+
+def items(project, n, subgroup=""):
+    out = []
+    for _ in range(n):
+        item = ItemFactory(project=project, subgroup=subgroup)
+        item.outputs.update(text=TEXT)
+        out.append(item)
+    return out
+
+
+def stored(project, scope="criterion", window="cumulative"):
+    """The latest week's figures of a scope (one criterion, one pair) by statistic."""
+    rows = AgreementSnapshot.objects.filter(project=project, scope=scope, window=window).order_by("week_start")
+    return {s.statistic: s for s in rows}
+
+
+def test_figures_per_criterion_pair_subgroup_and_week_equal_span_agreement(span_project):
+    a, b = UserFactory(username="ann"), UserFactory(username="bob")
+    rng = np.random.default_rng(7)
+    now = timezone.now()
+    marked = {}
+    for k, item in enumerate(items(span_project, 12, "news") + items(span_project, 12, "chat")):
+        for rater in (a, b):
+            spans = []
+            for _ in range(rng.integers(0, 3)):
+                s, e = sorted(rng.integers(0, 26, size=2))
+                spans.append((int(s), int(e), ("minor", "major")[rng.integers(0, 2)]))
+            marked[(k, rater.username)] = spans
+            judge(span_project, rater, item, spans, value=float(rng.integers(1, 6)), when=now - timedelta(weeks=k % 2))
+
+    snapshot_compute_for_project(project_id=span_project.id)
+
+    ratings = [(k, r) for k in range(24) for r in (0, 1)]
+    cols = [
+        (k, r, s, e, sev) for k in range(24) for r, name in enumerate(("ann", "bob")) for s, e, sev in marked[(k, name)]
+    ]
+    seg, rat, st, en, sev = (list(c) for c in zip(*cols, strict=True))
+    expected = span_agreement(
+        span_set([25] * 24, ratings, segment=seg, rater=rat, start=st, end=en, severity=sev), n_resamples=0
+    )
+    label = stored(span_project)
+    assert label["unitizing_alpha_any"].value == pytest.approx(expected.get("unitizing_alpha", "any").value)
+    assert label["char_kappa_major"].value == pytest.approx(expected.get("kappa", "major").value)
+    assert label["span_f1_overlap"].value == pytest.approx(expected.get("f1_overlap").value)
+    assert label["unitizing_alpha_any"].ci_method == "bca"
+    assert label["unitizing_alpha_any"].n_units == 24 and label["unitizing_alpha_any"].n_raters == 2
+    assert label["span_counts"].value == len(cols)
+    pair = stored(span_project, "pair")
+    assert pair["span_precision_exact"].value == pytest.approx(expected.get("precision_exact", pair=(0, 1)).value)
+    assert pair["kendall_tau"].n_units == 24 and pair["kendall_tau"].ci_method == "analytic"
+    assert {pair["span_f1_exact"].rater_a.username, pair["span_f1_exact"].rater_b.username} == {"ann", "bob"}
+    # one criterion: overall is the criterion's figures; subgroups and weeks get their own
+    assert stored(span_project, "overall")["unitizing_alpha_any"].value == label["unitizing_alpha_any"].value
+    news = AgreementSnapshot.objects.filter(
+        project=span_project,
+        scope="subgroup_criterion",
+        subgroup="news",
+        window="cumulative",
+        statistic="char_alpha_severity",
+    )
+    assert news.latest("week_start").n_units == 12
+    weeks = AgreementSnapshot.objects.filter(
+        project=span_project, scope="criterion", window="week", statistic="unitizing_alpha_any"
+    )
+    assert sorted(w.n_units for w in weeks) == [12, 12]
+
+
+def test_no_spans_at_all_is_insufficient_data_with_the_reason(span_project):
+    a, b = UserFactory(), UserFactory()
+    for item in items(span_project, 5):
+        judge(span_project, a, item)
+        judge(span_project, b, item)
+    snapshot_compute_for_project(project_id=span_project.id)
+    label = stored(span_project)
+    assert label["span_counts"].value == 0
+    for name, reason in (
+        ("span_f1_exact", "no span was marked"),
+        ("char_kappa_any", "single label"),
+        ("unitizing_alpha_any", "no disagreement is expected"),
+    ):
+        assert label[name].status == "insufficient_data" and label[name].value is None
+        assert reason in label[name].reason
+
+
+def test_one_rater_is_insufficient_data_for_every_span_statistic(span_project):
+    a = UserFactory()
+    for item in items(span_project, 5):
+        judge(span_project, a, item, [(0, 3, "minor")])
+    snapshot_compute_for_project(project_id=span_project.id)
+    label = stored(span_project)
+    spans = [s for name, s in label.items() if name.startswith(("span_f1", "char_", "unitizing_"))]
+    assert len(spans) == 2 + 4 * 3 + 3  # f1 exact/overlap, 4 per binary label (any, minor, major), 3 per severity
+    assert all(s.status == "insufficient_data" and "two raters" in s.reason for s in spans)
+    assert not AgreementSnapshot.objects.filter(project=span_project, scope="pair").exists()
+
+
+def test_one_character_spans_marked_alike_agree_perfectly(span_project):
+    a, b = UserFactory(), UserFactory()
+    for k, item in enumerate(items(span_project, 6)):
+        judge(span_project, a, item, [(k, k + 1, "major")])
+        judge(span_project, b, item, [(k, k + 1, "major")] if k < 5 else [(20, 21, "minor")])
+    snapshot_compute_for_project(project_id=span_project.id)
+    pair = stored(span_project, "pair")
+    assert pair["span_f1_exact"].value == pytest.approx(5 / 6)
+    label = stored(span_project)
+    # characters: 6 marked by both of 150 but one each on the last output
+    assert label["char_f1_any"].value == pytest.approx(2 * 5 / (6 + 6))
+    # major over 150 characters: 5 by both, 1 by a alone, 144 by neither: p_o = 149/150,
+    # p_e = (6·5 + 144·145) / 150², kappa = (p_o - p_e) / (1 - p_e)
+    p_e = (6 * 5 + 144 * 145) / 150**2
+    assert label["char_kappa_major"].value == pytest.approx((149 / 150 - p_e) / (1 - p_e))
+
+
+def test_overlapping_spans_of_one_rater_count_once_per_character(span_project):
+    a, b = UserFactory(), UserFactory()
+    for item in items(span_project, 3):
+        judge(span_project, a, item, [(0, 5, "minor"), (3, 8, "minor"), (10, 12, "major")])
+        judge(span_project, b, item, [(0, 8, "minor"), (10, 12, "major")])
+    snapshot_compute_for_project(project_id=span_project.id)
+    label, pair = stored(span_project), stored(span_project, "pair")
+    assert label["char_kappa_any"].value == pytest.approx(1.0)
+    assert label["char_alpha_severity"].value == pytest.approx(1.0)
+    assert pair["span_f1_overlap"].value == pytest.approx(1.0)
+    # exact: only the major span is marked alike (3 of a's 9 spans, 3 of b's 6)
+    assert pair["span_f1_exact"].value == pytest.approx(2 * 3 / (9 + 6))
+
+
+def test_zero_length_spans_match_at_the_span_level_and_have_no_characters(span_project):
+    a, b = UserFactory(), UserFactory()
+    for item in items(span_project, 3):
+        judge(span_project, a, item, [(4, 4, "major")])
+        judge(span_project, b, item, [(4, 4, "major")])
+    snapshot_compute_for_project(project_id=span_project.id)
+    label = stored(span_project)
+    assert label["span_f1_exact"].value == pytest.approx(1.0)
+    assert label["unitizing_alpha_any"].status == "insufficient_data"
+    assert label["char_f1_any"].reason == "no character was marked with this label"
+
+
+def test_source_side_spans_are_counted_and_left_out(span_project):
+    a, b = UserFactory(), UserFactory()
+    for item in items(span_project, 3):
+        judge(span_project, a, item, [(0, 3, "major", "source"), (5, 9, "minor")])
+        judge(span_project, b, item, [(0, 3, "major", "source"), (5, 9, "minor"), (2, 99, "minor")])
+    snapshot_compute_for_project(project_id=span_project.id)
+    label = stored(span_project)
+    assert label["span_counts"].value == 6
+    assert label["span_counts"].detail["left_out"] == {"source side": 6, "beyond the output's text": 3}
+    assert label["span_f1_exact"].value == pytest.approx(1.0)
+    assert label["char_kappa_major"].status == "insufficient_data"
