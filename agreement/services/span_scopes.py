@@ -19,6 +19,8 @@ _PREFIX = {"kappa": "char_kappa", "alpha": "char_alpha", "char_f1": "char_f1", "
 SPAN_LEVEL_ALL = ("f1_exact", "f1_overlap", "matched_exact")
 SPAN_LEVEL_PAIR = ("precision_exact", "recall_exact", "f1_exact", "precision_overlap", "recall_overlap", "f1_overlap")
 KENDALL_TAU = "kendall_tau"
+# per criterion scope: the spans the figures compare, and those left out by reason (in its detail)
+SPAN_COUNTS = "span_counts"
 
 
 def statistic_name(statistic: str, label: str) -> str:
@@ -38,6 +40,12 @@ def statistic_names(severities: tuple[str, ...], *, pair: bool) -> list[tuple[st
         binary = label != "severity"
         names += [(s, label) for s in ("char_f1", "kappa", "alpha", "unitizing_alpha") if binary or s != "char_f1"]
     return names
+
+
+def stored_names(severities: tuple[str, ...]) -> frozenset[str]:
+    """Every statistic name the span computation stores."""
+    names = statistic_names(severities, pair=False) + statistic_names(severities, pair=True)
+    return frozenset({statistic_name(s, label) for s, label in names} | {KENDALL_TAU, SPAN_COUNTS})
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,6 +16,7 @@ from agreement.selectors.judgment_records import JudgmentRecords
 from agreement.services.scope_bootstrap import BOOTSTRAP_RESAMPLES, scope_rng
 from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window, for_each_window
 from agreement.services.span_scopes import (
+    SPAN_COUNTS,
     ScopeAgreement,
     ScopeSpans,
     SpanFigure,
@@ -27,7 +28,6 @@ from annotation.models import ErrorSpan, Project
 from annotation.selectors.error_spans import SpanRatings, span_ratings
 from annotation.task_types.facts import SpanAgreement
 
-SPAN_COUNTS = "span_counts"
 # span_agreement's intervals: BCa, the acceleration from the jackknife over segments
 SPAN_CI_METHOD = "bca"
 

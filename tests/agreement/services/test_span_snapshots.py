@@ -15,7 +15,8 @@ from agreement.stats import span_agreement, span_set
 from annotation.models import ErrorSpan, Judgment
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import SpanAgreement
-from tests.annotation.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
+from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
 TEXT = "Das ist ein kleiner Test."  # 25 code points
@@ -194,3 +195,54 @@ def test_source_side_spans_are_counted_and_left_out(span_project):
     assert label["span_counts"].detail["left_out"] == {"source side": 6, "beyond the output's text": 3}
     assert label["span_f1_exact"].value == pytest.approx(1.0)
     assert label["char_kappa_major"].status == "insufficient_data"
+
+
+def test_the_dashboard_names_the_labels_and_shows_pairs_and_left_out_spans(span_project, client):
+    lead, a, b = UserFactory(username="span-lead"), UserFactory(username="ann"), UserFactory(username="bob")
+    MembershipFactory(project=span_project, user=lead, role="lead")
+    for k, item in enumerate(items(span_project, 6, "news")):
+        judge(span_project, a, item, [(k, k + 3, "minor"), (0, 2, "major", "source")], value=float(1 + k % 5))
+        judge(span_project, b, item, [(k, k + 2, "minor")], value=float(1 + (k + 1) % 5))
+    snapshot_compute_for_project(project_id=span_project.id)
+    client.force_login(lead)
+    html = " ".join(client.get(f"/projects/{span_project.pk}/agreement/").content.decode().split())
+    for text in (
+        "Agreement on error spans",
+        "any error",
+        "minor errors",
+        "major errors",
+        "severity scale (no error &lt; minor &lt; major)",
+        "Unitizing α",
+        "ann – bob",
+        "12 spans compared; 6 left out (source side)",
+        "source-side spans (errors in the input)",
+    ):
+        assert text in html
+    # the span figures stay out of the other tables: the pair heatmap is the plan's statistic on the numbers
+    assert 'id="pair-data"' in html and "char_kappa_any" not in html and '"statistic": "span_' not in html
+
+
+def test_the_api_filters_span_figures_by_statistic_pair_and_subgroup(span_project):
+    lead, a, b = UserFactory(username="api-span-lead"), UserFactory(username="ann"), UserFactory(username="bob")
+    MembershipFactory(project=span_project, user=lead, role="lead")
+    for rater in (a, b):
+        MembershipFactory(project=span_project, user=rater)
+    for k, item in enumerate(items(span_project, 4, "news") + items(span_project, 4, "chat")):
+        judge(span_project, a, item, [(k, k + 3, "minor")], value=float(1 + k % 5))
+        judge(span_project, b, item, [(k, k + 2, "major")], value=float(1 + (k + 1) % 5))
+    snapshot_compute_for_project(project_id=span_project.id)
+    client = client_for(lead)
+    url = f"/api/v1/projects/{span_project.id}/agreement/"
+
+    pair = client.get(url, {"statistic": "span_f1_overlap", "pair": "bob,ann", "window": "cumulative"}).json()[
+        "results"
+    ]
+    assert [(r["scope"], r["rater_a"], r["rater_b"], r["value"], r["ci_method"]) for r in pair] == [
+        ("pair", "ann", "bob", 1.0, "bca")
+    ]
+    news = client.get(
+        url, {"statistic": "char_kappa_major", "subgroup": "news", "scope": "subgroup_criterion", "window": "week"}
+    )
+    [row] = news.json()["results"]
+    # ann never marks a major error: their agreement on major errors is what chance gives
+    assert (row["status"], row["value"], row["n_units"]) == ("ok", 0.0, 4)
