@@ -213,7 +213,7 @@ def test_the_dashboard_names_the_labels_and_shows_pairs_and_left_out_spans(span_
         "major errors",
         "severity scale (no error &lt; minor &lt; major)",
         "Unitizing α",
-        "ann – bob",
+        'ann <span class="muted">with</span><br>bob',
         "12 spans compared; 6 left out (source side)",
         "source-side spans (errors in the input)",
     ):
