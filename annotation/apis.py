@@ -117,6 +117,8 @@ class ProjectOutputSerializer(serializers.Serializer):
     repeat_rate = serializers.FloatField()
     rankme_modulus = serializers.FloatField(allow_null=True)
     randomise_output_order = serializers.BooleanField()
+    task_config = serializers.JSONField(help_text="Settings only the task type reads, with its defaults filled in "
+                                                  "(error spans: severities; MQM: typology and weights).")
     archived_at = serializers.DateTimeField(
         allow_null=True, help_text="When the project was archived (read-only, hidden from the home list); null if not.")
     created_at = serializers.DateTimeField()
@@ -174,6 +176,12 @@ class ProjectListCreateApi(APIView):
             default=True, help_text="Likert and RankME: shuffle the outputs per rater (else imported order).")
         allocation = AllocationSettingsSerializer(
             required=False, help_text="Quotas and the design (also set later at allocation/).")
+        task_config = serializers.JSONField(
+            required=False, default=None, validators=[validate_outside_json],
+            help_text="Settings only the task type reads. esa: {severities: [minor, major]}; mqm: {typology: [{name, "
+                      "children?, whole_segment?, source?}], weights: [{severity?, category?, weight}] (first rule "
+                      "that fits a span counts)}, defaults: the MQM core typology with WMT's categories and WMT's "
+                      "weights. Other types take none.")
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):
@@ -428,7 +436,10 @@ class ScreenValueSerializer(serializers.Serializer):
         validators=[validate_outside_json],
         help_text="likert: a whole number on the scale; rankme: a number in the range (any positive number when "
                   "the project has a modulus); pairwise: \"A\" (left output better), \"B\" (right) or \"tie\", "
-                  "as displayed.")
+                  "as displayed; esa and mqm: {spans: [{start, end, severity, category?, side?, origin?, proposal?}], "
+                  "no_error, score (esa: 0-100)} with offsets in code points of the output (side \"source\": of "
+                  "the input), origin added/accepted/edited/rejected and proposal the index of the output's "
+                  "proposed span it answers.")
 
 
 class AssignmentNextApi(RaterApi):
@@ -437,8 +448,19 @@ class AssignmentNextApi(RaterApi):
     class OutputSerializer(serializers.Serializer):
         class ItemSerializer(serializers.Serializer):
             class ShownOutputSerializer(serializers.Serializer):
+                class ProposedSpanSerializer(serializers.Serializer):
+                    side = serializers.CharField(help_text="\"target\" (the output) or \"source\" (the input).")
+                    start = serializers.IntegerField(help_text="Code points, [start, end).")
+                    end = serializers.IntegerField()
+                    severity = serializers.CharField()
+                    category = serializers.CharField()
+
                 position = serializers.IntegerField(help_text="Display position; send it back with the value.")
                 text = serializers.CharField()
+                proposed_spans = ProposedSpanSerializer(
+                    many=True, required=False,
+                    help_text="Error-span types only: a model's proposed spans for the rater to accept, edit or reject "
+                              "(an answer names each by its index here).")
 
             class ModulusSerializer(serializers.Serializer):
                 text = serializers.CharField(help_text="The item's (first) reference, shown before the outputs.")

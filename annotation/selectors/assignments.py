@@ -1,12 +1,12 @@
 """What raters see: the rating screen of an assignment, their earlier answers, and progress."""
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
-from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project
-from annotation.task_types import REGISTRY
+from annotation.models import Assignment, ErrorSpan, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
+from annotation.task_types import REGISTRY, Span
 from annotation.task_types.pairwise import TIE
 
 from .allocation import allocation_limits, allocation_open, quota_left
-from .rater_loop import criteria_of, outputs_of
+from .rater_loop import criteria_of, outputs_of, proposals_of
 from .screen_plan import project_has_controls, screen_plan
 
 
@@ -25,17 +25,32 @@ def assignment_screen(assignment: Assignment) -> dict:
     references = list(item.references)
     criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
     modulus = screen_modulus(project, references, criteria)
+    outputs = [{"position": position, "text": text} for position, text in enumerate(shown)]
+    if task_type.reads_texts:
+        _add_proposals(assignment, outputs)
     return {
         "assignment_id": assignment.pk,
         "item": {
             "input": item.input,
             "references": references if project.show_reference else [],
             "modulus": modulus,
-            "outputs": [{"position": position, "text": text} for position, text in enumerate(shown)],
+            "outputs": outputs,
         },
         "criteria": criteria,
         "expires_at": assignment.expires_at,
     }
+
+
+def _add_proposals(assignment: Assignment, outputs: list[dict]) -> None:
+    """Each output's ``proposed_spans`` (a model's, for the rater to accept, edit or reject), in the order an
+    answer numbers them."""
+    proposals = proposals_of(assignment.item_id)
+    ids = {position: pk for pk, position, _, _ in outputs_of(assignment.item_id)}
+    order = assignment.shown_order or sorted(ids)
+    for output, position in zip(outputs, order, strict=True):
+        output["proposed_spans"] = [
+            {"side": p.side, "start": p.start, "end": p.end, "severity": p.severity, "category": p.category}
+            for p in proposals.get(ids[position], ())]
 
 
 def screen_modulus(project: Project, references: list[str], criteria: list[dict]) -> dict | None:
@@ -74,9 +89,25 @@ def assignment_get_for_rater(*, rater, pk: int) -> Assignment | None:
     return Assignment.objects.select_related("project", "item").filter(pk=pk, rater=rater).first()
 
 
+def _stored_spans(judgments) -> tuple[dict[int, tuple[Span, ...]], dict[int, int]]:
+    """The judgments' error spans by judgment id, and the index of each proposal of their outputs as a screen
+    lists them (by ProposedSpan id)."""
+    spans = {}
+    for s in ErrorSpan.objects.filter(judgment__in=[j.pk for j in judgments]):
+        spans.setdefault(s.judgment_id, []).append(
+            Span(s.side, s.start, s.end, s.severity, s.category, s.origin, s.proposal_id))
+    index, counts = {}, {}
+    for pk, output_id in ProposedSpan.objects.filter(output_id__in={j.output_id for j in judgments}).values_list(
+            "id", "output_id"):
+        index[pk] = counts[output_id] = counts.get(output_id, -1) + 1
+    return {k: tuple(v) for k, v in spans.items()}, index
+
+
 def judgment_screen_values(judgments, project: Project) -> list[dict]:
     """Stored judgment rows as a screen gives them: criterion, display position, value ("A"/"B"/"tie"
-    for pairwise)."""
+    for pairwise; the answer with its error spans for types that read texts)."""
+    task_type = REGISTRY[project.task_type]
+    spans, proposal_index = _stored_spans(judgments) if task_type.reads_texts else ({}, {})
     values = []
     for j in judgments:
         shown = list(j.shown_order or [])
@@ -85,7 +116,7 @@ def judgment_screen_values(judgments, project: Project) -> list[dict]:
             values.append({"criterion": j.criterion.name, "position": None, "value": value})
             continue
         position = shown.index(j.output.system) if j.output.system in shown else j.output.position
-        value = REGISTRY[project.task_type].screen_answer(j.value)
+        value = task_type.stored_answer(j.value, spans.get(j.pk, ()), proposal_index)
         values.append({"criterion": j.criterion.name, "position": position, "value": value})
     return values
 

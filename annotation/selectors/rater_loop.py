@@ -11,7 +11,8 @@ import json
 
 from django.db import connection
 
-from annotation.models import Assignment, Criterion, Item, Membership, Output, Project
+from annotation.models import Assignment, Criterion, Item, Membership, Output, Project, ProposedSpan
+from annotation.task_types import Proposal
 
 
 def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
@@ -23,7 +24,7 @@ PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", 
                                            "show_reference", "training_items", "repeat_rate", "rankme_modulus",
                                            "randomise_output_order", "n_degraded", "training_pass_mark",
                                            "max_screens_per_rater", "plan_size", "plan_claimed_mask",
-                                           "archived_at"})
+                                           "archived_at", "task_config"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
                                                  "max_screens", "plan_position", "order_seed"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
@@ -65,6 +66,7 @@ def _project(values) -> Project:
     values = list(values)
     for flag in ("show_reference", "randomise_output_order"):
         values[PROJECT_FIELDS.index(flag)] = bool(values[PROJECT_FIELDS.index(flag)])
+    values[PROJECT_FIELDS.index("task_config")] = _json(values[PROJECT_FIELDS.index("task_config")])
     return Project.from_db(connection.alias, PROJECT_FIELDS, values)
 
 
@@ -169,6 +171,17 @@ def criteria_of(project_id: int) -> list[Criterion]:
 def _criteria_sql() -> str:
     return (f"SELECT {_columns('c', CRITERION_FIELDS)} FROM {Criterion._meta.db_table} c "
             f"WHERE c.project_id = %s ORDER BY c.position, c.id")
+
+
+def proposals_of(item_id: int) -> dict[int, tuple[Proposal, ...]]:
+    """The models' proposed spans on the item's outputs, by output id, in the order a screen lists them."""
+    out = {}
+    for output_id, *fields in _fetch(
+            f"SELECT p.output_id, p.id, p.side, p.start, p.{_q('end')}, p.severity, p.category "
+            f"FROM {ProposedSpan._meta.db_table} p JOIN {Output._meta.db_table} o ON o.id = p.output_id "
+            f"WHERE o.item_id = %s ORDER BY p.output_id, p.side, p.start, p.{_q('end')}, p.id", [item_id]):
+        out.setdefault(output_id, []).append(Proposal(*fields))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def outputs_of(item_id: int) -> list[tuple[int, int, str, str]]:

@@ -11,9 +11,9 @@ from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from annotation.models import Item, Output, Project
+from annotation.models import Item, Output, Project, ProposedSpan
 from annotation.selectors.item_states import WORK_ITEMS
-from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+from annotation.task_types import REGISTRY, CriterionScale, Span, TaskTypeError
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, check_json
 
@@ -42,6 +42,8 @@ class ParsedItem:
     gold: dict | None
     outputs: list[tuple[str, str]]
     training: bool = False  # a gold item of the training pool (shown with feedback, never a gold check)
+    # Per output (in order), a model's proposed error spans for raters to review; () when none are given.
+    proposals: tuple[tuple[Span, ...], ...] = ()
 
 
 class ItemRules:
@@ -52,6 +54,7 @@ class ItemRules:
         self.criteria = {c.name: CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus)
                          for c in project.criteria.all()}
         self.modulus = project.rankme_modulus
+        self.config = project.task_config
 
     def parse(self, record: dict) -> ParsedItem:
         unknown = sorted(set(record) - set(ITEM_FIELDS))
@@ -61,6 +64,7 @@ class ItemRules:
         text = _required_text(record, "input", None)
         outputs = _outputs(record.get("outputs"))
         self.task_type.check_output_count(len(outputs))
+        proposals = self._proposals(record["outputs"], text, outputs)
         systems = [system for system, _ in outputs]
         subgroup = record.get("subgroup") or ""
         if not isinstance(subgroup, str) or len(subgroup) > MAX_SUBGROUP:
@@ -80,7 +84,18 @@ class ItemRules:
         if self.modulus is not None and not any(r.strip() for r in references[:1]):
             raise TaskTypeError(f"reference is missing: this project scores outputs against the item's reference "
                                 f"(RankME modulus {self.modulus:g}), so every item needs a non-empty reference")
-        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs, training)
+        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs, training, proposals)
+
+    def _proposals(self, raw: list[dict], source: str, outputs: list[tuple[str, str]]) -> tuple:
+        given = [(k, output["proposed_spans"]) for k, output in enumerate(raw, start=1) if "proposed_spans" in output]
+        if not given:
+            return ()
+        out = [()] * len(outputs)
+        for k, spans in given:
+            out[k - 1] = self.task_type.normalise_proposals(spans, config=self.config, source=source,
+                                                            text=outputs[k - 1][1],
+                                                            what=f"outputs[{k}].proposed_spans")
+        return tuple(out)
 
 
 def _required_text(record: dict, name: str, max_length: int | None) -> str:
@@ -115,8 +130,8 @@ def _outputs(value) -> list[tuple[str, str]]:
         raise TaskTypeError("outputs must be a list of {system, text} objects")
     outputs, seen = [], set()
     for k, output in enumerate(value, start=1):
-        if not isinstance(output, dict) or set(output) - {"system", "text"}:
-            raise TaskTypeError(f"outputs[{k}] must be an object with system and text only")
+        if not isinstance(output, dict) or set(output) - {"system", "text", "proposed_spans"}:
+            raise TaskTypeError(f"outputs[{k}] must be an object with system and text (and proposed_spans) only")
         system, text = output.get("system"), output.get("text")
         if not isinstance(system, str) or not system.strip() or len(system) > MAX_SYSTEM:
             raise TaskTypeError(f"outputs[{k}].system must be a non-empty name of at most {MAX_SYSTEM} characters")
@@ -250,6 +265,14 @@ def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -
                 [(item_id, position, system, text)
                  for item_id, p in zip(ids, batch, strict=True)
                  for position, (system, text) in enumerate(p.outputs)])
+    proposed = [(item_id, p.proposals) for item_id, p in zip(ids, batch, strict=True) if p.proposals]
+    if proposed:
+        output_ids = {(item_id, position): pk for pk, item_id, position in Output.objects.filter(
+            item_id__in=[item_id for item_id, _ in proposed]).values_list("id", "item_id", "position")}
+        insert_rows(ProposedSpan, ["output", "side", "start", "end", "severity", "category"],
+                    [(output_ids[item_id, position], s.side, s.start, s.end, s.severity, s.category)
+                     for item_id, per_output in proposed
+                     for position, spans in enumerate(per_output) for s in spans])
 
 
 def item_import(*, project: Project, stream, fmt: str = "jsonl",

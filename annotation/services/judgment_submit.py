@@ -9,11 +9,11 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Assignment, Criterion, Item, Judgment, Membership, Output
+from annotation.models import Assignment, Criterion, ErrorSpan, Item, Judgment, Membership, Output
 from annotation.selectors.assignments import judgment_screen_values
-from annotation.selectors.rater_loop import criteria_of, outputs_of
+from annotation.selectors.rater_loop import criteria_of, outputs_of, proposals_of
 from annotation.selectors.screen_plan import project_has_controls
-from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+from annotation.task_types import REGISTRY, CriterionScale, ScreenTexts, Span, TaskTypeError
 
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_admitted_check, rater_may_work_check
 from .qualification import qualification_decide
@@ -44,15 +44,25 @@ def _check_lease(assignment: Assignment, now: datetime) -> None:
                         "the item may have gone to another rater. Ask for the next item.")
 
 
-def _coded_rows(assignment: Assignment, values: list[dict]
-                ) -> tuple[list[tuple[Output, Criterion, float, str]], list[str]]:
-    """((output, criterion, value, label) per judged value, systems as shown); raises ValidationError
-    listing every problem."""
+def _screen_texts(assignment: Assignment, outputs: list[tuple[int, int, str, str]]) -> ScreenTexts:
+    proposals = proposals_of(assignment.item_id)
+    return ScreenTexts(assignment.item.input, {system: text for _, _, system, text in outputs},
+                       {system: proposals.get(pk, ()) for pk, _, system, _ in outputs})
+
+
+Row = tuple[Output, Criterion, float, str, tuple[Span, ...]]
+
+
+def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[Row], list[str]]:
+    """((output, criterion, value, label, error spans) per judged value, systems as shown); raises
+    ValidationError listing every problem."""
     task_type = REGISTRY[assignment.project.task_type]
     criteria = {c.name: c for c in criteria_of(assignment.project_id)}
+    rows_of_outputs = outputs_of(assignment.item_id)
+    texts = _screen_texts(assignment, rows_of_outputs) if task_type.reads_texts else None
     outputs = [Output.from_db(connection.alias, ("id", "item_id", "position", "system"),
                               (pk, assignment.item_id, position, system))
-               for pk, position, system, _ in outputs_of(assignment.item_id)]
+               for pk, position, system, _ in rows_of_outputs]
     systems = [o.system for o in outputs]
     order = assignment.shown_order or list(range(len(outputs)))
     shown = [systems[p] for p in order]
@@ -75,7 +85,8 @@ def _coded_rows(assignment: Assignment, values: list[dict]
             system, value = task_type.screen_value(entry.get("value"), shown, position)
             scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max,
                                    assignment.project.rankme_modulus)
-            judged, coded, label = task_type.code_value(value, scale, systems, system)
+            coded = task_type.code_answer(value, scale, systems, system, config=assignment.project.task_config,
+                                          texts=texts)
         except TaskTypeError as exc:
             errors.append(f"{where}: {exc}")
             # Answered, if badly: do not also report the slot as missing.
@@ -87,7 +98,7 @@ def _coded_rows(assignment: Assignment, values: list[dict]
             errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
             continue
         seen[key] = i
-        rows.append((by_system[judged], criterion, coded, label))
+        rows.append((by_system[coded.system], criterion, coded.value, coded.label, coded.spans))
     for name in criteria:
         for position in positions:
             if (name, position) not in seen:
@@ -101,8 +112,11 @@ def _coded_rows(assignment: Assignment, values: list[dict]
 
 def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgment]) -> bool:
     """Whether ``values`` are the ``stored`` answers as their screen gave them (a true retry), compared without
-    coding them again so a replay stays as cheap as before."""
-    per_output = REGISTRY[assignment.project.task_type].per_output
+    coding them again so a replay stays as cheap as before; error spans are compared coded, spans and all."""
+    task_type = REGISTRY[assignment.project.task_type]
+    if task_type.reads_texts:
+        return _same_spans(assignment, values, stored)
+    per_output = task_type.per_output
 
     def key(entry: dict):
         # Position may be left out for a single output; it is not asked for pairwise.
@@ -114,6 +128,21 @@ def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgm
     if not all(isinstance(entry, dict) for entry in values):
         return False
     return Counter(map(key, values)) == Counter(map(key, judgment_screen_values(stored, assignment.project)))
+
+
+def _same_spans(assignment: Assignment, values: list[dict], stored: list[Judgment]) -> bool:
+    try:
+        rows, _ = _coded_rows(assignment, values)
+    except ValidationError:
+        return False
+    spans = {}
+    for span in ErrorSpan.objects.filter(judgment__in=stored):
+        spans.setdefault(span.judgment_id, []).append(
+            Span(span.side, span.start, span.end, span.severity, span.category, span.origin, span.proposal_id))
+    given = sorted((o.pk, c.pk, value, label, tuple(sorted(s, key=repr))) for o, c, value, label, s in rows)
+    kept = sorted((j.output_id, j.criterion_id, j.value, j.label, tuple(sorted(spans.get(j.pk, ()), key=repr)))
+                  for j in stored)
+    return given == kept
 
 
 @transaction.atomic
@@ -157,7 +186,11 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
                  rater=rater, assignment=assignment, value=value, label=label, shown_order=shown,
                  source=Judgment.Source.RATER, client_token=client_token, served_at=assignment.served_at,
                  submitted_at=now, duration_ms=duration_ms, is_current=True)
-        for output, criterion, value, label in rows])
+        for output, criterion, value, label, _ in rows])
+    ErrorSpan.objects.bulk_create([
+        ErrorSpan(judgment=judgment, proposal_id=s.proposal, side=s.side, start=s.start, end=s.end,
+                  severity=s.severity, category=s.category, origin=s.origin)
+        for judgment, (*_, spans) in zip(judgments, rows, strict=True) for s in spans])
 
     counters = {}
     if not n_replaced:

@@ -48,6 +48,10 @@ def criteria_normalise(*, task_type: str, criteria: list[dict]) -> list[dict]:
     scale_max, labels, help_text); raises ValidationError on ``criteria`` naming the criterion."""
     if not criteria:
         raise ValidationError({"criteria": "a project needs at least one criterion"})
+    most = REGISTRY[task_type].max_criteria
+    if most is not None and len(criteria) > most:
+        raise ValidationError({"criteria": f"a {REGISTRY[task_type].label} project takes at most {most} "
+                                           f"criterion{'' if most == 1 else 'a'}, got {len(criteria)}"})
     seen, out = set(), []
     for row, spec in enumerate(criteria):
         name = spec.get("name")
@@ -63,6 +67,15 @@ def criteria_normalise(*, task_type: str, criteria: list[dict]) -> list[dict]:
         out.append({**spec, "scale_min": low, "scale_max": high, "labels": labels,
                     "help_text": spec.get("help_text", "")})
     return out
+
+
+def task_config_normalise(*, task_type: str, task_config) -> dict:
+    """The project's settings only its task type reads, checked and completed by it; ValidationError on
+    ``task_config`` otherwise."""
+    try:
+        return REGISTRY[task_type].normalise_config(task_config)
+    except TaskTypeError as exc:
+        raise ValidationError({"task_config": str(exc)}) from exc
 
 
 def criterion_error(message: str, row: int, field: str | None) -> ValidationError:
@@ -113,12 +126,14 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
                    lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
                    repeat_rate: float = 0.0, training_pass_mark: float = 0.0, rankme_modulus: float | None = None,
                    randomise_output_order: bool = True, status: str = Project.Status.LIVE,
-                   allocation: dict | None = None) -> Project:
+                   allocation: dict | None = None, task_config: dict | None = None) -> Project:
     """A project with its criteria; its creator becomes a lead. Raises ValidationError by field.
 
     ``allocation``: its quotas and design settings (annotation.services.allocation.SETTINGS).
 
     ``rankme_modulus`` (rankme only) turns on magnitude estimation against each item's reference.
+    ``task_config``: settings only the task type reads (an error-span project's typology and weights), completed
+    with the type's defaults.
     """
     settings = dict(task_type=task_type, raters_per_item=raters_per_item,
                     double_annotation_share=double_annotation_share, gold_rate=gold_rate,
@@ -127,7 +142,8 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
     project_settings_check(**settings)
     project_name_check(owner_id=getattr(created_by, "pk", None), name=name)
     criteria = criteria_normalise(task_type=task_type, criteria=criteria)
-    project = Project(name=name, instructions=instructions, show_reference=show_reference,
+    task_config = task_config_normalise(task_type=task_type, task_config=task_config)
+    project = Project(name=name, instructions=instructions, show_reference=show_reference, task_config=task_config,
                       rankme_modulus=rankme_modulus, randomise_output_order=randomise_output_order, status=status,
                       created_by=created_by, **settings)
     project.full_clean()

@@ -1,7 +1,7 @@
 """The task types, one package each; the registry is explicit (no discovery)."""
-from . import likert, pairwise, rankme
-from .base import CriterionScale, TaskType, TaskTypeError
+from . import esa, likert, mqm, pairwise, rankme
+from .base import Coded, CriterionScale, Proposal, ScreenTexts, Span, TaskType, TaskTypeError
 
-REGISTRY: dict[str, TaskType] = {t.slug: t for t in (likert.TYPE, rankme.TYPE, pairwise.TYPE)}
+REGISTRY: dict[str, TaskType] = {t.slug: t for t in (likert.TYPE, rankme.TYPE, pairwise.TYPE, esa.TYPE, mqm.TYPE)}
 
-__all__ = ["REGISTRY", "CriterionScale", "TaskType", "TaskTypeError"]
+__all__ = ["REGISTRY", "Coded", "CriterionScale", "Proposal", "ScreenTexts", "Span", "TaskType", "TaskTypeError"]

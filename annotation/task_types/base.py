@@ -23,6 +23,53 @@ class CriterionScale:
     modulus: float | None = None
 
 
+@dataclass(frozen=True)
+class Span:
+    """One error span of an answer, as stored (annotation.models.ErrorSpan): ``[start, end)`` in code points of
+    the output's text (``side`` "target") or of the item's input ("source"); ``proposal`` the id of the model's
+    proposal it answers (ProposedSpan), if any."""
+
+    side: str
+    start: int
+    end: int
+    severity: str
+    category: str
+    origin: str
+    proposal: int | None = None
+
+
+@dataclass(frozen=True)
+class Coded:
+    """One judged value coded: the system judged, its number and label, and its error spans (error-span types)."""
+
+    system: str
+    value: float
+    label: str
+    spans: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A model's proposed span on an output (ProposedSpan), as a screen lists it."""
+
+    id: int
+    side: str
+    start: int
+    end: int
+    severity: str
+    category: str
+
+
+@dataclass(frozen=True)
+class ScreenTexts:
+    """What an answer may be checked against beyond the criterion: the item's input, each system's output text
+    as imported, and each system's proposed spans in screen order."""
+
+    source: str
+    outputs: dict[str, str]
+    proposals: dict[str, tuple[Proposal, ...]]
+
+
 def number(value, what: str) -> float:
     """A finite real number (bools and numeric strings are refused: they hide typing mistakes)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -64,6 +111,10 @@ class TaskType:
     takes_modulus: bool = False
     # How quality control reads the shown order (facts.LEFT_WINS / facts.TOP_FIRST); None: not measured.
     position_bias: str | None = None
+    # The most criteria a project of this type takes (None: no limit).
+    max_criteria: int | None = None
+    # Coding an answer needs the screen's texts (code_answer's ``texts``): offsets into them are checked.
+    reads_texts: bool = False
 
     def __init__(self, directory: Path, facts: Facts):
         # ``directory``: the package, whose templates/ the template loader serves
@@ -74,6 +125,19 @@ class TaskType:
     def normalise_scale(self, scale_min, scale_max, labels) -> tuple[float | None, float | None, list]:
         """Checked (scale_min, scale_max, labels) for a new criterion; raises TaskTypeError."""
         raise NotImplementedError
+
+    def normalise_config(self, config) -> dict:
+        """The project's ``task_config`` checked and completed with its defaults; raises TaskTypeError naming
+        the field. A type that reads no settings takes none."""
+        if config not in (None, {}):
+            raise TaskTypeError(f"task_config: a {self.slug} project takes no settings, got {config!r}")
+        return {}
+
+    def normalise_proposals(self, raw, *, config: dict, source: str, text: str, what: str) -> tuple[Span, ...]:
+        """An imported output's ``proposed_spans`` (a model's, for raters to review) checked against its
+        ``text`` and the item's ``source``; raises TaskTypeError naming ``what`` (e.g. outputs[1].proposed_spans).
+        A type without error spans takes none."""
+        raise TaskTypeError(f"{what}: a {self.slug} project takes no proposed spans")
 
     def check_output_count(self, n: int) -> None:
         if n < self.min_outputs or (self.max_outputs is not None and n > self.max_outputs):
@@ -106,6 +170,12 @@ class TaskType:
         ``systems`` are the item's systems in imported order; ``system`` names the output judged.
         """
         raise NotImplementedError
+
+    def code_answer(self, value, criterion: CriterionScale, systems: list[str], system: str | None, *,
+                    config: dict, texts: ScreenTexts | None) -> Coded:
+        """``code_value`` with what some types check an answer against: the project's normalised ``config`` and,
+        for a type that ``reads_texts``, the screen's ``texts``; the default codes the value alone."""
+        return Coded(*self.code_value(value, criterion, systems, system))
 
     def draw_order(self, systems: list[str], rng: random.Random, left_balance: dict[str, int], *,
                    randomise: bool = True) -> list[int]:
@@ -158,6 +228,11 @@ class TaskType:
     def screen_answer(self, value: float):
         """A stored value as the rating form shows it back."""
         return value
+
+    def stored_answer(self, value: float, spans: tuple[Span, ...], proposal_index: dict[int, int]):
+        """A stored judgment as a screen gives it: its value with its error ``spans`` (types that read texts),
+        whose proposals are numbered as the screen lists them (``proposal_index``: ProposedSpan id → index)."""
+        return self.screen_answer(value)
 
     def degraded_outputs(self, outputs: list[tuple[str, str]], degrade, suffix: str) -> list[tuple[str, str]]:
         """The (system, text) outputs of a degraded control made from an item's ``outputs``, where

@@ -96,7 +96,8 @@ class Card:
     (number of values or "continuous", the values); ``aggregation`` how system scores are made (with a
     modulus: ``aggregation_with_modulus``); ``distribution_bins`` how the label distributions bin values
     (without and with a modulus); ``shown_first`` what the first shown output is, for the order share;
-    ``outputs_shown`` what a screen shows of the outputs."""
+    ``outputs_shown`` what a screen shows of the outputs; ``settings`` words a project's normalised
+    ``task_config`` (None: the type reads no settings)."""
 
     name: str
     description: str
@@ -111,6 +112,7 @@ class Card:
     aggregation_with_modulus: str = ""
     distribution_bins: tuple[str, str] = (".", ".")
     outputs_shown: str = "the outputs"
+    settings: object = None  # Callable[[dict], str] | None
 
 
 @dataclass(frozen=True)

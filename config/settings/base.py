@@ -127,7 +127,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# The task types' own scripts (annotation/task_types/static/) beside the site's.
+STATICFILES_DIRS = [BASE_DIR / "static", BASE_DIR / "annotation" / "task_types" / "static"]
 # Served at the site's root by WhiteNoise: /favicon.ico, which browsers ask for without a link.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 STORAGES = {

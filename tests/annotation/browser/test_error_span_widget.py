@@ -1,5 +1,5 @@
-"""The error-span widget (static/annotation/error_spans.{js,css}) on a bare page: marking spans with the
-mouse and with the keyboard alone, editing, deleting, reviewing proposed spans, no error, the ESA score,
+"""The error-span widget (annotation/task_types/static/annotation/error_spans.{js,css}) on a bare page: marking
+spans with the mouse and with the keyboard alone, editing, deleting, reviewing proposed spans, no error, the ESA score,
 MQM categories, whole-segment and source-side marks, right-to-left and astral-plane text (offsets in
 code points), touch-sized targets at tablet width, at desktop, tablet and phone widths."""
 
@@ -12,7 +12,7 @@ from tests.browser_support import VIEWPORTS, at_every_width
 
 pytestmark = pytest.mark.browser
 
-STATIC = Path(__file__).resolve().parents[3] / "static" / "annotation"
+STATIC = Path(__file__).resolve().parents[3] / "annotation" / "task_types" / "static" / "annotation"
 SOURCE = "Die Katze saß auf der Matte."
 OUTPUT = "The cat sat on the mat."
 

@@ -1,0 +1,397 @@
+"""What the error-span types (ESA, MQM) share: the typology and weights a project's ``task_config`` holds,
+and the coding of an answer per output::
+
+    {"spans": [{"start", "end", "severity", "category"?, "side"?, "origin"?, "proposal"?}],
+     "no_error": bool, "score": number (ESA only)}
+
+Offsets are Unicode code points (Python ``str`` indexes) of the text as imported, ``[start, end)``;
+``start == end`` marks something missing at that point. ``side`` is "target" (the output, the default) or
+"source" (the item's input, MQM's source errors). ``origin`` is "added" (the default) or how the rater answered
+a model's proposal: "accepted" (as proposed), "edited", "rejected" (kept with the proposal's offsets);
+``proposal`` is then the proposal's index in the output's ``proposed_spans`` on the screen.
+"""
+
+import json
+import math
+
+from .base import Coded, CriterionScale, Proposal, Span, TaskType, TaskTypeError
+
+TARGET, SOURCE = "target", "source"
+ADDED, ACCEPTED, EDITED, REJECTED = "added", "accepted", "edited", "rejected"
+ORIGINS = (ADDED, ACCEPTED, EDITED, REJECTED)
+SPAN_FIELDS = ("start", "end", "severity", "category", "side", "origin", "proposal")
+# A rater marking more errors than this in one output is not annotating it (WMT's files hold at most ~30).
+MAX_SPANS = 100
+MAX_NAME = 100
+
+# The MQM core typology with WMT's categories (Freitag et al. 2021, Table 10), as the rater widget's
+# DEFAULT_TYPOLOGY has it: a category is "<group>/<child>", or a group's name where it has no children.
+# "Non-translation" marks the whole output; "Source error" is marked in the source.
+DEFAULT_TYPOLOGY = (
+    {"name": "Accuracy", "children": ["Addition", "Omission", "Mistranslation", "Untranslated text"]},
+    {
+        "name": "Fluency",
+        "children": ["Punctuation", "Spelling", "Grammar", "Register", "Inconsistency", "Character encoding"],
+    },
+    {"name": "Terminology", "children": ["Inappropriate for context", "Inconsistent use"]},
+    {"name": "Style", "children": ["Awkward"]},
+    {
+        "name": "Locale convention",
+        "children": [
+            "Address format",
+            "Currency format",
+            "Date format",
+            "Name format",
+            "Telephone format",
+            "Time format",
+        ],
+    },
+    {"name": "Other"},
+    {"name": "Non-translation", "whole_segment": True},
+    {"name": "Source error", "source": True},
+)
+# WMT's weights (Freitag et al. 2021; google/wmt-mqm-human-evaluation): rules in order, the first whose
+# severity and category fit a span gives its weight (a rule's category covers its children too). Critical
+# weighs as major, as evaluation.stats.error_spans.WMT_MQM_WEIGHTS and WMT24's humeval/tools.py do.
+WMT_WEIGHTS = (
+    {"category": "Non-translation", "weight": 25.0},
+    {"severity": "minor", "category": "Fluency/Punctuation", "weight": 0.1},
+    {"severity": "minor", "weight": 1.0},
+    {"severity": "major", "weight": 5.0},
+    {"severity": "critical", "weight": 5.0},
+)
+MAX_WEIGHT = 1e6
+
+
+def _name(value, what: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME or "/" in value:
+        raise TaskTypeError(f"{what} must be a name of 1 to {MAX_NAME} characters without '/', got {value!r}")
+    return value
+
+
+def _keys(value, allowed: tuple[str, ...], what: str) -> dict:
+    if not isinstance(value, dict):
+        raise TaskTypeError(f"{what} must be an object, got {value!r}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise TaskTypeError(f"{what}: unknown field {', '.join(map(repr, unknown))}; fields are {', '.join(allowed)}")
+    return value
+
+
+def typology_normalise(raw) -> list[dict]:
+    """An MQM typology: a list of ``{name, children?}`` groups, at most one ``{name, whole_segment: true}`` and
+    one ``{name, source: true}``."""
+    if not isinstance(raw, list | tuple) or not raw:
+        raise TaskTypeError("task_config.typology must be a non-empty list of {name, children?} categories")
+    out, seen, special = [], set(), {"whole_segment": 0, "source": 0}
+    for k, node in enumerate(raw):
+        what = f"task_config.typology[{k}]"
+        node = _keys(node, ("name", "children", "whole_segment", "source"), what)
+        name = _name(node.get("name"), f"{what}.name")
+        if name in seen:
+            raise TaskTypeError(f"{what}.name: {name!r} is named twice")
+        seen.add(name)
+        entry = {"name": name}
+        for flag in special:
+            if node.get(flag) not in (None, False, True):
+                raise TaskTypeError(f"{what}.{flag} must be true or false")
+            if node.get(flag):
+                special[flag] += 1
+                if special[flag] > 1:
+                    raise TaskTypeError(f"{what}: only one category may be {flag}")
+                entry[flag] = True
+        children = node.get("children") or []
+        if entry.keys() - {"name"} and children:
+            raise TaskTypeError(f"{what}: a whole-segment or source category has no children")
+        if len(entry) > 2:
+            raise TaskTypeError(f"{what}: a category is whole_segment or source, not both")
+        if not isinstance(children, list):
+            raise TaskTypeError(f"{what}.children must be a list of names")
+        names = [_name(c, f"{what}.children[{j}]") for j, c in enumerate(children)]
+        if len(set(names)) != len(names):
+            raise TaskTypeError(f"{what}.children: a name is given twice")
+        if names:
+            entry["children"] = names
+        out.append(entry)
+    return out
+
+
+def categories_of(typology: list[dict]) -> dict[str, str]:
+    """Every category a span may take, mapped to its kind: "target", "whole_segment" or "source"."""
+    out = {}
+    for node in typology:
+        kind = "whole_segment" if node.get("whole_segment") else SOURCE if node.get("source") else TARGET
+        for child in node.get("children") or [None]:
+            out[node["name"] if child is None else f"{node['name']}/{child}"] = kind
+    return out
+
+
+def _covers(rule: dict, severity: str, category: str) -> bool:
+    wanted = rule.get("category")
+    return rule.get("severity") in (None, severity) and (
+        wanted is None or category == wanted or category.startswith(wanted + "/")
+    )
+
+
+def weight_of(weights: list[dict], severity: str, category: str) -> float:
+    """The weight of a span: the first rule covering its severity and category (config normalisation checked
+    that one does)."""
+    return next(rule["weight"] for rule in weights if _covers(rule, severity, category))
+
+
+def weights_normalise(raw, severities: list[str], categories: dict[str, str]) -> list[dict]:
+    """Ordered rules ``{severity?, category?, weight}``; every severity of every category must be covered."""
+    if not isinstance(raw, list | tuple) or not raw:
+        raise TaskTypeError("task_config.weights must be a non-empty list of {severity?, category?, weight} rules")
+    groups = {c.split("/")[0] for c in categories}
+    out = []
+    for k, rule in enumerate(raw):
+        what = f"task_config.weights[{k}]"
+        rule = _keys(rule, ("severity", "category", "weight"), what)
+        entry = {}
+        if rule.get("severity") is not None:
+            if rule["severity"] not in severities:
+                raise TaskTypeError(
+                    f"{what}.severity: unknown severity {rule['severity']!r}; severities are {', '.join(severities)}"
+                )
+            entry["severity"] = rule["severity"]
+        if rule.get("category") is not None:
+            if rule["category"] not in categories and rule["category"] not in groups:
+                raise TaskTypeError(f"{what}.category: {rule['category']!r} is not a category of the typology")
+            entry["category"] = rule["category"]
+        w = rule.get("weight")
+        if isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w) or not 0 <= w <= MAX_WEIGHT:
+            raise TaskTypeError(f"{what}.weight must be a number from 0 to {MAX_WEIGHT:g}, got {w!r}")
+        entry["weight"] = float(w)
+        out.append(entry)
+    for category in categories:
+        for severity in severities:
+            if not any(_covers(rule, severity, category) for rule in out):
+                raise TaskTypeError(
+                    f"task_config.weights: no rule weighs a {severity} {category!r} error; "
+                    "add one (a rule without severity or category covers them all)"
+                )
+    return out
+
+
+def _offset(value, what: str) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not float(value).is_integer()
+    ):
+        raise TaskTypeError(f"{what} must be a whole number of code points, got {value!r}")
+    return int(value)
+
+
+class ErrorSpanType(TaskType):
+    """A task type whose answer on an output is a set of error spans with a number (ESA, MQM)."""
+
+    level_of_measurement = "interval"
+    min_outputs = 1
+    max_criteria = 1
+    reads_texts = True
+    # The fields of an answer beside spans and no_error.
+    extra_fields: tuple[str, ...] = ()
+
+    def severities(self, config: dict) -> list[str]:
+        return config["severities"]
+
+    def categories(self, config: dict) -> dict[str, str]:
+        """The categories a span may take (kind per name, see categories_of); empty: spans take none."""
+        return {}
+
+    def value_of(self, spans: tuple[Span, ...], answer: dict, criterion: CriterionScale, config: dict) -> float:
+        """The coded value of an answer whose ``spans`` were checked."""
+        raise NotImplementedError
+
+    def stored_answer(self, value, spans, proposal_index):
+        answer = {
+            "spans": [
+                {
+                    "start": s.start,
+                    "end": s.end,
+                    "severity": s.severity,
+                    "category": s.category,
+                    "side": s.side,
+                    "origin": s.origin,
+                    **({} if s.proposal is None else {"proposal": proposal_index.get(s.proposal)}),
+                }
+                for s in spans
+            ],
+            "no_error": all(s.origin == REJECTED for s in spans),
+        }
+        for name in self.extra_fields:
+            answer[name] = value
+        return answer
+
+    def form_value(self, raw: str):
+        """The widget's posted state (static/annotation/error_spans.js of this package: spans with ``status`` and
+        ``proposed``) as an answer the API takes; a proposal still unanswered keeps its status, which coding
+        refuses."""
+        try:
+            state = json.loads(raw)
+        except ValueError:
+            return raw
+        if not isinstance(state, dict) or not isinstance(state.get("spans"), list):
+            return state
+        answer = {
+            "spans": [
+                {
+                    "start": s.get("start"),
+                    "end": s.get("end"),
+                    "severity": s.get("severity"),
+                    "category": s.get("category") or "",
+                    "side": s.get("side"),
+                    "origin": s.get("status"),
+                    **({"proposal": s["proposed"]} if "proposed" in s else {}),
+                }
+                if isinstance(s, dict)
+                else s
+                for s in state["spans"]
+            ],
+            "no_error": state.get("no_error", False),
+        }
+        for name in self.extra_fields:
+            if state.get(name) is not None:
+                answer[name] = state[name]
+        return answer
+
+    def normalise_proposals(self, raw, *, config, source, text, what):
+        """``[{start, end, severity, category?, side?}]``: a span as an answer gives it, by the project's
+        severities and typology (stored with origin "added": no rater has answered it)."""
+        if not isinstance(raw, list):
+            raise TaskTypeError(f"{what} must be a list of spans, got {raw!r}")
+        if len(raw) > MAX_SPANS:
+            raise TaskTypeError(f"{what}: at most {MAX_SPANS} spans per output, got {len(raw)}")
+        lengths = {TARGET: len(text), SOURCE: len(source)}
+        spans = []
+        for k, span in enumerate(raw):
+            where = f"{what}[{k}]"
+            if isinstance(span, dict) and span.keys() & {"origin", "proposal"}:
+                raise TaskTypeError(f"{where}: a proposed span takes no origin or proposal")
+            spans.append(self._span(span, where, config, lengths, ()))
+        return tuple(spans)
+
+    def code_value(self, value, criterion, systems, system):
+        """Reached by an import line carrying a value alone: spans are checked against the output's text."""
+        raise TaskTypeError(
+            "an error-span answer is checked against the texts it marks: import error-span "
+            "studies with the error-span import"
+        )
+
+    def code_answer(self, value, criterion, systems, system, *, config, texts):
+        if system is None:
+            if len(systems) != 1:
+                raise TaskTypeError("system: name the output judged (this item has several)")
+            system = systems[0]
+        if system not in systems:
+            raise TaskTypeError(f"system: {system!r} is not a system of this item ({', '.join(map(repr, systems))})")
+        answer = _keys(value, ("spans", "no_error", *self.extra_fields), "value")
+        lengths = {TARGET: len(texts.outputs[system]), SOURCE: len(texts.source)}
+        spans = self._spans(answer.get("spans", []), config, lengths, texts.proposals.get(system, ()))
+        no_error = answer.get("no_error", False)
+        if not isinstance(no_error, bool):
+            raise TaskTypeError(f"value.no_error must be true or false, got {no_error!r}")
+        marked = sum(s.origin != REJECTED for s in spans)
+        if no_error and marked:
+            raise TaskTypeError(
+                f"value.no_error is true but {marked} error span{'s are' if marked > 1 else ' is'} "
+                "marked: remove them or untick no error"
+            )
+        if not no_error and not marked:
+            raise TaskTypeError("value: mark at least one error span, or set no_error to true")
+        return Coded(system, self.value_of(spans, answer, criterion, config), "", spans)
+
+    def _spans(self, raw, config: dict, lengths: dict[str, int], proposals: tuple[Proposal, ...]) -> tuple[Span, ...]:
+        if not isinstance(raw, list):
+            raise TaskTypeError(f"value.spans must be a list of spans, got {raw!r}")
+        if len(raw) > MAX_SPANS:
+            raise TaskTypeError(f"value.spans: at most {MAX_SPANS} spans per output, got {len(raw)}")
+        spans, answered = [], {}
+        for k, span in enumerate(raw):
+            s = self._span(span, f"value.spans[{k}]", config, lengths, proposals)
+            if s.proposal is not None:
+                index = next(j for j, p in enumerate(proposals) if p.id == s.proposal)
+                if index in answered:
+                    raise TaskTypeError(
+                        f"value.spans[{k}].proposal: proposal {index} is answered twice "
+                        f"(first in value.spans[{answered[index]}])"
+                    )
+                answered[index] = k
+            spans.append(s)
+        unanswered = [j for j in range(len(proposals)) if j not in answered]
+        if unanswered:
+            raise TaskTypeError(
+                f"value.spans: proposed span{'s' if len(unanswered) > 1 else ''} "
+                f"{', '.join(map(str, unanswered))} not answered: accept, edit or reject each"
+            )
+        return tuple(spans)
+
+    def _span(self, span, what: str, config: dict, lengths: dict[str, int], proposals: tuple[Proposal, ...]) -> Span:
+        span = _keys(span, SPAN_FIELDS, what)
+        side = span.get("side") or TARGET
+        if side not in (TARGET, SOURCE):
+            raise TaskTypeError(f"{what}.side must be {TARGET!r} or {SOURCE!r}, got {side!r}")
+        categories = self.categories(config)
+        if side == SOURCE and SOURCE not in categories.values():
+            raise TaskTypeError(f"{what}.side: spans are marked in the output only here, not in the source")
+        for end in ("start", "end"):
+            if span.get(end) is None:
+                raise TaskTypeError(f"{what}.{end} is missing")
+        start, stop = _offset(span["start"], f"{what}.start"), _offset(span["end"], f"{what}.end")
+        length = lengths[side]
+        if not 0 <= start <= stop <= length:
+            raise TaskTypeError(
+                f"{what}: [{start}, {stop}) is not within the {'output' if side == TARGET else 'source'}"
+                f" ({length} code points; 0 <= start <= end <= {length})"
+            )
+        severity = span.get("severity")
+        if severity not in self.severities(config):
+            raise TaskTypeError(
+                f"{what}.severity: unknown severity {severity!r}; severities are {', '.join(self.severities(config))}"
+            )
+        category = span.get("category") or ""
+        if categories:
+            kind = categories.get(category)
+            if kind is None:
+                raise TaskTypeError(f"{what}.category: {category!r} is not a category of the project's typology")
+            if (kind == SOURCE) != (side == SOURCE):
+                raise TaskTypeError(
+                    f"{what}.category: {category!r} is for "
+                    f"{'source' if kind == SOURCE else 'output'} spans; this one is on the {side}"
+                )
+            if kind == "whole_segment" and (start, stop) != (0, length):
+                raise TaskTypeError(f"{what}: a {category!r} span covers the whole output: [0, {length})")
+        elif category:
+            raise TaskTypeError(f"{what}.category: spans take no category here, got {category!r}")
+        origin = span.get("origin") or ADDED
+        if origin not in ORIGINS:
+            raise TaskTypeError(f"{what}.origin must be one of {', '.join(ORIGINS)}, got {origin!r}")
+        proposal = span.get("proposal")
+        if origin == ADDED:
+            if proposal is not None:
+                raise TaskTypeError(
+                    f"{what}.proposal: a span the rater added answers no proposal "
+                    "(say its origin: accepted, edited or rejected)"
+                )
+            return Span(side, start, stop, severity, category, origin)
+        if isinstance(proposal, bool) or not isinstance(proposal, int) or not 0 <= proposal < len(proposals):
+            raise TaskTypeError(
+                f"{what}.proposal must be the index of a proposed span of this output (0 to {len(proposals) - 1})"
+                if proposals
+                else f"{what}.origin: this output has no proposed spans; the origin is {ADDED!r}"
+            )
+        p = proposals[proposal]
+        if origin == REJECTED and (side, start, stop) != (p.side, p.start, p.end):
+            raise TaskTypeError(f"{what}: a rejected proposal keeps its offsets [{p.start}, {p.end})")
+        if origin == ACCEPTED and (side, start, stop, severity, category) != (
+            p.side,
+            p.start,
+            p.end,
+            p.severity,
+            p.category,
+        ):
+            raise TaskTypeError(f"{what}: an accepted proposal is kept as proposed; a changed one is {EDITED!r}")
+        return Span(side, start, stop, severity, category, origin, p.id)
