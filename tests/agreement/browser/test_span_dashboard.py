@@ -1,6 +1,5 @@
 """The agreement dashboard of an error-span project in Chromium: the span section at every width."""
 
-from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
@@ -9,8 +8,6 @@ from django.utils import timezone
 
 from agreement.services import snapshot_compute_for_project
 from annotation.models import ErrorSpan, Judgment
-from annotation.task_types import REGISTRY
-from annotation.task_types.facts import SpanAgreement
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.browser_support import at_every_width, log_in
 
@@ -18,15 +15,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 TEXT = "The committee approved the budget on Tuesday after a long debate about schools."
 
 
-@pytest.fixture
-def span_project(monkeypatch):
-    likert = REGISTRY["likert"]
-    monkeypatch.setattr(likert, "agreement", replace(likert.agreement, spans=SpanAgreement(("minor", "major"))))
-    return ProjectFactory(name="span study", task_type="likert", criteria=["quality"])
-
-
-def test_span_section_reads_at_every_width(span_project, page, live_server, screenshot):
-    # Given three raters who marked error spans on 40 outputs over two weeks, and computed snapshots
+def test_span_section_reads_at_every_width(page, live_server, screenshot):
+    # Given an MQM project whose three raters marked error spans on 40 outputs over two weeks, and computed snapshots
+    span_project = ProjectFactory(name="span study", task_type="mqm", criteria=["errors"])
     lead = UserFactory(username="span-lead")
     MembershipFactory(project=span_project, user=lead, role="lead")
     raters = [UserFactory(username=f"span-rater-{k}") for k in range(3)]
@@ -34,10 +25,10 @@ def test_span_section_reads_at_every_width(span_project, page, live_server, scre
     rng = np.random.default_rng(3)
     now = timezone.now()
     for i in range(40):
-        item = ItemFactory(project=span_project, subgroup=("news", "talks")[i % 2])
+        item = ItemFactory(project=span_project, subgroup=("news", "talks")[i % 2], systems=["sysA"])
         item.outputs.update(text=TEXT)
         errors = [
-            (int(s), int(s) + int(rng.integers(2, 9)), ("minor", "major")[int(rng.integers(0, 2))])
+            (int(s), int(s) + int(rng.integers(2, 9)), ("minor", "major", "critical")[int(rng.integers(0, 3))])
             for s in rng.integers(0, 60, size=2)
         ]
         for k, rater in enumerate(raters):
@@ -69,11 +60,12 @@ def test_span_section_reads_at_every_width(span_project, page, live_server, scre
         "any error",
         "minor errors",
         "major errors",
-        "severity scale (no error < minor < major)",
+        "critical errors",
+        "severity scale (no error < minor < major < critical)",
         "talks",
     ):
         assert words in text
-    assert page.locator("[data-testid=span-labels] tbody tr").count() == 4
+    assert page.locator("[data-testid=span-labels] tbody tr").count() == 5
     pairs = page.locator("[data-testid=span-pairs] tbody th").all_inner_texts()
     assert [" ".join(p.split()) for p in pairs] == [
         "span-rater-0 with span-rater-1",

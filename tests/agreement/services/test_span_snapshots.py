@@ -2,7 +2,6 @@
 degenerate cases (no spans, one rater, one-character, overlapping, zero-length and source-side spans)
 each stored with the right value or as insufficient data with the reason."""
 
-from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
@@ -13,8 +12,6 @@ from agreement.models import AgreementSnapshot
 from agreement.services import snapshot_compute_for_project
 from agreement.stats import span_agreement, span_set
 from annotation.models import ErrorSpan, Judgment
-from annotation.task_types import REGISTRY
-from annotation.task_types.facts import SpanAgreement
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for
 
@@ -22,11 +19,16 @@ pytestmark = pytest.mark.django_db
 TEXT = "Das ist ein kleiner Test."  # 25 code points
 
 
+def error_span_project(task_type, **kwargs):
+    """An ESA or MQM project with one criterion, without a scale (as the console makes them)."""
+    project = ProjectFactory(task_type=task_type, criteria=["quality"], **kwargs)
+    project.criteria.update(scale_min=None, scale_max=None)
+    return project
+
+
 @pytest.fixture
-def span_project(monkeypatch):
-    likert = REGISTRY["likert"]
-    monkeypatch.setattr(likert, "agreement", replace(likert.agreement, spans=SpanAgreement(("minor", "major"))))
-    return ProjectFactory(task_type="likert", criteria=["quality"])
+def span_project():
+    return error_span_project("esa")
 
 
 def judge(project, rater, item, spans=(), value=3.0, when=None):
@@ -49,7 +51,7 @@ def judge(project, rater, item, spans=(), value=3.0, when=None):
 def items(project, n, subgroup=""):
     out = []
     for _ in range(n):
-        item = ItemFactory(project=project, subgroup=subgroup)
+        item = ItemFactory(project=project, subgroup=subgroup, systems=["sysA"])
         item.outputs.update(text=TEXT)
         out.append(item)
     return out
