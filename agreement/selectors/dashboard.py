@@ -50,7 +50,8 @@ def dashboard_for_project(project: Project) -> dict:
     rows = list(latest.exclude(scope=Scope.PAIR).order_by("scope", "scope_key", "statistic")
                 .values("criterion__name", "detail", *FIELDS))
     pairs = latest.filter(scope=Scope.PAIR)
-    pair_rows = list(pairs.exclude(statistic__in=span_names).order_by("criterion__position", "statistic", "scope_key")
+    pair_rows = list((pairs.exclude(statistic__in=span_names) if span_names else pairs)
+                     .order_by("criterion__position", "statistic", "scope_key")
                      .values_list("criterion__name", "statistic", "rater_a_id", "rater_b_id", "value", "n_units",
                                   "reason"))
     span_rows, span_pair_rows = [], []
