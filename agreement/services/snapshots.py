@@ -203,10 +203,14 @@ def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
-            project_computation(project, records, builder).run(progress)
             spans = REGISTRY[project.task_type].agreement.spans
-            if spans is not None:
-                SpanComputation(project, records, builder, spans).run()
+            if spans is None:
+                project_computation(project, records, builder).run(progress)
+            else:  # two passes over the windows: each reports half of the progress
+                first_half = progress and (lambda done, total: progress(done, 2 * total))
+                second_half = progress and (lambda done, total: progress(total + done, 2 * total))
+                project_computation(project, records, builder).run(first_half)
+                SpanComputation(project, records, builder, spans).run(second_half)
         gold_accuracy_rows(project, records.weeks, builder)
     off_scale_rows(everything, ~keep, builder)
     return builder, int(len(everything) - len(records))

@@ -8,6 +8,7 @@ Only target-side spans (errors in the output) are compared. Source-side spans (M
 input) are counted per scope in the ``span_counts`` row and left out: raters mark them rarely, and a
 figure on them would rest on a handful of spans per study."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,8 +126,8 @@ class SpanComputation:
         )
         self.dropped = Dropped(position[dropped.rating], dropped.reason)
 
-    def run(self) -> None:
-        for_each_window(self.records.weeks, self.week, lambda _, window: self.window(window), None)
+    def run(self, progress: Callable[[int, int], None] | None = None) -> None:
+        for_each_window(self.records.weeks, self.week, lambda _, window: self.window(window), progress)
 
     def window(self, window: Window) -> None:
         data = self.data

@@ -248,3 +248,14 @@ def test_the_api_filters_span_figures_by_statistic_pair_and_subgroup(span_projec
     [row] = news.json()["results"]
     # ann never marks a major error: their agreement on major errors is what chance gives
     assert (row["status"], row["value"], row["n_units"]) == ("ok", 0.0, 4)
+
+
+def test_a_span_projects_recompute_reports_its_two_passes_as_one_progress(span_project):
+    a, b = UserFactory(), UserFactory()
+    for k, item in enumerate(items(span_project, 3)):
+        judge(span_project, a, item, [(k, k + 3, "minor")])
+        judge(span_project, b, item, [(k, k + 3, "minor")], when=timezone.now() - timedelta(weeks=1))
+    seen = []
+    snapshot_compute_for_project(project_id=span_project.id, progress=lambda done, total: seen.append((done, total)))
+    # 2 weeks × (week, cumulative) windows, for the scores and then for the spans
+    assert seen == [(k, 8) for k in range(1, 9)]
