@@ -58,23 +58,19 @@ def scope_spans(
 ) -> tuple[ScopeSpans, Dropped, np.ndarray]:
     """The records' ratings with their target-side spans, the spans left out, and which records are kept.
 
-    A record is matched to its judgment's spans by (output, criterion, rater), one rating each (of two
-    current judgments, the later). Spans are left out: source-side ones, those with a severity outside the
-    plan's, and those beyond their output's text (the text changed after they were marked)."""
+    A record is matched to its judgment's spans by (output, criterion, rater), unique among current judgments
+    (a constraint of Judgment). Spans are left out: source-side ones, those with a severity outside the plan's,
+    and those beyond their output's text (the text changed after they were marked)."""
     criterion_ids = np.array([c.id for c in records.criteria], dtype=np.int64)
     rec_keys = np.stack([records.unit, criterion_ids[records.criterion_index], records.rater], axis=1)
     sr_keys = np.stack([ratings.output, ratings.criterion, ratings.rater], axis=1)
     _, inverse = np.unique(np.concatenate([rec_keys, sr_keys]).reshape(-1, 3), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     rec_key, sr_key = inverse[: len(records)], inverse[len(records) :]
-    latest = np.full(inverse.max(initial=-1) + 1, -1)
-    np.maximum.at(latest, sr_key, np.arange(len(ratings)))
-    rating_of = latest[rec_key]
-    # one record per key (the first), and only those with a judgment
-    _, first = np.unique(rec_key, return_index=True)
-    keep = np.zeros(len(records), dtype=bool)
-    keep[first] = True
-    keep &= rating_of >= 0
+    rating_of_key = np.full(inverse.max(initial=-1) + 1, -1)
+    rating_of_key[sr_key] = np.arange(len(ratings))
+    rating_of = rating_of_key[rec_key]
+    keep = rating_of >= 0  # false only for a judgment revised between the two reads
     rows = np.flatnonzero(keep)
     record_of_rating = np.full(len(ratings), -1)
     record_of_rating[rating_of[rows]] = np.arange(len(rows))
@@ -103,6 +99,8 @@ def scope_spans(
 
 
 class SpanComputation:
+    """The span rows of every window of a project, from its judgment records and their spans."""
+
     def __init__(self, project: Project, records: JudgmentRecords, builder: RowBuilder, plan: SpanAgreement):
         self.project_id, self.records, self.builder = project.id, records, builder
         self.severities = plan.severities
