@@ -950,10 +950,12 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
         .values("criterion__name", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
     )
     pairs: dict[str, dict] = {}
+    heatmaps = board["pair_heatmaps"]
     for s in pair_rows:
+        heatmap = heatmaps.get(s["criterion__name"])
+        if heatmap is None or s["statistic"] != heatmap["statistic"]:
+            continue  # the pair statistic of the dashboard's heatmap (not, e.g., the span statistics)
         entry = pairs.setdefault(s["criterion__name"], {"statistic": s["statistic"], "pairs": []})
-        if s["statistic"] != entry["statistic"]:
-            continue  # the first pair statistic of each criterion, as the dashboard's heatmap
         a, b = sorted([rater_names.get(s["rater_a_id"], "rater-?"), rater_names.get(s["rater_b_id"], "rater-?")])
         entry["pairs"].append({"rater_a": a, "rater_b": b, **_snapshot(s)})
     for entry in pairs.values():
