@@ -6,12 +6,9 @@ import json
 from collections import defaultdict
 from datetime import UTC, datetime
 
-import numpy as np
 import pytest
 
-from agreement.stats import span_agreement, span_set
 from annotation.models import Membership
-from annotation.selectors.error_spans import span_ratings
 from tests.annotation.factories import UserFactory
 from tests.conftest import DATASETS, client_for
 
@@ -158,7 +155,7 @@ def test_ted_system_mqm_through_the_tsv_import(folder):
 
 
 @pytest.mark.parametrize(("lp", "code"), [("en-de", "ende"), ("zh-en", "zhen")])
-def test_sxs_segment_and_system_mqm_and_span_agreement(folder, lp, code):
+def test_sxs_segment_and_system_mqm_and_span_agreement(folder, lp, code, django_capture_on_commit_callbacks):
     sxs = folder / "mqm_sxs_wmt23"
     check_sums(sxs)
     expected = json.loads((sxs / "expected_values.json").read_text())["reproduced"]
@@ -179,26 +176,22 @@ def test_sxs_segment_and_system_mqm_and_span_agreement(folder, lp, code):
         row = per_segment[seg["system"], seg["global_seg_id"]]
         assert row["n_raters"] == 3 and row["score"] == pytest.approx(float(seg["mqm_mean"]), abs=1e-6)
 
-    # span agreement on the stored spans, as span_ratings gives them to the agreement app (target side)
-    ratings = span_ratings(pk)
-    keep = (ratings.side == "target") & (ratings.end > ratings.start)
-    outputs, unit = np.unique(ratings.output, return_inverse=True)
-    raters, rater = np.unique(ratings.rater, return_inverse=True)
-    lengths = np.zeros(len(outputs), dtype=np.int64)
-    lengths[unit] = ratings.target_length
-    spans = span_set(
-        lengths,
-        sorted(set(zip(unit.tolist(), rater.tolist(), strict=True))),
-        segment=unit[ratings.span_rating[keep]],
-        rater=rater[ratings.span_rating[keep]],
-        start=ratings.start[keep],
-        end=ratings.end[keep],
-        severity=ratings.severity[keep].astype(str),
-    )
+    # span agreement: the recompute job from the agreement API, the stored snapshots read back from it
+    with django_capture_on_commit_callbacks(execute=True):  # the job is queued once the request commits
+        assert client.post(f"/api/v1/projects/{pk}/agreement/recompute/").status_code == 202
     reference = expected["agreement_computed_here_not_published"][lp]
-    agreement = span_agreement(spans, n_resamples=0)
-    assert agreement.get("char_f1", "any").value == pytest.approx(reference["char_f1_target_spans"], abs=5e-5)
-    assert agreement.get("matched_exact").value == pytest.approx(reference["exact_target_span_match"], abs=5e-4)
+    stored = {}
+    for statistic in ("char_f1_any", "span_matched_exact", "krippendorff_alpha_interval"):
+        rows = client.get(
+            f"/api/v1/projects/{pk}/agreement/",
+            {"statistic": statistic, "scope": "criterion", "window": "cumulative"},
+        ).json()["results"]
+        (stored[statistic],) = rows
+    assert stored["char_f1_any"]["value"] == pytest.approx(reference["char_f1_target_spans"], abs=5e-5)
+    assert stored["span_matched_exact"]["value"] == pytest.approx(reference["exact_target_span_match"], abs=5e-4)
+    assert stored["krippendorff_alpha_interval"]["value"] == pytest.approx(
+        reference["krippendorff_alpha_interval_segment_mqm"], abs=5e-5
+    )
 
 
 # --- WMT24 ESA: scores and spans as judgment lines, WMT's ranking and clusters --------------------------------
