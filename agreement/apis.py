@@ -48,7 +48,11 @@ class AgreementListApi(APIView):
         rater_b = serializers.SerializerMethodField()
         statistic = serializers.CharField(
             help_text="e.g. krippendorff_alpha_ordinal; gwet_ac2_quadratic has quadratic weights on the "
-            "positions of the declared categories (equal to their values on a Likert scale).")
+            "positions of the declared categories (equal to their values on a Likert scale). Error-span types "
+            "add span_f1_exact, span_f1_overlap (per pair also span_precision_* and span_recall_*), "
+            "span_matched_exact, char_f1_<label>, char_kappa_<label>, char_alpha_<label> and "
+            "unitizing_alpha_<label> (label: any, a severity, or severity), kendall_tau per pair on the scores, "
+            "and span_counts.")
         is_main = serializers.BooleanField()
         value = serializers.FloatField(allow_null=True)
         ci_low = serializers.FloatField(allow_null=True)

@@ -6,6 +6,8 @@ from django.db.models import Case, When
 
 from agreement.models import MIN_INTERVAL_UNITS, OFF_SCALE, AgreementAlert, AgreementSnapshot
 from agreement.selectors.snapshots import latest_week
+from agreement.selectors.span_dashboard import PAIR_COLUMNS, PAIR_FIELDS, span_section
+from agreement.services.span_scopes import stored_names
 from annotation.models import Project
 from annotation.selectors import rater_names_for_project
 from annotation.task_types import REGISTRY
@@ -42,18 +44,29 @@ def dashboard_for_project(project: Project) -> dict:
         trends[s["criterion__name"]][s["window"]].append(_point(s))
         main_statistic = s["statistic"]
     latest = snapshots.filter(week_start=week, window=Window.CUMULATIVE)
+    task_type = REGISTRY[project.task_type]
+    span_plan = task_type.agreement.spans
+    span_names = stored_names(span_plan.severities) if span_plan else frozenset()
     rows = list(latest.exclude(scope=Scope.PAIR).order_by("scope", "scope_key", "statistic")
                 .values("criterion__name", "detail", *FIELDS))
-    pair_rows = list(latest.filter(scope=Scope.PAIR).order_by("criterion__position", "statistic", "scope_key")
+    pairs = latest.filter(scope=Scope.PAIR)
+    pair_rows = list((pairs.exclude(statistic__in=span_names) if span_names else pairs)
+                     .order_by("criterion__position", "statistic", "scope_key")
                      .values_list("criterion__name", "statistic", "rater_a_id", "rater_b_id", "value", "n_units",
                                   "reason"))
+    span_rows, span_pair_rows = [], []
+    if span_names:
+        span_rows = [s for s in rows if s["statistic"] in span_names]
+        rows = [s for s in rows if s["statistic"] not in span_names]
+        span_pair_rows = list(pairs.filter(statistic__in=PAIR_COLUMNS).order_by("criterion__position", "scope_key")
+                              .values(*PAIR_FIELDS))
     # raters who left the project keep their judgments: name them by username
     missing = ({s["rater_a_id"] for s in rows if s["rater_a_id"] is not None}
-               | {i for row in pair_rows for i in row[2:4]}) - set(names)
+               | {i for row in pair_rows for i in row[2:4]}
+               | {s[k] for s in span_pair_rows for k in ("rater_a_id", "rater_b_id")}) - set(names)
     if missing:
         names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
     criteria = {c.name: c for c in project.criteria.all()}
-    task_type = REGISTRY[project.task_type]
     labels = defaultdict(dict)
     subgroups = defaultdict(dict)
     raters = defaultdict(lambda: defaultdict(dict))
@@ -96,7 +109,8 @@ def dashboard_for_project(project: Project) -> dict:
                        for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))], "alerts": _alerts(project),
             "confusions": confusions, "category_note": task_type.category_note, "specific": dict(specific),
             "off_scale": off_scale,
-            "small_intervals": small_intervals, "min_interval_units": MIN_INTERVAL_UNITS}
+            "small_intervals": small_intervals, "min_interval_units": MIN_INTERVAL_UNITS,
+            "spans": span_section(span_plan.severities, span_rows, span_pair_rows, names) if span_plan else None}
 
 
 def _alerts(project: Project) -> list[AgreementAlert]:

@@ -24,6 +24,7 @@ from agreement.services.snapshot_rows import (
     outcome_of,
 )
 from agreement.services.snapshots_from_counts import CountsComputation
+from agreement.services.span_snapshots import SpanComputation
 from agreement.services.statistic_plans import PLANS, Plan, categories_for
 from agreement.stats import (
     ALPHA_METHODS,
@@ -39,6 +40,7 @@ from agreement.stats import (
 )
 from annotation.models import Project
 from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
+from annotation.task_types import REGISTRY
 
 
 def project_computation(project: Project, records: JudgmentRecords, builder: RowBuilder):
@@ -201,7 +203,14 @@ def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
-            project_computation(project, records, builder).run(progress)
+            spans = REGISTRY[project.task_type].agreement.spans
+            if spans is None:
+                project_computation(project, records, builder).run(progress)
+            else:  # two passes over the windows: each reports half of the progress
+                first_half = progress and (lambda done, total: progress(done, 2 * total))
+                second_half = progress and (lambda done, total: progress(total + done, 2 * total))
+                project_computation(project, records, builder).run(first_half)
+                SpanComputation(project, records, builder, spans).run(second_half)
         gold_accuracy_rows(project, records.weeks, builder)
     off_scale_rows(everything, ~keep, builder)
     return builder, int(len(everything) - len(records))

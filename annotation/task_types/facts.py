@@ -48,30 +48,44 @@ class Values:
 
 
 @dataclass(frozen=True)
+class SpanAgreement:
+    """Agreement on the error spans of SPANS values (agreement.services.span_snapshots): span-level F1,
+    character-level kappa and alpha and unitizing alpha per label, beside the plan's statistics on the
+    numbers. ``severities`` least severe first: one label each, and their order on the severity scale
+    (where spans of one rater overlap, the most severe counts)."""
+
+    severities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class AgreementPlan:
     """``label`` statistics run on every criterion scope (the first is the main one, bootstrapped, at
     ``level``); ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa
     weightings per rater pair (None: pairs get interval alpha instead); ``unit`` what a reliability
-    unit is (an output, or an item when one judgment covers the screen)."""
+    unit is (an output, or an item when one judgment covers the screen); ``spans`` agreement on error
+    spans, for the types whose values have them."""
 
     level: str
     label: tuple[str, ...]
     slice: tuple[str, ...]
     pair_weights: tuple[str | None, ...] | None
     unit: str = "output"
+    spans: SpanAgreement | None = None
 
 
 @dataclass(frozen=True)
 class Results:
     """What results are computed (``kind``); the normalisation of values by default, and with a project
     modulus; whether the results page counts each scale point (``score_distribution``) and ranks the
-    outputs within each screen (``mean_ranks``)."""
+    outputs within each screen (``mean_ranks``); ``higher_is_better`` False when a score counts errors
+    (MQM's penalty), which orders the error-span ranking."""
 
     kind: str
     default_normalisation: str = "none"
     modulus_normalisation: str = "none"
     score_distribution: bool = False
     mean_ranks: bool = False
+    higher_is_better: bool = True
 
     def normalisation(self, modulus: float | None) -> str:
         return self.default_normalisation if modulus is None else self.modulus_normalisation

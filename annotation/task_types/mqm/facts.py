@@ -1,7 +1,8 @@
 """What the MQM type declares for agreement, results, export and the console."""
 
-from ..facts import ERROR_SPANS, SPANS, AgreementPlan, Facts, Results, Setup, Values
+from ..facts import ERROR_SPANS, SPANS, AgreementPlan, Facts, Results, Setup, SpanAgreement, Values
 from .card import CARD
+from .coding import SEVERITIES
 from .demo import DEMO
 
 VALUES = Values(
@@ -10,11 +11,15 @@ VALUES = Values(
     "The MQM penalty: the sum of the weights of the output's error spans (table "
     "error_spans); 0 = no error, lower is better.",
 )
-# Agreement on the segment penalties; agreement on the spans themselves is agreement.services' span statistics.
+# Agreement on the segment penalties (the main one: interval alpha) and on the spans themselves (spans=).
 AGREEMENT = AgreementPlan(
-    "interval", ("krippendorff_alpha_interval", "icc_1_1"), ("krippendorff_alpha_interval",), None
+    "interval",
+    ("krippendorff_alpha_interval", "icc_1_1"),
+    ("krippendorff_alpha_interval",),
+    None,
+    spans=SpanAgreement(tuple(SEVERITIES)),
 )
-RESULTS = Results(ERROR_SPANS)
+RESULTS = Results(ERROR_SPANS, higher_is_better=False)
 SETUP = Setup(
     {
         "name": "Errors",

@@ -1,4 +1,5 @@
 """The agreement dashboard in Chromium: the trend chart is drawn from stored snapshots."""
+
 from datetime import timedelta
 
 import pytest
@@ -23,9 +24,15 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
         item = ItemFactory(project=project, external_id=f"c{i}", subgroup=("news", "sport")[i % 2])
         for k, rater in enumerate(raters):
             for criterion in project.criteria.all():
-                Judgment.objects.create(project=project, item=item, output=item.outputs.get(), criterion=criterion,
-                                        rater=rater, value=float(1 + (i + (k == 2 and i % 3 == 0)) % 5),
-                                        submitted_at=now - timedelta(weeks=i % 4))
+                Judgment.objects.create(
+                    project=project,
+                    item=item,
+                    output=item.outputs.get(),
+                    criterion=criterion,
+                    rater=rater,
+                    value=float(1 + (i + (k == 2 and i % 3 == 0)) % 5),
+                    submitted_at=now - timedelta(weeks=i % 4),
+                )
     snapshot_compute_for_project(project_id=project.id)
 
     # When the lead opens the dashboard
@@ -36,8 +43,15 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
     drawn = inked_pixels(page, "trend-chart")
     assert drawn > 1000
     body = page.inner_text("main")
-    for text in ("fluency", "coherence", "news", "sport", "chart-rater-2", "Which categories raters confuse",
-                 "Agreement with others"):
+    for text in (
+        "fluency",
+        "coherence",
+        "news",
+        "sport",
+        "chart-rater-2",
+        "Which categories raters confuse",
+        "Agreement with others",
+    ):
         assert text in body
     # and the rater-pair table of the first label is drawn, every pair with its n; choosing another label redraws it
     assert page.get_attribute("#pair-heatmap", "data-drawn") == "fluency"
@@ -47,7 +61,10 @@ def test_trend_chart_and_tables_are_drawn(page, live_server, screenshot):
     page.select_option("#pair-label", "coherence")
     assert page.get_attribute("#pair-heatmap", "data-drawn") == "coherence"
     assert page.locator("#pair-heatmap table[data-label=coherence] th[scope=row]").all_inner_texts() == [
-        "chart-rater-0", "chart-rater-1", "chart-rater-2"]
+        "chart-rater-0",
+        "chart-rater-1",
+        "chart-rater-2",
+    ]
     screenshot(page, "agreement-dashboard")
 
 
@@ -61,9 +78,15 @@ def test_a_single_week_is_drawn_as_its_value_with_its_interval(page, live_server
     for i in range(40):
         item = ItemFactory(project=project, external_id=f"w{i}")
         for k, rater in enumerate(raters):
-            Judgment.objects.create(project=project, item=item, output=item.outputs.get(), criterion=criterion,
-                                    rater=rater, value=float(1 + (i + (k and i % 4 == 0)) % 5),
-                                    submitted_at=timezone.now())
+            Judgment.objects.create(
+                project=project,
+                item=item,
+                output=item.outputs.get(),
+                criterion=criterion,
+                rater=rater,
+                value=float(1 + (i + (k and i % 4 == 0)) % 5),
+                submitted_at=timezone.now(),
+            )
     snapshot_compute_for_project(project_id=project.id)
 
     log_in(page, live_server.url, "week-lead", "pass-word-1234", f"/projects/{project.id}/agreement/")

@@ -1,5 +1,6 @@
 """The coincidence matrix on the dashboard: each cell shaded by its share above or below chance (Krippendorff's
 expected coincidences), categories named by the task type (pairwise: the first output as imported)."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """Agreement counts the judgments evaluation counts: annotation's ``included_judgments`` decides for both."""
+
 import pytest
 from django.utils import timezone
 

@@ -1,5 +1,6 @@
 """Gold accuracy per rater is stored with the agreement snapshots (and shown from them); gold items
 never count in agreement."""
+
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -39,13 +40,18 @@ def study():
 
 def test_gold_accuracy_is_stored_per_rater_and_week_with_its_n(study):
     project, first, second = study
-    rows = AgreementSnapshot.objects.filter(project=project, scope="rater", statistic="gold_accuracy",
-                                            criterion__isnull=True)
-    cumulative = {(s.rater_a_id, s.week_start.isoformat()): (s.value, s.n_units)
-                  for s in rows.filter(window="cumulative")}
+    rows = AgreementSnapshot.objects.filter(
+        project=project, scope="rater", statistic="gold_accuracy", criterion__isnull=True
+    )
+    cumulative = {
+        (s.rater_a_id, s.week_start.isoformat()): (s.value, s.n_units) for s in rows.filter(window="cumulative")
+    }
     assert cumulative == {
-        (first.id, "2026-11-02"): (pytest.approx(1.0), 2), (first.id, "2026-11-09"): (pytest.approx(2 / 3), 3),
-        (second.id, "2026-11-02"): (0.0, 2), (second.id, "2026-11-09"): (0.0, 3)}
+        (first.id, "2026-11-02"): (pytest.approx(1.0), 2),
+        (first.id, "2026-11-09"): (pytest.approx(2 / 3), 3),
+        (second.id, "2026-11-02"): (0.0, 2),
+        (second.id, "2026-11-09"): (0.0, 3),
+    }
     weekly = {(s.rater_a_id, s.week_start.isoformat()): (s.value, s.n_units) for s in rows.filter(window="week")}
     assert weekly[(first.id, "2026-11-09")] == (0.0, 1)
     assert rows.get(rater_a=first, window="cumulative", week_start="2026-11-09").detail == {"correct": 2}
@@ -53,8 +59,9 @@ def test_gold_accuracy_is_stored_per_rater_and_week_with_its_n(study):
 
 def test_gold_items_do_not_count_in_agreement(study):
     project, _, _ = study
-    label = AgreementSnapshot.objects.get(project=project, scope="criterion", window="cumulative",
-                                          week_start="2026-11-09", statistic="percent_agreement")
+    label = AgreementSnapshot.objects.get(
+        project=project, scope="criterion", window="cumulative", week_start="2026-11-09", statistic="percent_agreement"
+    )
     # the 4 ordinary items only, on which the raters agree fully; the 3 gold items would lower it
     assert (label.value, label.n_units) == (1.0, 4)
 

@@ -1,4 +1,5 @@
 """snapshot_compute_for_project: a real study's agreement, scopes, windows, idempotence."""
+
 import numpy as np
 import pytest
 
@@ -32,17 +33,22 @@ def test_pandalm_pairwise_agreement_matches_an_independent_computation(datasets)
     expected = {(a, b): independent_cohen_kappa(labels[a], labels[b]) for a, b in ((1, 2), (1, 3), (2, 3))}
     assert [round(v, 4) for v in expected.values()] == [0.8520, 0.8789, 0.8617]
 
-    pair_rows = AgreementSnapshot.objects.filter(project=project, scope="pair", statistic="cohen_kappa",
-                                                 window="cumulative")
-    served = {tuple(sorted((s.rater_a.memberships.get().external_name, s.rater_b.memberships.get().external_name))):
-              s for s in pair_rows}
+    pair_rows = AgreementSnapshot.objects.filter(
+        project=project, scope="pair", statistic="cohen_kappa", window="cumulative"
+    )
+    served = {
+        tuple(sorted((s.rater_a.memberships.get().external_name, s.rater_b.memberships.get().external_name))): s
+        for s in pair_rows
+    }
     for (a, b), value in expected.items():
         snapshot = served[(f"annotator{a}", f"annotator{b}")]
         assert snapshot.value == pytest.approx(value, abs=1e-9)
         assert snapshot.n_units == 999 and snapshot.ci_low < snapshot.value < snapshot.ci_high
 
-    label = {s.statistic: s for s in AgreementSnapshot.objects.filter(project=project, scope="criterion",
-                                                                       window="cumulative")}
+    label = {
+        s.statistic: s
+        for s in AgreementSnapshot.objects.filter(project=project, scope="criterion", window="cumulative")
+    }
     # expected_values.json: Fleiss 0.8642, nominal alpha 0.8642
     assert label["fleiss_kappa"].value == pytest.approx(0.8642, abs=5e-5)
     assert label["krippendorff_alpha_nominal"].value == pytest.approx(0.8642, abs=5e-5)
@@ -67,8 +73,11 @@ def test_with_a_rankme_modulus_agreement_is_measured_on_log_ratios_to_the_modulu
     # Two raters agree within a factor of about 1.2 on five outputs; on the sixth 10,000 against 2,000 (a factor
     # of 5) would dominate interval distances between raw magnitudes.
     project = ProjectFactory(task_type="rankme", criteria=["quality"], rankme_modulus=100)
-    outputs = [o for _ in range(3) for o in ItemFactory(project=project, systems=["a", "b"],
-                                                        references=["r"]).outputs.order_by("position")]
+    outputs = [
+        o
+        for _ in range(3)
+        for o in ItemFactory(project=project, systems=["a", "b"], references=["r"]).outputs.order_by("position")
+    ]
     scores = {"r1": [50, 100, 200, 400, 25, 10000], "r2": [60, 90, 250, 350, 30, 2000]}
     for name, values in scores.items():
         rater = UserFactory(username=name)

@@ -1,5 +1,6 @@
 """The counts computation (Likert, pairwise) stores exactly what the reliability-matrix computation
 stores: same rows in the same order, values, intervals and n equal to round-off."""
+
 from datetime import date, timedelta
 from types import SimpleNamespace
 
@@ -28,19 +29,32 @@ def messy_records(task_type: str, seed: int) -> JudgmentRecords:
             for c, (low, high) in enumerate(scales):
                 low, high = (0, 2) if low is None else (low, high)
                 value = low if k % 13 == 0 else int(np.clip(quality + rng.choice((-1, 0, 0, 1)), low, high))
-                for column, item in zip(columns, (c, 500 + k, 11 + 2 * int(rater), float(value), week,
-                                                  k % 4 if k % 9 else 4,
-                                                  np.nan if rng.random() < 0.2 else float(rng.integers(900, 9000))),
-                                        strict=True):
+                for column, item in zip(
+                    columns,
+                    (
+                        c,
+                        500 + k,
+                        11 + 2 * int(rater),
+                        float(value),
+                        week,
+                        k % 4 if k % 9 else 4,
+                        np.nan if rng.random() < 0.2 else float(rng.integers(900, 9000)),
+                    ),
+                    strict=True,
+                ):
                     column.append(item)
     return JudgmentRecords(
         criteria=[SimpleNamespace(id=70 + c, scale_min=low, scale_max=high) for c, (low, high) in enumerate(scales)],
         weeks=[date(2026, 1, 5) + timedelta(weeks=w) for w in range(5)],
         subgroups=["a", "b", "c", "d", ""],
-        criterion_index=np.asarray(columns[0], dtype=np.int32), unit=np.asarray(columns[1], dtype=np.int64),
-        rater=np.asarray(columns[2], dtype=np.int64), value=np.asarray(columns[3]),
-        week_index=np.asarray(columns[4], dtype=np.int32), subgroup_index=np.asarray(columns[5], dtype=np.int32),
-        duration_ms=np.asarray(columns[6]))
+        criterion_index=np.asarray(columns[0], dtype=np.int32),
+        unit=np.asarray(columns[1], dtype=np.int64),
+        rater=np.asarray(columns[2], dtype=np.int64),
+        value=np.asarray(columns[3]),
+        week_index=np.asarray(columns[4], dtype=np.int32),
+        subgroup_index=np.asarray(columns[5], dtype=np.int32),
+        duration_ms=np.asarray(columns[6]),
+    )
 
 
 @pytest.mark.parametrize(("task_type", "seed"), [("likert", 1), ("likert", 2), ("pairwise", 3)])

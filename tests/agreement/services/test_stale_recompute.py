@@ -1,5 +1,6 @@
 """The automatic recompute of stale agreement: a sweep starts one recompute per project that has judgments
 newer than its last recompute, at most once per the lead-set interval (time passed in, never waited for)."""
+
 from datetime import timedelta
 
 import pytest
@@ -29,9 +30,11 @@ def _overlapping(project, n_items=4, raters=None):
 @pytest.fixture
 def sweep(django_capture_on_commit_callbacks):
     """One sweep at ``now``, its recompute jobs run (eagerly) once it commits; returns the projects started."""
+
     def run(now):
         with django_capture_on_commit_callbacks(execute=True):
             return agreement_recompute_stale_all(now=now)
+
     return run
 
 
@@ -75,7 +78,8 @@ def test_the_lead_sets_the_interval_or_turns_it_off(sweep):
 
 
 def test_a_manual_recompute_counts_as_seen_and_archived_projects_are_left_alone(
-        sweep, django_capture_on_commit_callbacks):
+    sweep, django_capture_on_commit_callbacks
+):
     from agreement.services import agreement_recompute_start
 
     seen, archived = ProjectFactory(criteria=["fluency"]), ProjectFactory(criteria=["fluency"])
@@ -93,6 +97,5 @@ def test_imported_judgments_dated_in_the_past_still_count_as_new(sweep):
     sweep(T0)
     item = ItemFactory(project=project, systems=["bart"])
     for rater in raters:
-        JudgmentFactory(item=item, rater=rater, source=Judgment.Source.IMPORT,
-                        submitted_at=T0 - timedelta(days=400))
+        JudgmentFactory(item=item, rater=rater, source=Judgment.Source.IMPORT, submitted_at=T0 - timedelta(days=400))
     assert sweep(T0 + timedelta(hours=2)) == [project.pk]

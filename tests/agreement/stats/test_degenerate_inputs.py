@@ -71,9 +71,7 @@ def test_no_unit_rated_twice(statistic):
 @pytest.mark.parametrize("statistic", MATRIX_STATISTICS)
 @pytest.mark.parametrize("bad", [[1, 2, 3], [[[1]]], "abc"])
 def test_wrong_shape(statistic, bad):
-    with pytest.raises(
-        ValueError, match=r"must be a 2-D array of shape \(n_raters, n_units\)|must hold numbers"
-    ):
+    with pytest.raises(ValueError, match=r"must be a 2-D array of shape \(n_raters, n_units\)|must hold numbers"):
         statistic(bad)
 
 
@@ -86,8 +84,7 @@ def test_alpha_single_value(level):
 def test_alpha_unknown_level_and_negative_ratio():
     with pytest.raises(
         ValueError,
-        match="unknown level_of_measurement 'likert'; valid choices are 'nominal', "
-        "'ordinal', 'interval', 'ratio'",
+        match="unknown level_of_measurement 'likert'; valid choices are 'nominal', 'ordinal', 'interval', 'ratio'",
     ):
         krippendorff_alpha([[1, 2]], level_of_measurement="likert")
     with pytest.raises(ValueError, match="the ratio level needs non-negative values"):

@@ -133,9 +133,7 @@ def test_many_raters_take_the_nonzero_path(data):
     except ValueError:
         return
     if np.isfinite(expected):
-        assert krippendorff_alpha(data, level_of_measurement="ordinal").value == pytest.approx(
-            expected, abs=1e-9
-        )
+        assert krippendorff_alpha(data, level_of_measurement="ordinal").value == pytest.approx(expected, abs=1e-9)
 
 
 def test_many_blocks_equal_one_block(monkeypatch):
@@ -145,9 +143,7 @@ def test_many_blocks_equal_one_block(monkeypatch):
     whole = {lvl: krippendorff_alpha(data, level_of_measurement=lvl).value for lvl in LEVELS}
     monkeypatch.setattr("agreement.stats._units._BLOCK_ELEMENTS", 300)
     for lvl in LEVELS:
-        assert krippendorff_alpha(data, level_of_measurement=lvl).value == pytest.approx(
-            whole[lvl], abs=1e-12
-        )
+        assert krippendorff_alpha(data, level_of_measurement=lvl).value == pytest.approx(whole[lvl], abs=1e-12)
 
 
 def test_continuous_sliders_do_not_build_a_value_matrix():
@@ -187,12 +183,20 @@ def test_large_offsets_keep_precision():
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 100_000), n_raters=st.integers(3, 8), n_units=st.integers(2, 30),
-       level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]), continuous=st.booleans())
+@given(
+    seed=st.integers(0, 100_000),
+    n_raters=st.integers(3, 8),
+    n_units=st.integers(2, 30),
+    level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]),
+    continuous=st.booleans(),
+)
 def test_one_pass_leave_one_out_equals_deleting_each_row(seed, n_raters, n_units, level, continuous):
     rng = np.random.default_rng(seed)
-    data = (np.round(rng.uniform(0, 100, (n_raters, n_units)), 1) if continuous
-            else rng.integers(1, 6, (n_raters, n_units)).astype(float))
+    data = (
+        np.round(rng.uniform(0, 100, (n_raters, n_units)), 1)
+        if continuous
+        else rng.integers(1, 6, (n_raters, n_units)).astype(float)
+    )
     data[rng.random(data.shape) < 0.4] = np.nan
     try:
         res = krippendorff_alpha_leave_one_out(data, level_of_measurement=level)

@@ -1,4 +1,5 @@
 """All-pairs Cohen's kappa from one sparse product equals the pair-by-pair computation."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,8 +24,12 @@ def sparse_ratings(seed: int, n_raters: int, n_units: int, per_unit: int, catego
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n_raters=st.integers(2, 12), n_units=st.integers(1, 60),
-       weights=st.sampled_from([None, "linear", "quadratic"]))
+@given(
+    seed=st.integers(0, 10_000),
+    n_raters=st.integers(2, 12),
+    n_units=st.integers(1, 60),
+    weights=st.sampled_from([None, "linear", "quadratic"]),
+)
 def test_equals_pairwise_cohen_kappa_on_random_sparse_data(seed, n_raters, n_units, weights):
     categories = [1.0, 2.0, 3.0, 4.0]
     m = sparse_ratings(seed, n_raters, n_units, min(3, n_raters), categories)

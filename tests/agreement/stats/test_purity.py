@@ -9,9 +9,7 @@ from pathlib import Path
 import agreement.stats
 
 REPO = Path(__file__).resolve().parents[3]
-MODULES = ["agreement.stats"] + [
-    f"agreement.stats.{m.name}" for m in pkgutil.iter_modules(agreement.stats.__path__)
-]
+MODULES = ["agreement.stats"] + [f"agreement.stats.{m.name}" for m in pkgutil.iter_modules(agreement.stats.__path__)]
 
 
 def test_modules_import_without_django():
@@ -23,9 +21,7 @@ def test_modules_import_without_django():
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'django', 'rest_framework', 'celery'})\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, timeout=60
-    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "", f"agreement.stats imported {out.stdout.strip()}"
     assert len(MODULES) > 10
 

@@ -63,9 +63,7 @@ def test_pandalm_pairwise_cohen_kappas(pandalm):
 def test_pandalm_fleiss_alpha_and_unanimity(pandalm):
     data, expected = pandalm
     reproduced = expected["reproduced"]
-    assert fleiss_kappa(unit_category_counts(data).counts).value == pytest.approx(
-        reproduced["fleiss_kappa"], abs=5e-5
-    )
+    assert fleiss_kappa(unit_category_counts(data).counts).value == pytest.approx(reproduced["fleiss_kappa"], abs=5e-5)
     assert krippendorff_alpha(data).value == pytest.approx(reproduced["krippendorff_alpha_nominal"], abs=5e-5)
     assert unanimous_agreement(data) == pytest.approx(reproduced["unanimous_fraction"], abs=5e-5)
 
@@ -143,11 +141,7 @@ def test_rankme_interval_alpha_and_one_way_icc(rankme):
     rows, expected = rankme
     for condition, values in expected.items():
         setup, method, criterion = condition.split("/")
-        sel = [
-            r
-            for r in rows
-            if r["setup"] == setup[-1] and r["method"] == method and r["criterion"] == criterion
-        ]
+        sel = [r for r in rows if r["setup"] == setup[-1] and r["method"] == method and r["criterion"] == criterion]
         units = [f"{r['mr_id']}|{r['system']}" for r in sel]
         scores = [r["score"] for r in sel]
         # units = (MR, system), raters = CrowdFlower workers; 7 to 23 workers, sparse
@@ -157,9 +151,5 @@ def test_rankme_interval_alpha_and_one_way_icc(rankme):
         assert alpha.n_units == values["n_items"]
         # one-way ICC on the first three ratings of each item (workers are not crossed with items)
         slots = rating_slot_matrix(units, scores, n_slots=3).matrix
-        assert icc(slots, model="ICC(1,1)").value == pytest.approx(
-            values["ICC1_first3_per_item_raw"], abs=5e-5
-        )
-        assert icc(slots, model="ICC(1,k)").value == pytest.approx(
-            values["ICC1k_first3_per_item_raw"], abs=5e-5
-        )
+        assert icc(slots, model="ICC(1,1)").value == pytest.approx(values["ICC1_first3_per_item_raw"], abs=5e-5)
+        assert icc(slots, model="ICC(1,k)").value == pytest.approx(values["ICC1k_first3_per_item_raw"], abs=5e-5)

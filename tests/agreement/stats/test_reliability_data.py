@@ -1,6 +1,5 @@
 """Long records to reliability matrices and category counts."""
 
-
 import numpy as np
 import pytest
 

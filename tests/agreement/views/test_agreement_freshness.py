@@ -1,5 +1,6 @@
 """What the agreement page says when there is no agreement (not enough overlap, or not computed yet, with the
 button), how fresh it is once computed, and the lead's setting of the automatic recompute."""
+
 import pytest
 
 from agreement.models import AgreementSettings
@@ -56,7 +57,8 @@ def test_overlap_not_yet_computed_offers_the_button(client, setup):
 
 
 def test_once_computed_the_page_says_how_many_judgments_came_in_since(
-        client, setup, django_capture_on_commit_callbacks):
+    client, setup, django_capture_on_commit_callbacks
+):
     project, lead = setup
     item = ItemFactory(project=project, systems=["bart"])
     first, second = JudgmentFactory(item=item), JudgmentFactory(item=item)
@@ -88,9 +90,11 @@ def test_the_api_reads_and_sets_the_interval(setup):
     project, lead = setup
     api = client_for(lead)
     assert api.get(f"/api/v1/projects/{project.pk}/agreement/settings/").json()["auto_recompute_minutes"] == 60
-    changed = api.put(f"/api/v1/projects/{project.pk}/agreement/settings/", {"auto_recompute_minutes": 30},
-                      format="json")
+    changed = api.put(
+        f"/api/v1/projects/{project.pk}/agreement/settings/", {"auto_recompute_minutes": 30}, format="json"
+    )
     assert changed.status_code == 200 and changed.json()["auto_recompute_minutes"] == 30
-    refused = api.put(f"/api/v1/projects/{project.pk}/agreement/settings/", {"auto_recompute_minutes": -5},
-                      format="json")
+    refused = api.put(
+        f"/api/v1/projects/{project.pk}/agreement/settings/", {"auto_recompute_minutes": -5}, format="json"
+    )
     assert refused.status_code == 400 and "auto_recompute_minutes" in refused.json()

@@ -1,4 +1,5 @@
 """The agreement dashboard: drawn from stored snapshots, a fixed number of queries, leads only."""
+
 import json
 import re
 
@@ -21,15 +22,15 @@ def pandalm_lead(datasets):
 
 
 def test_the_dashboard_renders_labels_pairs_subgroups_and_raters_in_constant_queries(
-        client, pandalm_lead, django_assert_max_num_queries):
+    client, pandalm_lead, django_assert_max_num_queries
+):
     project, lead = pandalm_lead
     client.force_login(lead)
     with django_assert_max_num_queries(16):  # 13, and 3 for the freshness line (agreement.selectors.freshness)
         response = client.get(f"/projects/{project.id}/agreement/")
     html = response.content.decode()
     assert response.status_code == 200
-    for text in ("Krippendorff&#x27;s α (ordinal)", "annotator1", "Cohen&#x27;s κ", "Grammarly", "trend-data",
-                 "0.864"):
+    for text in ("Krippendorff&#x27;s α (ordinal)", "annotator1", "Cohen&#x27;s κ", "Grammarly", "trend-data", "0.864"):
         assert text in html, text
     # the pair table's figures travel as data the page's script draws (checked in the browser test)
     heat = json.loads(re.search(r'<script id="pair-data" type="application/json">(.*?)</script>', html, re.S)[1])
@@ -135,9 +136,15 @@ def test_two_raters_who_share_a_name_stay_two(client, lead):
     items = [ItemFactory(project=project, external_id=f"n{i}") for i in range(6)]
     for i, item in enumerate(items):
         JudgmentFactory(item=item, rater=platform, value=1 + i % 5)
-    judgment_import(project=project, stream=jsonl(*[
-        {"item": item.external_id, "rater": "w1", "criterion": "fluency", "value": 1 + (i + i % 2) % 5}
-        for i, item in enumerate(items)]))
+    judgment_import(
+        project=project,
+        stream=jsonl(
+            *[
+                {"item": item.external_id, "rater": "w1", "criterion": "fluency", "value": 1 + (i + i % 2) % 5}
+                for i, item in enumerate(items)
+            ]
+        ),
+    )
     assert Judgment.objects.filter(project=project).values("rater").distinct().count() == 2
     snapshot_compute_for_project(project_id=project.id)
 
