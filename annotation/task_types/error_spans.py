@@ -469,6 +469,7 @@ class ErrorSpanType(TaskType):
             raise TaskTypeError(f"{what} must be a list of spans, got {raw!r}")
         if len(raw) > MAX_SPANS:
             raise TaskTypeError(f"{what}: at most {MAX_SPANS} spans per output, got {len(raw)}")
+        config = config or self.normalise_config(None)
         lengths = {TARGET: len(text), SOURCE: len(source)}
         spans = []
         for k, span in enumerate(raw):
@@ -492,6 +493,7 @@ class ErrorSpanType(TaskType):
             system = systems[0]
         if system not in systems:
             raise TaskTypeError(f"system: {system!r} is not a system of this item ({', '.join(map(repr, systems))})")
+        config = config or self.normalise_config(None)  # a project saved without its settings reads the defaults
         answer = _keys(value, ("spans", "no_error", *self.extra_fields), "value")
         lengths = {TARGET: len(texts.outputs[system]), SOURCE: len(texts.source)}
         spans = self._spans(answer.get("spans", []), config, lengths, texts.proposals.get(system, ()))
