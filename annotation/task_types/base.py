@@ -240,6 +240,13 @@ class TaskType:
         k = int(value - criterion.scale_min) if criterion.scale_min is not None else -1
         return f"{value:g} {labels[k]}" if 0 <= k < len(labels) and float(value).is_integer() else f"{value:g}"
 
+    def feedback(self, expected, given) -> tuple[str, str, bool]:
+        """A training screen's feedback on one question: (the expected answer, the rater's, whether they match) in
+        words, from ``expected`` as gold_on_screen gives it and ``given`` as the screen gave it (None: none)."""
+        ok = expected[0] <= given <= expected[1] if isinstance(expected, list) and given is not None \
+            else given == expected
+        return _answer_words(expected), "—" if given is None else _answer_words(given), ok
+
     def screen_answer(self, value: float):
         """A stored value as the rating form shows it back."""
         return value
@@ -289,6 +296,13 @@ class TaskType:
         return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text,
                 "scale_min": criterion.scale_min, "scale_max": criterion.scale_max,
                 "labels": list(criterion.labels or []), "choices": None}
+
+
+def _answer_words(value) -> str:
+    if isinstance(value, list):
+        return f"{value[0]:g}–{value[1]:g}"
+    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(value, f"{value:g}" if isinstance(value, float)
+                                                                   else str(value))
 
 
 def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:

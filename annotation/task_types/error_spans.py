@@ -401,6 +401,20 @@ class ErrorSpanType(TaskType):
         in_copy, in_original = damaged_region(original, copy)
         return _marks(in_copy, copy_spans), _marks(in_original, original_spans)
 
+    def feedback(self, expected, given):
+        """The gold in words beside the rater's spans (and score), right as gold_correct counts it."""
+        if given is None:
+            return _gold_words(expected), "—", False
+        spans = tuple(Span(s.get("side") or TARGET, s["start"], s["end"], s["severity"], s.get("category") or "",
+                           s.get("origin") or ADDED) for s in given["spans"])
+        ok = self.gold_correct({"": {"": expected}}, "", "", given.get("score", 0.0), spans)
+        marked = [s for s in spans if s.origin != REJECTED]
+        words = "; ".join(f"[{s.start}, {s.end}) {s.severity}" + (f" {s.category}" if s.category else "")
+                          + (" in the source" if s.side == SOURCE else "") for s in marked) or "no error"
+        if "score" in given:
+            words += f", score {given['score']:g}"
+        return _gold_words(expected), words, ok
+
     def gold_on_screen(self, gold, criterion, shown_systems):
         per_system = gold.get(criterion) or {}
         return [{"criterion": criterion, "position": p, "value": per_system[s]}

@@ -289,11 +289,24 @@ def _span(start, end, severity="minor", category="", side="target", origin="adde
 
 
 def test_gold_spans_must_be_found_by_an_overlapping_span_of_the_same_side():
-    gold = ESA.normalise_gold({"quality": {"spans": [{"start": 4, "end": 7}, {"start": 8, "end": 11,
-                                                                              "severity": "major"}],
-                                           "score": [0, 60]}}, {"quality": SCORE}, ["mt"])
-    assert gold == {"quality": {"mt": {"spans": [{"start": 4, "end": 7},
-                                                 {"start": 8, "end": 11, "severity": "major"}], "score": [0.0, 60.0]}}}
+    gold = ESA.normalise_gold(
+        {
+            "quality": {
+                "spans": [{"start": 4, "end": 7}, {"start": 8, "end": 11, "severity": "major"}],
+                "score": [0, 60],
+            }
+        },
+        {"quality": SCORE},
+        ["mt"],
+    )
+    assert gold == {
+        "quality": {
+            "mt": {
+                "spans": [{"start": 4, "end": 7}, {"start": 8, "end": 11, "severity": "major"}],
+                "score": [0.0, 60.0],
+            }
+        }
+    }
     ESA.check_gold_texts(gold, "", {"mt": OUTPUT})
     found = (_span(5, 6, "minor"), _span(10, 14, "major"))
     assert ESA.gold_correct(gold, "quality", "mt", 40, found) is True
@@ -303,14 +316,23 @@ def test_gold_spans_must_be_found_by_an_overlapping_span_of_the_same_side():
     rejected = (_span(5, 6, origin="rejected"), _span(10, 14, "major"))
     assert ESA.gold_correct(gold, "quality", "mt", 40, rejected) is False  # a rejected proposal is not the rater's
     assert ESA.gold_correct(gold, "quality", "other", 40, found) is None
-    assert ESA.gold_rows(gold) == [{"criterion": "quality", "system": "mt",
-                                    "expected": "find [4, 7); [8, 11) major, score 0–60"}]
+    assert ESA.gold_rows(gold) == [
+        {"criterion": "quality", "system": "mt", "expected": "find [4, 7); [8, 11) major, score 0–60"}
+    ]
 
 
 def test_mqm_gold_compares_a_category_with_its_subcategories_and_sides():
-    gold = MQM.normalise_gold({"errors": {"mt": {"spans": [{"start": 0, "end": 3, "category": "Accuracy"},
-                                                           {"start": 4, "end": 7, "side": "source"}]}}},
-                              {"errors": ERRORS}, ["mt"])
+    gold = MQM.normalise_gold(
+        {
+            "errors": {
+                "mt": {
+                    "spans": [{"start": 0, "end": 3, "category": "Accuracy"}, {"start": 4, "end": 7, "side": "source"}]
+                }
+            }
+        },
+        {"errors": ERRORS},
+        ["mt"],
+    )
     hit = (_span(1, 2, "major", "Accuracy/Omission"), _span(4, 5, "minor", "Source error", "source"))
     assert MQM.gold_correct(gold, "errors", "mt", 6, hit) is True
     assert MQM.gold_correct(gold, "errors", "mt", 6, (hit[0], _span(4, 5, "minor", "Style/Awkward"))) is False
@@ -358,3 +380,20 @@ def test_a_degraded_copy_expects_a_span_over_its_damage():
 def test_repeats_compare_within_a_tolerance():
     assert ESA.repeat_same(55, 62, 0, 100, None) and not ESA.repeat_same(40, 62, 0, 100, None)
     assert MQM.repeat_same(5.1, 5, None, None, None) and not MQM.repeat_same(10, 5, None, None, None)
+
+
+def test_training_feedback_words_the_gold_and_the_answer_and_judges_it_as_gold_does():
+    gold = ESA.normalise_gold(
+        {"quality": {"spans": [{"start": 4, "end": 7}], "score": [0, 60]}}, {"quality": SCORE}, ["mt"]
+    )
+    [expected] = ESA.gold_on_screen(gold, "quality", ["mt"])
+    right = {
+        "spans": [{"start": 5, "end": 9, "severity": "major", "category": "", "side": "target", "origin": "added"}],
+        "no_error": False,
+        "score": 40.0,
+    }
+    assert ESA.feedback(expected["value"], right) == ("find [4, 7), score 0–60", "[5, 9) major, score 40", True)
+    wrong = {**right, "spans": [{**right["spans"][0], "start": 0, "end": 2}]}
+    assert ESA.feedback(expected["value"], wrong)[2] is False
+    assert ESA.feedback(expected["value"], None) == ("find [4, 7), score 0–60", "—", False)
+    assert MQM.feedback({"no_error": True}, {"spans": [], "no_error": True}) == ("no error", "no error", True)
