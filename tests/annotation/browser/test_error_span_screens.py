@@ -11,7 +11,7 @@ import pytest
 from annotation.models import ErrorSpan, Judgment, Membership
 from annotation.services import item_import, project_create
 from tests.annotation.factories import MembershipFactory, UserFactory
-from tests.browser_support import VIEWPORTS, at_every_width, log_in
+from tests.browser_support import VIEWPORTS, at_every_width, drag_select, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,37 +74,6 @@ def _submit(page):
     )
 
 
-def _drag(page, start: int, end: int, rtl=False):
-    """The mouse over code points [start, end) of the output, from the first one's leading edge."""
-    box = page.evaluate(
-        """([start, end]) => {
-            const root = document.querySelector('[data-text=output]');
-            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-            const units = [];
-            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-                let k = 0;
-                for (const ch of n.data) { units.push([n, k]); k += ch.length; }
-            }
-            const rect = (i) => {
-                const [n, k] = units[i];
-                const r = document.createRange();
-                r.setStart(n, k);
-                r.setEnd(n, k + String.fromCodePoint(n.data.codePointAt(k)).length);
-                return r.getBoundingClientRect();
-            };
-            const a = rect(start), b = rect(end - 1);
-            return [a.left, a.right, a.top + a.height / 2, b.left, b.right, b.top + b.height / 2];
-        }""",
-        [start, end],
-    )
-    al, ar, ay, bl, br, by = box
-    x0, x1 = (ar - 1, bl + 1) if rtl else (al + 1, br - 1)
-    page.mouse.move(x0, ay)
-    page.mouse.down()
-    page.mouse.move(x1, by, steps=8)
-    page.mouse.up()
-
-
 def _stored(rater) -> list[tuple[str, str, str]]:
     """(marked text, severity, category) of every current span of the rater, in item order."""
     rows = (
@@ -136,11 +105,11 @@ def test_esa_with_the_mouse_right_to_left_and_mixed_scripts(page, live_server, s
         direction = page.evaluate("getComputedStyle(document.querySelector('[data-text=output]')).direction")
         if text == ARABIC:  # a right-to-left output: "جميل"
             assert direction == "rtl"
-            _drag(page, 6, 10, rtl=True)
+            drag_select(page, "output", 6, 10, "rtl")
             page.click("button.es-severity[data-severity=major]")
         else:  # a mixed-script one: the Arabic run "السعر" in a left-to-right line
             assert (text, direction) == (MIXED, "ltr")
-            _drag(page, MIXED.index("السعر"), MIXED.index("السعر") + 5, rtl=True)
+            drag_select(page, "output", MIXED.index("السعر"), MIXED.index("السعر") + 5, "rtl")
             page.click("button.es-severity[data-severity=minor]")
         page.fill(".es-score input[type=number]", "35" if text == ARABIC else "70")
         if n == 0:
