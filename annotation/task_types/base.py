@@ -80,6 +80,9 @@ def number(value, what: str) -> float:
 
 
 def in_scale(value: float, criterion: CriterionScale, what: str) -> float:
+    """``value`` on the criterion's scale; a criterion without a scale (MQM's penalty) bounds nothing."""
+    if criterion.scale_min is None or criterion.scale_max is None:
+        return value
     if not criterion.scale_min <= value <= criterion.scale_max:
         raise TaskTypeError(f"{what} {value:g} is off the scale {criterion.scale_min:g}–{criterion.scale_max:g}")
     return value
