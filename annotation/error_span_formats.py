@@ -110,7 +110,7 @@ def read_error_rows(lines: Iterable[str], *, layout: str = "marked") -> list[Err
     """
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
-    reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    reader = _rows(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
     header = next(reader, None)
     if header is None:
         raise ErrorSpanFormatError(1, "header", "the file is empty")
@@ -139,6 +139,17 @@ def read_error_rows(lines: Iterable[str], *, layout: str = "marked") -> list[Err
         else:
             rows.append(_offsets_row(number, get))
     return rows
+
+
+def _rows(reader):
+    """The reader's rows; a row the csv module cannot split (a lone carriage return in a field) is named."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ErrorSpanFormatError(reader.line_num, "row", f"unreadable row ({exc})") from None
 
 
 def _marked_row(number: int, get) -> ErrorRow:

@@ -133,6 +133,8 @@ SPANS = TableSpec(
         Column("category", "string", "Error category from the project's typology (MQM; empty for ESA)."),
         Column("origin", "string", "added (marked by the rater), or how the rater answered a model's proposal: "
                "accepted, edited, or rejected (kept with the proposal's offsets; not an error the rater marked)."),
+        Column("proposal", "int", "The answered proposal's index in its output's proposed_spans (items table, "
+               "JSONL); empty for a span the rater added."),
     ),
     "One row per error span of a current judgment in the judgments table (the same key: item, system, "
     "criterion, rater); a judgment without rows here marked no error.",

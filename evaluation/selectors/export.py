@@ -31,7 +31,7 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project
+from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project, ProposedSpan
 from annotation.selectors.quality import ON_WORK_ITEMS
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS, SPANS
@@ -285,16 +285,20 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     outputs = stream_rows(
         Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id)
         .order_by(*(f"item__{f}" for f in by_subgroup), "item_id", "position")
-        .values_list("item_id", "system", "text"),
+        .values_list("item_id", "system", "text", "id"),
         chunk=ITEM_CHUNK,
     )
+    proposals = _proposals(scope) if REGISTRY[scope.project.task_type].values.kind == SPANS else {}
 
     def merged():
         pending = next(outputs, None)
         for item_id, subgroup, external_id, text, references, meta, gold in items:
             mine = []
             while pending is not None and pending[0] == item_id:
-                mine.append({"system": pending[1], "text": pending[2]})
+                output = {"system": pending[1], "text": pending[2]}
+                if pending[3] in proposals:
+                    output["proposed_spans"] = proposals[pending[3]]
+                mine.append(output)
                 pending = next(outputs, None)
             if not mine:
                 raise RuntimeError(f"item {external_id!r}: its outputs are out of step with the items")
@@ -310,6 +314,23 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
             yield subgroup, row
 
     yield from _batches(merged(), scope.by_subgroup, itemgetter(1), ITEM_CHUNK)
+
+
+def _proposals(scope: ExportScope) -> dict[int, list[dict]]:
+    """A model's proposed spans per output id (ESA-AI), as the item import takes them (JSONL: a line re-imports
+    with them; CSV and Parquet leave them out)."""
+    out = {}
+    rows = (
+        ProposedSpan.objects.filter(output__item__project=scope.project, output__item_id__lte=scope.max_item_id)
+        .order_by("output_id", "side", "start", "end", "id")
+        .values_list("output_id", "side", "start", "end", "severity", "category")
+    )
+    for output_id, side, start, end, severity, category in rows.iterator(chunk_size=CHUNK_ROWS):
+        span = {"start": start, "end": end, "severity": severity, "side": side}
+        if category:
+            span["category"] = category
+        out.setdefault(output_id, []).append(span)
+    return out
 
 
 def max_outputs_per_item(scope: ExportScope) -> int:
@@ -402,7 +423,8 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
 
 def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """One row per error span of the exported judgments (rejected proposals included, as their origin says),
-    in the judgments' order: item, system, criterion, rater, side, start, end, severity, category, origin."""
+    in the judgments' order: item, system, criterion, rater, side, start, end, severity, category, origin and the
+    answered proposal's index in its output's proposed spans."""
     spans = ErrorSpan.objects.filter(judgment__in=scope.judgments().values("id"))
     order = ["judgment__item__subgroup"] if scope.by_subgroup else []
     spans = spans.order_by(*order, "judgment_id", "side", "start", "end", "id").values_list(
@@ -417,12 +439,23 @@ def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         "severity",
         "category",
         "origin",
+        "proposal_id",
     )
     names = scope.rater_names
+    proposal_index, next_index = {}, {}
+    for output_id, proposal_id in (
+        ProposedSpan.objects.filter(output__item__project=scope.project)
+        .order_by("output_id", "side", "start", "end", "id")
+        .values_list("output_id", "id")
+        .iterator(chunk_size=CHUNK_ROWS)
+    ):
+        proposal_index[proposal_id] = next_index.get(output_id, 0)
+        next_index[output_id] = proposal_index[proposal_id] + 1
 
     def convert(row):
-        _, item, system, criterion, rater, side, start, end, severity, category, origin = row
-        return (item, system, criterion, names[rater], side, start, end, severity, category, origin)
+        _, item, system, criterion, rater, side, start, end, severity, category, origin, proposal = row
+        at = proposal_index.get(proposal) if proposal is not None else None
+        return (item, system, criterion, names[rater], side, start, end, severity, category, origin, at)
 
     yield from _batches(stream_rows(spans), scope.by_subgroup, convert)
 

@@ -48,8 +48,9 @@ def _spans_by_judgment(archive: zipfile.ZipFile) -> dict[tuple, list[Span]]:
                 try:
                     r = json.loads(line)
                     spans[tuple(r[k] for k in SPAN_KEY)].append(
-                        Span(r["side"], r["start"], r["end"], r["severity"], r["category"], r["origin"])
-                    )
+                        Span(r["side"], r["start"], r["end"], r["severity"], r["category"], r["origin"],
+                             r.get("proposal"))
+                    )  # fmt: skip
                 except (ValueError, KeyError, TypeError) as exc:
                     raise NotAnExport(f"{member}, line {number}: not a span row ({exc})") from exc
     return spans
@@ -125,7 +126,9 @@ def export_reimport(
 
             def answer(record):
                 key = tuple(record.get(k) for k in SPAN_KEY)
-                return task_type.stored_answer(record.get("value"), tuple(spans.get(key, ())), {})
+                mine = tuple(spans.get(key, ()))
+                # the spans table gives each answered proposal by its index already
+                return task_type.stored_answer(record.get("value"), mine, {s.proposal: s.proposal for s in mine})
 
         with _spool(archive, _jsonl_members(archive, "items"), None) as items:
             n_items = item_import(project=project, stream=items, fmt="jsonl", by=by, file_name="data/items")

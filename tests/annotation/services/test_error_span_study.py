@@ -63,5 +63,7 @@ def test_bad_files_are_named_by_line():
     ]
     (nul,) = study(MARKED + "A\td\t1\t7\tr\x001\tHi\tHallo\tNo-error\tNo-error\n")
     assert isinstance(nul.record, BadRecord) and "rater" in str(nul.record)
+    (carriage,) = study(MARKED + "A\td\t1\t7\tr1\tHi\rthere\tHallo\tNo-error\tNo-error\n")
+    assert carriage.line == 2 and str(carriage.record).startswith("field 'row': unreadable row (new-line character")
     (layout,) = study(MARKED, layout="xml")
     assert str(layout.record) == "layout must be one of marked, offsets; got 'xml'"

@@ -1,9 +1,10 @@
 """In a browser: a lead reads an MQM study's results page (the ranked table with rank ranges and clusters, the
 interval plot on cluster bands, the category shares, the pairwise tests) at desktop, tablet and phone widths,
-nothing scrolling sideways but the wide tables' own boxes."""
+nothing scrolling sideways but the wide tables' own boxes, and no serious WCAG 2.1 violation."""
 
 import pytest
 
+from tests.accessibility.test_pages_meet_wcag import problems
 from tests.annotation.browser.test_rater_keyboard import PASSWORD
 from tests.browser_support import at_every_width, log_in
 from tests.evaluation.error_span_studies import error_span_study
@@ -23,4 +24,4 @@ def test_the_lead_reads_the_mqm_ranking(page, live_server, screenshot, django_us
     assert page.locator("svg.interval-plot rect.band").count() >= 2
     assert page.get_by_test_id("span-categories").locator("tbody tr").count() == 4
     assert "lower is better" in page.get_by_test_id("span-scoring").inner_text()
-    at_every_width(page, screenshot, "results-mqm")
+    at_every_width(page, screenshot, "results-mqm", check=problems)  # and no serious WCAG violation (axe-core)

@@ -119,3 +119,44 @@ def test_the_reimport_restores_every_span_and_value(lead, tmp_path):
     assert span_table(copy, imported) == span_table(original, names)
     values = sorted(Judgment.objects.filter(project=copy).values_list("item__external_id", "value"))
     assert values == sorted(Judgment.objects.filter(project=original).values_list("item__external_id", "value"))
+
+
+def test_a_models_proposals_and_the_raters_answers_to_them_survive_the_round_trip(lead, tmp_path):
+    # given an ESA-AI study: two proposed spans on the output, one accepted and one rejected, a span added
+    project = project_create(created_by=lead, name="esa-ai", task_type="esa", criteria=[{"name": "Q"}])
+    proposed = [{"start": 10, "end": 15, "severity": "minor"}, {"start": 0, "end": 3, "severity": "major"}]
+    item = {
+        "external_id": "s",
+        "input": "A dog.",
+        "outputs": [{"system": "mt", "text": OUTPUT, "proposed_spans": proposed}],
+    }
+    item_import(project=project, stream=io.BytesIO(json.dumps(item).encode()))
+    # the screen lists proposals by side, then offsets: [0, 3) is proposal 0, [10, 15) proposal 1
+    spans = [
+        {"start": 0, "end": 3, "severity": "major", "origin": "accepted", "proposal": 0},
+        {"start": 10, "end": 15, "severity": "minor", "origin": "rejected", "proposal": 1},
+        {"start": 4, "end": 5, "severity": "minor"},
+    ]
+    line = {"item": "s", "rater": "r", "criterion": "Q", "system": "mt", "value": {"spans": spans, "score": 70}}
+    judgment_import(project=project, stream=io.BytesIO(json.dumps(line).encode()))
+    path = tmp_path / "export.zip"
+    export_write(project=project, options=ExportOptions(formats=("jsonl",)), destination=path)
+    files = read_zip(path)
+    (exported_item,) = jsonl(files["data/items.jsonl"])
+    assert [p["start"] for p in exported_item["outputs"][0]["proposed_spans"]] == [0, 10]
+    rows = {(r["start"], r["origin"], r["proposal"]) for r in jsonl(files["data/spans.jsonl"])}
+    assert rows == {(0, "accepted", 0), (10, "rejected", 1), (4, "added", None)}
+
+    # when it is loaded back
+    copy, _ = export_reimport(archive_path=path, created_by=lead, name="esa-ai again")
+
+    # then the proposals and every answer to them are as they were
+    def answers(p):
+        return sorted(
+            ErrorSpan.objects.filter(judgment__project=p).values_list(
+                "start", "end", "severity", "origin", "proposal__start"
+            )
+        )
+
+    assert answers(copy) == answers(project)
+    assert Judgment.objects.get(project=copy).value == 70
