@@ -73,7 +73,8 @@ def _screen_context(request, assignment, *, answers=None, errors=None, revising=
     screen = assignment_screen(assignment)
     return {
         "project": project, "assignment": assignment, "screen": screen,
-        **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers),
+        **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers,
+                           config=project.task_config),
         "errors": errors or [], "revising": revising,
         "client_token": uuid.uuid4().hex, "served_ms": int(time.time() * 1000),
         "progress": rater_progress(project=project, rater=request.user),

@@ -6,6 +6,7 @@ import numpy as np
 from django.db.models.functions import Length
 
 from annotation.models import ErrorSpan, Judgment
+from annotation.task_types import Span
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,3 +98,13 @@ def span_ratings(project_id: int, *, criterion_id: int | None = None, include_re
         category=np.asarray(span_columns[5], dtype=object),
         origin=np.asarray(span_columns[6], dtype=object),
     )
+
+
+def spans_by_judgment(judgment_ids) -> dict[int, tuple[Span, ...]]:
+    """The error spans of the given judgments (rejected proposals included, with their origin), by judgment id."""
+    out: dict[int, list[Span]] = {}
+    for judgment_id, *fields in ErrorSpan.objects.filter(judgment_id__in=list(judgment_ids)).values_list(
+        "judgment_id", "side", "start", "end", "severity", "category", "origin", "proposal_id"
+    ):
+        out.setdefault(judgment_id, []).append(Span(*fields))
+    return {k: tuple(v) for k, v in out.items()}

@@ -111,6 +111,8 @@ class TaskType:
     takes_modulus: bool = False
     # How quality control reads the shown order (facts.LEFT_WINS / facts.TOP_FIRST); None: not measured.
     position_bias: str | None = None
+    # Said on the quality-control pages where position bias is not measured and a lead would look for it.
+    position_bias_note: str = ""
     # The most criteria a project of this type takes (None: no limit).
     max_criteria: int | None = None
     # Coding an answer needs the screen's texts (code_answer's ``texts``): offsets into them are checked.
@@ -158,10 +160,16 @@ class TaskType:
         feedback; ``shown_systems`` are the systems in display order."""
         raise NotImplementedError
 
-    def gold_correct(self, gold: dict, criterion: str, system: str, value: float) -> bool | None:
-        """Whether a stored judgment (``value`` as coded, on ``system``'s output) matches the item's
-        normalised gold; None when the gold says nothing about that criterion and output."""
+    def gold_correct(self, gold: dict, criterion: str, system: str, value: float, spans: tuple[Span, ...] = ()
+                     ) -> bool | None:
+        """Whether a stored judgment (``value`` as coded, on ``system``'s output, with its error ``spans`` for a type
+        that reads texts) matches the item's normalised gold; None when the gold says nothing about that criterion
+        and output."""
         raise NotImplementedError
+
+    def check_gold_texts(self, gold: dict, source: str, outputs: dict[str, str]) -> None:
+        """Checks a normalised gold against the item's input and output texts (by system) where it points into
+        them; raises TaskTypeError naming the field. Gold answers that point into no text pass."""
 
     def code_value(self, value, criterion: CriterionScale, systems: list[str], system: str | None
                    ) -> tuple[str, float, str]:
@@ -218,6 +226,13 @@ class TaskType:
         log_scale}`` (and ``ends``, the scores at a log slider's ends) as the template writes them."""
         raise NotImplementedError
 
+    def question_fields(self, question: dict, modulus: float | None, config: dict) -> dict:
+        """What a rating template needs beyond a ``question``'s criterion, output, field and answer, for a project
+        with ``config`` (its task_config): a slider's drawing where the criterion has no choices."""
+        if question["criterion"]["choices"] is None:
+            return {"slider": self.slider(question["criterion"], question["answer"], modulus)}
+        return {}
+
     def category_name(self, value: float, criterion) -> str:
         """How a coded category (a value as stored, e.g. in a coincidence matrix) is named on a lead's page,
         for ``criterion`` (a Criterion row): its number, and its label where the scale has labels."""
@@ -238,6 +253,13 @@ class TaskType:
         """The (system, text) outputs of a degraded control made from an item's ``outputs``, where
         ``degrade(text)`` damages a text (``suffix`` marks a damaged copy's system): every output damaged."""
         return [(system, degrade(text)) for system, text in outputs]
+
+    def damage_marked(self, original: str, copy: str, copy_spans: tuple[Span, ...], original_spans: tuple[Span, ...]
+                      ) -> tuple[bool, bool] | None:
+        """For a type whose answers mark places in the text: (whether the spans on a degraded ``copy`` of an output
+        mark its damage, whether the same rater's spans on the ``original`` mark the same place there); None for
+        a type whose degraded copies are checked by their scores."""
+        return None
 
     def repeat_same(self, value: float, before: float, low: float | None, high: float | None,
                     modulus: float | None) -> bool:

@@ -17,6 +17,7 @@ from ..error_spans import (
 
 SEVERITIES = ["minor", "major", "critical"]
 CONFIG_FIELDS = ("typology", "severities", "weights")
+REPEAT_TOLERANCE = 1.0
 
 
 class MQM(ErrorSpanType):
@@ -50,6 +51,14 @@ class MQM(ErrorSpanType):
 
     def categories(self, config):
         return categories_of(config["typology"])
+
+    def widget_config(self, question, config):
+        return {**super().widget_config(question, config), "typology": config["typology"]}
+
+    def repeat_same(self, value, before, low, high, modulus):
+        """Penalties apart by at most one minor error under WMT's weights (1): the same errors found, give or take
+        a slip."""
+        return abs(value - before) <= REPEAT_TOLERANCE
 
     def value_of(self, spans, answer, criterion, config):
         return float(sum(weight_of(config["weights"], s.severity, s.category) for s in spans if s.origin != REJECTED))
