@@ -11,9 +11,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
+from annotation.error_span_formats import LAYOUTS as ERROR_SPAN_LAYOUTS
 from annotation.models import Item, ItemFlag, Membership, TaskType
 from annotation.pagination import paginated
-from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, spool
+from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser, spool
 from annotation.selectors import (
     assignment_screen,
     item_list_for_project,
@@ -31,6 +32,7 @@ from annotation.services import (
     TokenRefused,
     assignment_next_for_rater,
     detect_format,
+    is_tab_separated,
     item_flag_create,
     item_import,
     judgment_import,
@@ -340,19 +342,34 @@ class ItemRetireApi(APIView):
 
 
 class JudgmentImportApi(APIView):
-    parser_classes = [JSONLinesParser, JSONLParser, MultiPartParser, FormParser]
+    parser_classes = [JSONLinesParser, JSONLParser, TSVParser, MultiPartParser, FormParser]
 
-    @extend_schema(**IMPORT_SCHEMA, description=(
+    @extend_schema(**IMPORT_SCHEMA, parameters=[OpenApiParameter(
+        "layout", str, enum=list(ERROR_SPAN_LAYOUTS), description=(
+            "TSV only: `marked` (the error between `<v>` and `</v>` in the `source` or `target` column) or "
+            "`offsets` (`span_start`, `span_end`, `span_side`); default: told from the header."))], description=(
         "JSON lines of judgments made elsewhere, all or none. `submitted_at` is ISO 8601; without a UTC offset "
-        "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647."))
+        "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647. "
+        "Error-span projects (esa, mqm) take the answer as the `value` (`{spans: [{start, end, severity, "
+        "category?, side?, origin?}], no_error, score?}`, offsets in code points) or a finished study as a TSV in "
+        "WMT's layouts (`text/tab-separated-values` or a `.tsv` file): one row per error with `system`, `seg_id` "
+        "(the item), `rater`, `severity`, `category` and the span; `No-error` rows for ratings without errors."))
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)
-        if fmt != "jsonl":
-            raise serializers.ValidationError({"file": "judgments are imported as JSON lines"})
+        upload = request.FILES.get("file") if hasattr(request.data, "getlist") else None
+        if is_tab_separated(upload.name if upload else None,
+                            upload.content_type if upload else request.content_type):
+            fmt = "tsv"
+        elif fmt != "jsonl":
+            raise serializers.ValidationError({"file": "judgments are imported as JSON lines (or, for error-span "
+                                                       "projects, as a TSV of errors)"})
+        layout = request.query_params.get("layout")
+        if layout is not None and layout not in ERROR_SPAN_LAYOUTS:
+            raise serializers.ValidationError({"layout": f"layout must be one of {', '.join(ERROR_SPAN_LAYOUTS)}"})
         with stream:
             imported = judgment_import(project=project, stream=stream, by=request.user,
-                                       file_name=upload_name(request))
+                                       file_name=upload_name(request), fmt=fmt, layout=layout)
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
 
 

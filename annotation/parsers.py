@@ -48,3 +48,7 @@ class JSONLParser(_SpoolingParser):
 
 class CSVParser(_SpoolingParser):
     media_type = "text/csv"
+
+
+class TSVParser(_SpoolingParser):
+    media_type = "text/tab-separated-values"

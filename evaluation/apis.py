@@ -155,6 +155,10 @@ class ResultsApi(EvaluationApi):
             default="none",
             help_text="Pairwise: every judgment, or one majority vote per item.",
         )
+        segments = serializers.BooleanField(
+            default=False,
+            help_text="Error-span types: list every segment's (output's) score, the mean over its raters.",
+        )
         interval = serializers.ChoiceField(
             choices=INTERVAL_METHODS,
             default="bca",
@@ -198,6 +202,42 @@ class ResultsApi(EvaluationApi):
                     help_text="pairwise: Bradley–Terry log-strength, mean zero.",
                 )
                 strength_ci = interval_field(required=False)
+                micro = serializers.FloatField(
+                    required=False, allow_null=True, help_text="Error spans: the mean over all segments."
+                )
+                rank = serializers.ListField(
+                    child=serializers.IntegerField(),
+                    required=False,
+                    allow_null=True,
+                    help_text="Error spans: WMT's rank range [significant losses + 1, systems − significant wins].",
+                )
+                cluster = serializers.IntegerField(
+                    required=False, allow_null=True, help_text="Error spans: WMT's significance cluster (1 = best)."
+                )
+                subgroup_means = serializers.DictField(
+                    child=serializers.FloatField(allow_null=True),
+                    required=False,
+                    help_text="Error spans: mean segment score per subgroup; `mean` is their mean.",
+                )
+                n_spans = serializers.IntegerField(required=False)
+                spans_per_judgment = serializers.FloatField(required=False, allow_null=True)
+                severities = serializers.DictField(
+                    child=serializers.IntegerField(), required=False, help_text="Error spans per severity."
+                )
+
+            class CategorySerializer(serializers.Serializer):
+                category = serializers.CharField()
+                n_spans = serializers.IntegerField()
+                systems = serializers.DictField(
+                    child=serializers.FloatField(allow_null=True),
+                    help_text="The category's share of each system's mean segment score (they add up to it).",
+                )
+
+            class SegmentSerializer(serializers.Serializer):
+                item = serializers.CharField()
+                system = serializers.CharField()
+                score = serializers.FloatField(allow_null=True)
+                n_raters = serializers.IntegerField()
 
             class ComparisonSerializer(serializers.Serializer):
                 system_a = serializers.CharField()
@@ -205,7 +245,11 @@ class ResultsApi(EvaluationApi):
                 difference = serializers.FloatField(help_text="mean(a) − mean(b) over shared items.")
                 n_items = serializers.IntegerField()
                 p_value = serializers.FloatField()
-                p_holm = serializers.FloatField(help_text="Holm-adjusted across all pairs of the criterion.")
+                p_holm = serializers.FloatField(
+                    required=False,
+                    help_text="Holm-adjusted across all pairs of the criterion (error spans: not adjusted, as WMT "
+                    "reports; `p_value` is the Stouffer-combined Wilcoxon test over subgroups).",
+                )
                 significant = serializers.BooleanField()
 
             class PairSerializer(serializers.Serializer):
@@ -232,6 +276,16 @@ class ResultsApi(EvaluationApi):
             comparisons = ComparisonSerializer(many=True, required=False)
             pairs = PairSerializer(many=True, required=False)
             bradley_terry = serializers.JSONField(required=False, allow_null=True)
+            higher_is_better = serializers.BooleanField(required=False)
+            weights = serializers.JSONField(
+                required=False,
+                allow_null=True,
+                help_text="MQM: the project's weights as ordered [pattern, weight] rules on 'severity:category'.",
+            )
+            n_spans = serializers.IntegerField(required=False)
+            alpha = serializers.FloatField(required=False)
+            categories = CategorySerializer(many=True, required=False)
+            segments = SegmentSerializer(many=True, required=False)
             error = serializers.CharField(allow_null=True)
 
         project = serializers.IntegerField()

@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotation.models import Membership
 from annotation.selectors import project_get_for_lead, project_list_for_user, project_role
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import COMPARED, CONTINUOUS, SCORED
+from annotation.task_types.facts import COMPARED, CONTINUOUS, ERROR_SPANS, SCORED
 from evaluation.export.writers import FORMATS
 from evaluation.models import Export, MetricInput
 from evaluation.selectors import calibrator_summaries, judge_list_for_project, metric_names_for_project
@@ -92,8 +92,17 @@ def heat(value: float | None) -> str:
 def results_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     results = results_compute(project=project, options=ResultOptions(n_resamples=500, test_resamples=5000))
-    compares = REGISTRY[project.task_type].results.kind == COMPARED
+    kind = REGISTRY[project.task_type].results.kind
+    compares = kind == COMPARED
     for criterion in results["criteria"]:
+        if kind == ERROR_SPANS:
+            # ranked best first by the WMT procedure, with its own clusters (no Holm correction)
+            rows = criterion["systems"] if not criterion["error"] else []
+            criterion["significant_pairs"] = [c for c in criterion["comparisons"] if c["significant"]]
+            criterion["plot"] = interval_plot(
+                [(s["system"], s["mean"], *s["mean_ci"]) for s in rows], [s["cluster"] for s in rows]
+            )
+            continue
         criterion["significant_pairs"] = [
             c for c in criterion.get("comparisons", []) + criterion.get("pairs", []) if c["significant"]
         ]
@@ -108,6 +117,7 @@ def results_page(request, pk):
         "project": project,
         "results": results,
         "compares": compares,
+        "error_spans": kind == ERROR_SPANS,
         "mean_ranks": REGISTRY[project.task_type].results.mean_ranks,
         "heatmap": None,
         "judges": None,

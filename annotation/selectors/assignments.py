@@ -6,7 +6,7 @@ from annotation.task_types import REGISTRY
 from annotation.task_types.pairwise import TIE
 
 from .allocation import allocation_limits, allocation_open, quota_left
-from .error_spans import spans_by_judgment
+from .judgment_spans import spans_by_judgment
 from .rater_loop import criteria_of, outputs_of, proposals_of
 from .screen_plan import project_has_controls, screen_plan
 

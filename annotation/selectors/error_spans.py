@@ -5,8 +5,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models.functions import Length
 
-from annotation.models import ErrorSpan, Judgment
-from annotation.task_types import Span
+from annotation.models import ErrorSpan, Judgment, Project
+
+from .quality import included_judgments
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,10 +44,16 @@ class SpanRatings:
         return len(self.judgment)
 
 
-def span_ratings(project_id: int, *, criterion_id: int | None = None, include_rejected: bool = False) -> SpanRatings:
+def span_ratings(
+    project_id: int, *, criterion_id: int | None = None, include_rejected: bool = False, included_only: bool = False
+) -> SpanRatings:
     """The project's current judgments and their spans; proposals the rater rejected are left out unless
-    ``include_rejected`` (they are not the rater's answer)."""
-    judgments = Judgment.objects.filter(project_id=project_id, is_current=True)
+    ``include_rejected`` (they are not the rater's answer). ``included_only``: only the judgments results and
+    agreement count (``quality.included_judgments``: no controls, no excluded raters)."""
+    if included_only:
+        judgments = included_judgments(Project.objects.get(pk=project_id))
+    else:
+        judgments = Judgment.objects.filter(project_id=project_id, is_current=True)
     if criterion_id is not None:
         judgments = judgments.filter(criterion_id=criterion_id)
     rows = list(
@@ -65,6 +72,8 @@ def span_ratings(project_id: int, *, criterion_id: int | None = None, include_re
         )
     )
     spans = ErrorSpan.objects.filter(judgment__project_id=project_id, judgment__is_current=True)
+    if included_only:
+        spans = spans.filter(judgment__in=judgments.values("id"))
     if criterion_id is not None:
         spans = spans.filter(judgment__criterion_id=criterion_id)
     if not include_rejected:
@@ -98,13 +107,3 @@ def span_ratings(project_id: int, *, criterion_id: int | None = None, include_re
         category=np.asarray(span_columns[5], dtype=object),
         origin=np.asarray(span_columns[6], dtype=object),
     )
-
-
-def spans_by_judgment(judgment_ids) -> dict[int, tuple[Span, ...]]:
-    """The error spans of the given judgments (rejected proposals included, with their origin), by judgment id."""
-    out: dict[int, list[Span]] = {}
-    for judgment_id, *fields in ErrorSpan.objects.filter(judgment_id__in=list(judgment_ids)).values_list(
-        "judgment_id", "side", "start", "end", "severity", "category", "origin", "proposal_id"
-    ):
-        out.setdefault(judgment_id, []).append(Span(*fields))
-    return {k: tuple(v) for k, v in out.items()}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from annotation.models import Assignment, Item, Judgment, Project, QualificationOutcome
-from annotation.selectors.error_spans import spans_by_judgment
+from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.task_types import REGISTRY
 
 

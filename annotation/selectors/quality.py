@@ -22,7 +22,7 @@ from annotation.models import (
     RaterAction,
     RaterExclusion,
 )
-from annotation.selectors.error_spans import spans_by_judgment
+from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import LEFT_WINS, OUTCOME
 

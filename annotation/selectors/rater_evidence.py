@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from scipy.stats import binomtest
 
 from annotation.models import Assignment, ItemFlag, Judgment, Project, QualificationOutcome
-from annotation.selectors.error_spans import spans_by_judgment
+from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.selectors.qualification import TrainingScreen, gold_text, training_screens
 from annotation.selectors.quality import (
     SPEED_WINDOW,

@@ -15,7 +15,7 @@ from .assignment import (
     rater_membership_check,
 )
 from .controls import degraded_controls_create
-from .import_records import ImportRejected, ImportReport, detect_format
+from .import_records import ImportRejected, ImportReport, detect_format, is_tab_separated
 from .item_flag import item_flag_create
 from .item_import import item_import
 from .judgment_import import judgment_import
@@ -34,7 +34,8 @@ from .quality import (
 )
 from .token import TokenRefused, token_issue
 
-__all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
+__all__ = ["ImportRejected", "ImportReport", "detect_format", "is_tab_separated", "item_import", "judgment_import",
+           "membership_set",
            "criterion_names_carry", "project_create", "user_create", "user_save_new",
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
            "RaterPaused", "RaterNotAdmitted", "qualification_decide", "rater_admit",

@@ -25,6 +25,18 @@ def reserve_ids(model: type[models.Model], n: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
+def fresh_ids(model: type[models.Model], n: int) -> list[int]:
+    """``n`` primary keys no row has, for rows inserted with their ids (children inserted beside them need
+    them): from the sequence on PostgreSQL; past the largest id elsewhere (SQLite, whose writer holds the
+    database while the transaction lasts)."""
+    if n == 0:
+        return []
+    if uses_copy():
+        return reserve_ids(model, n)
+    top = model.objects.aggregate(top=models.Max("pk"))["top"] or 0
+    return list(range(top + 1, top + 1 + n))
+
+
 def _db_value(field: models.Field, value):
     if value is None:
         return None

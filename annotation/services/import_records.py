@@ -57,6 +57,12 @@ def detect_format(name: str | None, content_type: str | None) -> str:
     return "jsonl"
 
 
+def is_tab_separated(name: str | None, content_type: str | None) -> bool:
+    """A TSV upload (judgment files: WMT's error-span layouts), by its name or content type."""
+    return (name or "").lower().endswith(".tsv") or (content_type or "").split(";")[0].strip() in (
+        "text/tab-separated-values", "text/tsv")
+
+
 def _text_lines(binary) -> Iterator[tuple[int, str | None, str | None]]:
     """(line number, text, decode error) per physical line; a bad byte sequence spoils only its line."""
     decoder_factory = codecs.getincrementaldecoder("utf-8")

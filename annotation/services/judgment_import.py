@@ -1,5 +1,9 @@
 """Judgment import (DESIGN.md §5, "Judgment import line"): load a study run elsewhere, all lines
-or none. Raters named in the file become pseudonymous project members that cannot log in."""
+or none. Raters named in the file become pseudonymous project members that cannot log in.
+
+Error-span types (ESA, MQM) take the answer object as the line's ``value`` (spans stored beside the judgment),
+or a finished study in WMT's TSV layouts (``error_span_study``), read into the same lines."""
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,12 +14,13 @@ from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
-from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
+from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project, ProposedSpan
+from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenTexts, Span, TaskTypeError
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, read_datetime
 
-from .bulk_insert import insert_rows, refresh_planner_statistics
+from .bulk_insert import fresh_ids, insert_rows, refresh_planner_statistics
+from .error_span_study import StudyLine, read_study
 from .import_records import BadRecord, ImportRejected, ImportReport, records
 
 # 5,000 judgment rows are ~1 MB in flight.
@@ -26,6 +31,10 @@ MAX_RATER_NAME = 100
 MAX_DURATION_MS = 2**31 - 1
 # Imported raters' accounts are named PSEUDONYM_PREFIX + "<project id>-<name>"; no sign-up may take such a name.
 PSEUDONYM_PREFIX = "imported-"
+# Formats of a judgment file: JSON lines, or a study's error rows in WMT's TSV layouts (error-span types).
+FORMATS = ("jsonl", "tsv")
+SPAN_FIELDS = ["judgment", "proposal", "side", "start", "end", "severity", "category", "origin"]
+_SPAN_ERROR = re.compile(r"^value\.spans\[(\d+)\][.:]? ?")
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,7 @@ class ParsedJudgment:
     submitted_at: object
     shown_order: list[str]
     duration_ms: int | None
+    spans: tuple[Span, ...] = ()
 
 
 class _ProjectIndex:
@@ -55,6 +65,28 @@ class _ProjectIndex:
             entry = self.items.setdefault(external_id, (item_id, [], {}))
             entry[1].append(system)
             entry[2][system] = output_id
+        self.config = project.task_config or {}
+        self.texts: dict[int, ScreenTexts] = self._texts(project) if self.task_type.reads_texts else {}
+
+    @staticmethod
+    def _texts(project: Project) -> dict[int, ScreenTexts]:
+        """Each item's input, output texts and proposed spans, which error spans are checked against."""
+        proposals: dict[int, list[Proposal]] = {}
+        for output_id, *fields in (ProposedSpan.objects.filter(output__item__project=project)
+                                   .order_by("output_id", "side", "start", "end", "id")
+                                   .values_list("output_id", "id", "side", "start", "end", "severity", "category")
+                                   .iterator(chunk_size=10_000)):
+            proposals.setdefault(output_id, []).append(Proposal(*fields))
+        inputs = dict(Item.objects.filter(project=project).values_list("id", "input").iterator(chunk_size=10_000))
+        outputs: dict[int, tuple[dict, dict]] = {}
+        for item_id, output_id, system, text in (Output.objects.filter(item__project=project)
+                                                 .values_list("item_id", "id", "system", "text")
+                                                 .iterator(chunk_size=10_000)):
+            texts, proposed = outputs.setdefault(item_id, ({}, {}))
+            texts[system] = text
+            proposed[system] = tuple(proposals.get(output_id, ()))
+        return {item_id: ScreenTexts(inputs[item_id], texts, proposed)
+                for item_id, (texts, proposed) in outputs.items()}
 
     def parse(self, record: dict) -> ParsedJudgment:
         unknown = sorted(set(record) - set(JUDGMENT_FIELDS))
@@ -75,12 +107,12 @@ class _ProjectIndex:
             raise TaskTypeError(f"criterion {record['criterion']!r} is not one of "
                                 f"{', '.join(map(repr, self.criteria))}")
         item_id, systems, output_ids = self.items[item_key]
-        system, value, label = self.task_type.code_value(record["value"], criterion[1], systems,
-                                                         record.get("system"))
-        return ParsedJudgment(item_id, output_ids[system], criterion[0], str(rater), value, label,
+        coded = self.task_type.code_answer(record["value"], criterion[1], systems, record.get("system"),
+                                           config=self.config, texts=self.texts.get(item_id))
+        return ParsedJudgment(item_id, output_ids[coded.system], criterion[0], str(rater), coded.value, coded.label,
                               _submitted_at(record.get("submitted_at")),
                               _shown_order(record.get("shown_order"), systems),
-                              _duration(record.get("duration_ms")))
+                              _duration(record.get("duration_ms")), coded.spans)
 
 
 def _submitted_at(value):
@@ -109,18 +141,57 @@ def _duration(value) -> int | None:
     return value
 
 
-def _parsed(stream, index: _ProjectIndex):
-    for line, record in records(stream, "jsonl"):
+class _Source:
+    """The lines of a judgment file, readable twice (checked, then stored): JSON lines from the stream, or the
+    lines a WMT error TSV gives, read once and kept (a span's problem is reported at the span's own row)."""
+
+    def __init__(self, stream, fmt: str, layout: str | None, index: _ProjectIndex):
+        if fmt not in FORMATS:
+            raise ValueError(f"fmt must be one of {', '.join(FORMATS)}; got {fmt!r}")
+        self.stream, self.study = stream, None
+        if fmt == "tsv":
+            problem = ("" if index.task_type.reads_texts else
+                       f"a TSV of errors is for error-span projects; a {index.task_type.label} project imports "
+                       "JSON lines")
+            if not problem and len(index.criteria) != 1:
+                problem = (f"a TSV of errors names no criterion: the project needs exactly one, it has "
+                           f"{len(index.criteria)}")
+            if problem:
+                report = ImportReport()
+                report.add(1, problem)
+                raise ImportRejected(report)
+            self.study = read_study(stream, criterion=next(iter(index.criteria)), layout=layout)
+
+    def lines(self):
+        if self.study is None:
+            self.stream.seek(0)
+            for line, record in records(self.stream, "jsonl"):
+                yield StudyLine(line, record)
+        else:
+            yield from self.study
+
+
+def _parsed(source: _Source, index: _ProjectIndex):
+    for study_line in source.lines():
+        line, record = study_line.line, study_line.record
         if isinstance(record, BadRecord):
             yield line, str(record)
             continue
         try:
             yield line, index.parse(record)
         except TaskTypeError as exc:
-            yield line, str(exc)
+            yield _at_span(study_line, str(exc))
 
 
-def _check(project: Project, stream, index: _ProjectIndex) -> tuple[int, set[str]]:
+def _at_span(study_line: StudyLine, message: str) -> tuple[int, str]:
+    """A TSV span's problem at the span's own row, named as its columns are."""
+    match = _SPAN_ERROR.match(message)
+    if match and int(match.group(1)) < len(study_line.span_lines):
+        return study_line.span_lines[int(match.group(1))], message[match.end():]
+    return study_line.line, message
+
+
+def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int, set[str]]:
     """(number of judgments, rater names) of a file without a bad line; raises ImportRejected."""
     report, first_line = ImportReport(), {}
     names_by_user = dict(Membership.objects.filter(project=project).exclude(external_name="")
@@ -129,7 +200,7 @@ def _check(project: Project, stream, index: _ProjectIndex) -> tuple[int, set[str
               for output_id, criterion_id, rater_id in Judgment.objects.filter(
                   project=project, is_current=True, rater_id__in=names_by_user).values_list(
                   "output_id", "criterion_id", "rater_id").iterator(chunk_size=10_000)}
-    for line, parsed in _parsed(stream, index):
+    for line, parsed in _parsed(source, index):
         if isinstance(parsed, str):
             report.add(line, parsed)
             continue
@@ -178,34 +249,50 @@ def _refresh_item_counts(item_ids: set[int]) -> None:
 
 
 def judgment_import(*, project: Project, stream, progress: Callable[[int, int], None] | None = None, by=None,
-                    file_name: str = "") -> int:
-    """Import every judgment line of a seekable binary JSONL ``stream`` or none; returns the count.
-    ``by`` (who imported) and ``file_name`` go to the audit log.
+                    file_name: str = "", fmt: str = "jsonl", layout: str | None = None) -> int:
+    """Import every judgment line of a seekable binary ``stream`` or none; returns the count. ``fmt`` "jsonl"
+    (judgment lines) or "tsv" (an error-span study in WMT's layouts: ``layout`` "marked" or "offsets", None to
+    tell from the header). ``by`` (who imported) and ``file_name`` go to the audit log.
 
     Imported judgments count toward each item's raters-per-item target (``Item.n_judged``).
     """
     index = _ProjectIndex(project)
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
-        total, names = _check(project, stream, index)
+        source = _Source(stream, fmt, layout, index)
+        total, names = _check(project, source, index)
         raters = _pseudonymous_raters(project, names)
-        stream.seek(0)
-        now, batch, done, touched = timezone.now(), [], 0, set()
+        now, batch, spans, done, touched = timezone.now(), [], [], 0, set()
         fields = ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order", "source",
                   "client_token", "submitted_at", "duration_ms", "is_current"]
-        for _, p in _parsed(stream, index):
+        with_spans = index.task_type.reads_texts
+        if with_spans:
+            fields.insert(0, "id")
+
+        def flush():
+            if with_spans:
+                ids = fresh_ids(Judgment, len(batch))
+                rows = [(pk, *row) for pk, row in zip(ids, batch, strict=True)]
+                insert_rows(Judgment, fields, rows)
+                insert_rows(ErrorSpan, SPAN_FIELDS, [(ids[k], s.proposal, s.side, s.start, s.end, s.severity,
+                                                      s.category, s.origin) for k, s in spans])
+            else:
+                insert_rows(Judgment, fields, batch)
+
+        for _, p in _parsed(source, index):
+            spans.extend((len(batch), s) for s in p.spans)
             batch.append((project.id, p.item_id, p.output_id, p.criterion_id, raters[p.rater], p.value, p.label,
                           p.shown_order, Judgment.Source.IMPORT, "", p.submitted_at or now, p.duration_ms, True))
             touched.add(p.item_id)
             if len(batch) >= BATCH_SIZE:
-                insert_rows(Judgment, fields, batch)
+                flush()
                 done += len(batch)
-                batch = []
+                batch, spans = [], []
                 if progress:
                     progress(done, total)
-        insert_rows(Judgment, fields, batch)
+        flush()
         _refresh_item_counts(touched)
-        refresh_planner_statistics(Judgment)
+        refresh_planner_statistics(Judgment, *((ErrorSpan,) if with_spans else ()))
         audit_record(actor=by, action="judgments.import", project=project, target=file_name,
                      detail={"imported": total, "raters": len(names)})
         if progress:

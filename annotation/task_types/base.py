@@ -278,6 +278,12 @@ class TaskType:
                 rows.append({"criterion": criterion, "system": system, "expected": expected})
         return rows
 
+    def span_weigher(self, task_config: dict):
+        """For spans scored by weight (Results.kind ERROR_SPANS, MQM): ``weight(severity, category) -> float`` under
+        the project's normalised ``task_config``, a rating's score being its spans' sum; None when a rating's coded
+        value is its score (ESA)."""
+        return None
+
     def screen_criterion(self, criterion) -> dict:
         """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""
         return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text,

@@ -561,11 +561,12 @@ class ErrorSpanType(TaskType):
             kind = categories.get(category)
             if kind is None:
                 raise TaskTypeError(f"{what}.category: {category!r} is not a category of the project's typology")
-            if (kind == SOURCE) != (side == SOURCE):
-                raise TaskTypeError(
-                    f"{what}.category: {category!r} is for "
-                    f"{'source' if kind == SOURCE else 'output'} spans; this one is on the {side}"
-                )
+            # A source category is marked in the source only; other errors may be marked on either side where
+            # the typology takes source errors (WMT's raters mark an omission in the source: Accuracy/Omission).
+            if kind == SOURCE and side != SOURCE:
+                raise TaskTypeError(f"{what}.category: {category!r} is for source spans; this one is on the {side}")
+            if kind == "whole_segment" and side == SOURCE:
+                raise TaskTypeError(f"{what}.category: {category!r} is for output spans; this one is on the {side}")
             if kind == "whole_segment" and (start, stop) != (0, length):
                 raise TaskTypeError(f"{what}: a {category!r} span covers the whole output: [0, {length})")
         elif category:

@@ -77,13 +77,15 @@ class AgreementPlan:
 class Results:
     """What results are computed (``kind``); the normalisation of values by default, and with a project
     modulus; whether the results page counts each scale point (``score_distribution``) and ranks the
-    outputs within each screen (``mean_ranks``)."""
+    outputs within each screen (``mean_ranks``); ``higher_is_better`` False when a score counts errors
+    (MQM's penalty), which orders the error-span ranking."""
 
     kind: str
     default_normalisation: str = "none"
     modulus_normalisation: str = "none"
     score_distribution: bool = False
     mean_ranks: bool = False
+    higher_is_better: bool = True
 
     def normalisation(self, modulus: float | None) -> str:
         return self.default_normalisation if modulus is None else self.modulus_normalisation

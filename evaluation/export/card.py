@@ -24,7 +24,7 @@ SIZE_CATEGORIES = [
     (10_000_000, "1M<n<10M"),
     (100_000_000, "10M<n<100M"),
 ]
-CONFIG_ORDER = ("judgments", "items", "scores", "raters")
+CONFIG_ORDER = ("judgments", "items", "scores", "spans", "raters")
 # What the card says is not known when the authors left it out at export (export option: its words).
 UNSTATED = {"recruitment": "how raters were recruited", "compensation": "how they were paid",
             "consent": "what they consented to and any ethics review", "intended_uses": "the intended uses"}
@@ -227,6 +227,8 @@ def _task(facts: dict) -> list[str]:
         labels = ", ".join(c["labels"]) if c["labels"] else "–"
         rows.append([c["name"], scale, labels, c["help_text"] or "–"])
     out += [table(["criterion", "scale", "point labels", "question / help text"], rows), ""]
+    if card.settings is not None and p.get("task_config"):
+        out += ["### Settings", "", user_text(card.settings(p["task_config"])), ""]
     return out
 
 

@@ -48,6 +48,9 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
     agreement = facts["agreement"]
     stats = agreement["labels"].get(criterion["name"], {})
     size, values = card.heds_scale(criterion, modulus)
+    config = facts["project"].get("task_config")
+    if card.settings is not None and config:
+        values = f"{values}. {card.settings(config)}"
     if stats:
         labels = agreement["statistic_labels"]
         measured = "; ".join(
@@ -385,6 +388,7 @@ def build(facts: dict) -> dict:
             "gold_rate": p["gold_rate"],
             "observed_raters_per_item": {str(k): v for k, v in c["raters_per_item"].items()},
             "order_randomisation": REGISTRY[p["task_type"]].card.order_policy,
+            **({"task_config": p["task_config"]} if p.get("task_config") else {}),
             "n_judgments": c["n_judgments"],
             "n_judgments_used": c["n_included_judgments"],
         },

@@ -3,6 +3,7 @@ from here, so the card and the files cannot drift apart)."""
 
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
+from annotation.task_types.facts import SPANS as SPANS_KIND
 
 from .writers import Column, TableSpec
 
@@ -114,3 +115,30 @@ RATERS = TableSpec(
     ),
     "One row per rater: counts only, no personal data.",
 )
+
+
+SPANS = TableSpec(
+    "spans",
+    (
+        Column("item", "string", "external_id of the item."),
+        Column("system", "string", "System of the output judged."),
+        Column("criterion", "string", "Criterion name."),
+        Column("rater", "string", "Rater pseudonym (or username when exported with names), as in the judgments."),
+        Column("side", "string", "target (the output's text) or source (the item's input: a source-side error)."),
+        Column("start", "int", "First position of the span, in Unicode code points (Python str indexes, not bytes "
+               "or UTF-16 units) of the text as imported."),
+        Column("end", "int", "Position after the span's last code point: [start, end); start = end marks "
+               "something missing at that point."),
+        Column("severity", "string", "Severity (e.g. minor, major; MQM also critical)."),
+        Column("category", "string", "Error category from the project's typology (MQM; empty for ESA)."),
+        Column("origin", "string", "added (marked by the rater), or how the rater answered a model's proposal: "
+               "accepted, edited, or rejected (kept with the proposal's offsets; not an error the rater marked)."),
+    ),
+    "One row per error span of a current judgment in the judgments table (the same key: item, system, "
+    "criterion, rater); a judgment without rows here marked no error.",
+)  # fmt: skip
+
+
+def has_spans(task_type: str) -> bool:
+    """The task type's judgments carry error spans, exported in the spans table."""
+    return REGISTRY[task_type].values.kind == SPANS_KIND

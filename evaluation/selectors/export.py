@@ -31,10 +31,10 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
+from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project
 from annotation.selectors.quality import ON_WORK_ITEMS
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS
+from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS, SPANS
 
 from . import ratings
 
@@ -400,6 +400,33 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
 # --- Scores per output and criterion ------------------------------------------------------------------
 
 
+def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
+    """One row per error span of the exported judgments (rejected proposals included, as their origin says),
+    in the judgments' order: item, system, criterion, rater, side, start, end, severity, category, origin."""
+    spans = ErrorSpan.objects.filter(judgment__in=scope.judgments().values("id"))
+    order = ["judgment__item__subgroup"] if scope.by_subgroup else []
+    spans = spans.order_by(*order, "judgment_id", "side", "start", "end", "id").values_list(
+        "judgment__item__subgroup",
+        "judgment__item__external_id",
+        "judgment__output__system",
+        "judgment__criterion__name",
+        "judgment__rater_id",
+        "side",
+        "start",
+        "end",
+        "severity",
+        "category",
+        "origin",
+    )
+    names = scope.rater_names
+
+    def convert(row):
+        _, item, system, criterion, rater, side, start, end, severity, category, origin = row
+        return (item, system, criterion, names[rater], side, start, end, severity, category, origin)
+
+    yield from _batches(stream_rows(spans), scope.by_subgroup, convert)
+
+
 def score_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """Aggregates of the included judgments (no gold items, no excluded raters) per output and
     criterion: n, mean, sample sd, min, max (likert, rankme); n, wins, ties, losses and win rate of
@@ -522,7 +549,9 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
     values = REGISTRY[scope.project.task_type].values
     if values.kind == CONTINUOUS and scope.project.rankme_modulus is not None:
         return _modulus_distributions(scope, criteria)
-    if values.kind == CONTINUOUS:
+    if values.kind == SPANS and any(c.scale_min is None for c in criteria):
+        return _penalty_distributions(scope, criteria)
+    if values.kind in (CONTINUOUS, SPANS):
         for c in criteria:
             low, high = c.scale_min, c.scale_max
             width = (high - low) / 10
@@ -552,6 +581,22 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
         else:
             points = [(float(v), f"{v:g}") for v in range(int(c.scale_min), int(c.scale_max) + 1)]
         out[c.name] = {label: counts.get((c.name, value), 0) for value, label in points}
+    return out
+
+
+# Penalties (MQM: the sum of an output's error weights, no upper bound) binned per unit up to this, then one bin.
+PENALTY_BINS = 10
+
+
+def _penalty_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
+    labels = [f"{k}–{k + 1}" for k in range(PENALTY_BINS)] + [f"{PENALTY_BINS} and above"]
+    out = {}
+    for c in criteria:
+        counts = Counter()
+        rows = scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
+        for value, n in rows:
+            counts[min(PENALTY_BINS, int(value))] += n
+        out[c.name] = {label: counts.get(k, 0) for k, label in enumerate(labels)}
     return out
 
 

@@ -27,7 +27,7 @@ from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export import soft_labels
-from evaluation.export.tables import ITEMS, RATERS, judgments_table, scores_table, value_type
+from evaluation.export.tables import ITEMS, RATERS, SPANS, has_spans, judgments_table, scores_table, value_type
 from evaluation.export.writers import FORMATS, TableWriter, WrittenFile
 from evaluation.models import Export
 from evaluation.selectors.export import (
@@ -43,6 +43,7 @@ from evaluation.selectors.export import (
     max_outputs_per_item,
     qc_for_card,
     score_batches,
+    span_batches,
     system_summary,
 )
 from evaluation.selectors.soft_labels import soft_label_units
@@ -292,6 +293,8 @@ def export_write(
         files += _write_table(
             writer(scores_table(task_type)), score_batches(scope), split_names, report, "", counted=False
         )
+        if has_spans(task_type):
+            files += _write_table(writer(SPANS), span_batches(scope), split_names, report, "", counted=False)
         raters = writer(RATERS, split_files=False)
         raters.write("train", sizes.raters)
         files += raters.close()
@@ -396,6 +399,7 @@ def _facts(
             "lease_seconds": project.lease_seconds,
             "show_reference": project.show_reference,
             "rankme_modulus": project.rankme_modulus,
+            "task_config": project.task_config or {},
         },
         "options": {
             "formats": list(options.formats),
@@ -415,7 +419,8 @@ def _facts(
         ],
         "tables": {
             spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
-            for spec in (item_spec, judgments_table(task_type), scores_table(task_type), RATERS)
+            for spec in (item_spec, judgments_table(task_type), scores_table(task_type),
+                         *((SPANS,) if has_spans(task_type) else ()), RATERS)
         },
     }
 

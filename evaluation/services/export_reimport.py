@@ -1,9 +1,11 @@
-"""Loading a Concord export back: a new project with the export's task, criteria and design (from its
-``card.json``), then its items and judgments through the platform's own item and judgment imports."""
+"""Loading a Concord export back: a new project with the export's task, criteria, design and settings (from its
+``card.json``), then its items and judgments through the platform's own item and judgment imports; an error-span
+project's judgments get their answers back from the spans table (``value`` is then the span answer)."""
 
 import json
 import tempfile
 import zipfile
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,8 +14,12 @@ from django.db import transaction
 from annotation.models import Project
 from annotation.services import item_import, judgment_import, project_create
 from annotation.services.judgment_import import JUDGMENT_FIELDS
+from annotation.task_types import REGISTRY, Span
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, check_json
+from evaluation.export.tables import has_spans
+
+SPAN_KEY = ("item", "system", "criterion", "rater")
 
 
 class NotAnExport(ValueError):
@@ -33,9 +39,25 @@ def _jsonl_members(archive: zipfile.ZipFile, table: str) -> list[str]:
     return sorted(names)
 
 
-def _spool(archive: zipfile.ZipFile, members: list[str], keep: tuple[str, ...] | None):
+def _spans_by_judgment(archive: zipfile.ZipFile) -> dict[tuple, list[Span]]:
+    """The spans table's rows by their judgment's key (item, system, criterion, rater)."""
+    spans = defaultdict(list)
+    for member in _jsonl_members(archive, "spans"):
+        with archive.open(member) as source:
+            for number, line in enumerate(source, start=1):
+                try:
+                    r = json.loads(line)
+                    spans[tuple(r[k] for k in SPAN_KEY)].append(
+                        Span(r["side"], r["start"], r["end"], r["severity"], r["category"], r["origin"])
+                    )
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise NotAnExport(f"{member}, line {number}: not a span row ({exc})") from exc
+    return spans
+
+
+def _spool(archive: zipfile.ZipFile, members: list[str], keep: tuple[str, ...] | None, answer=None):
     """The members' lines in one seekable temporary file (the imports read their input twice), each
-    line cut to the ``keep`` fields when given."""
+    line cut to the ``keep`` fields when given; ``answer(record)`` gives an error-span judgment's value."""
     spool = tempfile.TemporaryFile()
     for member in members:
         with archive.open(member) as source:
@@ -47,7 +69,10 @@ def _spool(archive: zipfile.ZipFile, members: list[str], keep: tuple[str, ...] |
                         record = None  # kept as it is: the judgment import reports the line by its number
                     if isinstance(record, dict):
                         # ASCII escapes keep a lone surrogate as text the import can name, not a write error.
-                        line = (json.dumps({k: record[k] for k in keep if k in record}) + "\n").encode()
+                        kept = {k: record[k] for k in keep if k in record}
+                        if answer is not None:
+                            kept["value"] = answer(record)
+                        line = (json.dumps(kept) + "\n").encode()
                 spool.write(line)
     spool.seek(0)
     return spool
@@ -92,10 +117,19 @@ def export_reimport(
             lease_seconds=p["lease_seconds"],
             show_reference=p["show_reference"],
             rankme_modulus=p.get("rankme_modulus"),  # absent from exports made before the setting existed
+            task_config=p.get("task_config") or None,
         )
+        answer = None
+        if has_spans(project.task_type):
+            spans, task_type = _spans_by_judgment(archive), REGISTRY[project.task_type]
+
+            def answer(record):
+                key = tuple(record.get(k) for k in SPAN_KEY)
+                return task_type.stored_answer(record.get("value"), tuple(spans.get(key, ())), {})
+
         with _spool(archive, _jsonl_members(archive, "items"), None) as items:
             n_items = item_import(project=project, stream=items, fmt="jsonl", by=by, file_name="data/items")
-        with _spool(archive, _jsonl_members(archive, "judgments"), JUDGMENT_FIELDS) as judgments:
+        with _spool(archive, _jsonl_members(archive, "judgments"), JUDGMENT_FIELDS, answer) as judgments:
             n_judgments = judgment_import(project=project, stream=judgments, progress=progress, by=by,
                                           file_name="data/judgments")
         audit_record(actor=by, action="export.reimport", project=project, target=Path(archive_path).name,

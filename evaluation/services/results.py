@@ -1,13 +1,15 @@
 """System-level results of a project: per-system scores with intervals and significance (likert,
-rankme), win/tie/lose tables, sign tests and Bradley–Terry strengths (pairwise)."""
+rankme), win/tie/lose tables, sign tests and Bradley–Terry strengths (pairwise), error-span scores and
+WMT's ranking (esa, mqm: ``error_span_results``)."""
 
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from annotation.models import Project
+from annotation.models import Criterion, Item, Project
+from annotation.selectors.error_spans import span_ratings
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import COMPARED
+from annotation.task_types.facts import COMPARED, ERROR_SPANS
 from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame, retired_item_counts
 from evaluation.stats import (
     INTERVAL_METHODS,
@@ -32,6 +34,7 @@ from ._common import (
     normalised_values,
     num,
 )
+from .error_span_results import SpanResultOptions, SpanScoring, error_span_criterion
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class ResultOptions:
     normalisation: str | None = None
     ties: str = "half"
     aggregate: str = "none"
+    # error spans: list every segment's (output's) score in the answer
+    segments: bool = False
 
     def checked(self, project: Project) -> "ResultOptions":
         if not 0 <= self.n_resamples <= MAX_RESAMPLES:
@@ -75,16 +80,50 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
         "excluded": exclusion_counts(project),
         "retired": retired_item_counts(project),
     }
-    if REGISTRY[project.task_type].results.kind == COMPARED:
+    kind = REGISTRY[project.task_type].results.kind
+    if kind == ERROR_SPANS:
+        body["criteria"] = _error_span_criteria(project, options)
+        body["n_judgments"] = sum(c["n_judgments"] for c in body["criteria"])
+        return body
+    if kind == COMPARED:
         frame = pairwise_frame(project)
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
     else:
         frame = rating_frame(project)
-        body["criteria"] = [
-            _rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria
-        ]
+        body["criteria"] = [_rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria]
     body["n_judgments"] = len(frame)
     return body
+
+
+def span_scoring(project: Project) -> SpanScoring:
+    """How the project's task type scores spans, with the weights of the project's settings."""
+    task_type = REGISTRY[project.task_type]
+    config = project.task_config or {}
+    weight = task_type.span_weigher(config)
+    return SpanScoring(task_type.results.higher_is_better, weight, config.get("weights") if weight else None)
+
+
+def _error_span_criteria(project: Project, options: ResultOptions) -> list[dict]:
+    scoring = span_scoring(project)
+    span_options = SpanResultOptions(
+        confidence=options.confidence,
+        n_resamples=options.n_resamples,
+        seed=options.seed,
+        alpha=options.alpha,
+        segments=options.segments,
+    )
+    criteria = []
+    for criterion_id, name in (
+        Criterion.objects.filter(project=project).order_by("position", "id").values_list("id", "name")
+    ):
+        ratings = span_ratings(project.id, criterion_id=criterion_id, included_only=True)
+        criteria.append(error_span_criterion(ratings, name, scoring, span_options))
+    if options.segments:
+        names = dict(Item.objects.filter(project=project).values_list("id", "external_id").iterator(chunk_size=20_000))
+        for criterion in criteria:
+            for row in criterion.get("segments", []):
+                row["item"] = names[row["item"]]
+    return criteria
 
 
 def _rating_criterion(frame, name: str, project: Project, options: ResultOptions) -> dict:
@@ -113,14 +152,10 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
         method=options.interval,
     )
     results = REGISTRY[project.task_type].results
-    distribution = (
-        score_distribution(frame.value, systems=frame.system) if results.score_distribution else {}
-    )
+    distribution = score_distribution(frame.value, systems=frame.system) if results.score_distribution else {}
     ranks = {}
     if results.mean_ranks:
-        screens = np.array(
-            [f"{r}:{i}" for r, i in zip(frame.rater.tolist(), frame.item.tolist(), strict=True)]
-        )
+        screens = np.array([f"{r}:{i}" for r, i in zip(frame.rater.tolist(), frame.item.tolist(), strict=True)])
         ranks = {
             r.system: r
             for r in mean_ranks(
@@ -237,8 +272,7 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
         out["error"] = str(exc)
     else:
         strengths = {
-            s: (v, lo, hi)
-            for s, v, lo, hi in zip(bt.systems, bt.strengths, bt.ci_low, bt.ci_high, strict=True)
+            s: (v, lo, hi) for s, v, lo, hi in zip(bt.systems, bt.strengths, bt.ci_low, bt.ci_high, strict=True)
         }
         out["bradley_terry"] = {
             "ties": bt.ties,
@@ -263,7 +297,5 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
                 "strength_ci": interval(lo, hi),
             }
         )
-    out["systems"] = sorted(
-        rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"])
-    )
+    out["systems"] = sorted(rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"]))
     return out

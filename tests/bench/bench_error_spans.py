@@ -3,17 +3,29 @@
 with a bootstrap over segments (agreement.stats.span_agreement), against baselines in the same run:
 pandas groupby for the scores, and a per-character Python loop for the agreement tables.
 
-Run: ``.venv/bin/python tests/bench/bench_error_spans.py [--rows 100000] [--resamples 1000]``. Prints
-Markdown. Time is one run (each stage takes seconds); peak memory is ``tracemalloc``'s peak during
-the stage, in a separate run. Asserts only that both ways give the same numbers.
+With ``--platform`` the same file also goes through the platform on PostgreSQL, in a child process on a fresh
+database: the public judgment import (the TSV as uploaded: checked, then COPY of judgments and spans), the
+results (``results_compute``: MQM per segment, system and category, WMT's ranking), and the span agreement
+recomputed from the stored spans (``span_ratings`` → ``span_agreement``), each with the peak RSS after it; the
+library stages above, on the same file in the same run, are its baseline (the same work without the database).
+
+Run: ``.venv/bin/python tests/bench/bench_error_spans.py [--rows 100000] [--resamples 1000] [--platform]``
+(``--platform`` needs PostgreSQL on 127.0.0.1:5432, or ``BENCH_ADMIN_DATABASE_URL``). Prints Markdown. Time is
+one run (each stage takes seconds); peak memory is ``tracemalloc``'s peak during the stage, in a separate run.
+Asserts only that the ways give the same numbers.
 """
 
 import argparse
 import io
+import json
 import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
+import uuid
 from itertools import combinations
 from pathlib import Path
 
@@ -23,7 +35,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 
 from agreement.stats import span_agreement, span_set  # noqa: E402
 from annotation.error_span_formats import mark_span, read_error_rows  # noqa: E402
@@ -135,10 +149,109 @@ def measure(fn):
     return result, seconds, peak / 2**20
 
 
+def items_jsonl(rows) -> bytes:
+    """The items the TSV's rows judge: one per segment, an output per system with the row's text."""
+    items = {}
+    for r in rows:
+        items.setdefault(r.segment, {})[r.system] = r.target
+    return "".join(
+        json.dumps({"external_id": seg, "input": "src", "outputs": [{"system": s, "text": t} for s, t in out.items()]})
+        + "\n"
+        for seg, out in items.items()
+    ).encode()
+
+
+def run_platform(tsv_path: str, resamples: int) -> None:
+    """In a child process on a fresh database: import, results, span agreement; one JSON line per stage."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from annotation.selectors.error_spans import span_ratings
+    from annotation.services import item_import, judgment_import, project_create
+    from evaluation.services import ResultOptions, results_compute
+
+    def stage(name, fn):
+        start = time.perf_counter()
+        result = fn()
+        seconds = time.perf_counter() - start
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps({"stage": name, "seconds": seconds, "peak_rss_mb": rss}), flush=True)
+        return result
+
+    data = Path(tsv_path).read_bytes()
+    rows = read_error_rows(io.StringIO(data.decode()))
+    typology = {}
+    for c in CATEGORIES:
+        group, _, child = c.partition("/")
+        typology.setdefault(group, []).extend([child] if child else [])
+    lead = get_user_model().objects.create_user("bench-lead")
+    project = project_create(
+        created_by=lead,
+        name="bench",
+        task_type="mqm",
+        criteria=[{"name": "MQM"}],
+        task_config={"typology": [{"name": g, **({"children": c} if c else {})} for g, c in typology.items()]},
+    )
+    item_import(project=project, stream=io.BytesIO(items_jsonl(rows)), fmt="jsonl")
+    stage("ready", lambda: None)
+    n = stage("import", lambda: judgment_import(project=project, stream=io.BytesIO(data), fmt="tsv"))
+    out = stage(
+        "results",
+        lambda: results_compute(project=project, options=ResultOptions(n_resamples=resamples, test_resamples=0)),
+    )
+
+    def agreement():
+        r = span_ratings(project.id)
+        outputs, unit = np.unique(r.output, return_inverse=True)
+        raters, rater = np.unique(r.rater, return_inverse=True)
+        lengths = np.zeros(len(outputs), dtype=np.int64)
+        lengths[unit] = r.target_length
+        keep = r.side == "target"
+        spans = span_set(
+            lengths,
+            sorted(set(zip(unit.tolist(), rater.tolist(), strict=True))),
+            segment=unit[r.span_rating[keep]],
+            rater=rater[r.span_rating[keep]],
+            start=r.start[keep],
+            end=r.end[keep],
+            severity=r.severity[keep].astype(str),
+        )
+        return span_agreement(spans, rng=np.random.default_rng(0), n_resamples=resamples)
+
+    point = stage("agreement", agreement)
+    systems = {s["system"]: s["micro"] for s in out["criteria"][0]["systems"]}
+    print(json.dumps({"judgments": n, "systems": systems, "kappa_any": point.get("kappa", "any").value}))
+
+
+def platform(text: str, resamples: int) -> tuple[list[dict], dict]:
+    """The platform stages in a child process on a fresh database (dropped after)."""
+    db = f"concord_bench_{uuid.uuid4().hex[:8]}"
+    subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".tsv", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base",
+                   "DJANGO_SECRET_KEY": "bench-" + "x" * 50,
+                   "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db}  # fmt: skip
+            env.pop("REDIS_URL", None)
+            cmd = [sys.executable, __file__, "--run-platform", f.name, str(resamples)]
+            out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    finally:
+        subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
+    lines = [json.loads(line) for line in out.strip().splitlines() if line.startswith("{")]
+    return lines[:-1], lines[-1]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--platform", action="store_true", help="also through the platform on PostgreSQL")
     args = parser.parse_args()
     text = synthetic_tsv(args.rows)
     rows, t_parse, m_parse = measure(lambda: read_error_rows(io.StringIO(text)))
@@ -181,7 +294,27 @@ def main():
     )
     st = boot.get("unitizing_alpha", "any")
     print(f"unitizing alpha (any) {st.value:.4f} [{st.ci_low:.4f}, {st.ci_high:.4f}]; kappa (any) {kappa:.4f}")
+    if args.platform:
+        stages, check = platform(text, args.resamples)
+        # the platform's numbers are the library's: same system scores, same kappa
+        assert np.allclose([check["systems"][k] for k in scores.systems], scores.system_score)
+        assert abs(check["kappa_any"] - kappa) < 1e-9
+        print(f"\nThrough the platform (PostgreSQL, one process, fresh database), {check['judgments']:,} judgments:\n")
+        print("| stage | time (s) | peak RSS after it (MiB) | library baseline in this run (s) |\n|---|---:|---:|---:|")
+        baseline = {"ready": 0.0, "import": t_parse, "results": t_score, "agreement": t_index + t_boot}
+        names = {
+            "ready": "set up: Django, migrations, the items imported (not timed here)",
+            "import": "judgment import of the TSV (check, then COPY judgments and spans)",
+            "results": f"results_compute (MQM, categories, WMT ranking, {args.resamples} bootstrap samples)",
+            "agreement": f"span agreement from the stored spans (span_ratings, span_set, BCa {args.resamples})",
+        }
+        for st in stages:
+            print(f"| {names[st['stage']]} | {st['seconds']:.2f} | {st['peak_rss_mb']:.0f} | "
+                  f"{baseline[st['stage']]:.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--run-platform"]:
+        run_platform(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

@@ -60,5 +60,8 @@ class MQM(ErrorSpanType):
         a slip."""
         return abs(value - before) <= REPEAT_TOLERANCE
 
+    def span_weigher(self, task_config):
+        return lambda severity, category: weight_of(task_config["weights"], severity, category)
+
     def value_of(self, spans, answer, criterion, config):
         return float(sum(weight_of(config["weights"], s.severity, s.category) for s in spans if s.origin != REJECTED))

@@ -19,7 +19,7 @@ AGREEMENT = AgreementPlan(
     None,
     spans=SpanAgreement(tuple(SEVERITIES)),
 )
-RESULTS = Results(ERROR_SPANS)
+RESULTS = Results(ERROR_SPANS, higher_is_better=False)
 SETUP = Setup(
     {
         "name": "Errors",

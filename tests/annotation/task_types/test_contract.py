@@ -77,14 +77,7 @@ def _judgments(project_id: int, names: dict[int, str]) -> list[tuple]:
     return sorted((i, s, c, names[r], v, lab) for i, s, c, r, v, lab in rows)
 
 
-# Serve, submit, gold, agreement and results pass for the error-span types; their export (MQM's label distributions
-# of a criterion without a scale) and the re-import of their spans come with the span export (h-spanres).
-PENDING_EXPORT = {"esa", "mqm"}
-
-
-@pytest.mark.parametrize("slug", [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="span export and re-import: h-spanres"))
-    if s in PENDING_EXPORT else s for s in REGISTRY])
+@pytest.mark.parametrize("slug", list(REGISTRY))
 def test_a_task_type_runs_the_whole_study(slug, staff, settings, tmp_path, django_capture_on_commit_callbacks):
     assert slug in GOLD, f"add a gold answer for the task type {slug!r} to GOLD in this module"
     task_type, settings.MEDIA_ROOT = REGISTRY[slug], tmp_path / "media"

@@ -127,12 +127,15 @@ def test_mqm_penalty_uses_the_wmt_weights_by_default():
 
 
 def test_mqm_checks_categories_sides_and_whole_segment_spans():
+    # an ordinary error may be marked in the source (WMT's raters mark omissions there)
+    omission = {"start": 0, "end": 3, "severity": "major", "category": "Accuracy/Omission", "side": "source"}
+    assert mqm({"spans": [omission]}).value == 5
     for span, message in [
         ({"start": 0, "end": 3, "severity": "minor"}, r"'' is not a category"),
         ({"start": 0, "end": 3, "severity": "minor", "category": "Accuracy"}, r"'Accuracy' is not a category"),
         ({"start": 0, "end": 3, "severity": "minor", "category": "Source error"}, "is for source spans"),
         (
-            {"start": 0, "end": 3, "severity": "minor", "category": "Style/Awkward", "side": "source"},
+            {"start": 0, "end": 3, "severity": "minor", "category": "Non-translation", "side": "source"},
             "is for output spans",
         ),
         ({"start": 0, "end": 3, "severity": "major", "category": "Non-translation"}, r"whole output: \[0, 23\)"),
