@@ -210,7 +210,8 @@ class SpanComputation:
         if figure.value is None:
             outcome = InsufficientDataError(figure.reason)
         else:
-            ci = None if figure.ci_low is None else (figure.ci_low, figure.ci_high)
+            has_ci = figure.ci_low is not None and np.isfinite([figure.ci_low, figure.ci_high]).all()
+            ci = (figure.ci_low, figure.ci_high) if has_ci else None  # a stored interval is never NaN
             outcome = _Figure(figure.value, ci, figure.n_segments, n_raters, method)
         self.builder.add(
             window, scope, figure.statistic, outcome, n_units=figure.n_segments, detail={"span_label": figure.label}

@@ -1,5 +1,11 @@
 """Formatting of agreement figures in templates."""
+from decimal import ROUND_HALF_UP, Decimal
+
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from agreement.models import MIN_RELIABLE_UNITS
 
 register = template.Library()
 
@@ -68,3 +74,29 @@ def excess_colour(shade):
     Lightness stays at or above 62%, so dark text keeps its contrast."""
     x = max(-1.0, min(1.0, shade))
     return f"hsl({212 if x >= 0 else 4}, {int(75 * abs(x))}%, {int(100 - 38 * abs(x))}%)"
+
+
+def _fixed(value: float, places: int) -> str:
+    """``floatformat``'s text (half up on the decimal repr, never "-0.000") without its locale machinery,
+    ten times faster: equal to it on 60,000 random and tied values at 2 and 3 places."""
+    rounded = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return f"{rounded + 0:f}"
+
+
+@register.simple_tag
+def snapshot_value(s):
+    """A stored figure (a snapshot row as a dict) in a table cell: the value with its 95% interval and n, or
+    "insufficient data" with the reason on hover. A tag building its text directly rather than an included
+    template with filters: the span section draws hundreds of these, and they were most of the page's time."""
+    if not s:
+        return ""
+    if s["value"] is None:
+        return mark_safe(f'<span class="muted" title="{escape(s["reason"])}">insufficient data</span>')
+    n = int(s["n_units"])
+    unreliable = s["unreliable"]
+    title = f"n = {n} units" + (f"; fewer than {MIN_RELIABLE_UNITS} units: unreliable" if unreliable else "")
+    html = f'<span class="{"unreliable" if unreliable else ""}" title="{title}">{_fixed(s["value"], 3)}</span>'
+    if s["ci_low"] is not None:
+        html += (f' <small class="muted" title="95% interval ({escape(s["ci_method"] or "bootstrap")})">'
+                 f'[{_fixed(s["ci_low"], 2)}, {_fixed(s["ci_high"], 2)}]</small>')
+    return mark_safe(f'{html} <small class="muted">n={n}</small>')

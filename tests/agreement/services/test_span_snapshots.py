@@ -174,6 +174,19 @@ def test_overlapping_spans_of_one_rater_count_once_per_character(span_project):
     assert pair["span_f1_exact"].value == pytest.approx(2 * 3 / (9 + 6))
 
 
+def test_where_one_raters_spans_of_two_severities_overlap_the_more_severe_counts_on_the_scale(span_project):
+    a, b = UserFactory(), UserFactory()
+    for item in items(span_project, 3):
+        judge(span_project, a, item, [(0, 5, "minor"), (3, 8, "major")])
+        judge(span_project, b, item, [(0, 3, "minor"), (3, 8, "major")])
+    snapshot_compute_for_project(project_id=span_project.id)
+    label = stored(span_project)
+    # characters 3 and 4 are minor and major for a, major for b: the same on the severity scale
+    assert label["char_alpha_severity"].value == pytest.approx(1.0)
+    assert label["char_kappa_major"].value == pytest.approx(1.0)
+    assert label["char_kappa_minor"].value < 1
+
+
 def test_zero_length_spans_match_at_the_span_level_and_have_no_characters(span_project):
     a, b = UserFactory(), UserFactory()
     for item in items(span_project, 3):
