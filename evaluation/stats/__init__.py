@@ -8,6 +8,17 @@ prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking,
 """
 
 from .alt_test import AltTestResult, RaterComparison, alt_test, alt_test_single_expert, benjamini_yekutieli
+from .best_worst import (
+    BwsScores,
+    ImpliedPairAgreement,
+    MaxDiffResult,
+    SplitHalfReliability,
+    bws_scores,
+    bws_tuples,
+    implied_pair_agreement,
+    maxdiff,
+    split_half_reliability,
+)
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
@@ -68,6 +79,15 @@ from .system_scores import (
 )
 
 __all__ = [
+    "BwsScores",
+    "ImpliedPairAgreement",
+    "MaxDiffResult",
+    "SplitHalfReliability",
+    "bws_scores",
+    "bws_tuples",
+    "implied_pair_agreement",
+    "maxdiff",
+    "split_half_reliability",
     "CategoricalRaterModel",
     "GaussianRaterModel",
     "dawid_skene",
