@@ -35,6 +35,7 @@ from .error_spans import (
 )
 from .errors import InsufficientDataError
 from .judges import Estimate, JudgeAgreement, consensus, judge_agreement, pairwise_agreement
+from .pair_tables import PairTables, bradley_terry_tables, pair_tables
 from .pairwise import (
     BradleyTerryResult,
     PairCounts,
@@ -79,6 +80,9 @@ from .system_scores import (
 )
 
 __all__ = [
+    "PairTables",
+    "bradley_terry_tables",
+    "pair_tables",
     "BwsScores",
     "ImpliedPairAgreement",
     "MaxDiffResult",
