@@ -7,6 +7,14 @@ prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking,
 (Dawid–Skene, MACE, Gaussian bias and noise). Import everything from here; submodules are implementation details.
 """
 
+from .adaptive_pairs import (
+    IpwBradleyTerry,
+    IpwWinRates,
+    allocation_probabilities,
+    ipw_bradley_terry,
+    ipw_win_rates,
+    system_pairs,
+)
 from .alt_test import AltTestResult, RaterComparison, alt_test, alt_test_single_expert, benjamini_yekutieli
 from .best_worst import (
     BwsScores,
@@ -80,6 +88,12 @@ from .system_scores import (
 )
 
 __all__ = [
+    "IpwBradleyTerry",
+    "IpwWinRates",
+    "allocation_probabilities",
+    "ipw_bradley_terry",
+    "ipw_win_rates",
+    "system_pairs",
     "PairTables",
     "bradley_terry_tables",
     "pair_tables",
