@@ -77,6 +77,7 @@ from .study_planning import (
     power_curve,
     variance_components,
 )
+from .style_control import STYLE_FEATURES, StyleControlledResult, bradley_terry_style, style_features
 from .system_scores import (
     INTERVAL_METHODS,
     SystemRank,
@@ -88,6 +89,10 @@ from .system_scores import (
 )
 
 __all__ = [
+    "STYLE_FEATURES",
+    "StyleControlledResult",
+    "bradley_terry_style",
+    "style_features",
     "IpwBradleyTerry",
     "IpwWinRates",
     "allocation_probabilities",
