@@ -8,7 +8,7 @@ Every study draws judgments in batches of 50, the allocation recomputed from the
 each batch; the side shown first is random; no ties. Log-strengths are evenly spaced from 1.5 to
 -1.5 (about 520 Elo points from top to bottom). Width is that of the 95% Wald intervals of the
 target's contrasts (neighbours in the estimated ranking: all 19, or the first 3 for the top 3),
-averaged over repetitions at checkpoints every 250 judgments. "Judgments needed" is the first
+averaged over repetitions at checkpoints every 250 judgments from 1,000. "Judgments needed" is the first
 checkpoint where the mean width is at most uniform allocation's mean width at ``--reference``
 judgments. Bias: over the repetitions, each system's mean error of the final estimate and its
 standard error (sd / sqrt(reps)).
@@ -32,6 +32,8 @@ from evaluation.stats import allocation_probabilities, ipw_bradley_terry, ipw_wi
 
 BATCH = 50
 STEP = 250
+# before this a system may not have lost yet (no finite estimate)
+FIRST_CHECKPOINT = 1000
 
 
 def study(theta, n, rng, *, target, top_k):
@@ -54,7 +56,7 @@ def study(theta, n, rng, *, target, top_k):
         end = start + BATCH
         first[start:end], second[start:end] = f, s
         outcome[start:end], probability[start:end] = np.where(win, 2.0, 0.0), probs[drawn]
-        if end % STEP == 0:
+        if end % STEP == 0 and end >= FIRST_CHECKPOINT:
             fit = ipw_bradley_terry(k, first[:end], second[:end], outcome[:end], probability[:end])
             widths.append(fit.contrast_se)
     return np.array(widths), fit, ipw_win_rates(k, first, second, outcome, probability)
@@ -71,7 +73,7 @@ def main() -> None:
     true_win = np.array(
         [np.mean([1 / (1 + np.exp(theta[o] - theta[s])) for o in range(k) if o != s]) for s in range(k)]
     )
-    checkpoints = np.arange(STEP, args.judgments + 1, STEP)
+    checkpoints = np.arange(FIRST_CHECKPOINT, args.judgments + 1, STEP)
     designs = {
         "uniform": (None, None),
         "adaptive, whole ranking": ("ranking", None),
