@@ -43,6 +43,7 @@ from .error_spans import (
 )
 from .errors import InsufficientDataError
 from .judges import Estimate, JudgeAgreement, consensus, judge_agreement, pairwise_agreement
+from .leaderboard import AdjacentMargin, LeaderboardIntegrity, leaderboard_integrity
 from .pair_tables import PairTables, bradley_terry_tables, pair_tables
 from .pairwise import (
     BradleyTerryResult,
@@ -89,6 +90,9 @@ from .system_scores import (
 )
 
 __all__ = [
+    "AdjacentMargin",
+    "LeaderboardIntegrity",
+    "leaderboard_integrity",
     "STYLE_FEATURES",
     "StyleControlledResult",
     "bradley_terry_style",
