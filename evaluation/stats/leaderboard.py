@@ -69,13 +69,18 @@ def _fit(k, kinds, counts):
 
 
 def _admissible(k, kinds, counts):
-    """Per kind: can one judgment of it go while the fit keeps a finite estimate?"""
-    out = np.zeros(len(kinds), dtype=bool)
-    for c in np.flatnonzero(counts > 0):
-        trial = counts.copy()
-        trial[c] -= 1
-        wins, ties = _tables_from_kinds(k, kinds, trial)
-        out[c] = _has_mle((wins + ties / 2.0)[None])[0]
+    """Per kind: can one judgment of it go while the fit keeps a finite estimate? Only the last
+    judgment of a kind changes who beat whom at all, so only those kinds are checked (in one batch)."""
+    out = counts > 1
+    last = np.flatnonzero(counts == 1)
+    if len(last):
+        wins, ties = _tables_from_kinds(k, kinds, counts)
+        beats = np.repeat((wins + ties / 2.0)[None], len(last), axis=0)
+        a, b, tie = kinds[last, 0], kinds[last, 1], kinds[last, 2].astype(bool)
+        rows = np.arange(len(last))
+        beats[rows, a, b] -= np.where(tie, 0.5, 1.0)
+        beats[rows[tie], b[tie], a[tie]] -= 0.5
+        out[last] = _has_mle(beats)
     return out
 
 
