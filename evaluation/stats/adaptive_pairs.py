@@ -150,7 +150,7 @@ def allocation_probabilities(
     target="ranking",
     top_k=None,
     cold_start=None,
-    floor=0.1,
+    floor=0.3,
     reference=None,
 ) -> np.ndarray:
     r"""The probabilities with which to draw the next pair, one per pair of :func:`system_pairs`.
@@ -167,7 +167,11 @@ def allocation_probabilities(
         Judgments drawn from the reference design before adapting; two per pair by default.
     floor : float
         Share of the reference design mixed into every allocation, in (0, 1]: it keeps every
-        probability at least ``floor`` × q, which bounds the inverse weights.
+        probability at least ``floor`` × q, which bounds the inverse weights by 1 / ``floor``.
+        0.3 by default: in the benchmark (20 systems, top 3) it reached a given interval width
+        sooner than 0.1 did and left the weighted strengths less biased, because early
+        allocations rest on noisy estimates and large weights inflate the weighted fit's
+        small-sample bias; at the true strengths 0.3 costs 16% more judgments than 0.1 would.
     reference : array_like, optional
         The reference design :math:`q` over pairs; uniform by default.
 
