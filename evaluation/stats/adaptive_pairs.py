@@ -52,7 +52,7 @@ class IpwBradleyTerry:
     n_comparisons: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class IpwWinRates:
     """Horvitz–Thompson estimates of each pair's win probability (ties half) under the reference
     design, and of each system's mean win probability against an opponent drawn from it."""
