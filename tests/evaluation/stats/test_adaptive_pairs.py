@@ -115,3 +115,19 @@ def test_bad_input(kwargs, message):
         ipw_win_rates(
             3, args["first"], args["second"], args["outcome"], args["probability"], reference=args.get("reference")
         )
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_sandwich_intervals_cover_the_true_strengths(adaptive):
+    # 200 studies: a coverage of .95 is estimated within about 1.5 points (one SE); the band allows 3 SE
+    theta = np.array([0.8, 0.4, 0.0, -0.4, -0.8])
+    rng = np.random.default_rng(11 + adaptive)
+    hits = []
+    for _ in range(200):
+        first, second, outcome, probability = study(
+            theta, 500, rng, adaptive=adaptive, top_k=1 if adaptive else None, every=50
+        )
+        fit = ipw_bradley_terry(5, first, second, outcome, probability)
+        hits.append((np.array(fit.ci_low) <= theta) & (theta <= np.array(fit.ci_high)))
+    coverage = np.mean(hits)
+    assert 0.95 - 3 * np.sqrt(0.95 * 0.05 / 200) <= coverage <= 0.99, coverage
