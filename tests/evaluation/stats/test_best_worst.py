@@ -199,3 +199,22 @@ def test_bad_design_arguments():
         bws_tuples(3, k=4, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="rng"):
         bws_tuples(10, rng=1)
+
+
+def test_maxdiff_on_pairs_is_half_of_bradley_terry_on_published_data():
+    # with two items a best-worst answer is one comparison, and P(i best, j worst) = expit(2 (theta_i - theta_j)):
+    # MaxDiff's strengths are half of Bradley–Terry's. Agresti, Categorical Data Analysis (2nd ed., 2002),
+    # Table 10.11: 1987 AL East, strengths relative to Baltimore 1.58 1.44 1.29 1.25 1.11 0.68 0.
+    won = [
+        [0, 7, 9, 7, 7, 9, 11],
+        [6, 0, 7, 5, 11, 9, 9],
+        [4, 6, 0, 7, 7, 8, 12],
+        [6, 8, 6, 0, 6, 7, 10],
+        [6, 2, 6, 7, 0, 7, 12],
+        [4, 4, 5, 6, 6, 0, 6],
+        [2, 4, 1, 3, 1, 7, 0],
+    ]
+    best, worst = zip(*[(i, j) for i in range(7) for j in range(7) for _ in range(won[i][j])], strict=True)
+    fit = maxdiff(np.column_stack([best, worst]), best, worst, n_resamples=0)
+    relative = 2 * (np.array(fit.strengths) - fit.strengths[6])
+    assert np.round(relative, 2).tolist() == [1.58, 1.44, 1.29, 1.25, 1.11, 0.68, 0.0]
