@@ -3,8 +3,11 @@
 Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
 Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
 three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
-prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking, and rater models
-(Dawid–Skene, MACE, Gaussian bias and noise). Import everything from here; submodules are implementation details.
+prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking, rater models
+(Dawid–Skene, MACE, Gaussian bias and noise), best–worst scaling (design, counting and MaxDiff scores,
+split-half reliability), Bradley–Terry with style covariates, on aggregated tables at scale, with
+adaptive allocation and inverse-probability weighting, and leaderboard integrity. Import everything from
+here; submodules are implementation details.
 """
 
 from .adaptive_pairs import (
