@@ -137,14 +137,14 @@ def spearman_brown_by_hand(tuples, best, worst, units, seed, n_splits):
 def test_split_half_reliability_follows_the_published_procedure():
     rng = np.random.default_rng(4)
     theta = rng.normal(size=60)
-    tuples, best, worst, units = simulate(theta, bws_tuples(60, rng=rng), 8, rng)
-    ours = split_half_reliability(tuples, best, worst, units=units, n_splits=200, rng=np.random.default_rng(1))
+    tuples, best, worst, units = simulate(theta, bws_tuples(60, rng=rng, n_sweeps=2), 8, rng)
+    ours = split_half_reliability(tuples, best, worst, units=units, n_splits=100, rng=np.random.default_rng(1))
     assert 0 < ours.half < ours.corrected < 1
     assert ours.corrected_low <= ours.corrected <= ours.corrected_high
     # an independent run of the same random procedure agrees within the splits' Monte Carlo error
-    assert ours.corrected == pytest.approx(spearman_brown_by_hand(tuples, best, worst, units, 2, 200), abs=0.01)
+    assert ours.corrected == pytest.approx(spearman_brown_by_hand(tuples, best, worst, units, 2, 100), abs=0.01)
     # more answers per tuple: more reliable
-    tuples2, best2, worst2, units2 = simulate(theta, bws_tuples(60, rng=rng), 2, rng)
+    tuples2, best2, worst2, units2 = simulate(theta, bws_tuples(60, rng=rng, n_sweeps=2), 2, rng)
     fewer = split_half_reliability(tuples2, best2, worst2, units=units2, n_splits=50, rng=rng)
     assert fewer.corrected < ours.corrected
 
