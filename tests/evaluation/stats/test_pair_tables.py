@@ -35,7 +35,7 @@ def test_fit_and_bootstrap_equal_the_per_comparison_model(ties, seed):
     )
     assert np.allclose(tables.strengths, direct.strengths, atol=1e-9)
     assert tables.log_likelihood == pytest.approx(direct.log_likelihood, rel=1e-12)
-    assert tables.tie_parameter == pytest.approx(direct.tie_parameter) if ties == "davidson" else True
+    assert tables.tie_parameter == (pytest.approx(direct.tie_parameter) if ties == "davidson" else None)
     assert tables.n_comparisons == direct.n_comparisons
     # the same bootstrap distribution drawn two ways: the limits differ by Monte Carlo error only
     assert np.allclose(tables.ci_low, direct.ci_low, atol=0.06)
