@@ -198,6 +198,8 @@ def allocation_probabilities(
         raise ValueError(f"floor must be a number in (0, 1], got {floor!r}")
     pairs, q, index, score, pi = _check(n_systems, first, second, outcome, probability, reference)
     cold_start = 2 * len(pairs) if cold_start is None else cold_start
+    if isinstance(cold_start, bool) or not isinstance(cold_start, int | np.integer) or cold_start < 0:
+        raise ValueError(f"cold_start must be a non-negative whole number of judgments, got {cold_start!r}")
     if len(index) < cold_start:
         return q
     weights = q[index] / pi

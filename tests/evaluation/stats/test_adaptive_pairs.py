@@ -103,6 +103,20 @@ def test_unweighted_fit_equals_statsmodels_logistic_regression():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
+        ({"target": "best"}, "target must be one of 'ranking', 'top_k'"),
+        ({"target": "top_k"}, "top_k must be"),
+        ({"floor": 0}, "floor must be"),
+        ({"cold_start": -1}, "cold_start must be"),
+    ],
+)
+def test_bad_allocation_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        allocation_probabilities(3, [0], [1], [2], [1 / 3], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
         ({"probability": [0.0, 0.1]}, "sampling probability"),
         ({"outcome": [2, 3]}, "outcome must be"),
         ({"first": [0, 5]}, "system codes"),
