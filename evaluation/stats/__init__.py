@@ -3,11 +3,33 @@
 Per-system scores with bootstrap intervals, per-rater normalisation, pairwise win rates and
 Bradley–Terry strengths, significance tests with Holm's correction, metric–human correlations at
 three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
-prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking, and rater models
-(Dawid–Skene, MACE, Gaussian bias and noise). Import everything from here; submodules are implementation details.
+prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking, rater models
+(Dawid–Skene, MACE, Gaussian bias and noise), best–worst scaling (design, counting and MaxDiff scores,
+split-half reliability), Bradley–Terry with style covariates, on aggregated tables at scale, with
+adaptive allocation and inverse-probability weighting, and leaderboard integrity. Import everything from
+here; submodules are implementation details.
 """
 
+from .adaptive_pairs import (
+    IpwBradleyTerry,
+    IpwWinRates,
+    allocation_probabilities,
+    ipw_bradley_terry,
+    ipw_win_rates,
+    system_pairs,
+)
 from .alt_test import AltTestResult, RaterComparison, alt_test, alt_test_single_expert, benjamini_yekutieli
+from .best_worst import (
+    BwsScores,
+    ImpliedPairAgreement,
+    MaxDiffResult,
+    SplitHalfReliability,
+    bws_scores,
+    bws_tuples,
+    implied_pair_agreement,
+    maxdiff,
+    split_half_reliability,
+)
 from .calibration import CalibrationReport, Calibrator, calibrate, fit_calibrator
 from .clusters import significance_clusters
 from .correlation import KENDALL_VARIANT, CorrelationResult, correlation, correlation_rows
@@ -24,6 +46,8 @@ from .error_spans import (
 )
 from .errors import InsufficientDataError
 from .judges import Estimate, JudgeAgreement, consensus, judge_agreement, pairwise_agreement
+from .leaderboard import AdjacentMargin, LeaderboardIntegrity, leaderboard_integrity
+from .pair_tables import PairTables, bradley_terry_tables, pair_tables
 from .pairwise import (
     BradleyTerryResult,
     PairCounts,
@@ -57,6 +81,7 @@ from .study_planning import (
     power_curve,
     variance_components,
 )
+from .style_control import STYLE_FEATURES, StyleControlledResult, bradley_terry_style, style_features
 from .system_scores import (
     INTERVAL_METHODS,
     SystemRank,
@@ -68,6 +93,31 @@ from .system_scores import (
 )
 
 __all__ = [
+    "AdjacentMargin",
+    "LeaderboardIntegrity",
+    "leaderboard_integrity",
+    "STYLE_FEATURES",
+    "StyleControlledResult",
+    "bradley_terry_style",
+    "style_features",
+    "IpwBradleyTerry",
+    "IpwWinRates",
+    "allocation_probabilities",
+    "ipw_bradley_terry",
+    "ipw_win_rates",
+    "system_pairs",
+    "PairTables",
+    "bradley_terry_tables",
+    "pair_tables",
+    "BwsScores",
+    "ImpliedPairAgreement",
+    "MaxDiffResult",
+    "SplitHalfReliability",
+    "bws_scores",
+    "bws_tuples",
+    "implied_pair_agreement",
+    "maxdiff",
+    "split_half_reliability",
     "CategoricalRaterModel",
     "GaussianRaterModel",
     "dawid_skene",

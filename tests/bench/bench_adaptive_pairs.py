@@ -1,0 +1,134 @@
+"""Benchmark: adaptive against uniform allocation of pairwise judgments, 20 systems of known strength
+(``evaluation.stats.allocation_probabilities`` with inverse-probability-weighted Bradley–Terry).
+
+Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000]``.
+Prints Markdown.
+
+Every study draws judgments in batches of 50, the allocation recomputed from the judgments before
+each batch; the side shown first is random; no ties. Log-strengths are evenly spaced from 1.5 to
+-1.5 (about 520 Elo points from top to bottom). Width is that of the 95% Wald intervals of the
+target's contrasts (neighbours in the estimated ranking: all 19, or the first 3 for the top 3),
+averaged over repetitions at checkpoints every 250 judgments from 1,000. "Judgments needed" is the first
+checkpoint where the mean width is at most uniform allocation's mean width at ``--reference``
+judgments. Bias: over the repetitions, each system's mean error of the final estimate and its
+standard error (sd / sqrt(reps)).
+"""
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+from scipy import stats  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from evaluation.stats import allocation_probabilities, ipw_bradley_terry, ipw_win_rates, system_pairs  # noqa: E402
+
+BATCH = 50
+STEP = 250
+# before this a system may not have lost yet (no finite estimate)
+FIRST_CHECKPOINT = 1000
+
+
+def study(theta, n, rng, *, target, top_k):
+    k = len(theta)
+    pairs = system_pairs(k)
+    first, second = np.zeros(n, int), np.zeros(n, int)
+    outcome, probability = np.zeros(n), np.zeros(n)
+    probs = np.full(len(pairs), 1 / len(pairs))
+    widths = []
+    for start in range(0, n, BATCH):
+        if target:
+            probs = allocation_probabilities(
+                k, first[:start], second[:start], outcome[:start], probability[:start], target=target, top_k=top_k
+            )
+        drawn = rng.choice(len(pairs), BATCH, p=probs)
+        swap = rng.random(BATCH) < 0.5
+        f = np.where(swap, pairs[drawn, 1], pairs[drawn, 0])
+        s = np.where(swap, pairs[drawn, 0], pairs[drawn, 1])
+        win = rng.random(BATCH) < 1 / (1 + np.exp(theta[s] - theta[f]))
+        end = start + BATCH
+        first[start:end], second[start:end] = f, s
+        outcome[start:end], probability[start:end] = np.where(win, 2.0, 0.0), probs[drawn]
+        if end % STEP == 0 and end >= FIRST_CHECKPOINT:
+            fit = ipw_bradley_terry(k, first[:end], second[:end], outcome[:end], probability[:end])
+            widths.append(fit.contrast_se)
+    return np.array(widths), fit, ipw_win_rates(k, first, second, outcome, probability)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--reps", type=int, default=100)
+    parser.add_argument("--judgments", type=int, default=12_000)
+    parser.add_argument("--reference", type=int, default=8_000)
+    args = parser.parse_args()
+    k = 20
+    theta = np.linspace(1.5, -1.5, k)
+    true_win = np.array(
+        [np.mean([1 / (1 + np.exp(theta[o] - theta[s])) for o in range(k) if o != s]) for s in range(k)]
+    )
+    checkpoints = np.arange(FIRST_CHECKPOINT, args.judgments + 1, STEP)
+    designs = {
+        "uniform": (None, None),
+        "adaptive, whole ranking": ("ranking", None),
+        "adaptive, top 3": ("top_k", 3),
+    }
+    results = {}
+    started = time.perf_counter()
+    for name, (target, top_k) in designs.items():
+        rng = np.random.default_rng(2026)
+        widths, errors, win_errors = [], [], []
+        for _ in range(args.reps):
+            w, fit, rates = study(theta, args.judgments, rng, target=target, top_k=top_k)
+            widths.append(w)
+            errors.append(np.array(fit.strengths) - theta)
+            win_errors.append(rates.system_win_rate - true_win)
+        results[name] = (np.array(widths), np.array(errors), np.array(win_errors))
+    print(
+        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems; "
+        f"run took {time.perf_counter() - started:.0f} s\n"
+    )
+    print(
+        "| target | contrasts | uniform width at reference | adaptive: judgments needed "
+        "| uniform: judgments needed | fewer |"
+    )
+    print("|---|---|---:|---:|---:|---:|")
+    for name, (target, top_k) in designs.items():
+        if target is None:
+            continue
+        contrasts = slice(0, top_k) if top_k else slice(None)
+        mean_width = {d: 2 * 1.96 * results[d][0][:, :, contrasts].mean(axis=(0, 2)) for d in ("uniform", name)}
+        goal = mean_width["uniform"][np.searchsorted(checkpoints, args.reference)]
+        needed = {
+            d: checkpoints[np.argmax(mean_width[d] <= goal)] if (mean_width[d] <= goal).any() else None
+            for d in mean_width
+        }
+        fewer = 1 - needed[name] / needed["uniform"] if needed[name] else float("nan")
+        label = "first 3 neighbours" if top_k else "all 19 neighbours"
+        print(f"| {name} | {label} | {goal:.4f} | {needed[name]} | {needed['uniform']} | {fewer:.0%} |")
+    print()
+    print(
+        "| design | strengths: max abs mean error / SE | within 1 SE | within 2 SE | chi-square p (19 df, approx.) "
+        "| win rates (Horvitz–Thompson): max abs z | mean abs error of strengths |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, (_, errors, win_errors) in results.items():
+        reps = len(errors)
+        z = errors.mean(axis=0) / (errors.std(axis=0, ddof=1) / np.sqrt(reps))
+        zw = win_errors.mean(axis=0) / (win_errors.std(axis=0, ddof=1) / np.sqrt(reps))
+        # strengths sum to zero: 19 free ones
+        p = stats.chi2.sf((z**2).sum() * (k - 1) / k, k - 1)
+        print(
+            f"| {name} | {np.abs(z).max():.2f} | {(np.abs(z) <= 1).sum()}/{k} | {(np.abs(z) <= 2).sum()}/{k} "
+            f"| {p:.2f} | {np.abs(zw).max():.2f} | {np.abs(errors).mean():.4f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Adaptive pair allocation: probabilities, inverse-probability-weighted estimates and their unbiasedness."""
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+
+from evaluation.stats import (
+    allocation_probabilities,
+    ipw_bradley_terry,
+    ipw_win_rates,
+    system_pairs,
+)
+
+
+def study(theta, n, rng, *, adaptive, top_k=None, every=20):
+    """Judgments drawn in batches of ``every`` with the allocation computed from those before."""
+    k = len(theta)
+    pairs = system_pairs(k)
+    first, second = np.zeros(n, int), np.zeros(n, int)
+    outcome, probability = np.zeros(n), np.zeros(n)
+    probs = np.full(len(pairs), 1 / len(pairs))
+    for start in range(0, n, every):
+        if adaptive:
+            target = "top_k" if top_k else "ranking"
+            probs = allocation_probabilities(
+                k, first[:start], second[:start], outcome[:start], probability[:start], target=target, top_k=top_k
+            )
+        drawn = rng.choice(len(pairs), every, p=probs)
+        # the side shown first is random, as on the screen
+        swap = rng.random(every) < 0.5
+        f = np.where(swap, pairs[drawn, 1], pairs[drawn, 0])
+        s = np.where(swap, pairs[drawn, 0], pairs[drawn, 1])
+        win = rng.random(every) < 1 / (1 + np.exp(theta[s] - theta[f]))
+        first[start : start + every], second[start : start + every] = f, s
+        outcome[start : start + every] = np.where(win, 2.0, 0.0)
+        probability[start : start + every] = probs[drawn]
+    return first, second, outcome, probability
+
+
+def test_inverse_probability_weighting_keeps_estimates_unbiased():
+    # 5 systems, adaptive on the top one: the allocation piles onto the pairs near the top
+    theta = np.array([1.0, 0.6, 0.0, -0.6, -1.0])
+    true_pair = np.array([1 / (1 + np.exp(theta[j] - theta[i])) for i, j in system_pairs(5)])
+    true_system = np.array(
+        [np.mean([1 / (1 + np.exp(theta[o] - theta[s])) for o in range(5) if o != s]) for s in range(5)]
+    )
+    rng = np.random.default_rng(7)
+    ipw_pair, ipw_system, naive_system, strengths = [], [], [], []
+    for _ in range(150):
+        first, second, outcome, probability = study(theta, 400, rng, adaptive=True, top_k=1)
+        rates = ipw_win_rates(5, first, second, outcome, probability)
+        ipw_pair.append(rates.pair_win_rate)
+        ipw_system.append(rates.system_win_rate)
+        wins = np.bincount(first, weights=outcome / 2, minlength=5) + np.bincount(
+            second, weights=1 - outcome / 2, minlength=5
+        )
+        naive_system.append(wins / np.bincount(np.concatenate([first, second]), minlength=5))
+        strengths.append(ipw_bradley_terry(5, first, second, outcome, probability).strengths)
+
+    def z(values, truth):
+        values = np.array(values)
+        return (values.mean(axis=0) - truth) / (values.std(axis=0, ddof=1) / np.sqrt(len(values)))
+
+    assert np.abs(z(ipw_pair, true_pair)).max() < 3.5
+    assert np.abs(z(ipw_system, true_system)).max() < 3.5
+    assert np.abs(z(strengths, theta - theta.mean())).max() < 3.5
+    # the unweighted win rate is pulled towards 1/2 for the top systems, which meet close rivals more
+    assert np.abs(z(naive_system, true_system)).max() > 5
+
+
+def test_allocation_starts_uniform_then_favours_the_target():
+    theta = np.array([1.5, 1.2, 0.0, -1.0, -2.0])
+    rng = np.random.default_rng(3)
+    first, second, outcome, probability = study(theta, 600, rng, adaptive=False)
+    pairs = system_pairs(5)
+    cold = allocation_probabilities(5, first[:10], second[:10], outcome[:10], probability[:10])
+    assert np.allclose(cold, 0.1)
+    top = allocation_probabilities(5, first, second, outcome, probability, target="top_k", top_k=1, floor=0.2)
+    assert top.sum() == pytest.approx(1.0)
+    assert top.min() >= 0.2 * 0.1 - 1e-12
+    # the pair deciding the top place is the most wanted
+    assert tuple(pairs[top.argmax()]) == (0, 1)
+    whole = allocation_probabilities(5, first, second, outcome, probability)
+    assert whole[[tuple(p) for p in pairs].index((0, 4))] < whole[[tuple(p) for p in pairs].index((2, 3))]
+
+
+def test_unweighted_fit_equals_statsmodels_logistic_regression():
+    rng = np.random.default_rng(1)
+    theta = rng.normal(size=6)
+    first, second, outcome, probability = study(theta, 400, rng, adaptive=False)
+    ours = ipw_bradley_terry(6, first, second, outcome, probability)
+    x = np.zeros((len(first), 6))
+    x[np.arange(len(first)), first] = 1.0
+    x[np.arange(len(first)), second] = -1.0
+    fit = sm.GLM(outcome / 2, x[:, 1:], family=sm.families.Binomial()).fit(cov_type="HC0", tol=1e-12)
+    # statsmodels pins system 0 at 0: compare the differences to it and their robust (HC0) errors
+    assert np.allclose(np.array(ours.strengths[1:]) - ours.strengths[0], fit.params, atol=1e-6)
+    cov = np.array(ours.covariance)
+    contrast_var = [cov[s, s] + cov[0, 0] - 2 * cov[0, s] for s in range(1, 6)]
+    assert np.allclose(np.sqrt(contrast_var), fit.bse, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"target": "best"}, "target must be one of 'ranking', 'top_k'"),
+        ({"target": "top_k"}, "top_k must be"),
+        ({"floor": 0}, "floor must be"),
+        ({"cold_start": -1}, "cold_start must be"),
+    ],
+)
+def test_bad_allocation_options(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        allocation_probabilities(3, [0], [1], [2], [1 / 3], **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"probability": [0.0, 0.1]}, "sampling probability"),
+        ({"outcome": [2, 3]}, "outcome must be"),
+        ({"first": [0, 5]}, "system codes"),
+        ({"reference": [1.0]}, "reference must"),
+    ],
+)
+def test_bad_input(kwargs, message):
+    args = {"first": [0, 1], "second": [1, 2], "outcome": [2, 0], "probability": [0.5, 0.5]} | kwargs
+    with pytest.raises(ValueError, match=message):
+        ipw_win_rates(
+            3, args["first"], args["second"], args["outcome"], args["probability"], reference=args.get("reference")
+        )
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_sandwich_intervals_cover_the_true_strengths(adaptive):
+    # 200 studies: a coverage of .95 is estimated within about 1.5 points (one SE); the band allows 3 SE
+    theta = np.array([0.8, 0.4, 0.0, -0.4, -0.8])
+    rng = np.random.default_rng(11 + adaptive)
+    hits = []
+    for _ in range(200):
+        first, second, outcome, probability = study(
+            theta, 500, rng, adaptive=adaptive, top_k=1 if adaptive else None, every=50
+        )
+        fit = ipw_bradley_terry(5, first, second, outcome, probability)
+        hits.append((np.array(fit.ci_low) <= theta) & (theta <= np.array(fit.ci_high)))
+    coverage = np.mean(hits)
+    assert 0.95 - 3 * np.sqrt(0.95 * 0.05 / 200) <= coverage <= 0.99, coverage
