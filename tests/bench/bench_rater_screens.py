@@ -56,6 +56,8 @@ def _screens(page, reload: bool, think: float, waits: list[float]) -> list[float
         if not reload and think:  # the answers' request (the POST, the server's work, the bytes back)
             page.wait_for_function(f"{SENT}.length >= {len(times)}")
             waits.append(page.evaluate(f"(() => {{ const r = {SENT}.pop(); return r.responseEnd - r.startTime; }})()"))
+    if not reload:  # the last answers, sent behind the last screen, are in before the run ends
+        page.wait_for_function(f"{SENT}.length >= {SCREENS}")
     return times
 
 
