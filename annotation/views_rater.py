@@ -182,7 +182,7 @@ def _ahead(request, project_id: int, *, shown_now: bool):
     """The screen leased ahead of the rater's current one, marked ``X-Concord-Screen: ahead`` for rate.js to hold
     until the current one is sent; 204 when there is none. ``shown_now`` (the page shows the screen that was
     leased ahead): when that screen's lease is gone, the rater's next screen, to be shown now. Refusals are pages
-(rate.js shows them when they answer a submission)."""
+    (rate.js shows them when they answer a submission)."""
     try:
         leases = assignment_ahead_for_rater(project_id=project_id, rater=request.user, shown_now=shown_now)
     except RaterRefused as refusal:
