@@ -38,6 +38,7 @@ urlpatterns = [
     path("projects/<int:pk>/qc/controls/", views_qc_setup.qc_controls_page, name="qc-controls"),
     path("projects/<int:pk>/instructions/", views_rater.rater_instructions, name="rater-instructions"),
     path("projects/<int:pk>/rate/", views_rater.rate_next, name="rate-next"),
+    path("projects/<int:pk>/rate/ahead/", views_rater.rate_ahead, name="rate-ahead"),
     path("assignments/<int:pk>/", views_rater.rate_assignment, name="rate-assignment"),
     path("assignments/<int:pk>/submit/", views_rater.rate_submit, name="rate-submit"),
     path("assignments/<int:pk>/flag/", views_rater.rate_flag, name="rate-flag"),

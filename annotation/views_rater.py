@@ -8,7 +8,7 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -28,6 +28,7 @@ from annotation.services import (
     ProjectNotFound,
     RaterNotAdmitted,
     RaterRefused,
+    assignment_ahead_for_rater,
     assignment_next_for_rater,
     item_flag_create,
     judgment_submit,
@@ -68,17 +69,22 @@ def rater_instructions(request, pk):
         "progress": rater_progress(project=membership.project, rater=request.user)})
 
 
-def _screen_context(request, assignment, *, answers=None, errors=None, revising=False) -> dict:
+def _screen_context(request, assignment, *, answers=None, errors=None, revising=False, ahead_of=None) -> dict:
+    """``ahead_of``: the rater's current screen, when ``assignment`` is the one leased ahead of it; the page is
+    then drawn as it will be when shown, once the current one is judged."""
     project = assignment.project
     screen = assignment_screen(assignment)
+    progress = rater_progress(project=project, rater=request.user)
+    if ahead_of is not None:
+        progress["done"] += 1  # the current screen, judged by then; the total stays (it counts it as leased now)
     return {
         "project": project, "assignment": assignment, "screen": screen,
         **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers,
                            config=project.task_config),
-        "errors": errors or [], "revising": revising,
+        "errors": errors or [], "revising": revising, "ahead": ahead_of is not None,
         "client_token": uuid.uuid4().hex, "served_ms": int(time.time() * 1000),
-        "progress": rater_progress(project=project, rater=request.user),
-        "previous": assignment_previous_for_rater(assignment),
+        "progress": progress,
+        "previous": ahead_of or assignment_previous_for_rater(assignment),
         "flag_reasons": ItemFlag.Reason.choices,
     }
 
@@ -164,9 +170,39 @@ def rate_submit(request, pk):
         messages.warning(request, "This screen was sent before with other answers; the first answers were kept.")
     if result.feedback is not None:
         return _training_feedback(request, result)
-    if request.headers.get("X-Concord-Next") == "inline":  # rate.js: the next screen in this response, no reload
+    mode = request.headers.get("X-Concord-Next")
+    if mode == "ahead" and result.created and not result.revision:
+        # rate.js showed the screen leased ahead when the rater sent this one: the answer is the screen after it
+        return _ahead(request, assignment.project_id, shown_now=True)
+    if mode in ("inline", "ahead"):  # rate.js: the next screen in this response, no reload
         return rate_next(request, assignment.project_id)
     return redirect("rate-next", pk=assignment.project_id)
+
+
+def _ahead(request, project_id: int, *, shown_now: bool):
+    """The screen leased ahead of the rater's current one, marked ``X-Concord-Screen: ahead`` for rate.js to hold
+    until the current one is sent; 204 when there is none. ``shown_now`` (the page shows the screen that was
+    leased ahead): when that screen's lease is gone, the rater's next screen, to be shown now. Refusals are pages
+    (rate.js shows them when they answer a submission)."""
+    try:
+        leases = assignment_ahead_for_rater(project_id=project_id, rater=request.user, shown_now=shown_now)
+    except RaterRefused as refusal:
+        return _refused(request, refusal)
+    if leases.current is None and shown_now:
+        return rate_next(request, project_id)
+    if leases.ahead is None:
+        return HttpResponse(status=204)
+    response = render(request, REGISTRY[leases.ahead.project.task_type].template_name,
+                      _screen_context(request, leases.ahead, ahead_of=leases.current))
+    response["X-Concord-Screen"] = "ahead"
+    return response
+
+
+@login_required
+@require_POST
+def rate_ahead(request, pk):
+    """The screen after the rater's current one (rate.js asks for it when a screen comes up by a page load)."""
+    return _ahead(request, pk, shown_now=False)
 
 
 def _training_feedback(request, result):

@@ -6,6 +6,8 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from staffing.mail_errors import mail_error_words
+
 
 class Invite(models.Model):
     """A link that makes whoever opens it a rater of the project, at most ``max_uses`` times, until
@@ -74,6 +76,11 @@ class InviteEmail(models.Model):
 
     def __str__(self):
         return f"email of invite {self.invite_id} to {self.to}"
+
+    @property
+    def reason(self) -> str:
+        """The last failure in words for a lead; ``last_error`` keeps the mail server's own text."""
+        return mail_error_words(self.last_error)
 
 
 class ExternalLink(models.Model):

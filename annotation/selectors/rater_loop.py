@@ -110,23 +110,30 @@ def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Mem
 def _current_sql() -> str:
     return (f'SELECT a.*, i.input AS item_input, i.{_q("references")} AS item_references '
             f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-            # No ORDER BY: a rater holds one lease at a time (their membership row is locked while one
-            # is taken), and ordering by id would invite a walk of the primary key.
-            f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s LIMIT 1")
+            # A rater holds two leases at most (the current screen and the one leased ahead). Ordered by
+            # ``id + 0``, not ``id``: an order the primary key gives would invite a walk of it.
+            f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
+            f"ORDER BY a.id + 0 LIMIT 2")
 
 
-def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | None:
-    """The rater's active assignment whose lease still runs, with the screen fields of its item."""
+def assignments_running(*, project: Project, rater_id: int, now) -> list[Assignment]:
+    """The rater's active assignments whose lease still runs, oldest first (the current screen, then the one
+    leased ahead), with the screen fields of their items."""
     found = list(Assignment.objects.raw(
         _current_sql(),
         [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
-    if not found:
-        return None
-    assignment = found[0]
-    assignment.project = project
-    assignment.item = Item.from_db(connection.alias, ("id", "input", "references"),
-                                   (assignment.item_id, assignment.item_input, _json(assignment.item_references)))
-    return assignment
+    for assignment in found:
+        assignment.project = project
+        assignment.item = Item.from_db(connection.alias, ("id", "input", "references"),
+                                       (assignment.item_id, assignment.item_input,
+                                        _json(assignment.item_references)))
+    return found
+
+
+def assignment_current(*, project: Project, rater_id: int, now) -> Assignment | None:
+    """The rater's current screen: the oldest of their active assignments whose lease still runs."""
+    running = assignments_running(project=project, rater_id=rater_id, now=now)
+    return running[0] if running else None
 
 
 @functools.cache

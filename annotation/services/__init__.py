@@ -20,6 +20,7 @@ from .item_flag import item_flag_create
 from .item_import import item_import
 from .judgment_import import judgment_import
 from .judgment_submit import SubmittedJudgment, judgment_submit
+from .lease_ahead import LeasesAhead, assignment_ahead_for_rater
 from .project import criterion_names_carry, membership_set, project_create, user_create, user_save_new
 from .qualification import qualification_decide, rater_admit
 from .quality import (
@@ -40,7 +41,7 @@ __all__ = ["ImportRejected", "ImportReport", "detect_format", "is_tab_separated"
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
            "RaterPaused", "RaterNotAdmitted", "qualification_decide", "rater_admit",
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_leases_release",
-           "assignment_next_for_rater", "item_flag_create",
+           "assignment_next_for_rater", "assignment_ahead_for_rater", "LeasesAhead", "item_flag_create",
            "judgment_submit", "rater_membership_check",
            "LEAD_ACTIONS", "qc_rules_apply", "qc_rules_apply_all", "qc_rules_update", "rater_exclude", "rater_include",
            "rater_pause", "rater_resume", "degraded_controls_create", "TokenRefused", "token_issue"]

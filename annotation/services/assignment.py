@@ -468,6 +468,20 @@ def _screen_kinds(plan: ScreenPlan, project: Project, u: float) -> list[str]:
     return [drawn, *sorted(others, key=lambda kind: kind != Assignment.ServedAs.WORK)]
 
 
+def rater_loop_start(*, project_id: int, rater, now: datetime) -> tuple[Membership, bool]:
+    """The first steps of every lease call: the rater's membership (with its project) checked and its row locked,
+    the qualification gate, and on one call in SWEEP_ONE_IN a sweep of the project's expired leases; returns the
+    membership and whether it swept. Raises RaterRefused."""
+    membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
+    rater_admitted_check(project=membership.project, rater_id=rater.pk)
+    # Expired leases are swept on one call in SWEEP_ONE_IN, and always before answering "nothing left":
+    # a slot held by a dead lease is never lost, and the common call saves a statement.
+    swept = _rng.random() < 1 / SWEEP_ONE_IN
+    if swept:
+        assignment_expire(project_id=membership.project.pk, now=now)
+    return membership, swept
+
+
 @transaction.atomic
 def assignment_next_for_rater(
     *, project_id: int, rater, now: datetime | None = None, rng: random.Random | None = None
@@ -475,22 +489,26 @@ def assignment_next_for_rater(
     """The rater's current assignment if its lease still runs, else a new lease; None when nothing is left.
 
     Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive, RaterNotAdmitted). The rater's
-    membership row is locked first, so one rater's concurrent calls queue and never hold two leases.
+    membership row is locked first, so one rater's concurrent calls queue and never hold two leases but the one
+    leased ahead (annotation.services.lease_ahead).
     A new assignment carries ``screen_outputs`` (output texts in display order) for assignment_screen.
     ``rng`` (tests) replaces both the screen's draw, seeded per rater by default, and the display order's.
     """
     now = now or timezone.now()
-    membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
-    project = membership.project
-    rater_admitted_check(project=project, rater_id=rater.pk)
-    # Expired leases are swept on one call in SWEEP_ONE_IN, and always before answering "nothing left":
-    # a slot held by a dead lease is never lost, and the common call saves a statement.
-    swept = _rng.random() < 1 / SWEEP_ONE_IN
-    if swept:
-        assignment_expire(project_id=project.pk, now=now)
-    current = assignment_current(project=project, rater_id=rater.pk, now=now)
+    membership, swept = rater_loop_start(project_id=project_id, rater=rater, now=now)
+    current = assignment_current(project=membership.project, rater_id=rater.pk, now=now)
     if current is not None:
         return current
+    return assignment_lease_new(membership=membership, rater=rater, now=now, swept=swept, rng=rng)
+
+
+def assignment_lease_new(
+    *, membership: Membership, rater, now: datetime, swept: bool, rng: random.Random | None = None
+) -> Assignment | None:
+    """A new lease for the rater, whose membership row the caller locked (rater_loop_start): the screen drawn
+    for their next index, within their quota; None when nothing is left (``swept``: expired leases were
+    returned on this call already)."""
+    project = membership.project
     quota = rater_quota(membership, project)
     if quota is not None and _screens_served(project.pk, rater.pk) >= quota:
         return None

@@ -1,8 +1,11 @@
 /* Keyboard-first rating screens (likert radios, pairwise A/tie/B, rankme sliders, error-span widgets). Plain
  * JS, no dependencies: the form works without it; this adds the keys, the "every question answered" check
  * (saying which are left, and going to the first), sliders without a starting value, the client-measured
- * duration, and screen-to-screen without a reload: the answers are posted in the background and the next
- * screen, which the server sends back in the same response, replaces this one in place.
+ * duration, and screen-to-screen without waiting for the server: the screen after this one is leased ahead
+ * and held here, so sending swaps it in at once while the answers go out in the background, and their
+ * response brings the screen after that. Without a screen ahead (revisions, the last screen, after a
+ * training screen) the answers are posted in the background and the response, the next screen, is put in
+ * place of this one.
  *
  * A question that is a widget of its own (fieldset.q[data-widget]) keeps its keys: it is answered when the
  * element inside it marked data-complete says "true", tells a change by an event that bubbles, and is entered at
@@ -11,7 +14,11 @@
 (function () {
   "use strict";
   var STEP_KEYS = { ArrowRight: 1, ArrowUp: 1, PageUp: 1, End: 1, ArrowLeft: -1, ArrowDown: -1, PageDown: -1, Home: -1 };
+  var RETRIES = [500, 2000];  // ms before each new try of answers sent behind a screen already swapped in
   var s = null;  // the screen now shown: {form, task, servedAt, status, submit, groups, sending}
+  // A promise of the screen leased ahead of this one ({main, title}), or of null when there is none;
+  // null itself where this screen has no screen ahead (a revision, a preview).
+  var ahead = null;
 
   function radios(g) { return Array.prototype.slice.call(g.querySelectorAll("input[type=radio]")); }
   function isSlider(g) { return g.classList.contains("slider"); }
@@ -105,8 +112,62 @@
     s.form.elements.duration_ms.value = String(Date.now() - s.servedAt);
     s.sending = true;
     s.submit.disabled = true;  // a double press must not send twice (the server would answer 200 anyway)
-    send(s.form);
+    var form = s.form;
+    if (!ahead) { send(form); return true; }
+    ahead.then(function (held) {
+      if (s === null || s.form !== form) return;  // an answer shown meanwhile (an error, a refusal) replaced it
+      if (!held) { send(form); return; }
+      var body = new FormData(form);
+      show(held, form.dataset.nextUrl, true);
+      ahead = post(form.action, body, "ahead", form.dataset.nextUrl, 0);
+    });
     return true;
+  }
+
+  function page(html) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    return { main: doc.querySelector("main"), title: doc.title };
+  }
+
+  // ``fromMemory``: the screen was leased ahead and held here; its lease starts when it is shown.
+  function show(shown, url, fromMemory) {
+    document.title = shown.title;
+    document.querySelector("main").replaceWith(document.adoptNode(shown.main));
+    window.history.replaceState(null, "", url);
+    window.scrollTo(0, 0);
+    start(fromMemory);
+    var first = document.querySelector("main [autofocus]");
+    if (!s && first) first.focus();
+  }
+
+  // Answers sent behind a screen already swapped in ("ahead"), or a page load's request for the screen ahead
+  // (body null). The promise gives the screen after the one shown, or null; any other answer (the screen sent
+  // again with its errors, a refusal, the training feedback) is shown at once. A network failure is tried
+  // again (the client token makes a repeat harmless); after the last try the rater's current screen is
+  // loaded, which is the unanswered one if its answers never arrived.
+  function post(url, body, mode, nextUrl, attempt) {
+    var headers = { "X-Concord-Next": mode };
+    if (!body) {
+      headers["X-CSRFToken"] = s.form.elements.csrfmiddlewaretoken.value;
+    }
+    return fetch(url, { method: "POST", body: body, credentials: "same-origin", headers: headers })
+      .then(function (response) {
+        if (response.headers.get("X-Concord-Screen") === "ahead") {
+          return response.text().then(page);
+        }
+        if (!body || response.status === 204) return null;
+        if (response.redirected) { window.location.assign(response.url); return null; }
+        return response.text().then(function (html) {
+          var answer = page(html);
+          if (answer.main) show(answer, nextUrl, false); else window.location.assign(nextUrl);
+          return null;
+        });
+      }, function () {
+        if (!body) return null;
+        if (attempt >= RETRIES.length) { window.location.assign(nextUrl); return null; }
+        return new Promise(function (resolve) { window.setTimeout(resolve, RETRIES[attempt]); })
+          .then(function () { return post(url, body, mode, nextUrl, attempt + 1); });
+      });
   }
 
   // The answers go in the background; the response is the next screen (or this one again with the
@@ -122,16 +183,9 @@
       })
       .then(function (html) {
         if (html === null) return;
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        var main = doc.querySelector("main");
-        if (!main) { HTMLFormElement.prototype.submit.call(form); return; }
-        document.title = doc.title;
-        document.querySelector("main").replaceWith(document.adoptNode(main));
-        window.history.replaceState(null, "", nextUrl);
-        window.scrollTo(0, 0);
-        start();
-        var first = document.querySelector("main [autofocus]");
-        if (!s && first) first.focus();
+        var answer = page(html);
+        if (!answer.main) { HTMLFormElement.prototype.submit.call(form); return; }
+        show(answer, nextUrl, false);
       })
       .catch(function () { HTMLFormElement.prototype.submit.call(form); });
   }
@@ -177,9 +231,9 @@
     return /^[0-9]$/.test(key) ? [key, true] : null;
   }
 
-  function start() {
+  function start(fromMemory) {
     var form = document.getElementById("rate-form");
-    if (!form) { s = null; return; }
+    if (!form) { s = null; ahead = null; return; }
     document.dispatchEvent(new CustomEvent("rate:screen", { detail: form }));
     s = { form: form, servedAt: Date.now(), sending: false,
           status: document.getElementById("rate-status"), submit: document.getElementById("rate-submit"),
@@ -195,6 +249,15 @@
     refresh();
     if (!document.querySelector("#errors")) focusGroup(nextUnanswered(null) || s.groups[0]);
     else focusGroup(nextUnanswered(null));
+    if (fromMemory) {
+      var lease = form.querySelector("[data-lease-seconds]");
+      if (lease) {
+        lease.textContent = new Date(Date.now() + 1000 * Number(lease.dataset.leaseSeconds))
+          .toISOString().slice(11, 16);
+      }
+    } else {
+      ahead = form.dataset.aheadUrl ? post(form.dataset.aheadUrl, null, "ahead", form.dataset.nextUrl, 0) : null;
+    }
     document.documentElement.dataset.screen = form.elements.client_token.value;  // which screen is up (tests)
   }
 
@@ -223,5 +286,5 @@
     if (pick && choose(g, pick[0], pick[1])) e.preventDefault();
   });
 
-  start();
+  start(false);
 })();

@@ -1,9 +1,12 @@
 """Screen-to-screen time in Chromium: from the rater's Enter on a fully answered screen to the next screen
 ready for input (its questions wired and the first one focused), over 50 screens of a Likert project with
-two outputs × two criteria. Two raters in the same run: one as the screens work now (the answers posted in
-the background, the next screen sent back in the same response and put in place), one with the full reload
-the screens used before (the form's own post, a redirect, a new page). Both times are taken in the page:
-the moment of the key press to the moment rate.js marks the new screen up.
+two outputs × two criteria. Raters in the same run, one per way the screens have worked: the full reload (the
+form's own post, a redirect, a new page); in place (the answers posted in the background, the next screen sent
+back in the same response and put in place); and now, with the next screen leased ahead (held in the page, swapped
+in on Enter while the answers go out behind it). Each rater thinks THINK_S seconds on a screen before answering
+it, as people do (the lease ahead has that long to arrive); a last rater leasing ahead answers with no pause, faster
+than the server can lease, to show what is left then. Both times are taken in the page: the moment of the key
+press to the moment rate.js marks the new screen up.
 
     .venv/bin/python -m pytest tests/bench/bench_rater_screens.py -s -p no:randomly   # PostgreSQL on loopback
 """
@@ -28,9 +31,16 @@ window.addEventListener("keydown", (e) => { if (e.key === "Enter") sessionStorag
 MARK_START = "sessionStorage.t0 = String(performance.timeOrigin + performance.now()); window.__readyAt = 0;"
 
 
-def _screens(page, reload: bool, waits: list[float]) -> list[float]:
+THINK_S = 1.0
+# The answers' requests of this page so far, in the order sent.
+SENT = """performance.getEntriesByType("resource")
+    .filter(e => e.initiatorType === "fetch" && e.name.endsWith("/submit/"))"""
+
+
+def _screens(page, reload: bool, think: float, waits: list[float]) -> list[float]:
     times = []
     for _ in range(SCREENS):
+        page.wait_for_timeout(1000 * think)
         for key in "4354":
             page.keyboard.press(key)
         shown = page.get_attribute("html", "data-screen")
@@ -43,11 +53,11 @@ def _screens(page, reload: bool, waits: list[float]) -> list[float]:
             "(shown) => window.__readyAt && document.documentElement.dataset.screen !== shown", arg=shown
         )
         times.append(page.evaluate("window.__readyAt - Number(sessionStorage.t0)"))
-        if not reload:  # of which waiting for the response (the POST, the server's work, the bytes back)
-            waits.append(
-                page.evaluate("""() => { const r = performance.getEntriesByType("resource")
-                .filter(e => e.initiatorType === "fetch").pop(); return r.responseEnd - r.startTime; }""")
-            )
+        if not reload and think:  # the answers' request (the POST, the server's work, the bytes back)
+            page.wait_for_function(f"{SENT}.length >= {len(times)}")
+            waits.append(page.evaluate(f"(() => {{ const r = {SENT}.pop(); return r.responseEnd - r.startTime; }})()"))
+    if not reload:  # the last answers, sent behind the last screen, are in before the run ends
+        page.wait_for_function(f"{SENT}.length >= {SCREENS}")
     return times
 
 
@@ -57,19 +67,32 @@ def _summary(times: list[float]) -> str:
 
 
 def test_screen_to_screen_time(browser, live_server):
-    project = rating_project(n_items=2 * SCREENS + 2, criteria=["fluency", "coherence"], systems=["s1", "s2"])
-    results, waits = {}, []
-    for name, reload in (("full reload (before)", True), ("in place (now)", False)):
-        (rater,) = add_raters(project, prefix=f"bench-{int(reload)}-")
+    project = rating_project(n_items=4 * SCREENS + 8, criteria=["fluency", "coherence"], systems=["s1", "s2"])
+    runs = (
+        ("full reload (before)", True, False, THINK_S),
+        ("in place (before)", False, False, THINK_S),
+        ("leased ahead (now)", False, True, THINK_S),
+        ("leased ahead, no pause", False, True, 0.0),
+    )
+    results = {}
+    for i, (name, reload, ahead, think) in enumerate(runs):
+        (rater,) = add_raters(project, prefix=f"bench-{i}-")
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         context.add_init_script(WATCH_READY)
+        if not ahead:  # the screens as they were: no screen is asked for ahead
+            context.route("**/rate/ahead/", lambda route: route.fulfill(status=204))
         page = context.new_page()
         log_in(page, live_server.url, rater.username, PASSWORD, f"/projects/{project.pk}/instructions/")
         page.goto(f"{live_server.url}/projects/{project.pk}/rate/")
         wait_for_screen(page)
-        results[name] = _screens(page, reload, waits)
+        waits = []
+        results[name] = (_screens(page, reload, think, waits), waits)
         context.close()
-    print(f"\nscreen-to-screen over {SCREENS} screens (Likert, 2 outputs x 2 criteria, Chromium, live server):")
-    for name, times in results.items():
-        print(f"  {name:22s} {_summary(times)}")
-    print(f"  {'of which the response':22s} {_summary(waits)}")
+    print(
+        f"\nscreen-to-screen over {SCREENS} screens (Likert, 2 outputs x 2 criteria, Chromium, live server, "
+        f"{THINK_S:g} s on each screen but where said):"
+    )
+    for name, (times, waits) in results.items():
+        print(f"  {name:24s} {_summary(times)}")
+        if waits:
+            print(f"  {'  the answers request':24s} {_summary(waits)}")

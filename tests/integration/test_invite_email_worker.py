@@ -39,7 +39,7 @@ def test_an_invite_email_is_sent_by_the_worker_retried_while_the_server_is_down_
     )
     assert waiting.status == "pending" and "ConnectionRefusedError" in waiting.last_error
     page = client.get(f"/projects/{project.pk}/invites/").content.decode()
-    assert "second@example.org: sending, the mail server refused" in page
+    assert "second@example.org: sending; not sent after 2 attempts: the mail server could not be reached" in page
 
     # Then it is sent once the server is back, and a duplicate job sends nothing again
     sink.start()

@@ -54,6 +54,8 @@ EXPECTED = {
     # An assignment not yet judged sends its rater back to the current screen.
     "rate-assignment": {"get": (302, 404, 302, 404, 404)},
     "rate-submit": {"post": (302, 404, 302, 404, 404)},
+    # The screen leased ahead of the rater's current one (200), or none (204); leads are no raters (403).
+    "rate-ahead": {"post": (302, 404, 200, 404, 403)},
     "rate-flag": {"post": (302, 404, 302, 404, 404)},
     "api-results": LEAD_READ,
     "api-metrics": LEAD_READ,

@@ -4,11 +4,15 @@ A careless rater works through a whole session (about a third of it gold checks,
 copies) through the real API and pages, and every signal they could read is recorded per screen: progress
 (endpoint and page text) before and after, the screen's position in the session, the ids served, every
 response's headers and fields in their order, the page's markup with the item texts left out, and the
-statements the server ran for the screen (a stand-in for its timing). Every other screen is answered on the
-page's form instead of the API, asking for the next screen inline (``X-Concord-Next: inline``, as rate.js
-does), so the next page is the submit's own response: a dishonest rater can compare that one too. Then for
-each signal a two-sample test of control against work screens, and a cross-validated classifier on all of
-them together, must do no better than chance. Seeded throughout, so the outcome is the same on every run.
+statements the server ran for the screen (a stand-in for its timing). Two screens in three are answered on
+the page's form instead of the API, as rate.js answers them: one asking for the next screen inline
+(``X-Concord-Next: inline``), so the next page is the submit's own response; the other with the screen after
+it leased ahead (rate.js asks ``/rate/ahead/`` for it while the rater works, and the answer sent behind it
+brings the screen after that, ``X-Concord-Next: ahead``). Each page is recorded with the response that
+delivered it (a page load, an inline answer, the screen ahead, an answer's screen ahead), its headers and its
+statements, for the screen it shows: a dishonest rater can compare those too. Then for each signal a
+two-sample test of control against work screens, and a cross-validated classifier on all of them together,
+must do no better than chance. Seeded throughout, so the outcome is the same on every run.
 """
 
 import json
@@ -127,7 +131,8 @@ def _session(monkeypatch, task_type):
     pages.get(f"/projects/{project.pk}/instructions/")
     answers = random.Random(5)
 
-    rows, is_control, previous_id, inline = [], [], None, None
+    # pages delivered ahead of their screen: row index -> (response, statements run, how it came)
+    rows, is_control, previous_id, delivered = [], [], None, {}
     while True:
         before = _progress(api, project)
         with CaptureQueriesContext(connection) as next_queries:
@@ -135,32 +140,46 @@ def _session(monkeypatch, task_type):
         if served.status_code == 204:
             break
         screen = served.json()
-        # after a submit on the form, the page is the one that came back with it
-        page = inline or pages.get(f"/projects/{project.pk}/rate/")
+        mode = ("api", "inline", "ahead")[len(rows) % 3]
+        if len(rows) not in delivered:
+            with CaptureQueriesContext(connection) as load_queries:
+                loaded = pages.get(f"/projects/{project.pk}/rate/")
+            delivered[len(rows)] = (loaded, len(load_queries), "load")
+        page, page_queries, page_source = delivered.pop(len(rows))
         html = page.content.decode()
+        assert f'action="/assignments/{screen["assignment_id"]}/submit/"' in html  # the page shows the screen served
+        if mode == "ahead":  # rate.js asks for the screen after this one as the page comes up
+            with CaptureQueriesContext(connection) as ahead_queries:
+                held = pages.post(f"/projects/{project.pk}/rate/ahead/")
+            if held.status_code == 200:
+                delivered[len(rows) + 1] = (held, len(ahead_queries), "ahead")
         values = [
             {"criterion": c["name"], "position": o["position"], "value": answer(answers)}
             for c in screen["criteria"]
             for o in screen["item"]["outputs"]
         ]
         duration = answers.randint(800, 9000)
-        on_the_form = len(rows) % 2 == 1
         with CaptureQueriesContext(connection) as submit_queries:
-            if on_the_form:
-                submitted = pages.post(
-                    f"/assignments/{screen['assignment_id']}/submit/",
-                    {**_form(screen, values, html), "duration_ms": duration},
-                    HTTP_X_CONCORD_NEXT="inline",
-                )
-            else:
+            if mode == "api":
                 submitted = api.post(
                     f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
                     {"values": values, "duration_ms": duration},
                     format="json",
                 )
+            else:
+                submitted = pages.post(
+                    f"/assignments/{screen['assignment_id']}/submit/",
+                    {**_form(screen, values, html), "duration_ms": duration},
+                    HTTP_X_CONCORD_NEXT=mode,
+                )
         after = _progress(api, project)
-        assert submitted.status_code == (200 if on_the_form else 201)
-        inline = submitted if on_the_form else None
+        # an answer sent behind the screen ahead: the screen after that, or 204 when none is left
+        assert submitted.status_code in {"api": (201,), "inline": (200,), "ahead": (200, 204)}[mode]
+        if mode == "inline":
+            delivered[len(rows) + 1] = (submitted, len(submit_queries), "inline")
+        elif mode == "ahead" and submitted.status_code == 200:
+            assert submitted["X-Concord-Screen"] == "ahead"
+            delivered[len(rows) + 2] = (submitted, len(submit_queries), "answer-ahead")
         shown = _page_progress(html)
         rows.append(
             {
@@ -182,12 +201,15 @@ def _session(monkeypatch, task_type):
                 "n_outputs": len(screen["item"]["outputs"]),
                 "next_queries": len(next_queries),
                 "page": _skeleton(html, screen),
+                "page_source": page_source,
+                "page_status": page.status_code,
                 "page_headers": _headers(page),
+                "page_queries": page_queries,
                 "submit_status": submitted.status_code,
                 "submit_headers": _headers(submitted),
-                "submit_fields": "page" if on_the_form else _keys(submitted.json()),
+                "submit_fields": "page" if mode != "api" else _keys(submitted.json()),
                 "submit_queries": len(submit_queries),
-                "revision": 0 if on_the_form else submitted.json()["revision"],
+                "revision": 0 if mode != "api" else submitted.json()["revision"],
             }
         )
         previous_id = screen["assignment_id"]
@@ -226,6 +248,8 @@ def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, ta
     assert 0.25 <= is_control.mean() <= 0.4
     served = set(Assignment.objects.values_list("served_as", flat=True))
     assert served == {"work", "gold", "repeat", "degraded"}
+    # and its pages came every way rate.js gets them, the screens leased ahead included
+    assert {row["page_source"] for row in rows} == {"load", "inline", "ahead", "answer-ahead"}
 
     # Per signal, a two-sample test of controls against work (Bonferroni over the signals)
     names = list(rows[0])

@@ -26,9 +26,11 @@ def wait_for_screen(page):
 
 
 def submit_and_wait(page):
-    """Enter sends the screen; the next one replaces it in place (no reload), or the end is shown."""
+    """Enter sends the screen; the next one replaces it in place (no reload), or the end is shown. Returns
+    once the answers are stored (they go out in the background when the next screen was held in the page)."""
     shown = page.get_attribute("html", "data-screen")
-    page.keyboard.press("Enter")
+    with page.expect_response(lambda r: r.url.endswith("/submit/") and r.request.method == "POST"):
+        page.keyboard.press("Enter")
     page.wait_for_function("(shown) => document.querySelector('[data-testid=finished]') || "
                            "(document.documentElement.dataset.screen !== shown && document.activeElement"
                            " && document.activeElement.closest('fieldset.q'))", arg=shown)

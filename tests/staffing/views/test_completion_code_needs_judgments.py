@@ -57,6 +57,7 @@ def test_an_honest_flag_within_the_share_still_earns_the_code(study):
     project, link, _ = study
     page = _work_through(project, link, "HONEST1", flag=1)  # 1 of 5 screens: the default 20 %
     assert ExternalWorker.objects.get(worker_id="HONEST1").completion_code in page
+    assert "You judged 4 screens." in page  # screens, as the rater's progress counts them
 
 
 def test_the_lead_sets_the_minimum_on_the_link_page(study):

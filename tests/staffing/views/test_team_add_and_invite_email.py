@@ -109,13 +109,14 @@ def test_what_stops_an_email_is_said(client, team, sink, django_capture_on_commi
         callbacks[0]()
     page = client.get(f"/projects/{project.pk}/invites/").content.decode()
     assert (
-        '<li data-status="pending">rater@example.org: sending, the mail server refused 1 time (ConnectionRefusedError'
-    ) in page and "trying again" in page
+        '<li data-status="pending">rater@example.org: sending; not sent after 1 attempt: the mail server could not be '
+        "reached (nothing answered at its address and port); trying again"
+    ) in page and "<code>ConnectionRefusedError: [Errno 111]" in page
     # And after the last try it is failed, with the reason
     email = InviteEmail.objects.get()
     assert invite_email_deliver(email_id=email.pk, last_try=True) == "failed"
     page = client.get(f"/projects/{project.pk}/invites/").content.decode()
-    assert '<li data-status="failed">rater@example.org: not sent (ConnectionRefusedError' in page
+    assert '<li data-status="failed">rater@example.org: not sent: the mail server could not be reached' in page
     invite_revoke(invite=invite, by=lead)
     revoked = client.post(url, {"email": "rater@example.org"}, follow=True).content.decode()
     assert "This invite is revoked; create a new one." in revoked
