@@ -4,6 +4,8 @@ from .assignment import (
     LeaseGone,
     NotARater,
     NotYourAssignment,
+    ProfileDeclined,
+    ProfileNeeded,
     ProjectNotFound,
     ProjectNotLive,
     RaterNotAdmitted,
@@ -36,6 +38,7 @@ from .token import TokenRefused, token_issue
 
 __all__ = ["ImportRejected", "ImportReport", "detect_format", "item_import", "judgment_import", "membership_set",
            "criterion_names_carry", "project_create", "user_create", "user_save_new",
+           "ProfileDeclined", "ProfileNeeded",
            "AssignmentNotFound", "LeaseGone", "NotARater", "NotYourAssignment", "ProjectNotFound", "ProjectNotLive",
            "RaterPaused", "RaterNotAdmitted", "qualification_decide", "rater_admit",
            "RaterRefused", "SubmittedJudgment", "assignment_expire", "assignment_leases_release",

@@ -15,6 +15,7 @@ from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, read_datetime
 
+from .adjudication import adjudication_cases_open
 from .bulk_insert import insert_rows, refresh_planner_statistics
 from .import_records import BadRecord, ImportRejected, ImportReport, records
 
@@ -206,6 +207,7 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         insert_rows(Judgment, fields, batch)
         _refresh_item_counts(touched)
         refresh_planner_statistics(Judgment)
+        adjudication_cases_open(project=project, item_ids=touched, now=now)
         audit_record(actor=by, action="judgments.import", project=project, target=file_name,
                      detail={"imported": total, "raters": len(names)})
         if progress:

@@ -26,6 +26,7 @@ GROUPS = (
         (
             ("progress", "console-progress", "Progress"),
             ("quality", "rater-quality", "Quality control"),
+            ("adjudication", "adjudication", "Adjudication"),
             ("try", "console-project-try", "Try as a rater"),
             ("audit", "audit-log", "Audit log"),
         ),

@@ -64,9 +64,12 @@ class ResultOptions:
         return replace(self, normalisation=normalisation)
 
 
-def results_compute(*, project: Project, options: ResultOptions | None = None) -> dict:
+def results_compute(
+    *, project: Project, options: ResultOptions | None = None, raters: frozenset[int] | None = None
+) -> dict:
     """Results of every criterion of the project, from the included judgments only (see
-    ``evaluation.selectors.included_judgments``). Raises ValueError for bad options."""
+    ``evaluation.selectors.included_judgments``), of ``raters`` (user ids) only when given. Raises ValueError
+    for bad options."""
     options = (options or ResultOptions()).checked(project)
     body = {
         "project": project.id,
@@ -77,9 +80,13 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
     }
     if REGISTRY[project.task_type].results.kind == COMPARED:
         frame = pairwise_frame(project)
+        if raters is not None:
+            frame = frame.where(np.isin(frame.rater, sorted(raters)))
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
     else:
         frame = rating_frame(project)
+        if raters is not None:
+            frame = frame.where(np.isin(frame.rater, sorted(raters)))
         body["criteria"] = [
             _rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria
         ]

@@ -33,6 +33,7 @@ from .pairwise import (
     pairwise_counts,
     win_rates,
 )
+from .post_stratification import PostStratifiedMean, post_stratified_means
 from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
 from .rater_models import (
     CategoricalRaterModel,
@@ -68,6 +69,8 @@ from .system_scores import (
 )
 
 __all__ = [
+    "PostStratifiedMean",
+    "post_stratified_means",
     "CategoricalRaterModel",
     "GaussianRaterModel",
     "dawid_skene",

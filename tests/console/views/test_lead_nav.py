@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 GROUPS = {
     "Set up": ["Overview", "Settings", "Upload items", "Items", "Team", "Allocation"],
-    "Run": ["Progress", "Quality control", "Try as a rater", "Audit log"],
+    "Run": ["Progress", "Quality control", "Adjudication", "Try as a rater", "Audit log"],
     "Analysis": ["Agreement", "Results", "Judges", "Metrics", "Study plan", "Export"],
 }
 PAGES = [
@@ -27,6 +27,7 @@ PAGES = [
     ("raters/", "Quality control"),
     ("qc/rules/", "Quality control"),
     ("qc/controls/", "Quality control"),
+    ("adjudication/", "Adjudication"),
     ("agreement/", "Agreement"),
     ("results/", "Results"),
     ("judges/", "Judges"),
