@@ -16,6 +16,7 @@ from evaluation.selectors import rating_frame
 from evaluation.stats import InsufficientDataError, post_stratified_means
 
 from ._common import generator, interval, num, rater_unit_matrix
+from .rater_models import rater_models_report
 from .results import ResultOptions, results_compute
 
 
@@ -58,23 +59,28 @@ def _agreement(frame, level: str) -> dict:
     }
 
 
-def profile_breakdown(*, project: Project, field: str, options: ResultOptions | None = None) -> dict:
-    """Per value of the profile field: how many raters gave it, the results of their judgments, and their
-    agreement per criterion. Raises ValueError for an unknown field or bad options."""
+def profile_breakdown(
+    *, project: Project, field: str, options: ResultOptions | None = None, rater_models: bool = False
+) -> dict:
+    """Per value of the profile field: how many raters gave it, the results of their judgments, their
+    agreement per criterion and, with ``rater_models``, the rater models fitted on their judgments alone.
+    Raises ValueError for an unknown field or bad options."""
     _field_check(project, field)
     level = REGISTRY[project.task_type].agreement.level
     frame = rating_frame(project)
     out = []
     for value, raters in _groups(project, field).items():
         mine = frame.where(np.isin(frame.rater, sorted(raters)))
-        out.append(
-            {
-                "value": value,
-                "n_raters": len(raters),
-                "results": results_compute(project=project, options=options, raters=raters),
-                "agreement": [{"criterion": c} | _agreement(mine.for_criterion(c), level) for c in frame.criteria],
-            }
-        )
+        row = {
+            "value": value,
+            "n_raters": len(raters),
+            "results": results_compute(project=project, options=options, raters=raters),
+            "agreement": [{"criterion": c} | _agreement(mine.for_criterion(c), level) for c in frame.criteria],
+        }
+        if rater_models:
+            seed = (options or ResultOptions()).seed
+            row["rater_models"] = rater_models_report(project=project, seed=seed, raters=raters)["criteria"]
+        out.append(row)
     return {"field": field, "values": out}
 
 

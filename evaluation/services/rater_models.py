@@ -133,15 +133,19 @@ def _add_scale(out: dict, data: np.ndarray) -> None:
         unit["gaussian"] = {"score": num(fit.adjusted[k]), "se": num(fit.adjusted_se[k])}
 
 
-def rater_models_report(*, project: Project, criterion: str | None = None, seed: int = 0) -> dict:
+def rater_models_report(
+    *, project: Project, criterion: str | None = None, seed: int = 0, raters: frozenset[int] | None = None
+) -> dict:
     """Rater models of every criterion (or the one named) of the project, raters under their export
-    pseudonyms. Raises ValueError for an unknown criterion."""
+    pseudonyms; of ``raters`` (user ids) only when given. Raises ValueError for an unknown criterion."""
     criteria = list(project.criteria.order_by("position", "id"))
     if criterion is not None:
         criteria = [c for c in criteria if c.name == criterion]
         if not criteria:
             raise ValueError(f"unknown criterion {criterion!r}")
     frame = rating_frame(project, criterion=criterion)
+    if raters is not None:
+        frame = frame.where(np.isin(frame.rater, sorted(raters)))
     last = Judgment.objects.filter(project=project).order_by("-id").values_list("id", flat=True).first() or 0
     names = rater_pseudonyms(project, max_judgment_id=last)
     return {
