@@ -19,6 +19,7 @@ GROUPS = (
             ("items", "console-items", "Items"),
             ("team", "staffing-team", "Team"),
             ("allocation", "console-allocation", "Allocation"),
+            ("profile", "profile-form", "Rater profile"),
         ),
     ),
     (

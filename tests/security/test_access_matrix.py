@@ -103,6 +103,8 @@ EXPECTED = {
     "api-profile-form": LEAD_READ,
     # An empty body names no profile field: refused after the gate.
     "api-profile-results": {"post": (401, 404, 403, 400, 400)},
+    # The world's study has started (raters judged): the form is fixed, a post is refused after the gate.
+    "profile-form": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "rater-profile": {"get": (302, 404, 200, 404, 403), "post": (302, 404, 400, 404, 403)},
     "adjudication": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "adjudicate-next": {"get": (302, 404, 403, 404, 403)},

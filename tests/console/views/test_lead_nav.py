@@ -9,7 +9,7 @@ from django.contrib.auth.models import Permission
 pytestmark = pytest.mark.django_db
 
 GROUPS = {
-    "Set up": ["Overview", "Settings", "Upload items", "Items", "Team", "Allocation"],
+    "Set up": ["Overview", "Settings", "Upload items", "Items", "Team", "Allocation", "Rater profile"],
     "Run": ["Progress", "Quality control", "Adjudication", "Try as a rater", "Audit log"],
     "Analysis": ["Agreement", "Results", "Judges", "Metrics", "Study plan", "Export"],
 }
@@ -28,6 +28,7 @@ PAGES = [
     ("qc/rules/", "Quality control"),
     ("qc/controls/", "Quality control"),
     ("adjudication/", "Adjudication"),
+    ("profile/form/", "Rater profile"),
     ("agreement/", "Agreement"),
     ("results/", "Results"),
     ("judges/", "Judges"),
