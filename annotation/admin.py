@@ -2,6 +2,8 @@
 from django.contrib import admin
 
 from annotation.models import (
+    AdjudicatedValue,
+    AdjudicationCase,
     Assignment,
     Criterion,
     ErrorSpan,
@@ -11,12 +13,14 @@ from annotation.models import (
     Judgment,
     Membership,
     Output,
+    ProfileField,
     Project,
     ProposedSpan,
     QcRules,
     QualificationOutcome,
     RaterAction,
     RaterExclusion,
+    RaterProfile,
 )
 
 
@@ -179,3 +183,33 @@ class QualificationOutcomeAdmin(RaterExclusionAdmin):
 
     list_display = ["decided_at", "project", "rater", "n_right", "n_screens", "passed", "admitted_at"]
     list_filter = ["passed"]
+
+
+@admin.register(AdjudicationCase)
+class AdjudicationCaseAdmin(RaterExclusionAdmin):
+    """Read-only: the adjudication services queue items and take the one answer per item."""
+
+    list_display = ["opened_at", "project", "item", "adjudicator", "adjudicated_at"]
+    search_fields = ["item__external_id", "project__name"]
+
+
+@admin.register(AdjudicatedValue)
+class AdjudicatedValueAdmin(RaterExclusionAdmin):
+    list_display = ["case", "output", "criterion", "value", "label"]
+    search_fields = ["case__item__external_id"]
+
+
+@admin.register(ProfileField)
+class ProfileFieldAdmin(RaterExclusionAdmin):
+    """Read-only: the lead sets the form through the API, which refuses changes once the study has started."""
+
+    list_display = ["project", "position", "name", "kind", "required", "sensitive"]
+    search_fields = ["name", "project__name"]
+
+
+@admin.register(RaterProfile)
+class RaterProfileAdmin(RaterExclusionAdmin):
+    """Read-only, and without the answers in the list: they are the rater's to give."""
+
+    list_display = ["membership", "consented", "answered_at"]
+    search_fields = ["membership__project__name"]

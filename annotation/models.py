@@ -75,6 +75,18 @@ class Project(models.Model):
         default=0, db_default=0, help_text="Places of the design some rater has taken (bit p for place p); those no "
                                            "rater holds now are vacated: their work goes to raters with quota left, "
                                            "and to the next rater who joins once every place has been taken.")
+    # Adjudication (annotation.services.adjudication): items whose raters disagree go to a queue.
+    adjudicate = models.BooleanField(
+        default=False, db_default=False,
+        help_text="Items whose current judgments disagree under the rule join the adjudication queue.")
+    adjudication_threshold = models.FloatField(
+        null=True, blank=True,
+        help_text="The rule: values of one output on one criterion further apart than this disagree; empty: any "
+                  "difference (task types whose values are categories, e.g. pairwise outcomes, take none).")
+    profile_consent = models.TextField(
+        blank=True, default="", db_default="",
+        help_text="The consent text of the rater profile form; set (with the project's ProfileField rows), every "
+                  "rater answers the form before their first screen, and one who declines is served nothing.")
     task_config = models.JSONField(
         default=dict, blank=True, db_default={},
         help_text="Settings only the task type reads (e.g. an error-span project's typology and weights), "
@@ -161,10 +173,12 @@ class Membership(models.Model):
     class Role(models.TextChoices):
         LEAD = "lead"
         RATER = "rater"
+        # served the adjudication queue only: no work screens, quotas, controls or place in agreement
+        ADJUDICATOR = "adjudicator"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
-    role = models.CharField(max_length=8, choices=Role.choices)
+    role = models.CharField(max_length=16, choices=Role.choices)
     external_name = models.CharField(
         max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
     is_paused = models.BooleanField(default=False)
@@ -194,6 +208,47 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} ({self.role}) in {self.project_id}"
+
+
+class ProfileField(models.Model):
+    """A question of the project's rater profile form (e.g. native language, age band)."""
+
+    class Kind(models.TextChoices):
+        CHOICE = "choice"
+        TEXT = "text"
+        NUMBER = "number"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="profile_fields")
+    name = models.CharField(max_length=100)
+    position = models.PositiveSmallIntegerField(default=0)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    choices = models.JSONField(default=list, blank=True, help_text="kind choice: the answers offered, in order.")
+    required = models.BooleanField(default=False)
+    sensitive = models.BooleanField(
+        default=False, help_text="Left out of every export unless the lead asks for it in that export.")
+
+    class Meta:
+        ordering = ["project_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="profile_field_name_unique_in_project"),
+            models.CheckConstraint(condition=Q(kind__in=["choice", "text", "number"]), name="profile_field_kind_known"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class RaterProfile(models.Model):
+    """A rater's consent and answers to the project's profile form, kept against their membership (the
+    account is named nowhere else: exports and breakdowns use the rater's pseudonym)."""
+
+    membership = models.OneToOneField(Membership, on_delete=models.CASCADE, related_name="profile")
+    consented = models.BooleanField()
+    answers = models.JSONField(default=dict, blank=True, help_text="Field name → answer; empty when declined.")
+    answered_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"profile of membership {self.membership_id}"
 
 
 class Item(models.Model):
@@ -376,6 +431,51 @@ class Judgment(models.Model):
     def clean(self):
         if self.output_id and self.item_id and self.output.item_id != self.item_id:
             raise ValidationError({"output": "The output belongs to another item."})
+
+
+class AdjudicationCase(models.Model):
+    """An item whose raters disagreed under the project's adjudication rule, queued for one adjudicator's
+    answer (AdjudicatedValue rows; the raw judgments never change). One per item, ever: an adjudicated
+    item never joins the queue again."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="adjudication_cases")
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="adjudication_case")
+    criteria = models.JSONField(default=list, help_text="Names of the criteria whose values disagreed.")
+    opened_at = models.DateTimeField()
+    seed = models.BigIntegerField(default=order_seed_new,
+                                  help_text="Seed of the order the raters' answers are shown in, unnamed.")
+    held_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+", help_text="The adjudicator the case is leased to.")
+    held_until = models.DateTimeField(null=True, blank=True)
+    adjudicator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="adjudications")
+    adjudicated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["project", "id"], name="adjudication_case_open",
+                                condition=Q(adjudicated_at__isnull=True))]
+
+    def __str__(self):
+        return f"adjudication of item {self.item_id}"
+
+
+class AdjudicatedValue(models.Model):
+    """The adjudicator's answer for one output (pairwise: the first) on one criterion, coded as judgments are."""
+
+    case = models.ForeignKey(AdjudicationCase, on_delete=models.CASCADE, related_name="values")
+    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="+")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="+")
+    value = models.FloatField()
+    label = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["case_id", "id"]
+        constraints = [models.UniqueConstraint(fields=["case", "output", "criterion"],
+                                               name="adjudicated_value_one_per_output_criterion")]
+
+    def __str__(self):
+        return f"adjudicated {self.value:g} on output {self.output_id}"
 
 
 class ErrorSpan(models.Model):

@@ -1,6 +1,19 @@
 from django.urls import path
 
-from . import allocation_apis, apis, qc_apis, views, views_qc, views_qc_setup, views_rater
+from . import (
+    adjudication_apis,
+    allocation_apis,
+    apis,
+    profile_apis,
+    qc_apis,
+    views,
+    views_adjudication,
+    views_profile,
+    views_profile_form,
+    views_qc,
+    views_qc_setup,
+    views_rater,
+)
 
 api_urlpatterns = [
     path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
@@ -20,6 +33,14 @@ api_urlpatterns = [
     path("projects/<int:pk>/allocation/", allocation_apis.AllocationApi.as_view(), name="api-allocation"),
     path("projects/<int:pk>/allocation/raters/", allocation_apis.RaterQuotaApi.as_view(),
          name="api-allocation-raters"),
+    path("projects/<int:pk>/adjudication/", adjudication_apis.AdjudicationRuleApi.as_view(),
+         name="api-adjudication"),
+    path("projects/<int:pk>/adjudication/next/", adjudication_apis.AdjudicationNextApi.as_view(),
+         name="api-adjudication-next"),
+    path("adjudication/<int:pk>/answer/", adjudication_apis.AdjudicationAnswerApi.as_view(),
+         name="api-adjudication-answer"),
+    path("projects/<int:pk>/profile/", profile_apis.RaterProfileApi.as_view(), name="api-rater-profile"),
+    path("projects/<int:pk>/profile/form/", profile_apis.ProfileFormApi.as_view(), name="api-profile-form"),
     path("projects/<int:pk>/qc/rules/", qc_apis.QcRulesApi.as_view(), name="api-qc-rules"),
     path("projects/<int:pk>/qc/actions/", qc_apis.RaterActionListCreateApi.as_view(), name="api-qc-actions"),
     path("projects/<int:pk>/qc/raters/", qc_apis.RaterQualityApi.as_view(), name="api-qc-raters"),
@@ -36,6 +57,11 @@ urlpatterns = [
     path("projects/<int:pk>/raters/<int:rater_id>/", views_qc.rater_evidence_page, name="rater-evidence"),
     path("projects/<int:pk>/qc/rules/", views_qc_setup.qc_rules_page, name="qc-rules"),
     path("projects/<int:pk>/qc/controls/", views_qc_setup.qc_controls_page, name="qc-controls"),
+    path("projects/<int:pk>/adjudication/", views_adjudication.adjudication_page, name="adjudication"),
+    path("projects/<int:pk>/adjudicate/", views_adjudication.adjudicate_next, name="adjudicate-next"),
+    path("adjudication/<int:pk>/submit/", views_adjudication.adjudicate_submit, name="adjudicate-submit"),
+    path("projects/<int:pk>/profile/", views_profile.rater_profile, name="rater-profile"),
+    path("projects/<int:pk>/profile/form/", views_profile_form.profile_form_page, name="profile-form"),
     path("projects/<int:pk>/instructions/", views_rater.rater_instructions, name="rater-instructions"),
     path("projects/<int:pk>/rate/", views_rater.rate_next, name="rate-next"),
     path("projects/<int:pk>/rate/ahead/", views_rater.rate_ahead, name="rate-ahead"),

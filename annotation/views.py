@@ -13,6 +13,7 @@ from annotation.selectors import (
     rater_progress_for_project,
     rater_project_list,
 )
+from annotation.selectors.adjudication import adjudication_summary
 from annotation.selectors.progress import project_progress
 
 
@@ -38,6 +39,7 @@ def project_detail(request, pk):
         context["progress"] = project_progress(project)
         context["raters"] = rater_progress_for_project(project)
         context["flags"] = item_flag_list_for_project(project)
+        context["adjudication"] = adjudication_summary(project)
     elif role == Membership.Role.RATER:
         context["my_progress"] = rater_progress(project=project, rater=request.user)
     return render(request, "annotation/project_detail.html", context)

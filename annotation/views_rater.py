@@ -25,6 +25,7 @@ from annotation.selectors import (
 )
 from annotation.services import (
     LeaseGone,
+    ProfileNeeded,
     ProjectNotFound,
     RaterNotAdmitted,
     RaterRefused,
@@ -98,6 +99,8 @@ def rate_next(request, pk):
         return redirect("rater-instructions", pk=pk)
     try:
         assignment = assignment_next_for_rater(project_id=pk, rater=request.user)
+    except ProfileNeeded:
+        return redirect("rater-profile", pk=pk)
     except RaterRefused as refusal:
         return _refused(request, refusal)
     if assignment is None:
@@ -128,8 +131,13 @@ def rate_assignment(request, pk):
 
 
 def _form_values(post, assignment) -> list[dict]:
-    task_type = REGISTRY[assignment.project.task_type]
     criteria = {str(c["id"]): c["name"] for c in assignment_screen(assignment)["criteria"]}
+    return screen_form_values(post, REGISTRY[assignment.project.task_type], criteria)
+
+
+def screen_form_values(post, task_type, criteria: dict[str, str]) -> list[dict]:
+    """A screen form's answers as the API takes them; its fields are ``v-<criterion id>[-<position>]`` and
+    ``criteria`` maps the ids (as text) to names."""
     values = []
     for field, raw in post.items():
         if not field.startswith("v-") or raw == "":

@@ -2,10 +2,11 @@
 
 from django.urls import include, path
 
-from . import apis, views
+from . import apis, profile_apis, views
 
 api_urlpatterns = [
     path("projects/<int:pk>/results/", apis.ResultsApi.as_view(), name="api-results"),
+    path("projects/<int:pk>/results/profile/", profile_apis.ProfileResultsApi.as_view(), name="api-profile-results"),
     path("projects/<int:pk>/metrics/", apis.MetricListApi.as_view(), name="api-metrics"),
     path("projects/<int:pk>/metrics/catalogue/", apis.MetricCatalogueApi.as_view(), name="api-metrics-catalogue"),
     path("projects/<int:pk>/metrics/scores/", apis.MetricScoreListApi.as_view(), name="api-metric-scores"),

@@ -170,6 +170,7 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
         pretty_name=form.get("pretty_name", "").strip(),
         csv_raw_text=form.get("csv_raw_text") == "on",
         soft_labels=form.get("soft_labels") == "on",
+        include_sensitive_profile=form.get("include_sensitive_profile") == "on",
         **{name: form.get(name, "").strip() for name in ABOUT_FIELDS},
     )
     return options, options.errors()

@@ -43,6 +43,22 @@ class SpanRatings:
     def __len__(self) -> int:
         return len(self.judgment)
 
+    def of_raters(self, raters) -> "SpanRatings":
+        """The ratings (and their spans) of the given rater ids only."""
+        keep = np.isin(self.rater, sorted(raters))
+        spans_kept = keep[self.span_rating]
+        renumbered = np.cumsum(keep) - 1
+        return SpanRatings(
+            **{name: getattr(self, name)[keep] for name in _RATING_FIELDS},
+            span_rating=renumbered[self.span_rating[spans_kept]],
+            **{name: getattr(self, name)[spans_kept] for name in _SPAN_FIELDS},
+        )
+
+
+_RATING_FIELDS = ("judgment", "item", "output", "criterion", "rater", "system", "subgroup", "submitted_at", "value",
+                  "target_length", "source_length")
+_SPAN_FIELDS = ("side", "start", "end", "severity", "category", "origin")
+
 
 def span_ratings(
     project_id: int, *, criterion_id: int | None = None, include_rejected: bool = False, included_only: bool = False

@@ -24,7 +24,8 @@ PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", 
                                            "show_reference", "training_items", "repeat_rate", "rankme_modulus",
                                            "randomise_output_order", "n_degraded", "training_pass_mark",
                                            "max_screens_per_rater", "plan_size", "plan_claimed_mask",
-                                           "archived_at", "task_config"})
+                                           "archived_at", "task_config", "adjudicate", "adjudication_threshold",
+                                           "profile_consent"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
                                                  "max_screens", "plan_position", "order_seed"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
@@ -64,7 +65,7 @@ def _fetch(sql: str, params) -> list[tuple]:
 
 def _project(values) -> Project:
     values = list(values)
-    for flag in ("show_reference", "randomise_output_order"):
+    for flag in ("show_reference", "randomise_output_order", "adjudicate"):
         values[PROJECT_FIELDS.index(flag)] = bool(values[PROJECT_FIELDS.index(flag)])
     values[PROJECT_FIELDS.index("task_config")] = _json(values[PROJECT_FIELDS.index("task_config")])
     return Project.from_db(connection.alias, PROJECT_FIELDS, values)

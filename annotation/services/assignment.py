@@ -41,7 +41,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Membership, Project
+from annotation.models import Assignment, Item, Membership, Project, RaterProfile
 from annotation.selectors.allocation import places_vacated, rater_quota
 from annotation.selectors.qualification import rater_not_admitted
 from annotation.selectors.rater_loop import (
@@ -145,6 +145,30 @@ def rater_admitted_check(*, project: Project, rater_id: int) -> None:
     them since. Free for a project without a gate; one query for one with it."""
     if project.training_pass_mark and rater_not_admitted(project_id=project.pk, rater_id=rater_id):
         raise RaterNotAdmitted(NOT_ADMITTED)
+
+
+class ProfileNeeded(RaterRefused):
+    """The project asks a profile the rater has not answered yet (the pages send them to the form)."""
+
+    status_code = 409
+
+
+class ProfileDeclined(RaterRefused):
+    status_code = 403
+
+
+def rater_profile_check(*, project: Project, membership: Membership) -> None:
+    """Raises ProfileNeeded / ProfileDeclined unless the rater consented to the project's profile form
+    (annotation.services.profiles). Free for a project without a form; one query for one with it."""
+    if not project.profile_consent:
+        return
+    consented = RaterProfile.objects.filter(membership=membership).values_list("consented", flat=True).first()
+    if consented is None:
+        raise ProfileNeeded("Please answer the project's profile form first (GET and POST "
+                            f"/api/v1/projects/{project.pk}/profile/).")
+    if not consented:
+        raise ProfileDeclined("You declined the project's profile form, so it serves you no items. You can "
+                              "answer it again if you change your mind.")
 
 
 def rater_membership_check(*, project_id: int, rater, lock: bool = False) -> Membership:
@@ -474,6 +498,7 @@ def rater_loop_start(*, project_id: int, rater, now: datetime) -> tuple[Membersh
     membership and whether it swept. Raises RaterRefused."""
     membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
     rater_admitted_check(project=membership.project, rater_id=rater.pk)
+    rater_profile_check(project=membership.project, membership=membership)
     # Expired leases are swept on one call in SWEEP_ONE_IN, and always before answering "nothing left":
     # a slot held by a dead lease is never lost, and the common call saves a statement.
     swept = _rng.random() < 1 / SWEEP_ONE_IN

@@ -19,6 +19,7 @@ from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenText
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, read_datetime
 
+from .adjudication import adjudication_cases_open
 from .bulk_insert import fresh_ids, insert_rows, refresh_planner_statistics
 from .error_span_study import StudyLine, read_study
 from .import_records import BadRecord, ImportRejected, ImportReport, records
@@ -293,6 +294,7 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         flush()
         _refresh_item_counts(touched)
         refresh_planner_statistics(Judgment, *((ErrorSpan,) if with_spans else ()))
+        adjudication_cases_open(project=project, item_ids=touched, now=now)
         audit_record(actor=by, action="judgments.import", project=project, target=file_name,
                      detail={"imported": total, "raters": len(names)})
         if progress:

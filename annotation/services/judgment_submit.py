@@ -9,15 +9,17 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Assignment, Criterion, ErrorSpan, Item, Judgment, Membership, Output
+from annotation.models import Assignment, ErrorSpan, Item, Judgment, Membership, Output
 from annotation.selectors.assignments import judgment_screen_values
-from annotation.selectors.rater_loop import criteria_of, outputs_of, proposals_of
+from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.selectors.screen_plan import project_has_controls
-from annotation.task_types import REGISTRY, CriterionScale, ScreenTexts, Span, TaskTypeError
+from annotation.task_types import REGISTRY, Span
 
+from .adjudication import adjudication_cases_open
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_admitted_check, rater_may_work_check
 from .qualification import qualification_decide
 from .quality import qc_rules_apply, training_feedback
+from .screen_values import ScreenRow, screen_texts, screen_values_code
 
 MAX_CLIENT_TOKEN = 64
 MAX_DURATION_MS = 24 * 3600 * 1000
@@ -44,69 +46,20 @@ def _check_lease(assignment: Assignment, now: datetime) -> None:
                         "the item may have gone to another rater. Ask for the next item.")
 
 
-def _screen_texts(assignment: Assignment, outputs: list[tuple[int, int, str, str]]) -> ScreenTexts:
-    proposals = proposals_of(assignment.item_id)
-    return ScreenTexts(assignment.item.input, {system: text for _, _, system, text in outputs},
-                       {system: proposals.get(pk, ()) for pk, _, system, _ in outputs})
-
-
-Row = tuple[Output, Criterion, float, str, tuple[Span, ...]]
-
-
-def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[Row], list[str]]:
+def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[ScreenRow], list[str]]:
     """((output, criterion, value, label, error spans) per judged value, systems as shown); raises
     ValidationError listing every problem."""
     task_type = REGISTRY[assignment.project.task_type]
-    criteria = {c.name: c for c in criteria_of(assignment.project_id)}
     rows_of_outputs = outputs_of(assignment.item_id)
-    texts = _screen_texts(assignment, rows_of_outputs) if task_type.reads_texts else None
+    texts = screen_texts(assignment.item, rows_of_outputs) if task_type.reads_texts else None
     outputs = [Output.from_db(connection.alias, ("id", "item_id", "position", "system"),
                               (pk, assignment.item_id, position, system))
                for pk, position, system, _ in rows_of_outputs]
     systems = [o.system for o in outputs]
     order = assignment.shown_order or list(range(len(outputs)))
     shown = [systems[p] for p in order]
-    by_system = {o.system: o for o in outputs}
-    positions = range(len(shown)) if task_type.per_output else [None]
-
-    errors, rows, seen = [], [], {}
-    for i, entry in enumerate(values):
-        if not isinstance(entry, dict):
-            errors.append(f"values[{i}]: must be an object {{criterion, position, value}}, got {entry!r}")
-            continue
-        name = entry.get("criterion")
-        position = entry.get("position") if task_type.per_output else None
-        where = f"values[{i}] (criterion {name!r}" + (f", position {position!r})" if task_type.per_output else ")")
-        criterion = criteria.get(name)
-        if criterion is None:
-            errors.append(f"{where}: unknown criterion; the criteria are {', '.join(map(repr, criteria))}")
-            continue
-        try:
-            system, value = task_type.screen_value(entry.get("value"), shown, position)
-            scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max,
-                                   assignment.project.rankme_modulus)
-            coded = task_type.code_answer(value, scale, systems, system, config=assignment.project.task_config,
-                                          texts=texts)
-        except TaskTypeError as exc:
-            errors.append(f"{where}: {exc}")
-            # Answered, if badly: do not also report the slot as missing.
-            seen.setdefault((name, 0 if position is None and len(shown) == 1 and task_type.per_output
-                             else position), i)
-            continue
-        key = (name, shown.index(system) if system is not None else None)
-        if key in seen:
-            errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
-            continue
-        seen[key] = i
-        rows.append((by_system[coded.system], criterion, coded.value, coded.label, coded.spans))
-    for name in criteria:
-        for position in positions:
-            if (name, position) not in seen:
-                errors.append(f"criterion {name!r}" + (f", position {position}" if position is not None else "")
-                              + ": no value given; every criterion needs an answer"
-                              + (" for every output" if position is not None else ""))
-    if errors:
-        raise ValidationError({"values": errors})
+    rows = screen_values_code(project=assignment.project, criteria=criteria_of(assignment.project_id),
+                              outputs=outputs, shown=shown, values=values, texts=texts)
     return rows, shown
 
 
@@ -201,6 +154,7 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         assignment.save(update_fields=["status", "completed_at"])
     if counters:
         Item.objects.filter(pk=assignment.item_id).update(**counters)
+    adjudication_cases_open(project=assignment.project, item_ids=[assignment.item_id], now=now)
     feedback = None
     if assignment.served_as == Assignment.ServedAs.TRAINING:
         feedback = training_feedback(assignment, shown)

@@ -259,6 +259,11 @@ class TaskType:
         whose proposals are numbered as the screen lists them (``proposal_index``: ProposedSpan id → index)."""
         return self.screen_answer(value)
 
+    def imported_order_answer(self, value: float):
+        """A stored value as a screen showing the outputs in imported order takes it (the adjudicator's
+        screen, which shows every rater's answer that way)."""
+        return self.screen_answer(value)
+
     def degraded_outputs(self, outputs: list[tuple[str, str]], degrade, suffix: str) -> list[tuple[str, str]]:
         """The (system, text) outputs of a degraded control made from an item's ``outputs``, where
         ``degrade(text)`` damages a text (``suffix`` marks a damaged copy's system): every output damaged."""

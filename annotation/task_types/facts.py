@@ -12,6 +12,10 @@ CONTINUOUS = "continuous"  # a number on the criterion's range (or relative to a
 OUTCOME = "outcome"  # the outcome of the item's first output against its second; categories Values.outcomes
 SPANS = "spans"  # error spans in an output (annotation.models.ErrorSpan) with a number: ESA's score, MQM's penalty
 
+# How an adjudication rule reads one output's values on one criterion (Values.disagreement).
+CATEGORIES_DIFFER = "categories_differ"  # any two values differ; the rule takes no threshold
+SPREAD = "spread"  # highest minus lowest above the lead's threshold; without one, any two values differ
+
 # What results are computed from the judgments (Results.kind).
 SCORED = "scored"  # a score per output: means per system with bootstrap intervals
 COMPARED = "compared"  # an outcome per pair of outputs: wins, ties, losses and Bradley–Terry strengths
@@ -28,7 +32,8 @@ class Values:
     ``outcome_labels`` their names in judge tables and ``distribution_labels`` in the data card's label
     distributions; ``export_type`` the parquet type of the
     judgments' ``value`` column, described by ``export_description``; ``export_columns`` the judgments
-    table's columns only this type has."""
+    table's columns only this type has; ``disagreement`` how an adjudication rule compares raters' values
+    (CATEGORIES_DIFFER, SPREAD)."""
 
     kind: str
     export_type: str
@@ -37,6 +42,20 @@ class Values:
     outcome_labels: tuple[str, ...] = ()
     distribution_labels: tuple[str, ...] = ()
     export_columns: tuple[tuple[str, str, str], ...] = ()
+    disagreement: str = SPREAD
+
+    @property
+    def takes_threshold(self) -> bool:
+        """An adjudication rule may set how far apart the values must be (else: any difference)."""
+        return self.disagreement == SPREAD
+
+    def disagree(self, values: list[float], threshold: float | None) -> bool:
+        """Whether raters' ``values`` (as coded, one per rater) disagree under a lead's adjudication rule."""
+        if len(values) < 2:
+            return False
+        if threshold is None or not self.takes_threshold:
+            return max(values) != min(values)
+        return max(values) - min(values) > threshold
 
     def categories(self, scale_min: float | None, scale_max: float | None) -> tuple[float, ...] | None:
         """The declared, ordered categories of a criterion (None for continuous values)."""

@@ -19,6 +19,7 @@ GROUPS = (
             ("items", "console-items", "Items"),
             ("team", "staffing-team", "Team"),
             ("allocation", "console-allocation", "Allocation"),
+            ("profile", "profile-form", "Rater profile"),
         ),
     ),
     (
@@ -26,6 +27,7 @@ GROUPS = (
         (
             ("progress", "console-progress", "Progress"),
             ("quality", "rater-quality", "Quality control"),
+            ("adjudication", "adjudication", "Adjudication"),
             ("try", "console-project-try", "Try as a rater"),
             ("audit", "audit-log", "Audit log"),
         ),

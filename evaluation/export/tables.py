@@ -50,13 +50,21 @@ _JUDGMENT_FLAGS = (
 )
 
 
-def judgments_table(task_type: str) -> TableSpec:
+ADJUDICATED = Column(
+    "adjudicated",
+    "label",
+    "The adjudicator's answer for this item, output and criterion, as `value` gives answers (the same on every "
+    "rater's row; null where the item was not adjudicated). Only in projects with an adjudication rule.",
+)
+
+
+def judgments_table(task_type: str, *, adjudicated: bool = False) -> TableSpec:
     values = REGISTRY[task_type].values
     value = Column("value", "label", values.export_description)
     extra = tuple(Column(*column) for column in values.export_columns)
     return TableSpec(
         "judgments",
-        (*_JUDGMENT_HEAD, value, *_JUDGMENT_TAIL, *extra, *_JUDGMENT_FLAGS),
+        (*_JUDGMENT_HEAD, value, *_JUDGMENT_TAIL, *extra, *_JUDGMENT_FLAGS, *((ADJUDICATED,) if adjudicated else ())),
         "One row per individual judgment (current version); the first eight columns are the judgment "
         "import's fields.",
     )

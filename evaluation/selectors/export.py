@@ -8,7 +8,7 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 
 from django.db import connection
@@ -31,7 +31,17 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
-from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project, ProposedSpan
+from annotation.models import (
+    AdjudicatedValue,
+    Criterion,
+    ErrorSpan,
+    Item,
+    Judgment,
+    Membership,
+    Output,
+    Project,
+    ProposedSpan,
+)
 from annotation.selectors.quality import ON_WORK_ITEMS
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS, SPANS
@@ -61,6 +71,10 @@ class ExportScope:
     excluded: frozenset[int]
     include_excluded: bool
     by_subgroup: bool
+    # (item external id, system, criterion name) → the adjudicated answer as the judgments' value column gives it
+    adjudicated: dict = field(default_factory=dict)
+    # the judgments table has the ``adjudicated`` column (the project has a rule, or adjudicated answers)
+    adjudication: bool = False
 
     @property
     def outcomes(self) -> bool:
@@ -130,7 +144,10 @@ def export_scope(
         if include_usernames
         else rater_pseudonyms(project, max_judgment_id=max_judgment_id)
     )
+    adjudicated = _adjudicated_answers(project, max_item_id=max_item_id)
     return ExportScope(
+        adjudicated=adjudicated,
+        adjudication=project.adjudicate or bool(adjudicated),
         project=project,
         max_judgment_id=max_judgment_id,
         max_item_id=max_item_id,
@@ -139,6 +156,18 @@ def export_scope(
         include_excluded=include_excluded,
         by_subgroup=by_subgroup,
     )
+
+
+def _adjudicated_answers(project: Project, *, max_item_id: int) -> dict[tuple[str, str, str], object]:
+    """The adjudicated answers keyed as judgment rows name their unit, coded as their ``value`` column is."""
+    kind = REGISTRY[project.task_type].values.kind
+    rows = AdjudicatedValue.objects.filter(case__project=project, case__item_id__lte=max_item_id).values_list(
+        "case__item__external_id", "output__system", "criterion__name", "value", "label"
+    )
+    return {
+        (item, system, criterion): label if kind == OUTCOME else int(value) if kind == POINTS else value
+        for item, system, criterion, value, label in rows
+    }
 
 
 def stream_rows(rows: QuerySet, *, chunk: int | None = None) -> Iterator[tuple]:
@@ -415,6 +444,14 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
                     subgroup, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
 
     rows = stream_rows(judgments.values_list(*fields))
+    if scope.adjudication:
+        adjudicated = scope.adjudicated
+
+        def with_adjudicated(row):  # row[1:4]: the item's external id, the system, the criterion
+            return (*convert(row), adjudicated.get((row[1], row[2], row[3])))
+
+        yield from _batches(rows, scope.by_subgroup, with_adjudicated)
+        return
     yield from _batches(rows, scope.by_subgroup, convert)
 
 

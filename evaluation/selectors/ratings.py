@@ -107,8 +107,7 @@ class PairwiseFrame:
     outcome: np.ndarray
     criteria: list[str] = field(default_factory=list)
 
-    def for_criterion(self, name: str) -> "PairwiseFrame":
-        m = self.criterion == name
+    def where(self, m: np.ndarray) -> "PairwiseFrame":
         return PairwiseFrame(
             self.item[m],
             self.first[m],
@@ -118,6 +117,9 @@ class PairwiseFrame:
             self.outcome[m],
             self.criteria,
         )
+
+    def for_criterion(self, name: str) -> "PairwiseFrame":
+        return self.where(self.criterion == name)
 
     def __len__(self):
         return len(self.outcome)

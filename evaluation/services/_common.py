@@ -57,6 +57,18 @@ def human_matrix(
         return items, systems, sums / counts
 
 
+def rater_unit_matrix(frame: RatingFrame, raters: list[int]) -> tuple[np.ndarray, list[tuple]]:
+    """((n_raters, n_units) reliability data, NaN where not rated; the units, (item, system) in sorted order)
+    of the frame's judgments, rows in the order of ``raters``."""
+    units = sorted(set(zip(frame.item.tolist(), frame.system.tolist(), strict=True)))
+    unit_index = {u: k for k, u in enumerate(units)}
+    rater_index = {r: k for k, r in enumerate(raters)}
+    data = np.full((len(raters), len(units)), np.nan)
+    cols = [unit_index[u] for u in zip(frame.item.tolist(), frame.system.tolist(), strict=True)]
+    data[[rater_index[r] for r in frame.rater.tolist()], cols] = frame.value
+    return data, units
+
+
 def default_normalisation(project: Project) -> str:
     """The normalisation the project's task type declares, without and with a modulus."""
     return REGISTRY[project.task_type].results.normalisation(project.rankme_modulus)

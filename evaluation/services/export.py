@@ -20,13 +20,14 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from annotation.models import Criterion, Job, Project
+from annotation.selectors.profiles import profile_fields, rater_profile_answers
 from annotation.services.job import job_start
 from annotation.task_types import REGISTRY
 from audit.services import audit_record
 from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
-from evaluation.export import soft_labels
+from evaluation.export import profiles, soft_labels
 from evaluation.export.tables import ITEMS, RATERS, SPANS, has_spans, judgments_table, scores_table, value_type
 from evaluation.export.writers import FORMATS, TableWriter, WrittenFile
 from evaluation.models import Export
@@ -102,6 +103,8 @@ class ExportOptions:
     csv_raw_text: bool = False
     # lewidi/<criterion>_train.json: every answer and the soft label per unit (evaluation.export.soft_labels)
     soft_labels: bool = False
+    # the rater profile fields the lead marked sensitive, in data/rater_profiles.jsonl (evaluation.export.profiles)
+    include_sensitive_profile: bool = False
     summary: str = ""
     motivation: str = ""
     authors: str = ""
@@ -138,7 +141,7 @@ class ExportOptions:
             errors["task_categories"] = "Hugging Face task ids such as text-generation or summarization"
         if len(self.pretty_name) > 200:
             errors["pretty_name"] = "at most 200 characters"
-        for name in ("csv_raw_text", "soft_labels"):
+        for name in ("csv_raw_text", "soft_labels", "include_sensitive_profile"):
             if not isinstance(getattr(self, name), bool):
                 errors[name] = "true or false"
         for name in ABOUT_FIELDS:
@@ -284,7 +287,7 @@ def export_write(
 
         files = _write_table(writer(item_spec), item_batches(scope), split_names, report, "writing items")
         files += _write_table(
-            writer(judgments_table(task_type), label_type=value_type(task_type)),
+            writer(judgments_table(task_type, adjudicated=scope.adjudication), label_type=value_type(task_type)),
             judgment_batches(scope),
             split_names,
             report,
@@ -300,7 +303,7 @@ def export_write(
         files += raters.close()
 
         report.tell(0.95, "writing the data card")
-        facts = _facts(project, options, card_facts(), files, item_spec)
+        facts = _facts(project, options, card_facts(), files, item_spec, adjudicated=scope.adjudication)
         chart, facts["chart"] = None, None
         if facts["agreement"]["trend"]:
             from evaluation.export.chart import trend_png
@@ -310,7 +313,8 @@ def export_write(
             )
             facts["chart"] = card_builder.CHART_NAME if chart else None
         extra = _soft_label_files(scope, options, facts) if options.soft_labels else {}
-        readme = card_builder.render(facts) + soft_labels.card_text(facts)
+        extra |= _profile_files(scope, options, facts)
+        readme = card_builder.render(facts) + soft_labels.card_text(facts) + profiles.card_text(facts)
         heds = heds_builder.build(facts)
         manifest = {
             "generator": "Concord dataset export",
@@ -354,6 +358,23 @@ def _soft_label_files(scope, options: ExportOptions, facts: dict) -> dict[str, s
     return out
 
 
+def _profile_files(scope, options: ExportOptions, facts: dict) -> dict[str, str]:
+    """The raters' profile answers (sensitive fields only when asked for), recorded in ``facts``; none without
+    a profile form."""
+    if not scope.project.profile_consent:  # no form (saves the export a query)
+        return {}
+    fields = profile_fields(scope.project)
+    exported = [f.name for f in fields if options.include_sensitive_profile or not f.sensitive]
+    answers = {scope.rater_names[user]: a for user, a in rater_profile_answers(scope.project).items()
+               if user in scope.rater_names}
+    facts["rater_profiles"] = {
+        "fields": [{"name": f.name, "kind": f.kind, "sensitive": f.sensitive, "exported": f.name in exported}
+                   for f in fields],
+        "n_raters": len(answers),
+    }
+    return {profiles.FILE: profiles.lines(answers, exported)}
+
+
 def _in_background(read: Callable[[], dict]) -> Callable[[], dict]:
     """Starts ``read`` on its own thread and connection when no transaction is open; returns a function
     that waits for its result (or runs ``read`` then, inside a transaction)."""
@@ -384,7 +405,8 @@ def _card_facts(project: Project, scope, sizes) -> dict:
 
 
 def _facts(
-    project: Project, options: ExportOptions, card_facts: dict, files: list[WrittenFile], item_spec
+    project: Project, options: ExportOptions, card_facts: dict, files: list[WrittenFile], item_spec, *,
+    adjudicated: bool = False
 ) -> dict:
     """Everything the card and the datasheet state, as plain data (it is also ``card.json``)."""
     task_type = project.task_type
@@ -419,7 +441,7 @@ def _facts(
         ],
         "tables": {
             spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
-            for spec in (item_spec, judgments_table(task_type), scores_table(task_type),
+            for spec in (item_spec, judgments_table(task_type, adjudicated=adjudicated), scores_table(task_type),
                          *((SPANS,) if has_spans(task_type) else ()), RATERS)
         },
     }

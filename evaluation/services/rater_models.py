@@ -10,7 +10,7 @@ from evaluation.selectors import rating_frame
 from evaluation.selectors.export import rater_pseudonyms
 from evaluation.stats import InsufficientDataError, dawid_skene, gaussian_rater_model, mace, vote_shares
 
-from ._common import generator, num
+from ._common import generator, num, rater_unit_matrix
 
 CATEGORICAL_LEVELS = ("nominal", "ordinal")
 
@@ -62,13 +62,8 @@ def _empty(name: str, error: str | None = None) -> dict:
 def _criterion_report(frame, criterion: Criterion, project: Project, names: dict[int, str], seed: int) -> dict:
     task_type = REGISTRY[project.task_type]
     categorical, scale = _models_for(task_type.level_of_measurement, criterion)
-    units = sorted(set(zip(frame.item.tolist(), frame.system.tolist(), strict=True)))
-    unit_index = {u: k for k, u in enumerate(units)}
     raters = sorted(set(frame.rater.tolist()), key=lambda r: names.get(r, str(r)))
-    rater_index = {r: k for k, r in enumerate(raters)}
-    data = np.full((len(raters), len(units)), np.nan)
-    cols = [unit_index[u] for u in zip(frame.item.tolist(), frame.system.tolist(), strict=True)]
-    data[[rater_index[r] for r in frame.rater.tolist()], cols] = frame.value
+    data, units = rater_unit_matrix(frame, raters)
     out = _empty(criterion.name) | {
         "n_judgments": len(frame),
         "n_units": len(units),
@@ -138,15 +133,19 @@ def _add_scale(out: dict, data: np.ndarray) -> None:
         unit["gaussian"] = {"score": num(fit.adjusted[k]), "se": num(fit.adjusted_se[k])}
 
 
-def rater_models_report(*, project: Project, criterion: str | None = None, seed: int = 0) -> dict:
+def rater_models_report(
+    *, project: Project, criterion: str | None = None, seed: int = 0, raters: frozenset[int] | None = None
+) -> dict:
     """Rater models of every criterion (or the one named) of the project, raters under their export
-    pseudonyms. Raises ValueError for an unknown criterion."""
+    pseudonyms; of ``raters`` (user ids) only when given. Raises ValueError for an unknown criterion."""
     criteria = list(project.criteria.order_by("position", "id"))
     if criterion is not None:
         criteria = [c for c in criteria if c.name == criterion]
         if not criteria:
             raise ValueError(f"unknown criterion {criterion!r}")
     frame = rating_frame(project, criterion=criterion)
+    if raters is not None:
+        frame = frame.where(np.isin(frame.rater, sorted(raters)))
     last = Judgment.objects.filter(project=project).order_by("-id").values_list("id", flat=True).first() or 0
     names = rater_pseudonyms(project, max_judgment_id=last)
     return {

@@ -69,9 +69,12 @@ class ResultOptions:
         return replace(self, normalisation=normalisation)
 
 
-def results_compute(*, project: Project, options: ResultOptions | None = None) -> dict:
+def results_compute(
+    *, project: Project, options: ResultOptions | None = None, raters: frozenset[int] | None = None
+) -> dict:
     """Results of every criterion of the project, from the included judgments only (see
-    ``evaluation.selectors.included_judgments``). Raises ValueError for bad options."""
+    ``evaluation.selectors.included_judgments``), of ``raters`` (user ids) only when given. Raises ValueError
+    for bad options."""
     options = (options or ResultOptions()).checked(project)
     body = {
         "project": project.id,
@@ -82,14 +85,18 @@ def results_compute(*, project: Project, options: ResultOptions | None = None) -
     }
     kind = REGISTRY[project.task_type].results.kind
     if kind == ERROR_SPANS:
-        body["criteria"] = _error_span_criteria(project, options)
+        body["criteria"] = _error_span_criteria(project, options, raters)
         body["n_judgments"] = sum(c["n_judgments"] for c in body["criteria"])
         return body
     if kind == COMPARED:
         frame = pairwise_frame(project)
+        if raters is not None:
+            frame = frame.where(np.isin(frame.rater, sorted(raters)))
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
     else:
         frame = rating_frame(project)
+        if raters is not None:
+            frame = frame.where(np.isin(frame.rater, sorted(raters)))
         body["criteria"] = [_rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria]
     body["n_judgments"] = len(frame)
     return body
@@ -103,7 +110,7 @@ def span_scoring(project: Project) -> SpanScoring:
     return SpanScoring(task_type.results.higher_is_better, weight, config.get("weights") if weight else None)
 
 
-def _error_span_criteria(project: Project, options: ResultOptions) -> list[dict]:
+def _error_span_criteria(project: Project, options: ResultOptions, raters: frozenset[int] | None) -> list[dict]:
     scoring = span_scoring(project)
     span_options = SpanResultOptions(
         confidence=options.confidence,
@@ -117,6 +124,8 @@ def _error_span_criteria(project: Project, options: ResultOptions) -> list[dict]
         Criterion.objects.filter(project=project).order_by("position", "id").values_list("id", "name")
     ):
         ratings = span_ratings(project.id, criterion_id=criterion_id, included_only=True)
+        if raters is not None:
+            ratings = ratings.of_raters(raters)
         criteria.append(error_span_criterion(ratings, name, scoring, span_options))
     if options.segments:
         names = dict(Item.objects.filter(project=project).values_list("id", "external_id").iterator(chunk_size=20_000))

@@ -57,6 +57,7 @@ from .pairwise import (
     pairwise_counts,
     win_rates,
 )
+from .post_stratification import PostStratifiedMean, post_stratified_means
 from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
 from .rater_models import (
     CategoricalRaterModel,
@@ -118,6 +119,8 @@ __all__ = [
     "implied_pair_agreement",
     "maxdiff",
     "split_half_reliability",
+    "PostStratifiedMean",
+    "post_stratified_means",
     "CategoricalRaterModel",
     "GaussianRaterModel",
     "dawid_skene",

@@ -17,7 +17,7 @@ WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "w
 BLOCKING = {"serious", "critical"}
 LEAD_PAGES = ["", "settings/", "items/upload/", "items/", "team/", "invites/", "accounts/", "external/",
               "progress/", "raters/", "qc/rules/", "qc/controls/", "agreement/", "results/", "export/", "audit/",
-              "clone/", "rater-models/"]
+              "clone/", "rater-models/", "adjudication/", "profile/form/"]
 VIEWPORTS = [{"width": 1280, "height": 800}, {"width": 800, "height": 1180}]
 
 

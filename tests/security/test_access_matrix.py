@@ -95,6 +95,22 @@ EXPECTED = {
     # An empty form is refused with the reason on the dashboard.
     "agreement-auto-recompute": {"post": (302, 404, 403, 302, 302)},
     "api-qc-rules": LEAD_READ,
+    "api-adjudication": LEAD_READ,
+    # Only adjudicators are served the queue (the world has none): members 403, everyone else 404.
+    "api-adjudication-next": {"post": (401, 404, 403, 404, 403)},
+    # The world has no adjudication case.
+    "api-adjudication-answer": {"post": (401, 404, 404, 404, 404)},
+    # The world's project asks no profile: its rater reads an empty form, and an empty answer is refused.
+    "api-rater-profile": {"get": (401, 404, 200, 404, 403), "post": (401, 404, 400, 404, 403)},
+    "api-profile-form": LEAD_READ,
+    # An empty body names no profile field: refused after the gate.
+    "api-profile-results": {"post": (401, 404, 403, 400, 400)},
+    # The world's study has started (raters judged): the form is fixed, a post is refused after the gate.
+    "profile-form": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "rater-profile": {"get": (302, 404, 200, 404, 403), "post": (302, 404, 400, 404, 403)},
+    "adjudication": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
+    "adjudicate-next": {"get": (302, 404, 403, 404, 403)},
+    "adjudicate-submit": {"post": (302, 404, 404, 404, 404)},
     "api-allocation": LEAD_READ,
     "api-allocation-raters": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 400, 400)},
     # An empty body names no rater and no action: refused after the gate.

@@ -99,6 +99,10 @@ class Pairwise(TaskType):
                                 f"(the left output, a tie, the right output), got {value!r}")
         return None, TIE if value == TIE else shown_systems[0 if value == "A" else 1]
 
+    def imported_order_answer(self, value):
+        """The outcome of the first output as imported, shown on the left (A)."""
+        return {WINS: "A", TIES: TIE, LOSES: "B"}[value]
+
     def degraded_outputs(self, outputs, degrade, suffix):
         """The first output intact beside its damaged copy: the intact side should win."""
         system, text = outputs[0]

@@ -1,6 +1,6 @@
 """What the pairwise type declares for agreement, results, export and the console."""
 
-from ..facts import COMPARED, OUTCOME, AgreementPlan, Facts, Results, Setup, Values
+from ..facts import CATEGORIES_DIFFER, COMPARED, OUTCOME, AgreementPlan, Facts, Results, Setup, Values
 from .card import CARD
 from .coding import LOSES, OUTCOME_NAMES, TIES, WINS
 from .demo import DEMO
@@ -16,6 +16,7 @@ VALUES = Values(
         ("system_b", "string", "The item's second output's system."),
         ("outcome", "int", "For `system`: 0 it loses, 1 tie, 2 it wins."),
     ),
+    disagreement=CATEGORIES_DIFFER,
 )
 # unweighted Cohen kappa per rater pair for the 3-way outcome, as published pairwise studies report it
 AGREEMENT = AgreementPlan(

@@ -44,3 +44,17 @@ def test_ratings_and_spans_in_code_points():
 def test_empty_project_gives_empty_arrays():
     r = span_ratings(ProjectFactory().pk)
     assert len(r) == 0 and r.start.dtype == np.int64 and r.span_rating.shape == (0,)
+
+
+def test_of_raters_keeps_their_ratings_and_spans():
+    project = ProjectFactory()
+    item = ItemFactory(project=project)
+    raters = [UserFactory() for _ in range(3)]
+    judgments = [JudgmentFactory(item=item, rater=r, value=v) for r, v in zip(raters, (10, 20, 30), strict=True)]
+    for j, (start, end) in zip(judgments, ((0, 1), (1, 2), (2, 3)), strict=True):
+        ErrorSpan.objects.create(judgment=j, start=start, end=end, severity="minor")
+
+    r = span_ratings(project.pk).of_raters({raters[0].pk, raters[2].pk})
+
+    assert list(r.value) == [10.0, 30.0]
+    assert list(r.span_rating) == [0, 1] and list(r.start) == [0, 2]

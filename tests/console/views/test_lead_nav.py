@@ -9,8 +9,8 @@ from django.contrib.auth.models import Permission
 pytestmark = pytest.mark.django_db
 
 GROUPS = {
-    "Set up": ["Overview", "Settings", "Upload items", "Items", "Team", "Allocation"],
-    "Run": ["Progress", "Quality control", "Try as a rater", "Audit log"],
+    "Set up": ["Overview", "Settings", "Upload items", "Items", "Team", "Allocation", "Rater profile"],
+    "Run": ["Progress", "Quality control", "Adjudication", "Try as a rater", "Audit log"],
     "Analysis": ["Agreement", "Results", "Judges", "Metrics", "Study plan", "Export"],
 }
 PAGES = [
@@ -27,6 +27,8 @@ PAGES = [
     ("raters/", "Quality control"),
     ("qc/rules/", "Quality control"),
     ("qc/controls/", "Quality control"),
+    ("adjudication/", "Adjudication"),
+    ("profile/form/", "Rater profile"),
     ("agreement/", "Agreement"),
     ("results/", "Results"),
     ("judges/", "Judges"),

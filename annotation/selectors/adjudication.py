@@ -1,0 +1,104 @@
+"""What adjudication shows: the adjudicator's screen (the raters' answers unnamed, in a shuffled order) and the
+lead's counts of the queue."""
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotation.models import AdjudicatedValue, AdjudicationCase, Project
+from annotation.task_types import REGISTRY
+
+from .assignments import screen_modulus
+from .quality import included_judgments
+from .rater_loop import criteria_of, outputs_of
+
+
+def _shown(value, criterion: dict) -> str:
+    """An answer as the screen words it: the choice's value and label, or the number."""
+    for choice in criterion["choices"] or []:
+        if str(choice["value"]) == str(value):
+            label = choice["label"]
+            return label if str(value).lower() in label.lower() else f"{value} {label}".strip()
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def adjudication_screen(case: AdjudicationCase) -> dict:
+    """The case's item with its outputs in imported order (no system names), the criteria as a rating screen
+    asks them, and each rater's answers as ``Answer 1``, ``Answer 2``… in an order drawn from the case's own
+    seed: nothing tells who answered what."""
+    project = case.project
+    task_type = REGISTRY[project.task_type]
+    item = case.item
+    references = list(item.references)
+    criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
+    modulus = screen_modulus(project, references, criteria)
+    by_name = {c["name"]: c for c in criteria}
+    positions = {pk: position for pk, position, _, _ in outputs_of(item.pk)}
+    per_rater = defaultdict(list)
+    judgments = (
+        included_judgments(project)
+        .filter(item=item)
+        .order_by("criterion__position", "output__position")
+        .values_list("rater_id", "criterion__name", "output_id", "value")
+    )
+    for rater_id, name, output_id, value in judgments:
+        answer = task_type.imported_order_answer(value)
+        per_rater[rater_id].append(
+            {
+                "criterion": name,
+                "position": positions[output_id] if task_type.per_output else None,
+                "value": answer,
+                "shown": _shown(answer, by_name[name]),
+            }
+        )
+    raters = sorted(per_rater)
+    random.Random(case.seed).shuffle(raters)
+    return {
+        "case_id": case.pk,
+        "item": {
+            "input": item.input,
+            "references": references if project.show_reference else [],
+            "modulus": modulus,
+            "outputs": [{"position": p, "text": text} for _, p, _, text in outputs_of(item.pk)],
+        },
+        "criteria": criteria,
+        "disagreed_on": list(case.criteria),
+        "answers": [{"answer": f"Answer {k}", "values": per_rater[r]} for k, r in enumerate(raters, start=1)],
+        "expires_at": case.held_until,
+    }
+
+
+@dataclass(frozen=True)
+class AdjudicationSummary:
+    enabled: bool
+    threshold: float | None
+    n_cases: int
+    n_adjudicated: int
+    n_held: int
+
+    @property
+    def n_waiting(self) -> int:
+        return self.n_cases - self.n_adjudicated
+
+
+def adjudication_summary(project: Project) -> AdjudicationSummary:
+    """The rule and the queue's counts: items queued, adjudicated, and held by an adjudicator now."""
+    counts = AdjudicationCase.objects.filter(project=project).aggregate(
+        n=Count("id"),
+        done=Count("id", filter=Q(adjudicated_at__isnull=False)),
+        held=Count("id", filter=Q(adjudicated_at__isnull=True, held_until__gt=timezone.now())),
+    )
+    return AdjudicationSummary(
+        project.adjudicate, project.adjudication_threshold, counts["n"], counts["done"], counts["held"]
+    )
+
+
+def adjudicated_values(project: Project, *, max_item_id: int | None = None) -> dict[tuple[int, int], tuple]:
+    """``(output id, criterion id) → (value, label)`` of every adjudicated answer in the project."""
+    rows = AdjudicatedValue.objects.filter(case__project=project)
+    if max_item_id is not None:
+        rows = rows.filter(case__item_id__lte=max_item_id)
+    return {(o, c): (v, label) for o, c, v, label in rows.values_list("output_id", "criterion_id", "value", "label")}
