@@ -4,6 +4,7 @@ from django.contrib import admin
 from annotation.models import (
     Assignment,
     Criterion,
+    ErrorSpan,
     Item,
     ItemFlag,
     Job,
@@ -11,6 +12,7 @@ from annotation.models import (
     Membership,
     Output,
     Project,
+    ProposedSpan,
     QcRules,
     QualificationOutcome,
     RaterAction,
@@ -91,6 +93,22 @@ class JudgmentAdmin(admin.ModelAdmin):
     search_fields = ["rater__username", "item__external_id", "output__system"]
     raw_id_fields = ["project", "item", "output", "criterion", "rater", "assignment"]
     date_hierarchy = "submitted_at"
+
+
+@admin.register(ErrorSpan)
+class ErrorSpanAdmin(admin.ModelAdmin):
+    list_display = ["id", "judgment", "side", "start", "end", "severity", "category", "origin"]
+    list_filter = ["side", "severity", "origin"]
+    search_fields = ["category", "judgment__rater__username", "judgment__item__external_id"]
+    raw_id_fields = ["judgment", "proposal"]
+
+
+@admin.register(ProposedSpan)
+class ProposedSpanAdmin(admin.ModelAdmin):
+    list_display = ["id", "output", "side", "start", "end", "severity", "category"]
+    list_filter = ["side", "severity"]
+    search_fields = ["category", "output__system", "output__item__external_id"]
+    raw_id_fields = ["output"]
 
 
 @admin.register(ItemFlag)

@@ -73,7 +73,8 @@ def _screen_context(request, assignment, *, answers=None, errors=None, revising=
     screen = assignment_screen(assignment)
     return {
         "project": project, "assignment": assignment, "screen": screen,
-        **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers),
+        **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers,
+                           config=project.task_config),
         "errors": errors or [], "revising": revising,
         "client_token": uuid.uuid4().hex, "served_ms": int(time.time() * 1000),
         "progress": rater_progress(project=project, rater=request.user),
@@ -168,26 +169,18 @@ def rate_submit(request, pk):
     return redirect("rate-next", pk=assignment.project_id)
 
 
-def _shown(value) -> str:
-    if isinstance(value, list):
-        return f"{value[0]:g}–{value[1]:g}"
-    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(value, f"{value:g}" if isinstance(value, float)
-                                                                   else str(value))
-
-
 def _training_feedback(request, result):
     """The expected answers beside the rater's, after a training screen."""
     project = result.assignment.project
+    task_type = REGISTRY[project.task_type]
     given = {(v["criterion"], v["position"]): v["value"]
              for v in judgment_screen_values(result.judgments, project)}
     rows = []
     for expected in result.feedback["expected"]:
         key = (expected["criterion"], expected.get("position"))
-        value = given.get(key)
-        want = expected["value"]
-        ok = want[0] <= value <= want[1] if isinstance(want, list) and value is not None else value == want
+        want, mine, ok = task_type.feedback(expected["value"], given.get(key))
         rows.append({"criterion": key[0], "where": "—" if key[1] is None else f"output {key[1] + 1}",
-                     "expected": _shown(want), "given": "—" if value is None else _shown(value), "ok": ok})
+                     "expected": want, "given": mine, "ok": ok})
     done = Membership.objects.filter(project=project, user=request.user).values_list("training_done", flat=True).first()
     return render(request, "annotation/rater/feedback.html", {
         "project": project, "rows": rows, "explanation": result.feedback["explanation"], "done": done})

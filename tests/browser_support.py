@@ -103,3 +103,36 @@ def at_every_width(page, screenshot, name: str, check=None) -> None:
             assert not found, f"{name} at {viewport['width']}px: {found}"
         screenshot(page, f"{name}-{width_name}")
     page.set_viewport_size(VIEWPORTS["desktop"])
+
+
+def drag_select(page, side, start, end, direction="ltr"):
+    """Drags the mouse over code points [start, end) of an error-span widget's text (``side`` "output" or
+    "source"), from the first one's leading edge to the last one's trailing edge (left to right, or right to left
+    in a right-to-left text)."""
+    box = page.evaluate(
+        """([side, start, end]) => {
+            const root = document.querySelector('[data-text=' + side + ']');
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            const units = [];  // [text node, UTF-16 offset] of every code point
+            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+                let k = 0;
+                for (const ch of n.data) { units.push([n, k]); k += ch.length; }
+            }
+            const rect = (i) => {
+                const [n, k] = units[i];
+                const r = document.createRange();
+                r.setStart(n, k);
+                r.setEnd(n, k + String.fromCodePoint(n.data.codePointAt(k)).length);
+                return r.getBoundingClientRect();
+            };
+            const a = rect(start), b = rect(end - 1);
+            return {a: [a.left, a.right, a.top + a.height / 2], b: [b.left, b.right, b.top + b.height / 2]};
+        }""",
+        [side, start, end],
+    )
+    (al, ar, ay), (bl, br, by) = box["a"], box["b"]
+    x0, x1 = (al + 1, br - 1) if direction == "ltr" else (ar - 1, bl + 1)
+    page.mouse.move(x0, ay)
+    page.mouse.down()
+    page.mouse.move(x1, by, steps=8)
+    page.mouse.up()

@@ -1,11 +1,12 @@
 """What raters see: the rating screen of an assignment, their earlier answers, and progress."""
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
-from annotation.models import Assignment, ErrorSpan, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
-from annotation.task_types import REGISTRY, Span
+from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
+from annotation.task_types import REGISTRY
 from annotation.task_types.pairwise import TIE
 
 from .allocation import allocation_limits, allocation_open, quota_left
+from .judgment_spans import spans_by_judgment
 from .rater_loop import criteria_of, outputs_of, proposals_of
 from .screen_plan import project_has_controls, screen_plan
 
@@ -63,10 +64,11 @@ def screen_modulus(project: Project, references: list[str], criteria: list[dict]
     return {"text": references.pop(0) if references else "", "score": project.rankme_modulus}
 
 
-def screen_questions(*, screen: dict, task_type, answers: dict | None = None) -> dict:
+def screen_questions(*, screen: dict, task_type, answers: dict | None = None, config: dict | None = None) -> dict:
     """What a rating template iterates over: ``outputs`` (each with its ``questions``), every question,
     and ``pair_questions`` (one per criterion, for task types judging the screen as a whole); each
-    question names its form field and carries the rater's earlier ``answer``."""
+    question names its form field and carries the rater's earlier ``answer``, and what the task type adds for
+    the project's ``config`` (its task_config)."""
     answers = answers if answers is not None else {}
     outputs = screen["item"]["outputs"]
     modulus = (screen["item"].get("modulus") or {}).get("score")
@@ -76,8 +78,7 @@ def screen_questions(*, screen: dict, task_type, answers: dict | None = None) ->
         for output in slots:
             key = f"{criterion['id']}" + ("" if output is None else f"-{output['position']}")
             question = {"criterion": criterion, "output": output, "field": f"v-{key}", "answer": answers.get(key)}
-            if criterion["choices"] is None:  # a slider: its ends, where it starts, its keyboard step
-                question["slider"] = task_type.slider(criterion, question["answer"], modulus)
+            question.update(task_type.question_fields(question, modulus, config or {}))
             questions.append(question)
     for output in outputs:
         output["questions"] = [q for q in questions if q["output"] is output]
@@ -89,25 +90,21 @@ def assignment_get_for_rater(*, rater, pk: int) -> Assignment | None:
     return Assignment.objects.select_related("project", "item").filter(pk=pk, rater=rater).first()
 
 
-def _stored_spans(judgments) -> tuple[dict[int, tuple[Span, ...]], dict[int, int]]:
-    """The judgments' error spans by judgment id, and the index of each proposal of their outputs as a screen
-    lists them (by ProposedSpan id)."""
-    spans = {}
-    for s in ErrorSpan.objects.filter(judgment__in=[j.pk for j in judgments]):
-        spans.setdefault(s.judgment_id, []).append(
-            Span(s.side, s.start, s.end, s.severity, s.category, s.origin, s.proposal_id))
+def _proposal_index(judgments) -> dict[int, int]:
+    """The index of each proposal of the judgments' outputs as a screen lists them, by ProposedSpan id."""
     index, counts = {}, {}
     for pk, output_id in ProposedSpan.objects.filter(output_id__in={j.output_id for j in judgments}).values_list(
             "id", "output_id"):
         index[pk] = counts[output_id] = counts.get(output_id, -1) + 1
-    return {k: tuple(v) for k, v in spans.items()}, index
+    return index
 
 
 def judgment_screen_values(judgments, project: Project) -> list[dict]:
     """Stored judgment rows as a screen gives them: criterion, display position, value ("A"/"B"/"tie"
     for pairwise; the answer with its error spans for types that read texts)."""
     task_type = REGISTRY[project.task_type]
-    spans, proposal_index = _stored_spans(judgments) if task_type.reads_texts else ({}, {})
+    spans, proposal_index = ((spans_by_judgment(j.pk for j in judgments), _proposal_index(judgments))
+                             if task_type.reads_texts else ({}, {}))
     values = []
     for j in judgments:
         shown = list(j.shown_order or [])

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from annotation.models import Assignment, Item, Judgment, Project, QualificationOutcome
+from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.task_types import REGISTRY
 
 
@@ -67,12 +68,14 @@ def training_screens(*, project: Project, rater_id: int) -> list[TrainingScreen]
     task_type = REGISTRY[project.task_type]
     rows = (
         Judgment.objects.filter(assignment_id__in=[a[0] for a in served])
-        .values_list("assignment_id", "criterion__name", "output__system", "value", "label")
+        .values_list("assignment_id", "criterion__name", "output__system", "value", "label", "id")
         .order_by("submitted_at", "id")
     )
+    rows = list(rows)
+    spans = spans_by_judgment(row[-1] for row in rows) if task_type.reads_texts else {}
     first: dict[int, dict[tuple, TrainingAnswer]] = {}
     gold = {a[0]: a[3] or {} for a in served}
-    for assignment_id, criterion, system, value, label in rows:
+    for assignment_id, criterion, system, value, label, judgment_id in rows:
         answers = first.setdefault(assignment_id, {})
         if (criterion, system) not in answers:
             answers[(criterion, system)] = TrainingAnswer(
@@ -81,7 +84,7 @@ def training_screens(*, project: Project, rater_id: int) -> list[TrainingScreen]
                 value,
                 label,
                 gold_text(gold[assignment_id], criterion, system),
-                task_type.gold_correct(gold[assignment_id], criterion, system, value),
+                task_type.gold_correct(gold[assignment_id], criterion, system, value, spans.get(judgment_id, ())),
             )
     return [
         TrainingScreen(pk, external_id, status == Assignment.Status.SKIPPED, tuple(first.get(pk, {}).values()))

@@ -15,12 +15,14 @@ from annotation.models import (
     ItemFlag,
     Judgment,
     Membership,
+    Output,
     Project,
     QcRules,
     QualificationOutcome,
     RaterAction,
     RaterExclusion,
 )
+from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import LEFT_WINS, OUTCOME
 
@@ -100,21 +102,23 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     rows = (Judgment.objects.filter(project=project, item__gold__isnull=False, item__training=False)
             .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
             .values_list("rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value",
-                         "submitted_at")
+                         "submitted_at", "id")
             .order_by("rater_id", "submitted_at", "id"))
     if rater_id is not None:
         rows = rows.filter(rater_id=rater_id)
+    rows = list(rows)
+    spans = spans_by_judgment(row[-1] for row in rows) if task_type.reads_texts else {}
     out: dict[int, GoldAccuracy] = {}
     answers: dict[int, list[bool]] = defaultdict(list)
     items: dict[int, set] = defaultdict(set)
     revised: dict[int, set] = defaultdict(set)
     answered: set[tuple] = set()
-    for rater, item_id, gold, criterion, system, value, submitted_at in rows:
+    for rater, item_id, gold, criterion, system, value, submitted_at, judgment_id in rows:
         if (rater, item_id, criterion, system) in answered:  # a later answer to the same question: a revision
             revised[rater].add(item_id)
             continue
         answered.add((rater, item_id, criterion, system))
-        ok = task_type.gold_correct(gold or {}, criterion, system, value)
+        ok = task_type.gold_correct(gold or {}, criterion, system, value, spans.get(judgment_id, ()))
         if ok is None:
             continue
         acc = out.setdefault(rater, GoldAccuracy())
@@ -340,6 +344,11 @@ class DegradedCheck:
     intact_wins: int = 0  # pairwise
     degraded_wins: int = 0
     ties: int = 0
+    # Types marking places in the text: copies whose damage the rater marked, and, where the rater also judged
+    # the original, copies marked there but not at the same place of the original and the reverse.
+    marked: int = 0
+    marked_only_in_copy: int = 0
+    marked_only_in_original: int = 0
 
     @property
     def p_value(self) -> float | None:
@@ -350,12 +359,17 @@ class DegradedCheck:
         if self.intact_wins + self.degraded_wins:
             return float(binomtest(self.intact_wins, self.intact_wins + self.degraded_wins, 0.5,
                                    alternative="greater").pvalue)
+        discordant = self.marked_only_in_copy + self.marked_only_in_original
+        if discordant:  # an exact McNemar test: the damaged place is marked more often than the intact one
+            return float(binomtest(self.marked_only_in_copy, discordant, 0.5, alternative="greater").pvalue)
         return None
 
     def as_dict(self) -> dict:
         return {"n_controls": self.n_controls, "n_degraded_scores": len(self.degraded),
                 "n_original_scores": len(self.originals), "intact_wins": self.intact_wins,
-                "degraded_wins": self.degraded_wins, "ties": self.ties, "p_value": self.p_value}
+                "degraded_wins": self.degraded_wins, "ties": self.ties, "marked": self.marked,
+                "marked_only_in_copy": self.marked_only_in_copy,
+                "marked_only_in_original": self.marked_only_in_original, "p_value": self.p_value}
 
 
 def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int, DegradedCheck]:
@@ -371,6 +385,8 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
     if rater_id is not None:
         judgments = judgments.filter(rater_id=rater_id)
     out: dict[int, DegradedCheck] = {}
+    if REGISTRY[project.task_type].reads_texts:
+        return _degraded_marks(project, judgments)
     if REGISTRY[project.task_type].values.kind == OUTCOME:
         rows = judgments.filter(item__degraded_from__isnull=False).values_list("rater_id", "item_id", "label",
                                                                               "output__system")
@@ -409,6 +425,36 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
         if original is not None:
             check.degraded.append(z(rater, criterion, value))
             check.originals.append(original)
+    return out
+
+
+def _degraded_marks(project: Project, judgments) -> dict[int, DegradedCheck]:
+    """Per rater, whether their spans on degraded copies mark the damage (the task type's damage_marked), beside
+    whether their spans on the originals mark the same place."""
+    task_type = REGISTRY[project.task_type]
+    copies = list(judgments.filter(item__degraded_from__isnull=False).values_list(
+        "id", "rater_id", "item_id", "item__degraded_from_id", "criterion_id", "output__system", "output__text"))
+    if not copies:
+        return {}
+    originals = {(r, i, c, s): (j, text) for j, r, i, c, s, text in judgments.filter(
+        item_id__in={row[3] for row in copies}).values_list("id", "rater_id", "item_id", "criterion_id",
+                                                             "output__system", "output__text")}
+    texts = dict(((i, s), t) for i, s, t in Output.objects.filter(item_id__in={row[3] for row in copies})
+                 .values_list("item_id", "system", "text"))
+    spans = spans_by_judgment([row[0] for row in copies] + [j for j, _ in originals.values()])
+    out: dict[int, DegradedCheck] = {}
+    seen: dict[int, set] = defaultdict(set)
+    for judgment, rater, item, original_item, criterion, system, text in copies:
+        check = out.setdefault(rater, DegradedCheck())
+        seen[rater].add(item)
+        check.n_controls = len(seen[rater])
+        original = originals.get((rater, original_item, criterion, system))
+        in_copy, in_original = task_type.damage_marked(texts[original_item, system], text, spans.get(judgment, ()),
+                                                       spans.get(original[0], ()) if original else ())
+        check.marked += in_copy
+        if original is not None and in_copy != in_original:
+            check.marked_only_in_copy += in_copy
+            check.marked_only_in_original += in_original
     return out
 
 
@@ -493,4 +539,5 @@ def rater_quality_report(project: Project) -> dict:
               for e in RaterExclusion.objects.filter(project=project).select_related("rater").order_by("created_at")
               if e.rater_id not in members_ids]
     return {"rules": rules, "raters": raters, "former_excluded": former,
-            "position_bias": overall.as_dict() if overall is not None else None}
+            "position_bias": overall.as_dict() if overall is not None else None,
+            "position_bias_note": REGISTRY[project.task_type].position_bias_note}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from scipy.stats import binomtest
 
 from annotation.models import Assignment, ItemFlag, Judgment, Project, QualificationOutcome
+from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.selectors.qualification import TrainingScreen, gold_text, training_screens
 from annotation.selectors.quality import (
     SPEED_WINDOW,
@@ -69,6 +70,7 @@ class RaterEvidence:
     repeats: RepeatConsistency | None
     repeat_answers: list[AnswerRow]
     position_bias: dict | None
+    position_bias_note: str  # what to say where position bias is not measured
     behaviour: BehaviourFlags
     median_seconds: float | None
     recent_screens: list[ScreenRow]
@@ -89,11 +91,13 @@ def _gold_answers(project: Project, rater_id: int) -> list[AnswerRow]:
     rows = (
         Judgment.objects.filter(project=project, rater_id=rater_id, item__gold__isnull=False, item__training=False)
         .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
-        .values_list("item__external_id", "item__gold", "criterion__name", "output__system", "value", "label")
+        .values_list("item__external_id", "item__gold", "criterion__name", "output__system", "value", "label", "id")
         .order_by("submitted_at", "id")
     )
+    rows = list(rows)
+    spans = spans_by_judgment(row[-1] for row in rows) if task_type.reads_texts else {}
     first: dict[tuple, AnswerRow] = {}
-    for item, gold, criterion, system, value, label in rows:
+    for item, gold, criterion, system, value, label, judgment_id in rows:
         key = (item, criterion, system)
         if key in first:
             first[key] = AnswerRow(**{**first[key].__dict__, "note": "revised later (the first answer counts)"})
@@ -104,7 +108,7 @@ def _gold_answers(project: Project, rater_id: int) -> list[AnswerRow]:
             system,
             _shown(pairwise, value, label),
             gold_text(gold, criterion, system),
-            task_type.gold_correct(gold or {}, criterion, system, value),
+            task_type.gold_correct(gold or {}, criterion, system, value, spans.get(judgment_id, ())),
         )
     return list(first.values())
 
@@ -234,6 +238,7 @@ def rater_evidence(project: Project, rater_id: int) -> RaterEvidence:
         repeats=repeat_consistency(project).get(rater_id),
         repeat_answers=_copy_answers(project, rater_id, "repeat_of"),
         position_bias=bias[rater_id].as_dict() if rater_id in bias else None,
+        position_bias_note=REGISTRY[project.task_type].position_bias_note,
         behaviour=behaviour_flags(project, rules, rater_id=rater_id).get(rater_id, BehaviourFlags()),
         median_seconds=median,
         recent_screens=screens,

@@ -27,9 +27,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
-from annotation.models import Item, Output, Project
+from annotation.models import Item, Output, Project, ProposedSpan
 from annotation.services.project import project_settings_check
 from annotation.task_types import REGISTRY
+from annotation.task_types.error_spans import damaged_region
 from audit.services import audit_record
 
 METHODS = ("swap_phrase", "truncate", "shuffle_sentences", "repeat_sentence")
@@ -80,6 +81,28 @@ def degrade(text: str, method: str, rng: random.Random, donor: str = "") -> str:
     raise ValueError(f"unknown damage method {method!r}; the methods are {', '.join(METHODS)}")
 
 
+def _copy_proposals(originals: list[Output], copies: list[Output], *, damaged: bool) -> None:
+    """A model's proposed spans (ESA-AI) carried from each original output to its copy of the same system, so a
+    copy is reviewed as its original is: a repeat gets them all; a ``damaged`` copy those clear of the damage
+    (moved by the length the damage added or took), since one over it would point the rater at the damage."""
+    by_system = {o.system: o for o in originals}
+    rows = []
+    for copy in copies:
+        original = by_system.get(copy.system)
+        if original is None:
+            continue
+        (_, copy_end), (start, end) = damaged_region(original.text, copy.text) if damaged else ((0, 0), (0, 0))
+        for p in original.proposed_spans.all():
+            shift = 0
+            if damaged and p.side == "target" and p.end > start:
+                if p.start < end or (p.start == end and p.end == p.start):
+                    continue
+                shift = copy_end - end
+            rows.append(ProposedSpan(output=copy, side=p.side, start=p.start + shift, end=p.end + shift,
+                                     severity=p.severity, category=p.category))
+    ProposedSpan.objects.bulk_create(rows)
+
+
 @transaction.atomic
 def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
                              methods: tuple[str, ...] | list[str] = METHODS, by=None) -> list[Item]:
@@ -93,7 +116,8 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
     if not 1 <= n <= MAX_CONTROLS:
         raise ValidationError({"n": f"from 1 to {MAX_CONTROLS}"})
     originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
-                                         repeat_of__isnull=True).prefetch_related("outputs").order_by("id"))
+                                         repeat_of__isnull=True).prefetch_related("outputs__proposed_spans")
+                     .order_by("id"))
     if len(originals) < max(n, 2):
         raise ValidationError({"n": f"the project has {len(originals)} real items; each copy needs its own "
                                     "original and another item to borrow phrases from, so at most "
@@ -118,8 +142,9 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
             project=project, external_id=external_id, input=original.input, references=original.references,
             subgroup=original.subgroup, degraded_from=original, n_target=max(original.n_target, 1),
             meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed})
-        Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
-                                    for p, (s, t) in enumerate(texts)])
+        outputs = Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
+                                              for p, (s, t) in enumerate(texts)])
+        _copy_proposals(list(original.outputs.all()), outputs, damaged=True)
         copies.append(copy)
     Project.objects.filter(pk=project.pk).update(n_degraded=F("n_degraded") + n)
     audit_record(actor=by, action="controls.degraded_create", project=project, target=f"{n} copies",
@@ -133,7 +158,8 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) 
     served (at the project's repeat rate) only to raters who judged the original at least
     ``REPEAT_GAP`` screens before, pairwise with the sides the rater saw swapped."""
     originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
-                                         repeat_of__isnull=True).prefetch_related("outputs").order_by("id"))
+                                         repeat_of__isnull=True).prefetch_related("outputs__proposed_spans")
+                     .order_by("id"))
     if not 1 <= n <= min(len(originals), MAX_CONTROLS):
         raise ValidationError({"n": f"from 1 to the project's {len(originals)} real items"})
     rng = random.Random(seed)
@@ -148,8 +174,9 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) 
             project=project, external_id=external_id, input=original.input, references=original.references,
             subgroup=original.subgroup, repeat_of=original, n_target=0,
             meta={"control": "repeat", "original": original.external_id, "seed": seed})
-        Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text)
-                                    for o in original.outputs.all()])
+        outputs = Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text)
+                                              for o in original.outputs.all()])
+        _copy_proposals(list(original.outputs.all()), outputs, damaged=False)
         copies.append(copy)
     audit_record(actor=by, action="controls.repeat_create", project=project, target=f"{n} copies",
                  detail={"n": n, "seed": seed})

@@ -75,6 +75,7 @@ class ItemRules:
         gold = record.get("gold")
         if gold is not None:
             gold = self.task_type.normalise_gold(gold, self.criteria, systems)
+            self.task_type.check_gold_texts(gold, text, dict(outputs))
         training = record.get("training", False)
         if not isinstance(training, bool):
             raise TaskTypeError(f"training must be true or false, got {training!r}")

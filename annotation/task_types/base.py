@@ -80,6 +80,9 @@ def number(value, what: str) -> float:
 
 
 def in_scale(value: float, criterion: CriterionScale, what: str) -> float:
+    """``value`` on the criterion's scale; a criterion without a scale (MQM's penalty) bounds nothing."""
+    if criterion.scale_min is None or criterion.scale_max is None:
+        return value
     if not criterion.scale_min <= value <= criterion.scale_max:
         raise TaskTypeError(f"{what} {value:g} is off the scale {criterion.scale_min:g}–{criterion.scale_max:g}")
     return value
@@ -111,6 +114,8 @@ class TaskType:
     takes_modulus: bool = False
     # How quality control reads the shown order (facts.LEFT_WINS / facts.TOP_FIRST); None: not measured.
     position_bias: str | None = None
+    # Said on the quality-control pages where position bias is not measured and a lead would look for it.
+    position_bias_note: str = ""
     # The most criteria a project of this type takes (None: no limit).
     max_criteria: int | None = None
     # Coding an answer needs the screen's texts (code_answer's ``texts``): offsets into them are checked.
@@ -158,10 +163,16 @@ class TaskType:
         feedback; ``shown_systems`` are the systems in display order."""
         raise NotImplementedError
 
-    def gold_correct(self, gold: dict, criterion: str, system: str, value: float) -> bool | None:
-        """Whether a stored judgment (``value`` as coded, on ``system``'s output) matches the item's
-        normalised gold; None when the gold says nothing about that criterion and output."""
+    def gold_correct(self, gold: dict, criterion: str, system: str, value: float, spans: tuple[Span, ...] = ()
+                     ) -> bool | None:
+        """Whether a stored judgment (``value`` as coded, on ``system``'s output, with its error ``spans`` for a type
+        that reads texts) matches the item's normalised gold; None when the gold says nothing about that criterion
+        and output."""
         raise NotImplementedError
+
+    def check_gold_texts(self, gold: dict, source: str, outputs: dict[str, str]) -> None:
+        """Checks a normalised gold against the item's input and output texts (by system) where it points into
+        them; raises TaskTypeError naming the field. Gold answers that point into no text pass."""
 
     def code_value(self, value, criterion: CriterionScale, systems: list[str], system: str | None
                    ) -> tuple[str, float, str]:
@@ -218,12 +229,26 @@ class TaskType:
         log_scale}`` (and ``ends``, the scores at a log slider's ends) as the template writes them."""
         raise NotImplementedError
 
+    def question_fields(self, question: dict, modulus: float | None, config: dict) -> dict:
+        """What a rating template needs beyond a ``question``'s criterion, output, field and answer, for a project
+        with ``config`` (its task_config): a slider's drawing where the criterion has no choices."""
+        if question["criterion"]["choices"] is None:
+            return {"slider": self.slider(question["criterion"], question["answer"], modulus)}
+        return {}
+
     def category_name(self, value: float, criterion) -> str:
         """How a coded category (a value as stored, e.g. in a coincidence matrix) is named on a lead's page,
         for ``criterion`` (a Criterion row): its number, and its label where the scale has labels."""
         labels = list(criterion.labels or [])
         k = int(value - criterion.scale_min) if criterion.scale_min is not None else -1
         return f"{value:g} {labels[k]}" if 0 <= k < len(labels) and float(value).is_integer() else f"{value:g}"
+
+    def feedback(self, expected, given) -> tuple[str, str, bool]:
+        """A training screen's feedback on one question: (the expected answer, the rater's, whether they match) in
+        words, from ``expected`` as gold_on_screen gives it and ``given`` as the screen gave it (None: none)."""
+        ok = expected[0] <= given <= expected[1] if isinstance(expected, list) and given is not None \
+            else given == expected
+        return _answer_words(expected), "—" if given is None else _answer_words(given), ok
 
     def screen_answer(self, value: float):
         """A stored value as the rating form shows it back."""
@@ -238,6 +263,13 @@ class TaskType:
         """The (system, text) outputs of a degraded control made from an item's ``outputs``, where
         ``degrade(text)`` damages a text (``suffix`` marks a damaged copy's system): every output damaged."""
         return [(system, degrade(text)) for system, text in outputs]
+
+    def damage_marked(self, original: str, copy: str, copy_spans: tuple[Span, ...], original_spans: tuple[Span, ...]
+                      ) -> tuple[bool, bool] | None:
+        """For a type whose answers mark places in the text: (whether the spans on a degraded ``copy`` of an output
+        mark its damage, whether the same rater's spans on the ``original`` mark the same place there); None for
+        a type whose degraded copies are checked by their scores."""
+        return None
 
     def repeat_same(self, value: float, before: float, low: float | None, high: float | None,
                     modulus: float | None) -> bool:
@@ -267,6 +299,13 @@ class TaskType:
         return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text,
                 "scale_min": criterion.scale_min, "scale_max": criterion.scale_max,
                 "labels": list(criterion.labels or []), "choices": None}
+
+
+def _answer_words(value) -> str:
+    if isinstance(value, list):
+        return f"{value[0]:g}–{value[1]:g}"
+    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(value, f"{value:g}" if isinstance(value, float)
+                                                                   else str(value))
 
 
 def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:

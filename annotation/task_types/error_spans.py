@@ -14,7 +14,17 @@ a model's proposal: "accepted" (as proposed), "edited", "rejected" (kept with th
 import json
 import math
 
-from .base import Coded, CriterionScale, Proposal, Span, TaskType, TaskTypeError
+from .base import (
+    Coded,
+    CriterionScale,
+    Proposal,
+    Span,
+    TaskType,
+    TaskTypeError,
+    check_gold_criteria,
+    check_system,
+    number,
+)
 
 TARGET, SOURCE = "target", "source"
 ADDED, ACCEPTED, EDITED, REJECTED = "added", "accepted", "edited", "rejected"
@@ -174,6 +184,17 @@ def weights_normalise(raw, severities: list[str], categories: dict[str, str]) ->
     return out
 
 
+def _gold_words(expected: dict) -> str:
+    """A gold answer as a lead reads it: "no error", or the spans to find, and the score range."""
+    parts = ["no error"] if expected.get("no_error") else []
+    if expected.get("spans"):
+        parts.append("find " + "; ".join(f"[{g['start']}, {g['end']})" + "".join(
+            f" {g[k]}" for k in ("side", "severity", "category") if k in g) for g in expected["spans"]))
+    if "score" in expected:
+        parts.append(f"score {expected['score'][0]:g}–{expected['score'][1]:g}")
+    return ", ".join(parts)
+
+
 def _offset(value, what: str) -> int:
     if (
         isinstance(value, bool)
@@ -185,12 +206,53 @@ def _offset(value, what: str) -> int:
     return int(value)
 
 
+def overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
+    """Whether two spans share a code point; a span of no length (something missing at a point) overlaps a
+    span that holds or borders that point."""
+    if a_start == a_end or b_start == b_end:
+        return max(a_start, b_start) <= min(a_end, b_end)
+    return max(a_start, b_start) < min(a_end, b_end)
+
+
+def damaged_region(original: str, copy: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where a damaged ``copy`` differs from its ``original``: ([start, end) in the copy, the same in the original),
+    between their longest common prefix and suffix (empty where something was only cut)."""
+    n = min(len(original), len(copy))
+    prefix = next((k for k in range(n) if original[k] != copy[k]), n)
+    suffix = next((k for k in range(n - prefix) if original[-1 - k] != copy[-1 - k]), n - prefix)
+    return (prefix, len(copy) - suffix), (prefix, len(original) - suffix)
+
+
+def _marks(region: tuple[int, int], spans) -> bool:
+    return any(s.side == TARGET and s.origin != REJECTED and overlaps(*region, s.start, s.end) for s in spans)
+
+
+def _gold_span_hit(expected: dict, span: Span) -> bool:
+    """A rater's span meets a gold span: the same side, overlapping, and the gold's severity and category where
+    it gives them (a category also meets its own subcategories)."""
+    category = expected.get("category")
+    return (span.side == expected.get("side", TARGET) and overlaps(expected["start"], expected["end"], span.start,
+                                                                   span.end)
+            and expected.get("severity") in (None, span.severity)
+            and (category is None or span.category == category or span.category.startswith(category + "/")))
+
+
 class ErrorSpanType(TaskType):
-    """A task type whose answer on an output is a set of error spans with a number (ESA, MQM)."""
+    """A task type whose answer on an output is a set of error spans with a number (ESA, MQM).
+
+    Gold (``{"<criterion>": {"<system>": {"spans": [...], "score": [low, high], "no_error": true}}}``, the system
+    left out for an item with one output): ``spans`` are errors that must be marked; a rater's span counts for
+    one when it is on the same side and overlaps it. Severity and category are compared only where the gold span
+    gives them: raters agree on where errors are far more than on how severe they are (Freitag et al. 2021,
+    Kocmi et al. 2024), so a gold error is by default "found", whatever severity it was given. ``no_error``:
+    the output has none, and a correct answer marks none. ``score`` (ESA): the range the score must fall in.
+    """
 
     level_of_measurement = "interval"
     min_outputs = 1
     max_criteria = 1
+    position_bias_note = ("Position bias does not apply to error spans: each output's errors are marked in that "
+                          "output alone, so no output wins or loses by the place it is shown in.")
     reads_texts = True
     # The fields of an answer beside spans and no_error.
     extra_fields: tuple[str, ...] = ()
@@ -205,6 +267,162 @@ class ErrorSpanType(TaskType):
     def value_of(self, spans: tuple[Span, ...], answer: dict, criterion: CriterionScale, config: dict) -> float:
         """The coded value of an answer whose ``spans`` were checked."""
         raise NotImplementedError
+
+    def widget_config(self, question: dict, config: dict) -> dict:
+        """The widget's settings (error_spans.js: protocol, severities, typology, the model's proposals, the
+        hidden input's name) for one output of a screen."""
+        return {
+            "protocol": self.slug,
+            "input": question["field"],
+            "severities": self.severities(config),
+            "prefilled": question["output"].get("proposed_spans", []),
+        }
+
+    def question_fields(self, question, modulus, config):
+        """``widget``: the widget's settings as JSON; ``state``: the earlier answer as the widget restores it (a
+        stored answer, or the state a refused form posted)."""
+        config = self.normalise_config(config or None)
+        answer = question["answer"]
+        if isinstance(answer, dict):
+            answer = json.dumps(
+                {
+                    "protocol": self.slug,
+                    "no_error": answer["no_error"],
+                    "spans": [
+                        {
+                            "side": s["side"],
+                            "start": s["start"],
+                            "end": s["end"],
+                            "severity": s["severity"],
+                            "category": s["category"] or None,
+                            "status": s["origin"],
+                            **({"proposed": s["proposal"]} if "proposal" in s else {}),
+                        }
+                        for s in answer["spans"]
+                    ],
+                    **{name: answer[name] for name in self.extra_fields},
+                }
+            )
+        return {"widget": json.dumps(self.widget_config(question, config)), "state": answer or ""}
+
+    def normalise_gold(self, gold, criteria, systems):
+        out = {}
+        for name, answer in check_gold_criteria(gold, criteria).items():
+            if isinstance(answer, dict) and answer.keys() & {"spans", "no_error", *self.gold_extra} \
+                    and len(systems) == 1:
+                answer = {systems[0]: answer}
+            if not isinstance(answer, dict) or not answer:
+                raise TaskTypeError(f"gold.{name} must map system names to {{spans, no_error"
+                                    f"{''.join(', ' + f for f in self.gold_extra)}}}")
+            out[name] = {check_system(system, systems, f"gold.{name}"): self._gold_answer(
+                expected, criteria[name], f"gold.{name}.{system}") for system, expected in answer.items()}
+        return out
+
+    # What a gold answer may give beside spans and no_error.
+    gold_extra: tuple[str, ...] = ()
+
+    def _gold_answer(self, expected, criterion: CriterionScale, what: str) -> dict:
+        expected = _keys(expected, ("spans", "no_error", *self.gold_extra), what)
+        out = {}
+        if expected.get("no_error") not in (None, False, True):
+            raise TaskTypeError(f"{what}.no_error must be true or false")
+        spans = expected.get("spans") or []
+        if not isinstance(spans, list) or len(spans) > MAX_SPANS:
+            raise TaskTypeError(f"{what}.spans must be a list of at most {MAX_SPANS} spans")
+        if expected.get("no_error"):
+            if spans:
+                raise TaskTypeError(f"{what}: no_error with spans; give one or the other")
+            out["no_error"] = True
+        if spans:
+            out["spans"] = [self._gold_span(span, f"{what}.spans[{k}]") for k, span in enumerate(spans)]
+        if "score" in self.gold_extra and expected.get("score") is not None:
+            bounds = expected["score"]
+            if not isinstance(bounds, list) or len(bounds) != 2:
+                raise TaskTypeError(f"{what}.score must be [low, high], got {bounds!r}")
+            low, high = (number(b, f"{what}.score") for b in bounds)
+            if not criterion.scale_min <= low <= high <= criterion.scale_max:
+                raise TaskTypeError(f"{what}.score [{low:g}, {high:g}] must run upwards within "
+                                    f"{criterion.scale_min:g}–{criterion.scale_max:g}")
+            out["score"] = [low, high]
+        if not out:
+            raise TaskTypeError(f"{what}: give the spans that must be marked, no_error"
+                                f"{''.join(', or ' + f for f in self.gold_extra)}")
+        return out
+
+    def _gold_span(self, span, what: str) -> dict:
+        span = _keys(span, ("start", "end", "side", "severity", "category"), what)
+        side = span.get("side") or TARGET
+        if side not in (TARGET, SOURCE):
+            raise TaskTypeError(f"{what}.side must be {TARGET!r} or {SOURCE!r}, got {side!r}")
+        for end in ("start", "end"):
+            if span.get(end) is None:
+                raise TaskTypeError(f"{what}.{end} is missing")
+        start, stop = _offset(span["start"], f"{what}.start"), _offset(span["end"], f"{what}.end")
+        if not 0 <= start <= stop:
+            raise TaskTypeError(f"{what}: [{start}, {stop}) must have 0 <= start <= end")
+        out = {"start": start, "end": stop}
+        if side != TARGET:
+            out["side"] = side
+        for name in ("severity", "category"):
+            if span.get(name) is not None:
+                if not isinstance(span[name], str) or not span[name] or len(span[name]) > 2 * MAX_NAME:
+                    raise TaskTypeError(f"{what}.{name} must be a name, got {span[name]!r}")
+                out[name] = span[name]
+        return out
+
+    def check_gold_texts(self, gold, source, outputs):
+        for name, per_system in gold.items():
+            for system, expected in per_system.items():
+                lengths = {TARGET: len(outputs[system]), SOURCE: len(source)}
+                for k, span in enumerate(expected.get("spans", [])):
+                    side = span.get("side", TARGET)
+                    if span["end"] > lengths[side]:
+                        raise TaskTypeError(f"gold.{name}.{system}.spans[{k}]: [{span['start']}, {span['end']}) is "
+                                            f"not within the {'output' if side == TARGET else 'source'} "
+                                            f"({lengths[side]} code points)")
+
+    def gold_correct(self, gold, criterion, system, value, spans=()):
+        """Every gold span met by one of the rater's spans (rejected proposals are not the rater's); with
+        ``no_error``, nothing marked; and the score in its range where the gold gives one."""
+        expected = (gold.get(criterion) or {}).get(system)
+        if expected is None:
+            return None
+        marked = [s for s in spans if s.origin != REJECTED]
+        ok = not marked if expected.get("no_error") else all(
+            any(_gold_span_hit(g, s) for s in marked) for g in expected.get("spans", []))
+        if "score" in expected:
+            ok = ok and expected["score"][0] <= value <= expected["score"][1]
+        return ok
+
+    def damage_marked(self, original, copy, copy_spans, original_spans):
+        """A span over the damage, as DA's degraded references expect a lower score: the copy's spans overlap
+        where it differs from the original; and, as the baseline, the rater's spans on the original overlap
+        the same place there."""
+        in_copy, in_original = damaged_region(original, copy)
+        return _marks(in_copy, copy_spans), _marks(in_original, original_spans)
+
+    def feedback(self, expected, given):
+        """The gold in words beside the rater's spans (and score), right as gold_correct counts it."""
+        if given is None:
+            return _gold_words(expected), "—", False
+        spans = tuple(Span(s.get("side") or TARGET, s["start"], s["end"], s["severity"], s.get("category") or "",
+                           s.get("origin") or ADDED) for s in given["spans"])
+        ok = self.gold_correct({"": {"": expected}}, "", "", given.get("score", 0.0), spans)
+        marked = [s for s in spans if s.origin != REJECTED]
+        words = "; ".join(f"[{s.start}, {s.end}) {s.severity}" + (f" {s.category}" if s.category else "")
+                          + (" in the source" if s.side == SOURCE else "") for s in marked) or "no error"
+        if "score" in given:
+            words += f", score {given['score']:g}"
+        return _gold_words(expected), words, ok
+
+    def gold_on_screen(self, gold, criterion, shown_systems):
+        per_system = gold.get(criterion) or {}
+        return [{"criterion": criterion, "position": p, "value": per_system[s]}
+                for p, s in enumerate(shown_systems) if s in per_system]
+
+    def gold_rows(self, gold):
+        return [{"criterion": criterion, "system": system, "expected": _gold_words(expected)}
+                for criterion, per_system in gold.items() for system, expected in per_system.items()]
 
     def stored_answer(self, value, spans, proposal_index):
         answer = {
@@ -265,6 +483,7 @@ class ErrorSpanType(TaskType):
             raise TaskTypeError(f"{what} must be a list of spans, got {raw!r}")
         if len(raw) > MAX_SPANS:
             raise TaskTypeError(f"{what}: at most {MAX_SPANS} spans per output, got {len(raw)}")
+        config = config or self.normalise_config(None)
         lengths = {TARGET: len(text), SOURCE: len(source)}
         spans = []
         for k, span in enumerate(raw):
@@ -288,6 +507,7 @@ class ErrorSpanType(TaskType):
             system = systems[0]
         if system not in systems:
             raise TaskTypeError(f"system: {system!r} is not a system of this item ({', '.join(map(repr, systems))})")
+        config = config or self.normalise_config(None)  # a project saved without its settings reads the defaults
         answer = _keys(value, ("spans", "no_error", *self.extra_fields), "value")
         lengths = {TARGET: len(texts.outputs[system]), SOURCE: len(texts.source)}
         spans = self._spans(answer.get("spans", []), config, lengths, texts.proposals.get(system, ()))

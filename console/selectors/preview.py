@@ -52,7 +52,7 @@ def preview_screen_context(*, project: Project, criteria: list[dict], item: dict
     assignment = Assignment(project=project, expires_at=timezone.now() + timedelta(seconds=project.lease_seconds))
     return {
         "project": project, "assignment": assignment, "screen": screen,
-        **screen_questions(screen=screen, task_type=task_type),
+        **screen_questions(screen=screen, task_type=task_type, config=project.task_config),
         "errors": [], "revising": False, "client_token": "", "served_ms": 0, "previous": None, "flag_reasons": [],
         "progress": {"done": 0, "assigned": 1, "remaining": 9, "total": 10},
         "preview": True,

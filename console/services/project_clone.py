@@ -2,13 +2,13 @@
 and optionally its items with their outputs, gold and subgroups (never judgments or assignments)."""
 from django.db import transaction
 
-from annotation.models import Item, Output, Project, QcRules
+from annotation.models import Item, Output, Project, ProposedSpan, QcRules
 from annotation.services import project_create
 from audit.services import audit_record
 
 COPIED = ("task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds",
           "show_reference", "repeat_rate", "training_items", "training_pass_mark", "randomise_output_order",
-          "rankme_modulus")
+          "rankme_modulus", "task_config")
 QC_COPIED = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
              "straight_line_run", "min_degraded_answered", "degraded_p_threshold")
 BATCH = 1000
@@ -45,8 +45,13 @@ def _items_copy(source: Project, clone: Project) -> int:
             Item(project=clone, external_id=i.external_id, input=i.input, references=i.references,
                  subgroup=i.subgroup, meta=i.meta, gold=i.gold, n_target=i.n_target) for i in batch)
         new_id = {old.pk: new.pk for old, new in zip(batch, copies, strict=True)}
-        Output.objects.bulk_create(
-            Output(item_id=new_id[o.item_id], position=o.position, system=o.system, text=o.text)
-            for o in Output.objects.filter(item_id__in=new_id).order_by("item_id", "position"))
+        originals = list(Output.objects.filter(item_id__in=new_id).order_by("item_id", "position"))
+        outputs = Output.objects.bulk_create(
+            Output(item_id=new_id[o.item_id], position=o.position, system=o.system, text=o.text) for o in originals)
+        new_output = {old.pk: new.pk for old, new in zip(originals, outputs, strict=True)}
+        ProposedSpan.objects.bulk_create(  # a model's proposed error spans, for the clone's raters to review too
+            ProposedSpan(output_id=new_output[p.output_id], side=p.side, start=p.start, end=p.end,
+                         severity=p.severity, category=p.category)
+            for p in ProposedSpan.objects.filter(output_id__in=new_output))
         n += len(batch)
     return n

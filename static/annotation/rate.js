@@ -1,8 +1,13 @@
-/* Keyboard-first rating screens (likert radios, pairwise A/tie/B, rankme sliders). Plain JS, no
- * dependencies: the form works without it; this adds the keys, the "every question answered" check
+/* Keyboard-first rating screens (likert radios, pairwise A/tie/B, rankme sliders, error-span widgets). Plain
+ * JS, no dependencies: the form works without it; this adds the keys, the "every question answered" check
  * (saying which are left, and going to the first), sliders without a starting value, the client-measured
  * duration, and screen-to-screen without a reload: the answers are posted in the background and the next
- * screen, which the server sends back in the same response, replaces this one in place. */
+ * screen, which the server sends back in the same response, replaces this one in place.
+ *
+ * A question that is a widget of its own (fieldset.q[data-widget]) keeps its keys: it is answered when the
+ * element inside it marked data-complete says "true", tells a change by an event that bubbles, and is entered at
+ * its element marked data-first. Each new
+ * screen is announced with a "rate:screen" event on the document (detail: the form), for widgets to set up. */
 (function () {
   "use strict";
   var STEP_KEYS = { ArrowRight: 1, ArrowUp: 1, PageUp: 1, End: 1, ArrowLeft: -1, ArrowDown: -1, PageDown: -1, Home: -1 };
@@ -12,12 +17,17 @@
   function isSlider(g) { return g.classList.contains("slider"); }
   // RankME with a modulus: the slider moves over log10 of the score; the number is any positive score.
   function isLog(g) { return g.dataset.scale === "log"; }
+  function isWidget(g) { return g.hasAttribute("data-widget"); }
 
   function numberOk(g, n) {
     return n.value !== "" && n.checkValidity() && (!isLog(g) || Number(n.value) > 0);
   }
 
   function answered(g) {
+    if (isWidget(g)) {
+      var state = g.querySelector("[data-complete]");
+      return !!state && state.dataset.complete === "true";
+    }
     if (isSlider(g)) {
       return !g.classList.contains("unset") && numberOk(g, g.querySelector("input[type=number]"));
     }
@@ -52,7 +62,8 @@
 
   function focusGroup(g, scroll) {
     if (!g) return;
-    var target = isSlider(g) ? g.querySelector("input[type=range]")
+    var target = isWidget(g) ? (g.querySelector("[data-first]") || g.querySelector("[tabindex]"))
+      : isSlider(g) ? g.querySelector("input[type=range]")
       : (radios(g).filter(function (r) { return r.checked; })[0] || radios(g)[0]);
     target.focus({ preventScroll: true });
     g.scrollIntoView({ block: scroll || "nearest" });
@@ -169,11 +180,13 @@
   function start() {
     var form = document.getElementById("rate-form");
     if (!form) { s = null; return; }
+    document.dispatchEvent(new CustomEvent("rate:screen", { detail: form }));
     s = { form: form, servedAt: Date.now(), sending: false,
           status: document.getElementById("rate-status"), submit: document.getElementById("rate-submit"),
           groups: Array.prototype.slice.call(form.querySelectorAll("fieldset.q")) };
     s.groups.forEach(function (g) {
       if (isSlider(g)) wireSlider(g); else g.addEventListener("change", refresh);
+      if (isWidget(g)) g.addEventListener("error-spans:change", refresh);
     });
     form.addEventListener("submit", function (e) {
       e.preventDefault();
@@ -186,9 +199,11 @@
   }
 
   document.addEventListener("keydown", function (e) {
-    if (!s || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (!s || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
     var t = e.target;
     if (!s.form.contains(t) && t !== document.body) return;  // the flag form keeps its keys
+    var inWidget = s.groups.some(function (g) { return isWidget(g) && g.contains(t); });
+    if (inWidget && (e.key !== "Enter" || t.tagName === "BUTTON" || t.tagName === "SELECT")) return;
     var g = currentGroup() || nextUnanswered(null) || s.groups[0];
     if (e.key === "Enter") {
       e.preventDefault();

@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from annotation.models import Criterion, Item, Judgment, Membership, Output, Project
+from annotation.task_types import REGISTRY, TaskTypeError
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -30,8 +31,10 @@ class ProjectFactory(factory.django.DjangoModelFactory):
     def criteria(self, create, names, **kwargs):
         if not create:
             return
-        scale = (None, None) if self.task_type == "pairwise" else (
-            (0.0, 100.0) if self.task_type == "rankme" else (1.0, 5.0))
+        try:  # the type's default scale (pairwise and MQM: none; RankME and ESA: 0–100), or Likert's 1–5
+            scale = REGISTRY[self.task_type].normalise_scale(None, None, [])[:2]
+        except TaskTypeError:
+            scale = (1.0, 5.0)
         for position, name in enumerate(names or ["fluency"]):
             Criterion.objects.create(project=self, name=name, position=position, scale_min=scale[0],
                                      scale_max=scale[1])

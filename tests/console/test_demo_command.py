@@ -9,6 +9,7 @@ from django.db.models import F
 from agreement.models import AgreementSnapshot
 from annotation.models import Item, Judgment, Project
 from annotation.services.demo import demo_items
+from annotation.task_types import REGISTRY
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +39,7 @@ def test_demo_is_a_study_in_progress(capsys, settings):
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8000/" in out and "lead / concord-demo-lead" in out and "rater4 is the careless" in out
     assert Judgment.objects.count() == n_judgments  # the second run changed nothing
-    assert sorted(Project.objects.values_list("task_type", flat=True)) == ["likert", "pairwise", "rankme"]
+    assert sorted(Project.objects.values_list("task_type", flat=True)) == sorted(REGISTRY)
     instructions = set()
     for project in Project.objects.all():
         instructions.add(project.instructions)
@@ -57,7 +58,7 @@ def test_demo_is_a_study_in_progress(capsys, settings):
             "rater4",
         }
         assert AgreementSnapshot.objects.filter(project=project).exists()
-    assert len(instructions) == 3  # each task type explains its own screen
+    assert len(instructions) == len(REGISTRY)  # each task type explains its own screen
     likert = Project.objects.get(task_type="likert")
     assert agreement_with_others(likert, "rater4") < agreement_with_others(likert, "rater1")
 

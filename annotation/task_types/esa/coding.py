@@ -14,6 +14,7 @@ class ESA(ErrorSpanType):
     label = "ESA (error spans and a 0–100 score)"
     template_name = "annotation/esa/rate.html"
     extra_fields = ("score",)
+    gold_extra = ("score",)
 
     def normalise_scale(self, scale_min, scale_max, labels):
         if any(
@@ -31,6 +32,17 @@ class ESA(ErrorSpanType):
         if config.get("severities", SEVERITIES) != SEVERITIES:
             raise TaskTypeError(f"task_config.severities: ESA's severities are {', '.join(SEVERITIES)}")
         return {"severities": list(SEVERITIES)}
+
+    def widget_config(self, question, config):
+        criterion = question["criterion"]
+        return {
+            **super().widget_config(question, config),
+            "score": {"min": criterion["scale_min"], "max": criterion["scale_max"]},
+        }
+
+    def repeat_same(self, value, before, low, high, modulus):
+        """Scores within a tenth of the scale (as RankME's sliders)."""
+        return abs(value - before) <= (high - low) / 10
 
     def value_of(self, spans, answer, criterion, config):
         if answer.get("score") is None:

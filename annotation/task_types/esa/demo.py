@@ -1,5 +1,6 @@
 """The ESA demo study: one summary at a time, its errors marked, then scored."""
 
+from ..error_span_facts import demo_spans
 from ..facts import Demo
 
 
@@ -8,7 +9,7 @@ def _answers(criterion: str, scores: list[float], rng) -> list[dict]:
     scores 0–100, blurred."""
     values = []
     for p, x in enumerate(scores):
-        spans = [] if x >= 5 else [{"start": 0, "end": 1, "severity": "major" if x < 3 else "minor"}]
+        spans = demo_spans(x)
         score = round(min(100.0, max(0.0, (x - 1) * 25 + rng.gauss(0, 6))))
         values.append(
             {"criterion": criterion, "position": p, "value": {"spans": spans, "no_error": not spans, "score": score}}

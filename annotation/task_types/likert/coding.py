@@ -60,7 +60,7 @@ class Likert(TaskType):
         return [{"criterion": criterion, "position": p, "value": per_system[s]}
                 for p, s in enumerate(shown_systems) if per_system.get(s) is not None]
 
-    def gold_correct(self, gold, criterion, system, value):
+    def gold_correct(self, gold, criterion, system, value, spans=()):
         """Exact: the category given is the expected one."""
         expected = gold.get(criterion)
         if isinstance(expected, dict):

@@ -17,6 +17,7 @@ from ..error_spans import (
 
 SEVERITIES = ["minor", "major", "critical"]
 CONFIG_FIELDS = ("typology", "severities", "weights")
+REPEAT_TOLERANCE = 1.0
 
 
 class MQM(ErrorSpanType):
@@ -51,8 +52,17 @@ class MQM(ErrorSpanType):
     def categories(self, config):
         return categories_of(config["typology"])
 
+    def widget_config(self, question, config):
+        return {**super().widget_config(question, config), "typology": config["typology"]}
+
+    def repeat_same(self, value, before, low, high, modulus):
+        """Penalties apart by at most one minor error under WMT's weights (1): the same errors found, give or take
+        a slip."""
+        return abs(value - before) <= REPEAT_TOLERANCE
+
     def span_weigher(self, task_config):
-        return lambda severity, category: weight_of(task_config["weights"], severity, category)
+        weights = (task_config or self.normalise_config(None))["weights"]
+        return lambda severity, category: weight_of(weights, severity, category)
 
     def value_of(self, spans, answer, criterion, config):
         return float(sum(weight_of(config["weights"], s.severity, s.category) for s in spans if s.origin != REJECTED))

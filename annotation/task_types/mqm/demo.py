@@ -1,19 +1,19 @@
 """The MQM demo study: one summary at a time, every error marked with a category and a severity."""
 
+from ..error_span_facts import demo_spans
 from ..facts import Demo
 
 
 def _answers(criterion: str, scores: list[float], rng) -> list[dict]:
     """A perfect 5 has no error; a lower score marks a grammar error on the first character (major below 3)."""
-    values = []
-    for p, x in enumerate(scores):
-        spans = (
-            []
-            if x >= 5
-            else [{"start": 0, "end": 1, "severity": "major" if x < 3 else "minor", "category": "Fluency/Grammar"}]
-        )
-        values.append({"criterion": criterion, "position": p, "value": {"spans": spans, "no_error": not spans}})
-    return values
+    return [
+        {
+            "criterion": criterion,
+            "position": p,
+            "value": {"spans": demo_spans(x, "Fluency/Grammar"), "no_error": x >= 5},
+        }
+        for p, x in enumerate(scores)
+    ]
 
 
 DEMO = Demo(

@@ -53,7 +53,7 @@ class Pairwise(TaskType):
         return [{"criterion": criterion, "position": None,
                  "value": TIE if winner == TIE else ("A" if winner == shown_systems[0] else "B")}]
 
-    def gold_correct(self, gold, criterion, system, value):
+    def gold_correct(self, gold, criterion, system, value, spans=()):
         """The judgment sits on the first output (``system``) and codes its outcome, whatever side the
         rater saw it on; the expected winner is coded the same way and compared."""
         winner = gold.get(criterion)

@@ -93,7 +93,7 @@ class RankME(TaskType):
         return [{"criterion": criterion, "position": p, "value": ranges[s]}
                 for p, s in enumerate(shown_systems) if s in ranges]
 
-    def gold_correct(self, gold, criterion, system, value):
+    def gold_correct(self, gold, criterion, system, value, spans=()):
         """The slider falls within the expected [low, high], both ends included."""
         bounds = (gold.get(criterion) or {}).get(system)
         return None if bounds is None else bounds[0] <= value <= bounds[1]

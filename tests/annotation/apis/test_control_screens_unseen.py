@@ -11,6 +11,7 @@ each signal a two-sample test of control against work screens, and a cross-valid
 them together, must do no better than chance. Seeded throughout, so the outcome is the same on every run.
 """
 
+import json
 import random
 import re
 
@@ -66,7 +67,8 @@ def _form(screen: dict, values: list[dict], page: str) -> dict:
     """The page's form filled in with ``values`` (field ``v-<criterion id>-<position>``)."""
     ids = {c["name"]: c["id"] for c in screen["criteria"]}
     token = re.search(r'name="client_token" value="([^"]*)"', page).group(1)
-    return {"client_token": token, **{f"v-{ids[v['criterion']]}-{v['position']}": str(v["value"]) for v in values}}
+    return {"client_token": token, **{f"v-{ids[v['criterion']]}-{v['position']}": json.dumps(v["value"])
+                                      if isinstance(v["value"], dict) else str(v["value"]) for v in values}}
 
 
 def _progress(client, project) -> dict:
@@ -78,8 +80,27 @@ def _page_progress(html: str) -> tuple[int, ...]:
     return tuple(int(g) for g in match.groups())
 
 
-def _session(monkeypatch):
+def _likert_answer(rng: random.Random):
+    return rng.randint(1, 5)
+
+
+def _esa_answer(rng: random.Random):
+    """Some error spans on the output's first characters, or none, and a score."""
+    n = rng.randint(0, 2)
+    spans = [{"start": k, "end": k + rng.randint(1, 3), "severity": rng.choice(["minor", "major"])} for k in range(n)]
+    return {"spans": spans, "no_error": not spans, "score": rng.randint(0, 100)}
+
+
+# Per task type: the systems of an item, a gold answer for the k-th gold item, and a careless answer.
+STUDIES = {
+    "likert": (["sysA", "sysB"], lambda k: {"fluency": {"sysA": 1 + k % 5, "sysB": 1 + k % 3}}, _likert_answer),
+    "esa": (["sysA"], lambda k: {"fluency": {"sysA": {"spans": [{"start": 0, "end": 1 + k % 3}]}}}, _esa_answer),
+}
+
+
+def _session(monkeypatch, task_type):
     """A careless rater's whole session; returns (signals per screen, control or not per screen)."""
+    systems, gold, answer = STUDIES[task_type]
     # Seeded: the sweeps and display orders; each screen's draw, keyed as in production but by fixed ids
     # (the database's ids differ from run to run); and PostgreSQL's random(), which picks among controls.
     screen_rng = assignment_service._screen_rng
@@ -87,14 +108,9 @@ def _session(monkeypatch):
     monkeypatch.setattr(assignment_service, "_screen_rng", lambda _project, _rater, screen: screen_rng(1, 1, screen))
     with connection.cursor() as cursor:
         cursor.execute("SELECT setseed(0.25)")
-    project = rating_project(n_items=N_WORK, systems=["sysA", "sysB"], gold_rate=0.15, repeat_rate=0.1)
+    project = rating_project(task_type=task_type, n_items=N_WORK, systems=systems, gold_rate=0.15, repeat_rate=0.1)
     for k in range(N_GOLD):
-        ItemFactory(
-            project=project,
-            n_target=0,
-            gold={"fluency": {"sysA": 1 + k % 5, "sysB": 1 + k % 3}},
-            systems=["sysA", "sysB"],
-        )
+        ItemFactory(project=project, n_target=0, gold=gold(k), systems=systems)
     degraded_controls_create(project=project, n=N_DEGRADED, seed=1)
     repeat_controls_create(project=project, n=N_REPEATS, seed=2)
     qc_rules_update(
@@ -123,7 +139,7 @@ def _session(monkeypatch):
         page = inline or pages.get(f"/projects/{project.pk}/rate/")
         html = page.content.decode()
         values = [
-            {"criterion": c["name"], "position": o["position"], "value": answers.randint(1, 5)}
+            {"criterion": c["name"], "position": o["position"], "value": answer(answers)}
             for c in screen["criteria"]
             for o in screen["item"]["outputs"]
         ]
@@ -201,8 +217,9 @@ def _two_sample_p(values: np.ndarray, is_control: np.ndarray) -> float:
     return float(mannwhitneyu(values[is_control], values[~is_control]).pvalue)
 
 
-def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch):
-    rows, is_control = _session(monkeypatch)
+@pytest.mark.parametrize("task_type", list(STUDIES))
+def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, task_type):
+    rows, is_control = _session(monkeypatch, task_type)
 
     # The session is whole: every work item, and about a third control screens of every kind
     assert len(rows) >= N_WORK + N_DEGRADED

@@ -3,8 +3,11 @@ proposed spans, screens served with them, answers stored with their spans in one
 revised, and refused naming the field and position."""
 
 import json
+import re
+from html import unescape
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from annotation.models import ErrorSpan, Judgment, Project, ProposedSpan
 from tests.annotation.factories import UserFactory
@@ -243,3 +246,57 @@ def test_mqm_stores_the_penalty_and_source_spans(staff):
     assert judgment.value == pytest.approx(5 + 0.1 + 1)
     source = ErrorSpan.objects.get(side="source")
     assert SOURCE[source.start : source.end] == "cat" and source.category == "Source error"
+
+
+def _hidden_state(html: str, field: str) -> dict:
+    value = re.search(rf'<input type="hidden" name="{field}" value="([^"]*)"', html).group(1)
+    return json.loads(unescape(value))
+
+
+def test_the_rater_page_gives_back_an_answer_to_revise_and_a_refused_form(staff, esa, client):
+    rater_api = _rater(staff, esa["id"])
+    screen = rater_api.post(f"/api/v1/projects/{esa['id']}/next/").json()
+    answer = {
+        "score": 61,
+        "spans": [
+            {"start": 0, "end": 2, "severity": "major", "origin": "accepted", "proposal": 0},
+            {"start": 8, "end": 9, "severity": "minor", "origin": "rejected", "proposal": 1},
+        ],
+    }
+    assert (
+        rater_api.post(
+            f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+            {"values": [{"criterion": "quality", "value": answer}]},
+            format="json",
+        ).status_code
+        == 201
+    )
+    client.force_login(get_user_model().objects.get(username="rater"))
+    criterion = screen["criteria"][0]["id"]
+    field = f"v-{criterion}-0"
+    page = client.get(f"/assignments/{screen['assignment_id']}/").content.decode()
+    state = _hidden_state(page, field)
+    assert state["score"] == 61 and not state["no_error"]
+    assert [(s["start"], s["status"], s["proposed"]) for s in state["spans"]] == [
+        (0, "accepted", 0),
+        (8, "rejected", 1),
+    ]
+    # a revision posted on the form with a span off the text is refused; the page comes back with what was posted
+    bad = json.dumps(
+        {
+            **state,
+            "spans": [
+                *state["spans"],
+                {"side": "target", "start": 3, "end": 99, "severity": "minor", "status": "added"},
+            ],
+        }
+    )
+    refused = client.post(f"/assignments/{screen['assignment_id']}/submit/", {field: bad, "client_token": "r1"})
+    assert refused.status_code == 400 and "spans[2]: [3, 99) is not within the output" in unescape(
+        refused.content.decode()
+    )
+    assert _hidden_state(refused.content.decode(), field)["spans"][2]["end"] == 99
+    revised = client.post(
+        f"/assignments/{screen['assignment_id']}/submit/", {field: json.dumps(state), "client_token": "r2"}
+    )
+    assert revised.status_code == 302 and Judgment.objects.filter(is_current=False).count() == 1

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenTexts, TaskTypeError
-from annotation.task_types.error_spans import DEFAULT_TYPOLOGY, MAX_SPANS
+from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenTexts, Span, TaskTypeError
+from annotation.task_types.error_spans import DEFAULT_TYPOLOGY, MAX_SPANS, damaged_region
 
 ESA, MQM = REGISTRY["esa"], REGISTRY["mqm"]
 ESA_CONFIG, MQM_CONFIG = ESA.normalise_config(None), MQM.normalise_config({})
@@ -282,3 +282,118 @@ def test_the_widgets_posted_state_reads_as_an_answer():
 def test_a_value_without_its_texts_is_refused_clearly():
     with pytest.raises(TaskTypeError, match="checked against the texts"):
         ESA.code_value({"spans": [], "no_error": True, "score": 5}, SCORE, ["mt"], "mt")
+
+
+def _span(start, end, severity="minor", category="", side="target", origin="added"):
+    return Span(side, start, end, severity, category, origin)
+
+
+def test_gold_spans_must_be_found_by_an_overlapping_span_of_the_same_side():
+    gold = ESA.normalise_gold(
+        {
+            "quality": {
+                "spans": [{"start": 4, "end": 7}, {"start": 8, "end": 11, "severity": "major"}],
+                "score": [0, 60],
+            }
+        },
+        {"quality": SCORE},
+        ["mt"],
+    )
+    assert gold == {
+        "quality": {
+            "mt": {
+                "spans": [{"start": 4, "end": 7}, {"start": 8, "end": 11, "severity": "major"}],
+                "score": [0.0, 60.0],
+            }
+        }
+    }
+    ESA.check_gold_texts(gold, "", {"mt": OUTPUT})
+    found = (_span(5, 6, "minor"), _span(10, 14, "major"))
+    assert ESA.gold_correct(gold, "quality", "mt", 40, found) is True
+    assert ESA.gold_correct(gold, "quality", "mt", 80, found) is False  # the score is out of its range
+    assert ESA.gold_correct(gold, "quality", "mt", 40, (_span(5, 6), _span(10, 14, "minor"))) is False  # severity
+    assert ESA.gold_correct(gold, "quality", "mt", 40, (_span(0, 4), _span(10, 14, "major"))) is False  # no overlap
+    rejected = (_span(5, 6, origin="rejected"), _span(10, 14, "major"))
+    assert ESA.gold_correct(gold, "quality", "mt", 40, rejected) is False  # a rejected proposal is not the rater's
+    assert ESA.gold_correct(gold, "quality", "other", 40, found) is None
+    assert ESA.gold_rows(gold) == [
+        {"criterion": "quality", "system": "mt", "expected": "find [4, 7); [8, 11) major, score 0–60"}
+    ]
+
+
+def test_mqm_gold_compares_a_category_with_its_subcategories_and_sides():
+    gold = MQM.normalise_gold(
+        {
+            "errors": {
+                "mt": {
+                    "spans": [{"start": 0, "end": 3, "category": "Accuracy"}, {"start": 4, "end": 7, "side": "source"}]
+                }
+            }
+        },
+        {"errors": ERRORS},
+        ["mt"],
+    )
+    hit = (_span(1, 2, "major", "Accuracy/Omission"), _span(4, 5, "minor", "Source error", "source"))
+    assert MQM.gold_correct(gold, "errors", "mt", 6, hit) is True
+    assert MQM.gold_correct(gold, "errors", "mt", 6, (hit[0], _span(4, 5, "minor", "Style/Awkward"))) is False
+    assert MQM.gold_correct(gold, "errors", "mt", 6, (_span(1, 2, "major", "Fluency/Grammar"), hit[1])) is False
+    clean = MQM.normalise_gold({"errors": {"no_error": True}}, {"errors": ERRORS}, ["mt"])
+    assert MQM.gold_correct(clean, "errors", "mt", 0, ()) is True
+    assert MQM.gold_correct(clean, "errors", "mt", 0, (_span(0, 1, origin="rejected"),)) is True
+    assert MQM.gold_correct(clean, "errors", "mt", 1, (_span(0, 1),)) is False
+
+
+def test_a_zero_length_gold_span_is_found_by_a_span_touching_its_point():
+    gold = ESA.normalise_gold({"quality": {"mt": {"spans": [{"start": 7, "end": 7}]}}}, {"quality": SCORE}, ["mt"])
+    assert ESA.gold_correct(gold, "quality", "mt", 50, (_span(4, 7),)) is True
+    assert ESA.gold_correct(gold, "quality", "mt", 50, (_span(8, 9),)) is False
+
+
+@pytest.mark.parametrize(
+    ("gold", "message"),
+    [
+        ({"quality": {"mt": {}}}, "give the spans that must be marked"),
+        ({"quality": {"mt": {"spans": [{"start": 3, "end": 1}]}}}, r"spans\[0\]: \[3, 1\) must have"),
+        ({"quality": {"mt": {"spans": [{"start": 0, "end": 1}], "no_error": True}}}, "no_error with spans"),
+        ({"quality": {"mt": {"score": [90, 10]}}}, "must run upwards"),
+        ({"quality": {"nope": {"no_error": True}}}, "'nope' is not a system"),
+        ({"quality": {"mt": {"spans": [{"start": 0, "end": 99}]}}}, r"gold.quality.mt.spans\[0\]: \[0, 99\) is not"),
+    ],
+)
+def test_a_bad_gold_is_refused_naming_its_field(gold, message):
+    with pytest.raises(TaskTypeError, match=message):
+        normalised = ESA.normalise_gold(gold, {"quality": SCORE}, ["mt"])
+        ESA.check_gold_texts(normalised, "", {"mt": OUTPUT})
+
+
+def test_a_degraded_copy_expects_a_span_over_its_damage():
+    original, copy = "The cat sat on the mat.", "The cat sat dog ran the mat."
+    assert damaged_region(original, copy) == ((12, 18), (12, 13))  # "dog ra" for "o": the common "n the mat." stays
+    assert ESA.damage_marked(original, copy, (_span(12, 15),), (_span(0, 3),)) == (True, False)
+    assert ESA.damage_marked(original, copy, (_span(0, 3),), (_span(12, 13),)) == (False, True)
+    truncated = "The cat sat"
+    assert damaged_region(original, truncated) == ((11, 11), (11, 23))
+    assert ESA.damage_marked(original, truncated, (_span(8, 11),), ()) == (True, False)  # a span up to the cut
+    assert REGISTRY["likert"].damage_marked(original, copy, (), ()) is None
+
+
+def test_repeats_compare_within_a_tolerance():
+    assert ESA.repeat_same(55, 62, 0, 100, None) and not ESA.repeat_same(40, 62, 0, 100, None)
+    assert MQM.repeat_same(5.1, 5, None, None, None) and not MQM.repeat_same(10, 5, None, None, None)
+
+
+def test_training_feedback_words_the_gold_and_the_answer_and_judges_it_as_gold_does():
+    gold = ESA.normalise_gold(
+        {"quality": {"spans": [{"start": 4, "end": 7}], "score": [0, 60]}}, {"quality": SCORE}, ["mt"]
+    )
+    [expected] = ESA.gold_on_screen(gold, "quality", ["mt"])
+    right = {
+        "spans": [{"start": 5, "end": 9, "severity": "major", "category": "", "side": "target", "origin": "added"}],
+        "no_error": False,
+        "score": 40.0,
+    }
+    assert ESA.feedback(expected["value"], right) == ("find [4, 7), score 0–60", "[5, 9) major, score 40", True)
+    wrong = {**right, "spans": [{**right["spans"][0], "start": 0, "end": 2}]}
+    assert ESA.feedback(expected["value"], wrong)[2] is False
+    assert ESA.feedback(expected["value"], None) == ("find [4, 7), score 0–60", "—", False)
+    assert MQM.feedback({"no_error": True}, {"spans": [], "no_error": True}) == ("no error", "no error", True)

@@ -1,9 +1,13 @@
 """Cloning a project for a new round: settings, criteria, instructions and rules, optionally the items,
 never the judgments, assignments or raters."""
+import io
+import json
+
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotation.models import Item, Judgment, Membership, Output, Project, QcRules
+from annotation.models import Item, Judgment, Membership, Output, Project, ProposedSpan, QcRules
+from annotation.services import item_import, project_create
 from audit.models import AuditEntry
 from console.services import project_clone
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
@@ -84,3 +88,18 @@ def test_clone_checks_criteria_as_a_new_project_does(source):
         project_clone(project=source, actor=UserFactory(), name="round 2")
     assert "give one label per scale point (5), got 1" in " ".join(caught.value.message_dict["criteria"])
     assert Project.objects.count() == 1
+
+
+def test_an_mqm_clone_keeps_its_typology_weights_and_the_models_proposed_spans():
+    lead = UserFactory(username="mqm-lead")
+    config = {"typology": [{"name": "Meaning"}, {"name": "Form", "children": ["Spelling"]}], "weights": [{"weight": 2}]}
+    source = project_create(created_by=lead, name="mqm round 1", task_type="mqm", criteria=[{"name": "errors"}],
+                            task_config=config)
+    line = {"external_id": "s1", "input": "Der Hund.", "outputs": [
+        {"system": "mt", "text": "The dgo.", "proposed_spans": [{"start": 4, "end": 7, "severity": "minor",
+                                                                  "category": "Form/Spelling"}]}]}
+    item_import(project=source, stream=io.BytesIO(json.dumps(line).encode()))
+    clone = project_clone(project=source, actor=lead, name="mqm round 2", with_items=True)
+    assert clone.task_config == source.task_config and clone.task_config["weights"] == [{"weight": 2.0}]
+    assert list(ProposedSpan.objects.filter(output__item__project=clone).values_list(
+        "start", "end", "severity", "category")) == [(4, 7, "minor", "Form/Spelling")]

@@ -5,6 +5,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from annotation.models import Criterion, Membership, Project
+from annotation.task_types import REGISTRY
 from audit.models import AuditEntry
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 
@@ -239,3 +240,18 @@ def test_a_modulus_on_a_likert_project_is_refused_beside_its_field(client, creat
     response = client.post("/projects/new/", wizard_post(rankme_modulus="100"))
     assert response.status_code == 400 and not Project.objects.exists()
     assert "only a rankme project takes a modulus" in response.content.decode()
+
+
+@pytest.mark.parametrize(("task_type", "shown"), [("esa", "then give the 0–100 score"), ("mqm", "Non-translation")])
+def test_an_error_span_project_is_previewed_and_made_with_its_type_defaults(client, creator, task_type, shown):
+    client.force_login(creator)
+    one = {"task_type": task_type, "criteria-TOTAL_FORMS": "1", "criteria-0-scale_min": "", "criteria-0-scale_max": "",
+           "criteria-0-labels": ""}
+    preview = client.post("/projects/new/preview/", wizard_post(**one)).json()
+    assert "tram line" in preview["screen"] and "error-spans" in preview["screen"] and shown in preview["screen"]
+    assert 'id="rate-submit" disabled' in preview["screen"]
+    saved = client.post("/projects/new/", wizard_post(name=f"{task_type} round", **one))
+    assert saved.status_code == 302, saved.content.decode()[:2000]
+    project = Project.objects.get(name=f"{task_type} round")
+    assert project.task_config == REGISTRY[task_type].normalise_config(None)
+    assert list(project.criteria.values_list("name", flat=True)) == ["fluency"]

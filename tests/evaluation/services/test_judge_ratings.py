@@ -29,3 +29,11 @@ def test_scores_outside_what_the_project_allows_are_refused(modulus, value):
     with pytest.raises(ImportRejected):
         judge_rating_import(project=project, stream=_ratings(project, value))
     assert not JudgeRating.objects.exists()
+
+
+def test_an_mqm_project_takes_a_judges_penalty_unbounded_and_refuses_what_is_not_a_number():
+    project = ProjectFactory(task_type="mqm", criteria=["quality"])
+    assert judge_rating_import(project=project, stream=_ratings(project, 7.5)) == 1
+    with pytest.raises(ImportRejected):
+        judge_rating_import(project=project, stream=_ratings(project, "many"))
+    assert list(JudgeRating.objects.values_list("value", flat=True)) == [7.5]

@@ -628,6 +628,8 @@
     Array.prototype.forEach.call((scope || document).querySelectorAll(".error-spans:not(.es-ready)"), ErrorSpans);
   }
   window.ErrorSpans = { init: init };
+  // A rating screen shown in place of the last one (static/annotation/rate.js) brings its widgets unset up.
+  document.addEventListener("rate:screen", function (e) { init(e.detail); });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { init(); });
   else init();
 })();
