@@ -43,6 +43,7 @@ from annotation.services import (
     token_issue,
     user_create,
 )
+from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.item_changes import item_import_update, item_retire, item_unretire
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import LoginRateThrottle
@@ -139,6 +140,10 @@ class AllocationSettingsSerializer(serializers.Serializer):
         min_value=0, max_value=10_000, required=False, help_text="Units each pair planned to overlap shares at least.")
     replan_excluded_judgments = serializers.BooleanField(
         required=False, help_text="When a rater is excluded, the items they judged want one more rater.")
+    vacated_hold_minutes = serializers.IntegerField(
+        min_value=0, max_value=MAX_HOLD_MINUTES, required=False,
+        help_text="Minutes a vacated place's shared units wait for the rater taking it over before raters with "
+                  "quota left may take them; 0: at once.")
 
 
 def _limits(field: str) -> dict:

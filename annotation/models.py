@@ -69,12 +69,19 @@ class Project(models.Model):
     replan_excluded_judgments = models.BooleanField(
         default=False, db_default=False, help_text="When a rater is excluded, the items they judged want one more "
                                                    "rater (their judgments no longer count).")
+    vacated_hold_minutes = models.PositiveIntegerField(
+        default=60, db_default=60, help_text="Minutes a vacated place's shared units wait for the rater who takes the "
+                                             "place over before raters with quota left may take them; 0: at once.")
     plan_size = models.PositiveSmallIntegerField(
         default=0, db_default=0, help_text="Places in the design now applied to the items (0: no design).")
     plan_claimed_mask = models.BigIntegerField(
         default=0, db_default=0, help_text="Places of the design some rater has taken (bit p for place p); those no "
-                                           "rater holds now are vacated: their work goes to raters with quota left, "
-                                           "and to the next rater who joins once every place has been taken.")
+                                           "rater holds now are vacated: their work goes to the next rater who joins "
+                                           "once every place has been taken, and to raters with quota left (shared "
+                                           "units after vacated_hold_minutes).")
+    plan_vacated_at = models.JSONField(
+        default=dict, blank=True, db_default={},
+        help_text="When each vacated place was last vacated: place (a string) to an ISO 8601 time.")
     # Adjudication (annotation.services.adjudication): items whose raters disagree go to a queue.
     adjudicate = models.BooleanField(
         default=False, db_default=False,

@@ -4,6 +4,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from annotation.models import Project, TaskType
+from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.project import SETTING_LIMITS
 from annotation.task_types import REGISTRY
 
@@ -181,6 +182,11 @@ class AllocationForm(forms.Form):
                   "units with the raters just before and after them in the design, so every rater can be compared.")
     replan_excluded_judgments = forms.BooleanField(
         required=False, label="When a rater is excluded, their judged items want another rater")
+    vacated_hold_minutes = forms.IntegerField(
+        min_value=0, max_value=MAX_HOLD_MINUTES, label="Minutes a left rater's shared items wait for their successor",
+        help_text="When a rater leaves, the next rater to join takes their place. Meanwhile the items the place "
+                  "shares with other raters wait this long for them, so that they share what the design planned; "
+                  "other raters then take them. Its other items go to other raters at once. 0: no wait.")
 
     @classmethod
     def for_project(cls, project: Project, data=None):

@@ -2,10 +2,20 @@
 starts (annotation.allocation_design), and a rater's quota."""
 import math
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db.models import Count, F, Q
+from django.utils import timezone
 
-from annotation.allocation_design import MAX_PLACES, Design, design_summary, free_places, item_masks, vacated_mask
+from annotation.allocation_design import (
+    MAX_PLACES,
+    Design,
+    design_summary,
+    free_places,
+    item_masks,
+    places_of,
+    vacated_mask,
+)
 from annotation.models import Assignment, Item, Membership, Project
 
 from .item_states import WORK_ITEMS
@@ -117,6 +127,18 @@ def places_vacated(project: Project) -> int:
     return vacated_mask(project.plan_size, places_held(project.pk), project.plan_claimed_mask)
 
 
+def places_holding(project: Project, vacated: int, now: datetime) -> int:
+    """Of the vacated places ``vacated`` (a mask), those vacated less than the project's hold ago: their shared
+    units wait for the rater taking the place over. Read from the database, off the rater loop's project row."""
+    hold, vacated_at = Project.objects.filter(pk=project.pk).values_list(
+        "vacated_hold_minutes", "plan_vacated_at").get()
+    if not hold:
+        return 0
+    since = now - timedelta(minutes=hold)
+    return sum(1 << p for p in places_of(vacated)
+               if str(p) in vacated_at and datetime.fromisoformat(vacated_at[str(p)]) > since)
+
+
 def _place_mask(project: Project, membership: Membership) -> int:
     """The rater's place as a mask: theirs, or the one they would take now (as allocation_place_claim), or 0."""
     if membership.plan_position is not None:
@@ -127,11 +149,18 @@ def _place_mask(project: Project, membership: Membership) -> int:
 
 def allocation_open(project: Project, membership: Membership, open_items):
     """Of ``open_items`` (items open to the rater), those the design serves them: of their place (or the one
-    they would take now), of vacated places, or of none."""
+    they would take now), of vacated places (but their shared units while they are held), or of none."""
     if not project.plan_size:
         return open_items
-    mask = _place_mask(project, membership) | places_vacated(project)
-    return open_items.annotate(in_plan=F("plan_mask").bitand(mask)).filter(Q(plan_mask=0) | Q(in_plan__gt=0))
+    own, vacated = _place_mask(project, membership), places_vacated(project)
+    found = open_items.annotate(in_plan=F("plan_mask").bitand(own | vacated)).filter(
+        Q(plan_mask=0) | Q(in_plan__gt=0))
+    holding = places_holding(project, vacated, timezone.now()) if vacated else 0
+    if holding:
+        found = found.annotate(in_own=F("plan_mask").bitand(own), held=F("plan_mask").bitand(holding),
+                               shared=F("plan_mask").bitand(F("plan_mask") - 1)).exclude(
+            in_own=0, held__gt=0, shared__gt=0)
+    return found
 
 
 def quota_left(project: Project, membership: Membership) -> int | None:

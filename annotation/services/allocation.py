@@ -5,8 +5,11 @@ The design (annotation.allocation_design) plans each work item for places 0..R-1
 rater takes a free place on their first screen (annotation.services.allocation_places) and is served the
 items of their place, so that work is even, every pair of places planned to overlap shares its units, and
 late joiners find their share waiting. When a rater is excluded or removed, their place is vacated: its
-unfinished work goes to raters whose own work is done and whose quota has room, on items that no rater
-holding a place still has to judge, and to the next rater who joins once every place has been taken.
+unfinished work goes to the next rater who joins once every place has been taken, and to raters whose own work
+is done and whose quota has room, on items that no rater holding a place still has to judge; the place's units
+shared with other places wait ``vacated_hold_minutes`` for the rater taking it over first, so that this rater
+shares with the place's partners what the design planned (given away at once, they would be judged by whoever was
+free, and the pairs of the place planned to overlap would share less).
 Expired leases return as before (annotation.services.assignment).
 """
 from dataclasses import dataclass
@@ -14,16 +17,20 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from annotation.allocation_design import MAX_PLACES, item_masks
 from annotation.models import Assignment, Item, Membership, Project
 from annotation.selectors.allocation import allocation_places, work_targets
 from audit.services import audit_record
 
+from .allocation_places import allocation_place_vacate
 from .assignment import assignment_leases_release
 
 SETTINGS = ("max_screens_per_rater", "expected_screens_per_rater", "planned_raters", "min_pair_overlap",
-            "replan_excluded_judgments")
+            "replan_excluded_judgments", "vacated_hold_minutes")
+# A vacated place's shared units wait at most this long (a week) for the rater taking it over.
+MAX_HOLD_MINUTES = 7 * 24 * 60
 BATCH_SIZE = 2000
 
 
@@ -82,6 +89,12 @@ def _settings_check(fields: dict) -> dict:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10000:
             raise ValidationError({"min_pair_overlap": f"a whole number from 0 to 10000; got {value!r}"})
         clean["min_pair_overlap"] = value
+    if "vacated_hold_minutes" in fields:
+        value = fields["vacated_hold_minutes"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_HOLD_MINUTES:
+            raise ValidationError({"vacated_hold_minutes": f"a whole number of minutes from 0 to {MAX_HOLD_MINUTES}; "
+                                                           f"got {value!r}"})
+        clean["vacated_hold_minutes"] = value
     if "replan_excluded_judgments" in fields:
         if not isinstance(fields["replan_excluded_judgments"], bool):
             raise ValidationError({"replan_excluded_judgments": "true or false"})
@@ -135,6 +148,7 @@ class AllocationRelease:
     leases: int
     judged_slots: int
     place: int | None
+    hold_minutes: int
 
     @property
     def message(self) -> str:
@@ -143,18 +157,26 @@ class AllocationRelease:
             parts.append(f"{self.judged_slots} item{'s' if self.judged_slots != 1 else ''} they judged want one "
                          "more rater")
         if self.place is not None:
-            parts.append(f"their place {self.place + 1} of the design is open: the next rater to join takes it, "
-                         "and raters with quota left take its work meanwhile")
+            held = (f"its units shared with other raters wait {self.hold_minutes} minute"
+                    f"{'s' if self.hold_minutes != 1 else ''} for that rater, its other work" if self.hold_minutes
+                    else "its work")
+            parts.append(f"their place {self.place + 1} of the design is open: the next rater to join takes it; "
+                         f"{held} goes to raters with quota left meanwhile")
         return "Re-planned: " + "; ".join(parts) + "."
 
     def as_evidence(self) -> dict:
-        return {"leases_returned": self.leases, "judged_slots_returned": self.judged_slots, "place": self.place}
+        evidence = {"leases_returned": self.leases, "judged_slots_returned": self.judged_slots, "place": self.place}
+        return evidence if self.place is None else {**evidence, "hold_minutes": self.hold_minutes}
 
 
 def allocation_rater_release(*, project: Project, membership: Membership, judged_too: bool) -> AllocationRelease:
     """Returns the rater's active leases to the pool, vacates their place, and with ``judged_too`` (an
     exclusion, when the project says so) raises the target of every work item they judged by one. The caller
     holds the project's shared lock and the rater's membership row."""
+    place = membership.plan_position
+    if place is not None:  # vacated: taken once (the project's claimed mask), held by no one
+        # First: the places lock comes before assignment and item rows (annotation.services.assignment)
+        allocation_place_vacate(project=project, membership=membership, now=timezone.now())
     leases = list(Assignment.objects.select_for_update()
                   .filter(project=project, rater_id=membership.user_id, status=Assignment.Status.ACTIVE)
                   .order_by().values_list("id", "item_id"))
@@ -166,9 +188,5 @@ def allocation_rater_release(*, project: Project, membership: Membership, judged
             served_as__in=[Assignment.ServedAs.WORK, Assignment.ServedAs.DEGRADED]).values_list("item_id", flat=True))
         for start in range(0, len(judged), BATCH_SIZE):  # items in id order, the lock order
             Item.objects.filter(pk__in=judged[start:start + BATCH_SIZE]).update(n_target=F("n_target") + 1)
-    place = membership.plan_position
-    if place is not None:  # vacated: taken once (the project's claimed mask), held by no one
-        Membership.objects.filter(pk=membership.pk).update(plan_position=None)
-        membership.plan_position = None
     return AllocationRelease(rater=membership.user.username, leases=len(leases), judged_slots=len(judged),
-                             place=place)
+                             place=place, hold_minutes=project.vacated_hold_minutes)

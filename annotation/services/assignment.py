@@ -42,7 +42,7 @@ from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Membership, Project, RaterProfile
-from annotation.selectors.allocation import places_vacated, rater_quota
+from annotation.selectors.allocation import places_holding, places_vacated, rater_quota
 from annotation.selectors.qualification import rater_not_admitted
 from annotation.selectors.rater_loop import (
     assignment_current,
@@ -282,9 +282,13 @@ def _order_key_sql_params(params: OrderKey) -> tuple[int, ...]:
 
 # The allocation's filters (annotation.services.allocation), when the project has a design: the items of the
 # rater's own place (or of none), then those of vacated places that no rater holding a place of theirs still
-# has to judge and that no place still awaiting its first rater is planned for.
+# has to judge, that no place still awaiting its first rater is planned for, and that are not shared units
+# (planned for more than one place) of a place still held for the rater taking it over.
 _OWN = "({t}.plan_mask & %s) <> 0 OR {t}.plan_mask = 0"
-_VACATED = "({t}.plan_mask & %s) <> 0 AND ({t}.plan_mask & %s) = 0"
+_VACATED = (
+    "({t}.plan_mask & %s) <> 0 AND ({t}.plan_mask & %s) = 0 "
+    "AND (({t}.plan_mask & %s) = 0 OR ({t}.plan_mask & ({t}.plan_mask - 1)) = 0)"
+)
 _VACATED_FREE = (
     "NOT EXISTS (SELECT 1 FROM {memberships} m WHERE m.project_id = i.project_id "
     "AND m.plan_position IS NOT NULL AND (i.plan_mask & (CAST(1 AS BIGINT) << m.plan_position)) <> 0 "
@@ -338,7 +342,8 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> st
 @dataclass(frozen=True)
 class PlanFilter:
     """Which of a designed project's items one lease looks at: ``plan`` "own" (``masks``: the rater's place)
-    or "vacated" (``masks``: the vacated places, the places awaiting their first rater)."""
+    or "vacated" (``masks``: the vacated places, the places awaiting their first rater, the vacated places whose
+    shared units are held)."""
 
     plan: str
     masks: tuple[int, ...]
@@ -354,13 +359,13 @@ def _own_filter(project: Project, membership: Membership) -> PlanFilter | None:
     return PlanFilter("own", (1 << membership.plan_position if membership.plan_position is not None else 0,))
 
 
-def _vacated_filter(project: Project) -> PlanFilter | None:
+def _vacated_filter(project: Project, now: datetime) -> PlanFilter | None:
     """The work-lease filter of the vacated places, once the rater's own are done; None when there are none."""
     vacated = places_vacated(project)
     if not vacated:
         return None
     awaited = ((1 << project.plan_size) - 1) & ~project.plan_claimed_mask
-    return PlanFilter("vacated", (vacated, awaited))
+    return PlanFilter("vacated", (vacated, awaited, places_holding(project, vacated, now)))
 
 
 def _lease_open_item(project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None) -> Item | None:
@@ -433,13 +438,13 @@ _PICKS = {
 }
 
 
-def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: OrderKey) -> Item | None:
+def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: OrderKey, now: datetime) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
     place ``own`` in a designed project, then of the vacated places), a control picked at random. Either is
     one locking read and one write, so a control screen costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
         item = _lease_open_item(project.pk, rater.pk, order, own)
-        if item is None and own is not None and (vacated := _vacated_filter(project)) is not None:
+        if item is None and own is not None and (vacated := _vacated_filter(project, now)) is not None:
             item = _lease_open_item(project.pk, rater.pk, order, vacated)
         return item
     item = _PICKS[kind](project, rater)
@@ -546,11 +551,11 @@ def assignment_lease_new(
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater, own, order)
+        item = _lease(kind, project, rater, own, order, now)
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
-        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own, order)
+        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own, order, now)
     if item is None:
         return None
     # The work queue holds degraded copies too (served from it when the plain work has run out).

@@ -15,7 +15,8 @@ on ``--lm-outputs`` outputs. Each metric runs in a fresh process:
 the time is one pass over all outputs through ``compute_metrics`` after its inputs are loaded (a
 model, the corpus, the vectors); the memory is ``tracemalloc``'s peak over the first 1,000 outputs
 (Python and numpy allocations, not torch's) and the process's peak resident size (everything,
-the interpreter, the inputs and any model included).
+the interpreter, the inputs and any model included). Beside the wall time, the pass's CPU time (the process's,
+all its threads): on a machine shared with other work, it is the figure that compares between runs and sizes.
 """
 
 import argparse
@@ -136,16 +137,16 @@ def run_one(name, n, files, queue):
         causal_lm=files["causal_lm"],
     )
     compute_metrics(outputs[:2], references[:2], [name], resources, inputs=inputs[:2], systems=systems[:2])  # load
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     compute_metrics(outputs, references, [name], resources, inputs=inputs, systems=systems)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     tracemalloc.start()
     compute_metrics(outputs[:1000], references[:1000], [name], resources, inputs=inputs[:1000], systems=systems[:1000])
     heap = tracemalloc.get_traced_memory()[1] / 1e6
     tracemalloc.stop()
     # VmHWM, not ru_maxrss: a spawned child's ru_maxrss starts at its parent's peak
     peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-    queue.put((elapsed, heap, peak_kb / 1024))
+    queue.put((elapsed, cpu, heap, peak_kb / 1024))
 
 
 def main():
@@ -163,17 +164,22 @@ def main():
         print(f"{args.outputs:,} outputs, 4 references each; training corpus {files['n_lines']:,} lines")
         print(files["lm_note"] + "\n")
         print(
-            "| metric | outputs | time (s) | outputs/s | Python heap peak, 1,000 outputs (MB) | process peak RSS (MB) |"
+            "| metric | outputs | time (s) | outputs/s | CPU (s) | CPU per output (ms) "
+            "| Python heap peak, 1,000 outputs (MB) | process peak RSS (MB) |"
         )
-        print("|---|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name in args.metrics:
             n = args.lm_outputs if name == "perplexity" else args.outputs
             queue = context.Queue()
             process = context.Process(target=run_one, args=(name, n, files, queue))
             process.start()
-            elapsed, heap, rss = queue.get()
+            elapsed, cpu, heap, rss = queue.get()
             process.join()
-            print(f"| `{name}` | {n:,} | {elapsed:.1f} | {n / elapsed:,.0f} | {heap:.1f} | {rss:,.0f} |", flush=True)
+            print(
+                f"| `{name}` | {n:,} | {elapsed:.1f} | {n / elapsed:,.0f} | {cpu:.1f} | {1000 * cpu / n:,.1f} "
+                f"| {heap:.1f} | {rss:,.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

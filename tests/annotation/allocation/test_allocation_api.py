@@ -120,7 +120,8 @@ def test_an_excluded_raters_place_and_judged_slots_are_served_again(lead):
     # Given 3 planned raters (a and c took places 1 and 2, b place 3) and judged items of an excluded rater
     # wanting a new rater
     pk, lead_client = study_create(lead, n_items=24, allocation={"planned_raters": 3,
-                                                                 "replan_excluded_judgments": True})
+                                                                 "replan_excluded_judgments": True,
+                                                                 "vacated_hold_minutes": 0})
     a, b, c = (rater_join(lead_client, pk, f"r{i}") for i in range(3))
     rate_one(client_for(a), pk)
     rate_one(client_for(c), pk)
@@ -133,11 +134,12 @@ def test_an_excluded_raters_place_and_judged_slots_are_served_again(lead):
     assert response.status_code == 201, response.content
     # Then the lead is told what went back to the pool, b's lease is returned and their place freed
     assert "Re-planned" in response.json()["evidence"]["replan_message"]
-    assert response.json()["evidence"]["replan"] == {"leases_returned": 1, "judged_slots_returned": 5, "place": 2}
+    assert response.json()["evidence"]["replan"] == {"leases_returned": 1, "judged_slots_returned": 5, "place": 2,
+                                                     "hold_minutes": 0}
     assert Assignment.objects.get(pk=held).status == Assignment.Status.EXPIRED
     assert Membership.objects.get(project_id=pk, user=b).plan_position is None
-    # And a and c, with no maximum, coming back until neither gets a screen, take all of b's place's work and
-    # judge again what b judged: 36 slots and 5 more, less b's 5
+    # And a and c, with no maximum, coming back until neither gets a screen, take all of b's place's work at once
+    # (no hold) and judge again what b judged: 36 slots and 5 more, less b's 5
     served = 2
     while True:
         rounds = [rate_one(client_for(r), pk) for r in (a, c)]

@@ -1,6 +1,7 @@
 """A study simulated through the HTTP API: 6 raters join over time and rate at different speeds under a
-quota, one is excluded midway. Every rater gets work until their quota or the pool ends, each pair of raters
-the design plans to overlap shares at least its planned units, no item goes over its target, and the
+quota, one is excluded midway and the last to join takes their place over. Every rater gets work until their
+quota or the pool ends, each pair of raters the design plans to overlap shares at least its planned units (the
+rater who took the place over too: its shared units waited for them), no item goes over its target, and the
 excluded rater's slots (their lease and what they judged) are served again."""
 import pytest
 
@@ -11,7 +12,8 @@ from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
-N_ITEMS = 60  # 30 double-annotated, 30 single: 90 slots, 15 for each of 6 places
+N_ITEMS = 60  # 30 double-annotated, 30 single: 90 slots, 18 for each of 5 places
+PLACES = 5
 QUOTA = 20
 JOIN_AT = (0, 0, 2, 4, 7, 12)  # the tick each rater joins at
 SPEED = (1, 3, 2, 1, 2, 1)  # screens per tick
@@ -21,10 +23,10 @@ EXCLUDED, EXCLUDE_AT = 2, 6
 def test_six_raters_joining_over_time_with_a_quota_and_an_exclusion():
     lead = UserFactory(username="lead", is_staff=True)
     pk, lead_client = study_create(lead, n_items=N_ITEMS, allocation={
-        "planned_raters": 6, "max_screens_per_rater": QUOTA, "min_pair_overlap": 2,
+        "planned_raters": PLACES, "max_screens_per_rater": QUOTA, "min_pair_overlap": 2,
         "replan_excluded_judgments": True})
     design = lead_client.get(f"/api/v1/projects/{pk}/allocation/").json()["design"]
-    assert design["per_rater"] == [15] * 6 and design["connected"] and not design["warnings"]
+    assert design["per_rater"] == [18] * PLACES and design["connected"] and not design["warnings"]
     planned = {tuple(p["places"]): p["shared_units"] for p in design["pairs"]}
     assert min(n for n in planned.values() if n) >= 2
 
@@ -81,7 +83,7 @@ def test_six_raters_joining_over_time_with_a_quota_and_an_exclusion():
                 assert len(judged[a.pk] & judged[b.pk]) >= planned[(pa, pb)], (pa, pb)
     # The excluded rater's slots were served again: each item they judged has its full target of other raters
     excluded = raters[EXCLUDED]
-    assert excluded_place is not None and excluded.pk not in place
+    assert excluded_place is not None and excluded.pk not in place and place[raters[-1].pk] == excluded_place
     targets = {item.pk: item.n_target for item in items}
     for item in judged[excluded.pk]:
         others = sum(1 for r in staying if item in judged[r.pk])

@@ -36,7 +36,7 @@ def test_a_rater_paused_for_good_gives_back_their_lease_and_place_and_others_tak
     assert response.status_code == 201, response.content
     # Then the lead is told what went back to the pool; b is paused, not excluded, their lease and place freed
     evidence = response.json()["evidence"]
-    assert evidence["replan"] == {"leases_returned": 1, "judged_slots_returned": 0, "place": 1}
+    assert evidence["replan"] == {"leases_returned": 1, "judged_slots_returned": 0, "place": 1, "hold_minutes": 60}
     assert evidence["replan_message"].startswith("Re-planned: 1 item r1 held went back to the pool")
     assert Assignment.objects.get(pk=held).status == Assignment.Status.EXPIRED
     membership = Membership.objects.get(project_id=pk, user=b)

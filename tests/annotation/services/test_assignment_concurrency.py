@@ -1,5 +1,6 @@
 """The rater loop under contention on PostgreSQL: 40 raters, each a thread with its own connection,
-race for the last slots (and for stale leases), while duplicate POSTs race for one assignment."""
+race for the last slots (and for stale leases) under a quota per rater, while duplicate POSTs race for one
+assignment."""
 
 import threading
 from collections import Counter
@@ -18,6 +19,7 @@ from tests.concurrency import run_threads
 N_RATERS = 40
 N_ITEMS = 24
 N_TARGET = 2
+QUOTA = 2  # 40 raters x 2 screens cover the 48 slots and the flagged screens; at least 12 raters reach it
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -29,8 +31,9 @@ def postgres_only():
 
 
 def test_racing_raters_never_over_assign_lose_or_double_a_judgment():
-    # Given 24 items wanting 2 raters each, two stale leases nobody swept, and 40 raters
-    project = rating_project(n_items=N_ITEMS, n_target=N_TARGET, criteria=["fluency", "coherence"])
+    # Given 24 items wanting 2 raters each, at most 2 screens per rater, two stale leases nobody swept, and 40 raters
+    project = rating_project(n_items=N_ITEMS, n_target=N_TARGET, criteria=["fluency", "coherence"],
+                             max_screens_per_rater=QUOTA)
     ghosts = add_raters(project, 2, prefix="ghost")
     for ghost in ghosts:
         assignment_next_for_rater(project_id=project.pk, rater=ghost, now=timezone.now() - timedelta(hours=1))
@@ -72,6 +75,9 @@ def test_racing_raters_never_over_assign_lose_or_double_a_judgment():
     statuses = Counter(Assignment.objects.filter(project=project).values_list("status", flat=True))
     assert statuses == {"done": N_ITEMS * N_TARGET, "expired": len(ghosts), "skipped": sum(flagged.values())}
     assert ItemFlag.objects.filter(project=project).count() == sum(flagged.values())
+    served = Counter(Assignment.objects.filter(project=project).exclude(status="expired")
+                     .values_list("rater_id", flat=True))
+    assert max(served.values()) == QUOTA
 
 
 def test_duplicate_posts_racing_for_one_assignment_store_one_judgment():

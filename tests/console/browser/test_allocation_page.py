@@ -49,11 +49,13 @@ def test_design_preview_and_quotas(page, live_server, screenshot):
         page.get_by_role("button", name="Preview the design").click()
     assert "share fewer than 6 units" in page.inner_text("[data-testid=design-warnings]")
     page.get_by_label("Shared units per pair of raters (at least)").fill("4")
+    page.get_by_label("Minutes a left rater's shared items wait for their successor").fill("30")
     with page.expect_navigation():
         page.get_by_role("button", name="Save").first.click()
     assert "Allocation saved" in page.content()
     saved = Project.objects.get(pk=project.pk)
     assert (saved.max_screens_per_rater, saved.min_pair_overlap, saved.plan_size) == (12, 4, 3)
+    assert saved.vacated_hold_minutes == 30
 
     # One rater gets an own maximum; bad input is refused with a message, nothing saved
     page.get_by_label("Own maximum of alloc-rater").fill("10")

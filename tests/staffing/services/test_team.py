@@ -2,8 +2,9 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotation.models import Assignment, Item, Judgment, Membership, RaterAction
+from annotation.models import Assignment, Item, Judgment, Membership, Project, RaterAction
 from annotation.services import assignment_next_for_rater, judgment_submit, rater_pause, rater_resume
+from annotation.services.allocation import allocation_settings_update
 from audit.models import AuditEntry
 from staffing.selectors import team_list_for_project
 from staffing.services import team_rater_remove
@@ -88,3 +89,30 @@ def test_the_team_list_counts_judged_and_leased_in_three_queries(lead_of, django
     assert rows[raters[0].username]["judged"] == 1 and rows[raters[0].username]["leased"] == 1
     assert rows[raters[1].username]["judged"] == 0
     assert rows[lead.username]["role"] == "lead"
+
+
+@pytest.mark.django_db
+def test_removing_a_rater_vacates_their_place_for_the_next_to_join(lead_of):
+    # Given a design of 2 places over 4 items all wanting 2 raters (each planned for both), a rater on place 1 who
+    # judged one
+    project = rating_project(n_items=4, n_target=2)
+    lead = lead_of(project)
+    allocation_settings_update(project=project, by=lead, planned_raters=2)
+    first, second = add_raters(project, 2)
+    lease = assignment_next_for_rater(project_id=project.pk, rater=first)
+    judgment_submit(rater=first, assignment_id=lease.pk, values=full_values(lease, 3))
+    # When the lead removes them
+    released = team_rater_remove(project=project, rater=first, by=lead)
+    # Then their place is vacated, when is recorded, and the lead is told its shared units wait for a successor
+    assert released.place == 0 and "wait 60 minutes for that rater" in released.message
+    assert set(Project.objects.get(pk=project.pk).plan_vacated_at) == {"0"}
+    # And once the rater on place 2 has judged all 4, the next to join takes place 1 over
+    while (screen := assignment_next_for_rater(project_id=project.pk, rater=second)) is not None:
+        judgment_submit(rater=second, assignment_id=screen.pk, values=full_values(screen, 3))
+    (successor,) = add_raters(project, 1, prefix="successor")
+    served = 0
+    while (screen := assignment_next_for_rater(project_id=project.pk, rater=successor)) is not None:
+        judgment_submit(rater=successor, assignment_id=screen.pk, values=full_values(screen, 3))
+        served += 1
+    assert Membership.objects.get(project=project, user=successor).plan_position == 0
+    assert served == 3  # every item but the one the removed rater judged (it counts: removal is no exclusion)

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0019_adjudication'),
+        ('annotation', '0020_adjudication'),
     ]
 
     operations = [

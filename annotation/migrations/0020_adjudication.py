@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0018_error_spans'),
+        ('annotation', '0019_esa_mqm_task_types'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
