@@ -55,8 +55,19 @@ class SpanRatings:
         )
 
 
-_RATING_FIELDS = ("judgment", "item", "output", "criterion", "rater", "system", "subgroup", "submitted_at", "value",
-                  "target_length", "source_length")
+_RATING_FIELDS = (
+    "judgment",
+    "item",
+    "output",
+    "criterion",
+    "rater",
+    "system",
+    "subgroup",
+    "submitted_at",
+    "value",
+    "target_length",
+    "source_length",
+)
 _SPAN_FIELDS = ("side", "start", "end", "severity", "category", "origin")
 
 

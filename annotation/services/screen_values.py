@@ -13,12 +13,20 @@ def screen_texts(item: Item, outputs: list[tuple[int, int, str, str]]) -> Screen
     """What a type that reads texts checks an answer against: the item's input, and per system its output's
     text and the model's proposed spans (``outputs`` as rater_loop.outputs_of gives them)."""
     proposals = proposals_of(item.pk)
-    return ScreenTexts(item.input, {system: text for _, _, system, text in outputs},
-                       {system: proposals.get(pk, ()) for pk, _, system, _ in outputs})
+    return ScreenTexts(
+        item.input,
+        {system: text for _, _, system, text in outputs},
+        {system: proposals.get(pk, ()) for pk, _, system, _ in outputs},
+    )
 
 
 def screen_values_code(
-    *, project: Project, criteria: list[Criterion], outputs: list[Output], shown: list[str], values: list[dict],
+    *,
+    project: Project,
+    criteria: list[Criterion],
+    outputs: list[Output],
+    shown: list[str],
+    values: list[dict],
     texts: ScreenTexts | None = None,
 ) -> list[ScreenRow]:
     """(output, criterion, value, label, error spans) per value of a screen whose ``outputs`` (imported order)

@@ -15,6 +15,8 @@ SPANS = "spans"  # error spans in an output (annotation.models.ErrorSpan) with a
 # How an adjudication rule reads one output's values on one criterion (Values.disagreement).
 CATEGORIES_DIFFER = "categories_differ"  # any two values differ; the rule takes no threshold
 SPREAD = "spread"  # highest minus lowest above the lead's threshold; without one, any two values differ
+# No rule: the adjudicator's screen cannot take the type's answers yet (error spans: it has no span widget).
+NOT_ADJUDICATED = "not_adjudicated"
 
 # What results are computed from the judgments (Results.kind).
 SCORED = "scored"  # a score per output: means per system with bootstrap intervals
@@ -33,7 +35,7 @@ class Values:
     distributions; ``export_type`` the parquet type of the
     judgments' ``value`` column, described by ``export_description``; ``export_columns`` the judgments
     table's columns only this type has; ``disagreement`` how an adjudication rule compares raters' values
-    (CATEGORIES_DIFFER, SPREAD)."""
+    (CATEGORIES_DIFFER, SPREAD, NOT_ADJUDICATED)."""
 
     kind: str
     export_type: str
@@ -49,9 +51,13 @@ class Values:
         """An adjudication rule may set how far apart the values must be (else: any difference)."""
         return self.disagreement == SPREAD
 
+    @property
+    def adjudicated(self) -> bool:
+        return self.disagreement != NOT_ADJUDICATED
+
     def disagree(self, values: list[float], threshold: float | None) -> bool:
         """Whether raters' ``values`` (as coded, one per rater) disagree under a lead's adjudication rule."""
-        if len(values) < 2:
+        if len(values) < 2 or not self.adjudicated:
             return False
         if threshold is None or not self.takes_threshold:
             return max(values) != min(values)

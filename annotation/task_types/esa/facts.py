@@ -1,12 +1,17 @@
 """What the ESA type declares for agreement, results, export and the console."""
 
 from ..error_span_facts import agreement_plan, setup
-from ..facts import ERROR_SPANS, SPANS, Facts, Results, Values
+from ..facts import ERROR_SPANS, NOT_ADJUDICATED, SPANS, Facts, Results, Values
 from .card import CARD
 from .coding import SEVERITIES
 from .demo import DEMO
 
-VALUES = Values(SPANS, "float", "The 0–100 score given after marking the output's error spans (table error_spans).")
+VALUES = Values(
+    SPANS,
+    "float",
+    "The 0–100 score given after marking the output's error spans (table error_spans).",
+    disagreement=NOT_ADJUDICATED,
+)
 AGREEMENT = agreement_plan(SEVERITIES)
 RESULTS = Results(ERROR_SPANS)
 SETUP = setup(

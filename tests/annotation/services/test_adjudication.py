@@ -28,6 +28,18 @@ pytestmark = pytest.mark.django_db
 ANSWERS = {"likert": (1, 5), "rankme": (10.0, 90.0), "pairwise": ("bart", "t5")}
 
 
+@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if not t.values.adjudicated])
+def test_a_type_whose_answers_the_adjudicator_cannot_take_refuses_the_rule(slug):
+    project = ProjectFactory(task_type=slug)
+
+    with pytest.raises(ValidationError) as refused:
+        adjudication_rule_check(project, enabled=True, threshold=None)
+
+    assert "cannot be adjudicated" in str(refused.value.message_dict["enabled"])
+    assert adjudication_rule_check(project, enabled=False, threshold=None) == AdjudicationRule(False, None)
+    assert not REGISTRY[slug].values.disagree([0.0, 100.0], None)
+
+
 def test_values_disagree_by_spread_or_by_category():
     spread = Values(POINTS, "int", "")
     categories = Values(POINTS, "int", "", disagreement=CATEGORIES_DIFFER)
@@ -40,7 +52,7 @@ def test_values_disagree_by_spread_or_by_category():
     assert SPREAD != CATEGORIES_DIFFER
 
 
-@pytest.mark.parametrize("slug", list(REGISTRY))
+@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.adjudicated])
 def test_a_disagreeing_import_is_queued_and_one_raters_answer_round_trips(slug):
     project = ProjectFactory(task_type=slug, criteria=["overall", "fluency"])
     item = ItemFactory(project=project, external_id="doc", systems=["bart", "t5"])
@@ -81,7 +93,7 @@ def test_a_disagreeing_import_is_queued_and_one_raters_answer_round_trips(slug):
     assert stored in by_rater.values()
 
 
-@pytest.mark.parametrize("slug", list(REGISTRY))
+@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.adjudicated])
 def test_the_rule_takes_a_threshold_only_where_the_values_are_not_categories(slug):
     project = ProjectFactory(task_type=slug)
     if REGISTRY[slug].values.takes_threshold:
