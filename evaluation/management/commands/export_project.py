@@ -34,7 +34,9 @@ class Command(BaseCommand):
             "--include-usernames", action="store_true", help="usernames instead of pseudonyms"
         )
         parser.add_argument(
-            "--without-excluded", action="store_true", help="leave out the judgments of excluded raters"
+            "--with-excluded",
+            action="store_true",
+            help="also the judgments of raters quality control excluded (left out by default, as on the export page)",
         )
         parser.add_argument("--recompute-agreement", action="store_true")
         parser.add_argument("--license", default="unknown", help="Hugging Face license id, e.g. cc-by-4.0")
@@ -57,7 +59,7 @@ class Command(BaseCommand):
             formats=tuple(o["formats"] or FORMATS),
             split=o["split"],
             include_usernames=o["include_usernames"],
-            include_excluded=not o["without_excluded"],
+            include_excluded=o["with_excluded"],
             recompute_agreement=o["recompute_agreement"],
             license=o["license"],
             languages=tuple(o["languages"]),

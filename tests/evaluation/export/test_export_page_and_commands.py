@@ -7,8 +7,9 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils import timezone
 
-from annotation.models import Judgment, Membership, Project
+from annotation.models import Judgment, Membership, Project, RaterExclusion
 from evaluation.models import Export
 from tests.annotation.factories import MembershipFactory
 from tests.evaluation.export.studies import likert_study
@@ -119,3 +120,19 @@ def test_export_project_command_refuses_bad_options(study, tmp_path):
         call_command(
             "export_project", "no such project", "--output", str(tmp_path / "x.zip"), stdout=io.StringIO()
         )
+
+
+def test_export_project_command_leaves_excluded_raters_out_unless_asked(study, tmp_path):
+    excluded = Judgment.objects.filter(project=study, is_current=True).values_list("rater_id", flat=True).first()
+    RaterExclusion.objects.create(project=study, rater_id=excluded, created_at=timezone.now())
+    theirs = Judgment.objects.filter(project=study, is_current=True, rater_id=excluded).count()
+    total = Judgment.objects.filter(project=study, is_current=True).count()
+
+    def exported(*flags) -> str:
+        out = io.StringIO()
+        path = tmp_path / f"study{len(flags)}.zip"
+        call_command("export_project", str(study.id), "--output", str(path), "--no-progress", *flags, stdout=out)
+        return out.getvalue()
+
+    assert f"Exported {total - theirs} judgments" in exported()
+    assert f"Exported {total} judgments" in exported("--with-excluded")
