@@ -183,6 +183,7 @@ def test_a_second_adjudicator_is_not_served_the_item_the_first_holds(study):
         ({"enabled": True, "threshold": "1"}, "threshold", "a number or null"),
         ({"enabled": True, "threshold": -1}, "threshold", "from 0"),
         ({"enabled": True, "threshold": 1e300}, "threshold", "from 0"),
+        ({"enabled": True, "threshold": 10**400}, "threshold", "from 0"),
         ({"enabled": True, "threshold": True}, "threshold", "a number or null"),
     ],
 )
