@@ -356,8 +356,9 @@ class JudgmentImportApi(APIView):
         "JSON lines of judgments made elsewhere, all or none. `submitted_at` is ISO 8601; without a UTC offset "
         "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647. "
         "Error-span projects (esa, mqm) take the answer as the `value` (`{spans: [{start, end, severity, "
-        "category?, side?, origin?}], no_error, score?}`, offsets in code points) or a finished study as a TSV in "
-        "WMT's layouts (`text/tab-separated-values` or a `.tsv` file): one row per error with `system`, `seg_id` "
+        "category?, side?, origin?}], no_error, score?}`, offsets in code points); MQM projects also take a "
+        "finished study as a TSV in WMT's layouts (not ESA: they hold no score; `text/tab-separated-values` or "
+        "a `.tsv` file): one row per error with `system`, `seg_id` "
         "(the item), `rater`, `severity`, `category` and the span; `No-error` rows for ratings without errors."))
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)

@@ -34,7 +34,7 @@ from annotation.services import (
     item_flag_create,
     judgment_submit,
 )
-from annotation.task_types import REGISTRY
+from annotation.task_types import REGISTRY, TaskTypeError
 
 SEEN_INSTRUCTIONS = "seen-instructions-{}"
 
@@ -135,17 +135,28 @@ def _form_values(post, assignment) -> list[dict]:
     return screen_form_values(post, REGISTRY[assignment.project.task_type], criteria)
 
 
+def _form_whole_number(text: str) -> int | None:
+    """A form field's non-negative whole number, or None (its check then refuses it): ASCII digits only, since
+    str.isdigit() also takes "²", which int() does not, and no more than a bigint's 18 digits."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 def screen_form_values(post, task_type, criteria: dict[str, str]) -> list[dict]:
     """A screen form's answers as the API takes them; its fields are ``v-<criterion id>[-<position>]`` and
-    ``criteria`` maps the ids (as text) to names."""
+    ``criteria`` maps the ids (as text) to names. Raises ValidationError naming the field a value cannot be
+    read from."""
     values = []
     for field, raw in post.items():
         if not field.startswith("v-") or raw == "":
             continue
         criterion_id, _, position = field[2:].partition("-")
         if criterion_id in criteria:
-            values.append({"criterion": criteria[criterion_id], "value": task_type.form_value(raw),
-                           "position": int(position) if position.isdigit() else None})
+            try:
+                value = task_type.form_value(raw)
+            except TaskTypeError as exc:
+                raise ValidationError({field: str(exc)}) from exc
+            values.append({"criterion": criteria[criterion_id], "value": value,
+                           "position": _form_whole_number(position)})
     return values
 
 
@@ -163,12 +174,11 @@ def rate_submit(request, pk):
     assignment = assignment_get_for_rater(rater=request.user, pk=pk)
     if assignment is None:
         raise Http404("No such assignment.")
-    values = _form_values(request.POST, assignment)
-    duration = request.POST.get("duration_ms", "")
     try:
-        result = judgment_submit(rater=request.user, assignment_id=assignment.pk, values=values,
+        result = judgment_submit(rater=request.user, assignment_id=assignment.pk,
+                                 values=_form_values(request.POST, assignment),
                                  client_token=request.POST.get("client_token", "")[:64],
-                                 duration_ms=int(duration) if duration.isdigit() else None)
+                                 duration_ms=_form_whole_number(request.POST.get("duration_ms", "")))
     except RaterRefused as refusal:
         return _refused(request, refusal, assignment.project)
     except ValidationError as exc:
@@ -179,8 +189,9 @@ def rate_submit(request, pk):
     if result.feedback is not None:
         return _training_feedback(request, result)
     mode = request.headers.get("X-Concord-Next")
-    if mode == "ahead" and result.created and not result.revision:
-        # rate.js showed the screen leased ahead when the rater sent this one: the answer is the screen after it
+    if mode == "ahead" and not result.revision:
+        # rate.js showed the screen leased ahead when the rater sent this one: the answer is the screen after it,
+        # also when this is a resend of answers already stored (the first request's response was lost)
         return _ahead(request, assignment.project_id, shown_now=True)
     if mode in ("inline", "ahead"):  # rate.js: the next screen in this response, no reload
         return rate_next(request, assignment.project_id)

@@ -62,7 +62,8 @@ def adjudication_rule_check(project: Project, *, enabled, threshold) -> Adjudica
     if threshold is not None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ValidationError({"threshold": f"must be a number or null, got {threshold!r}"})
-        if not math.isfinite(threshold) or not 0 <= threshold <= MAX_THRESHOLD:
+        # The range first: isfinite overflows on a huge int (NaN fails the range too).
+        if not 0 <= threshold <= MAX_THRESHOLD or not math.isfinite(threshold):
             raise ValidationError(
                 {"threshold": f"must be a finite number from 0 to {MAX_THRESHOLD:g}, got {threshold!r}"}
             )

@@ -2,7 +2,8 @@
 or none. Raters named in the file become pseudonymous project members that cannot log in.
 
 Error-span types (ESA, MQM) take the answer object as the line's ``value`` (spans stored beside the judgment),
-or a finished study in WMT's TSV layouts (``error_span_study``), read into the same lines."""
+or (MQM: the layouts hold no ESA score) a finished study in WMT's TSV layouts (``error_span_study``), read into
+the same lines."""
 import re
 import secrets
 from collections.abc import Callable
@@ -154,6 +155,9 @@ class _Source:
             problem = ("" if index.task_type.reads_texts else
                        f"a TSV of errors is for error-span projects; a {index.task_type.label} project imports "
                        "JSON lines")
+            if not problem and index.task_type.extra_fields:
+                problem = (f"a TSV of errors holds no {', '.join(index.task_type.extra_fields)}, which "
+                           f"{index.task_type.label} answers need: import the study as JSON lines")
             if not problem and len(index.criteria) != 1:
                 problem = (f"a TSV of errors names no criterion: the project needs exactly one, it has "
                            f"{len(index.criteria)}")

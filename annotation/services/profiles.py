@@ -133,8 +133,8 @@ def _answer(field: ProfileField, value):
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
+            or abs(value) > MAX_NUMBER  # before isfinite, which overflows on a huge int
             or not math.isfinite(value)
-            or abs(value) > MAX_NUMBER
         ):
             raise ValidationError({what: f"must be a finite number within ±{MAX_NUMBER:g}"})
         return float(value)
@@ -172,6 +172,8 @@ def profile_answers_check(fields: list[ProfileField], answers) -> dict:
 def profile_answer(*, project_id: int, rater, consent, answers, now: datetime | None = None) -> RaterProfile:
     """Stores the rater's consent and answers (nothing but the consent when they decline); answering again
     replaces them. Raises RaterRefused (as the rater loop does) or ValidationError naming the field."""
+    # The locked read takes the project row's shared lock first (the lock order of annotation.services.assignment),
+    # which profile_form_set's exclusive lock waits for or holds: the fields read below stay the form's until commit.
     membership = rater_membership_check(project_id=project_id, rater=rater, lock=True)
     fields = list(ProfileField.objects.filter(project_id=project_id))
     if not fields:

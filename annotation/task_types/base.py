@@ -5,6 +5,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.outside_text import MAX_INTEGER
+
 from .facts import Facts
 
 
@@ -74,6 +76,8 @@ def number(value, what: str) -> float:
     """A finite real number (bools and numeric strings are refused: they hide typing mistakes)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TaskTypeError(f"{what} must be a number, got {value!r}")
+    if isinstance(value, int) and abs(value) > MAX_INTEGER:  # before isfinite, which overflows on a huge int
+        raise TaskTypeError(f"{what} is too large a number (at most {MAX_INTEGER} in size)")
     if not math.isfinite(value):
         raise TaskTypeError(f"{what} must be a finite number, got {value!r}")
     return float(value)

@@ -14,6 +14,8 @@ a model's proposal: "accepted" (as proposed), "edited", "rejected" (kept with th
 import json
 import math
 
+from core.outside_text import MAX_INTEGER, OutsideValueError, check_json
+
 from .base import (
     Coded,
     CriterionScale,
@@ -33,6 +35,8 @@ SPAN_FIELDS = ("start", "end", "severity", "category", "side", "origin", "propos
 # A rater marking more errors than this in one output is not annotating it (WMT's files hold at most ~30).
 MAX_SPANS = 100
 MAX_NAME = 100
+# ErrorSpan.category and ProposedSpan.category hold at most this many characters: "<group>/<child>" included.
+MAX_CATEGORY = 2 * MAX_NAME
 
 # The MQM core typology with WMT's categories (Freitag et al. 2021, Table 10), as the rater widget's
 # DEFAULT_TYPOLOGY has it: a category is "<group>/<child>", or a group's name where it has no children.
@@ -118,6 +122,12 @@ def typology_normalise(raw) -> list[dict]:
         if not isinstance(children, list):
             raise TaskTypeError(f"{what}.children must be a list of names")
         names = [_name(c, f"{what}.children[{j}]") for j, c in enumerate(children)]
+        for j, child in enumerate(names):
+            if len(name) + 1 + len(child) > MAX_CATEGORY:
+                raise TaskTypeError(
+                    f"{what}.children[{j}]: the category '<group>/<child>' is {len(name) + 1 + len(child)} "
+                    f"characters, longer than {MAX_CATEGORY}; shorten the group's or the child's name"
+                )
         if len(set(names)) != len(names):
             raise TaskTypeError(f"{what}.children: a name is given twice")
         if names:
@@ -159,6 +169,9 @@ def weights_normalise(raw, severities: list[str], categories: dict[str, str]) ->
         what = f"task_config.weights[{k}]"
         rule = _keys(rule, ("severity", "category", "weight"), what)
         entry = {}
+        for name in ("severity", "category"):
+            if rule.get(name) is not None and not isinstance(rule[name], str):
+                raise TaskTypeError(f"{what}.{name} must be a name, got {rule[name]!r}")
         if rule.get("severity") is not None:
             if rule["severity"] not in severities:
                 raise TaskTypeError(
@@ -199,6 +212,7 @@ def _offset(value, what: str) -> int:
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
+        or (isinstance(value, int) and abs(value) > MAX_INTEGER)  # before isfinite, which overflows on a huge int
         or not math.isfinite(value)
         or not float(value).is_integer()
     ):
@@ -452,6 +466,12 @@ class ErrorSpanType(TaskType):
             state = json.loads(raw)
         except ValueError:
             return raw
+        except RecursionError as exc:
+            raise TaskTypeError("value is nested too deeply to be an error-span answer") from exc
+        try:
+            check_json(state, field="value")
+        except OutsideValueError as exc:
+            raise TaskTypeError(str(exc)) from exc
         if not isinstance(state, dict) or not isinstance(state.get("spans"), list):
             return state
         answer = {
@@ -567,6 +587,9 @@ class ErrorSpanType(TaskType):
                 f"{what}: [{start}, {stop}) is not within the {'output' if side == TARGET else 'source'}"
                 f" ({length} code points; 0 <= start <= end <= {length})"
             )
+        for name in ("severity", "category"):
+            if span.get(name) is not None and not isinstance(span[name], str):
+                raise TaskTypeError(f"{what}.{name} must be a name, got {span[name]!r}")
         severity = span.get("severity")
         if severity not in self.severities(config):
             raise TaskTypeError(

@@ -183,6 +183,7 @@ def test_a_second_adjudicator_is_not_served_the_item_the_first_holds(study):
         ({"enabled": True, "threshold": "1"}, "threshold", "a number or null"),
         ({"enabled": True, "threshold": -1}, "threshold", "from 0"),
         ({"enabled": True, "threshold": 1e300}, "threshold", "from 0"),
+        ({"enabled": True, "threshold": 10**400}, "threshold", "from 0"),
         ({"enabled": True, "threshold": True}, "threshold", "a number or null"),
     ],
 )
@@ -213,3 +214,18 @@ def test_bad_adjudicated_values_are_a_400_and_store_nothing(study):
     assert "off the scale" in problems and "position 1: no value given" in problems
     assert not AdjudicatedValue.objects.exists()
     assert AdjudicationCase.objects.get().adjudicated_at is None
+
+
+def test_an_adjudication_form_with_a_position_int_cannot_read_is_refused_not_a_500(study, client):
+    project, raters, adjudicator, lead_client = study
+    lead_client.put(f"/api/v1/projects/{project.pk}/adjudication/", {"enabled": True, "threshold": 1}, format="json")
+    judge_everything(project, raters)
+    client.force_login(adjudicator)
+    assert client.get(f"/projects/{project.pk}/adjudicate/").status_code == 200  # the case is held
+    case, criterion = AdjudicationCase.objects.get(), project.criteria.get()
+
+    # "²".isdigit() is true, but int("²") fails
+    refused = client.post(f"/adjudication/{case.pk}/submit/", {f"v-{criterion.pk}-²": "3", f"v-{criterion.pk}-1": "3"})
+
+    assert refused.status_code == 400
+    assert not AdjudicatedValue.objects.exists()

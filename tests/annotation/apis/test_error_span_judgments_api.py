@@ -300,3 +300,79 @@ def test_the_rater_page_gives_back_an_answer_to_revise_and_a_refused_form(staff,
         f"/assignments/{screen['assignment_id']}/submit/", {field: json.dumps(state), "client_token": "r2"}
     )
     assert revised.status_code == 302 and Judgment.objects.filter(is_current=False).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("span", "message"),
+    [
+        ({"start": 0, "end": 2, "severity": "major", "category": ["Accuracy"]}, "spans[0].category must be a name"),
+        ({"start": 0, "end": 2, "severity": "major", "category": {"a": 1}}, "spans[0].category must be a name"),
+        ({"start": 0, "end": 2, "severity": ["major"], "category": "Other"}, "spans[0].severity must be a name"),
+    ],
+)
+def test_an_mqm_category_or_severity_that_is_no_string_is_a_400_naming_it(staff, span, message):
+    project = _project(staff, "mqm", [{"name": "errors"}])
+    line = {"external_id": "s1", "input": SOURCE, "outputs": [{"system": "mt", "text": OUTPUT}]}
+    assert _import(staff, project["id"], [line]).status_code == 201
+    rater = _rater(staff, project["id"])
+    screen = rater.post(f"/api/v1/projects/{project['id']}/next/").json()
+    refused = rater.post(
+        f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+        {"values": [{"criterion": "errors", "value": {"spans": [span]}}]},
+        format="json",
+    )
+    assert refused.status_code == 400 and message in refused.content.decode(), refused.content
+    proposed = {**line, "external_id": "s2", "outputs": [{"system": "mt", "text": OUTPUT, "proposed_spans": [span]}]}
+    refused_import = _import(staff, project["id"], [proposed])
+    assert refused_import.status_code == 400 and message in refused_import.content.decode(), refused_import.content
+    assert not Judgment.objects.exists() and not ProposedSpan.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("task_config", "message"),
+    [
+        ({"weights": [{"category": ["Other"], "weight": 1}]}, "task_config.weights[0].category must be a name"),
+        ({"weights": [{"severity": {"minor": 1}, "weight": 1}]}, "task_config.weights[0].severity must be a name"),
+        (
+            {"typology": [{"name": "G" * 100, "children": ["C" * 100]}], "weights": [{"weight": 1}]},
+            "typology[0].children[0]: the category '<group>/<child>' is 201 characters, longer than 200",
+        ),
+    ],
+)
+def test_an_mqm_config_with_a_bad_category_is_a_400_naming_it(staff, task_config, message):
+    made = client_for(staff).post(
+        "/api/v1/projects/",
+        {"name": "mqm", "task_type": "mqm", "criteria": [{"name": "errors"}], "task_config": task_config},
+        format="json",
+    )
+    assert made.status_code == 400 and message in made.content.decode(), made.content
+    assert not Project.objects.exists()
+
+
+def test_a_typology_category_of_200_characters_is_taken(staff):
+    typology = [{"name": "G" * 100, "children": ["C" * 99]}]
+    _project(staff, "mqm", [{"name": "errors"}], task_config={"typology": typology, "weights": [{"weight": 1}]})
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ('{"spans": [{"start": 1%s, "end": 3, "severity": "minor", "status": "added"}], "score": 50}' % ("0" * 400),
+         "is too large a number"),
+        ('{"spans": [], "no_error": true, "score": 1%s}' % ("0" * 400), "is too large a number"),
+        ('{"spans": [{"start": 0, "end": 3, "severity": "min\\u0000or", "status": "added"}], "score": 50}', "NUL"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_a_rater_form_posting_an_unreadable_state_is_a_400_naming_the_field(staff, esa, client, state, message):
+    _rater(staff, esa["id"])
+    client.force_login(get_user_model().objects.get(username="rater"))
+    client.get(f"/projects/{esa['id']}/instructions/")
+    page = client.get(f"/projects/{esa['id']}/rate/")
+    field = re.search(r'name="(v-\d+-0)"', page.content.decode()).group(1)
+    action = re.search(r'action="(/assignments/\d+/submit/)"', page.content.decode()).group(1)
+
+    refused = client.post(action, {field: state, "client_token": "t"})
+
+    assert refused.status_code == 400 and message in unescape(refused.content.decode())
+    assert not Judgment.objects.exists()

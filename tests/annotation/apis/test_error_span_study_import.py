@@ -143,6 +143,20 @@ def test_a_tsv_is_refused_for_a_project_without_spans(lead_client, project):
     assert "a TSV of errors is for error-span projects" in r.json()["errors"][0]["error"]
 
 
+def test_a_tsv_is_refused_up_front_for_esa_whose_answers_need_a_score(staff):
+    client = client_for(staff)
+    pk = client.post(
+        "/api/v1/projects/", {"name": "esa tsv", "task_type": "esa", "criteria": [{"name": "Q"}]}, format="json"
+    ).json()["id"]
+    tsv = MARKED + f"A\td\t1\t1\tw1\t{SOURCE}\t{_mark(OUTPUT, 0, 3)}\t\tMajor\n"
+    r = _post(client, pk, tsv.encode(), "text/tab-separated-values")
+    assert r.status_code == 400
+    assert r.json()["errors"][0]["line"] == 1
+    assert "a TSV of errors holds no score, which ESA (error spans and a 0–100 score) answers need: import the " \
+           "study as JSON lines" in r.json()["errors"][0]["error"], r.json()
+    assert not Judgment.objects.exists()
+
+
 def test_the_command_imports_a_tsv_and_reports_bad_lines(mqm, tmp_path):
     _, pk = mqm
     good = tmp_path / "study.tsv"

@@ -69,6 +69,7 @@ def test_a_rater_who_declines_is_served_nothing_and_keeps_no_answers(study):
         ({"native language": "fr"}, "answers.native language", "choose one of en, de, other"),
         ({"native language": "en", "age": "old"}, "answers.age", "must be a number"),
         ({"native language": "en", "age": 1e300}, "answers.age", "finite number"),
+        ({"native language": "en", "age": 10**400}, "answers.age", "finite number"),
         ({"native language": "en", "country": "a\x00b"}, "answers.country", "NUL"),
         ({"native language": "en", "shoe size": 9}, "answers", "unknown field"),
     ],

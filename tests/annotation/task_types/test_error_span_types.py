@@ -52,7 +52,9 @@ def test_no_error_takes_no_span_and_some_answer_is_needed():
         ({"start": 20, "end": 24, "severity": "minor"}, r"value.spans\[0\]: \[20, 24\) is not within the output \(23"),
         ({"start": 5, "end": 4, "severity": "minor"}, r"value.spans\[0\]: \[5, 4\)"),
         ({"start": -1, "end": 4, "severity": "minor"}, r"value.spans\[0\]: \[-1, 4\)"),
-        ({"start": 0, "end": 10**30, "severity": "minor"}, r"value.spans\[0\]: \[0, 1000000"),
+        ({"start": 0, "end": 10**18, "severity": "minor"}, r"value.spans\[0\]: \[0, 1000000"),
+        ({"start": 0, "end": 10**400, "severity": "minor"}, r"value.spans\[0\].end must be a whole number"),
+        ({"start": 0, "end": 1e300, "severity": "minor"}, r"value.spans\[0\]: \[0, 1000000"),
         ({"start": math.nan, "end": 4, "severity": "minor"}, r"value.spans\[0\].start must be a whole number"),
         ({"start": 1.5, "end": 4, "severity": "minor"}, r"value.spans\[0\].start must be a whole number"),
         ({"start": True, "end": 4, "severity": "minor"}, r"value.spans\[0\].start must be a whole number"),
@@ -75,6 +77,7 @@ def test_the_score_is_checked():
         (101, "off the scale 0–100"),
         (math.inf, "finite"),
         ("50", "must be a number"),
+        (10**400, "value.score is too large a number"),
         (10**400 // 10**399, None),
     ]:
         if message is None:

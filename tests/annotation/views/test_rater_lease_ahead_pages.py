@@ -131,3 +131,22 @@ def test_a_revision_screen_has_no_screen_ahead_and_sends_the_rater_back_to_the_c
     assert "data-ahead-url" not in revise.content.decode()
     assert action_of(back) == action_of(ahead)
     assert Judgment.objects.filter(rater=rater, is_current=True).count() == 1
+
+
+def test_answers_resent_after_a_lost_response_bring_the_screen_after_the_one_held_ahead(client):
+    project = rating_project(n_items=4)
+    rater, page = start(client, project)
+    ahead = client.post(f"/projects/{project.pk}/rate/ahead/")
+    form = form_of(page, project)
+    first = client.post(action_of(page), form, **AHEAD)
+    held = Assignment.objects.get(pk=int(action_of(ahead).split("/")[2]))
+
+    sent = timezone.now()
+    replay = client.post(action_of(page), form, **AHEAD)  # rate.js resends: the first response was lost
+
+    # not the screen already shown (re-rendered in place, it would lose the rater's partial answers)
+    assert replay.status_code == 200 and replay["X-Concord-Screen"] == "ahead"
+    assert action_of(replay) == action_of(first) != action_of(ahead)
+    held.refresh_from_db()
+    assert held.status == "active" and held.served_at >= sent  # the screen shown from memory: its lease restarts
+    assert Judgment.objects.filter(rater=rater).count() == len([k for k in form if k.startswith("v-")])

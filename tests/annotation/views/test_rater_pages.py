@@ -70,12 +70,16 @@ def test_a_likert_rater_submits_every_item_then_sees_the_finished_screen(client)
     assert set(Judgment.objects.values_list("duration_ms", flat=True)) == {3100}
 
 
-def test_an_incomplete_form_is_shown_again_with_the_reason(client):
+def rankme_screen(client):
+    """A rater logged in on a rankme screen of two outputs: (rater, assignment, criterion)."""
     project = rating_project(task_type="rankme", n_items=1, criteria=["quality"], systems=["a", "b"])
     rater = logged_in(client, project)
     start(client, project)
-    assignment = Assignment.objects.get(rater=rater)
-    criterion = project.criteria.get()
+    return rater, Assignment.objects.get(rater=rater), project.criteria.get()
+
+
+def test_an_incomplete_form_is_shown_again_with_the_reason(client):
+    _, assignment, criterion = rankme_screen(client)
 
     response = client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "70"})
 
@@ -83,6 +87,20 @@ def test_an_incomplete_form_is_shown_again_with_the_reason(client):
     assert b"position 1: no value given" in response.content
     assert b'value="70"' in response.content  # what the rater set is kept
     assert not Judgment.objects.exists()
+
+
+def test_a_position_or_duration_in_digits_int_cannot_read_is_refused_not_a_500(client):
+    rater, assignment, criterion = rankme_screen(client)
+
+    # "²".isdigit() is true, but int("²") fails; 5,000 digits are more than int() reads
+    for position, duration in [("²", "1"), ("1" * 5000, "1"), ("0", "²"), ("0", "1" * 5000)]:
+        response = client.post(
+            f"/assignments/{assignment.pk}/submit/",
+            {f"v-{criterion.pk}-{position}": "70", f"v-{criterion.pk}-1": "40", "duration_ms": duration},
+        )
+        assert response.status_code == (400 if duration == "1" else 302), (position, duration)
+    assert Judgment.objects.filter(rater=rater, is_current=True).count() == 2  # stored, then revised
+    assert set(Judgment.objects.values_list("duration_ms", flat=True)) == {None}
 
 
 def modulus_project(**fields):
