@@ -33,7 +33,7 @@ from ._resampling import (
     plain,
 )
 from .errors import InsufficientDataError
-from .pairwise import TIE_MODELS, _check_comparisons, _has_mle, _pair_tables
+from .pairwise import TIE_MODELS, BradleyTerryResult, _check_comparisons, _has_mle, _pair_tables
 
 STYLE_FEATURES = ("length", "headers", "list_items", "bold")
 _HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
@@ -44,31 +44,18 @@ _DIVERGED = 30.0
 
 
 @dataclass(frozen=True)
-class StyleControlledResult:
-    """Log-strengths (mean zero) and style coefficients with percentile bootstrap intervals.
+class StyleControlledResult(BradleyTerryResult):
+    """Log-strengths (mean zero) and style coefficients with percentile bootstrap intervals: the fields of a
+    Bradley–Terry result, and per style feature its coefficient.
 
     ``coefficients[f]`` is the change in the log-odds of winning per standard deviation of the
     normalised difference in feature ``features[f]``; ``tie_parameter`` is Davidson's
     :math:`\\nu` (None for half-wins)."""
 
-    systems: tuple
-    strengths: tuple[float, ...]
-    ci_low: tuple[float, ...]
-    ci_high: tuple[float, ...]
     features: tuple[str, ...]
     coefficients: tuple[float, ...]
     coefficient_ci_low: tuple[float, ...]
     coefficient_ci_high: tuple[float, ...]
-    ties: str
-    tie_parameter: float | None
-    n_comparisons: int
-    log_likelihood: float
-    n_resamples: int
-    n_resamples_without_mle: int
-    gradient_norm: float
-
-    def ranking(self) -> list:
-        return [s for _, s in sorted(zip(self.strengths, self.systems, strict=True), key=lambda t: -t[0])]
 
 
 def style_features(texts) -> np.ndarray:
