@@ -47,7 +47,9 @@ class AdjudicationRuleApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         enabled = serializers.JSONField(help_text="true or false.")
-        threshold = serializers.JSONField(required=False, default=None, help_text="A number from 0, or null.")
+        threshold = serializers.JSONField(
+            required=False, default=None, allow_null=True, help_text="A number from 0, or null."
+        )
 
     @extend_schema(responses={200: AdjudicationSerializer, 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):

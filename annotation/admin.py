@@ -2,6 +2,7 @@
 from django.contrib import admin
 
 from annotation.models import (
+    AdjudicatedSpan,
     AdjudicatedValue,
     AdjudicationCase,
     Assignment,
@@ -197,6 +198,12 @@ class AdjudicationCaseAdmin(RaterExclusionAdmin):
 class AdjudicatedValueAdmin(RaterExclusionAdmin):
     list_display = ["case", "output", "criterion", "value", "label"]
     search_fields = ["case__item__external_id"]
+
+
+@admin.register(AdjudicatedSpan)
+class AdjudicatedSpanAdmin(RaterExclusionAdmin):
+    list_display = ["value", "side", "start", "end", "severity", "category", "origin"]
+    search_fields = ["value__case__item__external_id"]
 
 
 @admin.register(ProfileField)

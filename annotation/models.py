@@ -485,6 +485,32 @@ class AdjudicatedValue(models.Model):
         return f"adjudicated {self.value:g} on output {self.output_id}"
 
 
+class AdjudicatedSpan(models.Model):
+    """An error span of an adjudicated answer (ESA, MQM), offsets and sides as in ErrorSpan. ``origin`` says how
+    the adjudicator answered the raters' spans, pooled and unnamed on their screen: one kept as marked
+    (accepted), changed (edited) or rejected (kept with its offsets; not an error of the answer), or one the
+    adjudicator added."""
+
+    value = models.ForeignKey(AdjudicatedValue, on_delete=models.CASCADE, related_name="spans")
+    side = models.CharField(max_length=8, choices=[("target", "target"), ("source", "source")], default="target")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    severity = models.CharField(max_length=32)
+    category = models.CharField(max_length=200, blank=True, default="")
+    origin = models.CharField(
+        max_length=8, choices=[(o, o) for o in ("added", "accepted", "edited", "rejected")], default="added"
+    )
+
+    class Meta:
+        ordering = ["value_id", "side", "start", "end", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(end__gte=F("start")), name="adjudicated_span_end_not_before_start")
+        ]
+
+    def __str__(self):
+        return f"adjudicated {self.severity} [{self.start}, {self.end})"
+
+
 class ErrorSpan(models.Model):
     """One error span of an error-span judgment (ESA, MQM): ``[start, end)`` in Unicode code points of the
     judged output's text as imported (``side`` "target"), or of the item's input (``side`` "source", a

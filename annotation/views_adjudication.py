@@ -59,14 +59,16 @@ def adjudication_page(request, pk):
         else:
             messages.success(request, f"Rule saved; {queued} more item{'s' if queued != 1 else ''} queued.")
             return redirect("adjudication", pk=project.pk)
+    summary, values = adjudication_summary(project), REGISTRY[project.task_type].values
     return render(
         request,
         "annotation/adjudication_rule.html",
         {
             "project": project,
-            "summary": adjudication_summary(project),
-            "errors": errors,
-            "takes_threshold": REGISTRY[project.task_type].values.takes_threshold,
+            "summary": summary,
+            "rule_words": values.rule_words(summary.threshold),
+            "values": values,
+            "takes_threshold": values.takes_threshold,
             "posted": request.POST if errors else None,
         },
         status=status,
@@ -81,7 +83,9 @@ def _screen(request, case, *, answers=None, errors=None, status=200):
     screen = adjudication_screen(case)
     for output in screen["item"]["outputs"]:
         output["letter"] = chr(ord("A") + output["position"])
-    questions = screen_questions(screen=screen, task_type=REGISTRY[case.project.task_type], answers=answers)
+    questions = screen_questions(
+        screen=screen, task_type=REGISTRY[case.project.task_type], answers=answers, config=case.project.task_config
+    )
     # one row per rater, a cell per question, in the form's order
     rows = []
     for answer in screen["answers"]:

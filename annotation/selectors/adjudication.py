@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import AdjudicatedValue, AdjudicationCase, Project
-from annotation.task_types import REGISTRY
+from annotation.models import AdjudicatedValue, AdjudicationCase, ErrorSpan, Project
+from annotation.task_types import REGISTRY, Proposal
+from annotation.task_types.facts import SPANS
 
-from .assignments import screen_modulus
+from .assignments import proposed_span, screen_modulus
+from .judgment_spans import spans_by_judgment
 from .quality import included_judgments
 from .rater_loop import criteria_of, outputs_of
 
@@ -25,10 +27,33 @@ def _shown(value, criterion: dict) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def adjudication_span_pool(case: AdjudicationCase) -> dict[int, tuple[Proposal, ...]]:
+    """Per output id, the distinct error spans the case's raters marked on it (not the proposals they rejected),
+    in offset order: the proposals the adjudicator accepts, edits or rejects, unnamed and numbered (``id``) as
+    their screen lists them. Empty for a type without error spans."""
+    if REGISTRY[case.project.task_type].values.kind != SPANS:
+        return {}
+    judgments = included_judgments(case.project).filter(item_id=case.item_id).values("id")
+    rows = (
+        ErrorSpan.objects.filter(judgment__in=judgments)
+        .exclude(origin=ErrorSpan.Origin.REJECTED)
+        .values_list("judgment__output_id", "side", "start", "end", "severity", "category")
+        .distinct()
+    )
+    per_output = defaultdict(set)
+    for output_id, *span in rows:
+        per_output[output_id].add(tuple(span))
+    return {
+        output_id: tuple(Proposal(k, *span) for k, span in enumerate(sorted(spans)))
+        for output_id, spans in per_output.items()
+    }
+
+
 def adjudication_screen(case: AdjudicationCase) -> dict:
     """The case's item with its outputs in imported order (no system names), the criteria as a rating screen
     asks them, and each rater's answers as ``Answer 1``, ``Answer 2``… in an order drawn from the case's own
-    seed: nothing tells who answered what."""
+    seed: nothing tells who answered what. Outputs of error-span types carry ``proposed_spans``: every rater's
+    spans pooled, for the adjudicator to accept, edit or reject."""
     project = case.project
     task_type = REGISTRY[project.task_type]
     item = case.item
@@ -36,33 +61,42 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
     criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
     modulus = screen_modulus(project, references, criteria)
     by_name = {c["name"]: c for c in criteria}
-    positions = {pk: position for pk, position, _, _ in outputs_of(item.pk)}
+    outputs = outputs_of(item.pk)
+    positions = {pk: position for pk, position, _, _ in outputs}
+    texts = {pk: text for pk, _, _, text in outputs}
     per_rater = defaultdict(list)
-    judgments = (
+    judgments = list(
         included_judgments(project)
         .filter(item=item)
         .order_by("criterion__position", "output__position")
-        .values_list("rater_id", "criterion__name", "output_id", "value")
+        .values_list("id", "rater_id", "criterion__name", "output_id", "value")
     )
-    for rater_id, name, output_id, value in judgments:
-        answer = task_type.imported_order_answer(value)
+    spans = spans_by_judgment(j[0] for j in judgments) if task_type.reads_texts else {}
+    for judgment_id, rater_id, name, output_id, value in judgments:
+        answer = task_type.adjudication_answer(value, spans.get(judgment_id, ()))
+        words = task_type.answer_words(answer, source=item.input, text=texts[output_id])
         per_rater[rater_id].append(
             {
                 "criterion": name,
                 "position": positions[output_id] if task_type.per_output else None,
                 "value": answer,
-                "shown": _shown(answer, by_name[name]),
+                "shown": _shown(answer, by_name[name]) if words is None else words,
             }
         )
     raters = sorted(per_rater)
     random.Random(case.seed).shuffle(raters)
+    pool = adjudication_span_pool(case)
     return {
         "case_id": case.pk,
         "item": {
             "input": item.input,
             "references": references if project.show_reference else [],
             "modulus": modulus,
-            "outputs": [{"position": p, "text": text} for _, p, _, text in outputs_of(item.pk)],
+            "outputs": [
+                {"position": p, "text": text}
+                | ({"proposed_spans": [proposed_span(s) for s in pool.get(pk, ())]} if task_type.reads_texts else {})
+                for pk, p, _, text in outputs
+            ],
         },
         "criteria": criteria,
         "disagreed_on": list(case.criteria),

@@ -2,7 +2,7 @@
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
 from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
-from annotation.task_types import REGISTRY
+from annotation.task_types import REGISTRY, Proposal
 from annotation.task_types.pairwise import TIE
 
 from .allocation import allocation_limits, allocation_open, quota_left
@@ -49,9 +49,12 @@ def _add_proposals(assignment: Assignment, outputs: list[dict]) -> None:
     ids = {position: pk for pk, position, _, _ in outputs_of(assignment.item_id)}
     order = assignment.shown_order or sorted(ids)
     for output, position in zip(outputs, order, strict=True):
-        output["proposed_spans"] = [
-            {"side": p.side, "start": p.start, "end": p.end, "severity": p.severity, "category": p.category}
-            for p in proposals.get(ids[position], ())]
+        output["proposed_spans"] = [proposed_span(p) for p in proposals.get(ids[position], ())]
+
+
+def proposed_span(p: Proposal) -> dict:
+    """A proposal as a screen's ``proposed_spans`` lists it."""
+    return {"side": p.side, "start": p.start, "end": p.end, "severity": p.severity, "category": p.category}
 
 
 def screen_modulus(project: Project, references: list[str], criteria: list[dict]) -> dict | None:

@@ -3,17 +3,27 @@ adjudicator gives per item (stored apart from the judgments, which never change)
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation.models import AdjudicatedValue, AdjudicationCase, Membership, Output, Project
+from annotation.models import (
+    AdjudicatedSpan,
+    AdjudicatedValue,
+    AdjudicationCase,
+    ErrorSpan,
+    Membership,
+    Output,
+    Project,
+)
+from annotation.selectors.adjudication import adjudication_span_pool
 from annotation.selectors.quality import included_judgments
 from annotation.selectors.rater_loop import criteria_of, outputs_of
 from annotation.task_types import REGISTRY
+from annotation.task_types.facts import SPANS_APART
 from audit.services import audit_record
 
 from .assignment import NotARater, ProjectNotFound, ProjectNotLive, RaterRefused
@@ -52,13 +62,6 @@ def adjudication_rule_check(project: Project, *, enabled, threshold) -> Adjudica
     """The rule as given, checked against the project's task type; raises ValidationError naming the field."""
     if not isinstance(enabled, bool):
         raise ValidationError({"enabled": f"must be true or false, got {enabled!r}"})
-    if enabled and not REGISTRY[project.task_type].values.adjudicated:
-        raise ValidationError(
-            {
-                "enabled": f"{project.task_type} answers cannot be adjudicated yet: the adjudicator's screen does not "
-                "take error spans"
-            }
-        )
     if threshold is not None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ValidationError({"threshold": f"must be a number or null, got {threshold!r}"})
@@ -104,14 +107,15 @@ def adjudication_cases_open(*, project: Project, item_ids=None, now: datetime | 
     )
     if item_ids is not None:
         judgments = judgments.filter(item_id__in=list(item_ids))
+    spans = _marked_spans(judgments) if values.disagreement == SPANS_APART else {}
     per_unit = defaultdict(list)
-    for item_id, output_id, criterion_name, value in judgments.values_list(
-        "item_id", "output_id", "criterion__name", "value"
+    for judgment_id, item_id, output_id, criterion_name, value in judgments.values_list(
+        "id", "item_id", "output_id", "criterion__name", "value"
     ).iterator(chunk_size=10_000):
-        per_unit[item_id, output_id, criterion_name].append(value)
+        per_unit[item_id, output_id, criterion_name].append((value, spans.get(judgment_id, ())))
     disagreeing = defaultdict(set)
     for (item_id, _, criterion_name), unit in per_unit.items():
-        if values.disagree(unit, project.adjudication_threshold):
+        if values.disagree([v for v, _ in unit], project.adjudication_threshold, [s for _, s in unit]):
             disagreeing[item_id].add(criterion_name)
     now = now or timezone.now()
     created = AdjudicationCase.objects.bulk_create(
@@ -122,6 +126,15 @@ def adjudication_cases_open(*, project: Project, item_ids=None, now: datetime | 
         ignore_conflicts=True,
     )
     return len(created)
+
+
+def _marked_spans(judgments) -> dict[int, tuple[tuple[str, int, int], ...]]:
+    """(side, start, end) of the spans each judgment marked (not the proposals it rejected), by judgment id."""
+    out = defaultdict(list)
+    rows = ErrorSpan.objects.filter(judgment__in=judgments.values("id")).exclude(origin=ErrorSpan.Origin.REJECTED)
+    for judgment_id, *span in rows.values_list("judgment_id", "side", "start", "end").iterator(chunk_size=10_000):
+        out[judgment_id].append(tuple(span))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _adjudicator_project(*, project_id: int, user, lock: bool = False) -> Project:
@@ -190,7 +203,13 @@ def adjudication_submit(
         Output.from_db(connection.alias, ("id", "item_id", "position", "system"), (pk, case.item_id, position, system))
         for pk, position, system, _ in rows_of_outputs
     ]
-    texts = screen_texts(case.item, rows_of_outputs) if REGISTRY[project.task_type].reads_texts else None
+    task_type = REGISTRY[project.task_type]
+    texts = None
+    if task_type.reads_texts:
+        # The raters' spans, pooled, are the proposals the adjudicator answers (the model's were the raters').
+        pool = adjudication_span_pool(case)
+        proposals = {system: pool.get(pk, ()) for pk, _, system, _ in rows_of_outputs}
+        texts = replace(screen_texts(case.item, rows_of_outputs), proposals=proposals)
     rows = screen_values_code(
         project=project,
         criteria=criteria_of(project.pk),
@@ -204,6 +223,19 @@ def adjudication_submit(
             AdjudicatedValue(case=case, output=output, criterion=criterion, value=value, label=label)
             for output, criterion, value, label, _spans in rows
         ]
+    )
+    AdjudicatedSpan.objects.bulk_create(
+        AdjudicatedSpan(
+            value=adjudicated,
+            side=s.side,
+            start=s.start,
+            end=s.end,
+            severity=s.severity,
+            category=s.category,
+            origin=s.origin,
+        )
+        for adjudicated, (*_, spans) in zip(stored, rows, strict=True)
+        for s in spans
     )
     case.adjudicator, case.adjudicated_at, case.held_until = adjudicator, now, None
     case.save(update_fields=["adjudicator", "adjudicated_at", "held_until"])

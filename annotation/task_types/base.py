@@ -268,6 +268,17 @@ class TaskType:
         screen, which shows every rater's answer that way)."""
         return self.screen_answer(value)
 
+    def adjudication_answer(self, value: float, spans: tuple[Span, ...]):
+        """A rater's stored answer (``value`` as coded, with its error ``spans``) as the adjudicator's screen lists
+        it, unnamed, the outputs in imported order."""
+        return self.imported_order_answer(value)
+
+    def answer_words(self, answer, *, source: str, text: str) -> str | None:
+        """A rater's answer (as adjudication_answer gives it) in words on the adjudicator's screen, where a number
+        alone would not say it (error spans: the texts marked, in the item's ``source`` or the output's ``text``);
+        None: the value as the criterion words it."""
+        return None
+
     def degraded_outputs(self, outputs: list[tuple[str, str]], degrade, suffix: str) -> list[tuple[str, str]]:
         """The (system, text) outputs of a degraded control made from an item's ``outputs``, where
         ``degrade(text)`` damages a text (``suffix`` marks a damaged copy's system): every output damaged."""

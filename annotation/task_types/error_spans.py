@@ -13,6 +13,7 @@ a model's proposal: "accepted" (as proposed), "edited", "rejected" (kept with th
 
 import json
 import math
+from dataclasses import replace
 
 from core.outside_text import MAX_INTEGER, OutsideValueError, check_json
 
@@ -27,6 +28,7 @@ from .base import (
     check_system,
     number,
 )
+from .facts import overlaps
 
 TARGET, SOURCE = "target", "source"
 ADDED, ACCEPTED, EDITED, REJECTED = "added", "accepted", "edited", "rejected"
@@ -218,14 +220,6 @@ def _offset(value, what: str) -> int:
     ):
         raise TaskTypeError(f"{what} must be a whole number of code points, got {value!r}")
     return int(value)
-
-
-def overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
-    """Whether two spans share a code point; a span of no length (something missing at a point) overlaps a
-    span that holds or borders that point."""
-    if a_start == a_end or b_start == b_end:
-        return max(a_start, b_start) <= min(a_end, b_end)
-    return max(a_start, b_start) < min(a_end, b_end)
 
 
 def damaged_region(original: str, copy: str) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -457,6 +451,24 @@ class ErrorSpanType(TaskType):
         for name in self.extra_fields:
             answer[name] = value
         return answer
+
+    def adjudication_answer(self, value, spans):
+        """The spans the rater marked (not the proposals they rejected), none numbered: how the rater came by a
+        span is not the adjudicator's business."""
+        marked = tuple(replace(s, origin=ADDED, proposal=None) for s in spans if s.origin != REJECTED)
+        answer = self.stored_answer(value, marked, {})
+        for span in answer["spans"]:
+            del span["origin"]
+        return answer
+
+    def answer_words(self, answer, *, source, text):
+        marked = []
+        for s in answer["spans"]:
+            where, marked_in = (" in the source", source) if s["side"] == SOURCE else ("", text)
+            category = f" {s['category']}" if s["category"] else ""
+            marked.append(f"{s['severity']}{category}{where}: “{marked_in[s['start']:s['end']]}”")
+        extra = [f"{name} {answer[name]:g}" for name in self.extra_fields]
+        return "; ".join(marked or ["no error"]) + "".join(f" · {e}" for e in extra)
 
     def form_value(self, raw: str):
         """The widget's posted state (static/annotation/error_spans.js of this package: spans with ``status`` and

@@ -15,8 +15,9 @@ SPANS = "spans"  # error spans in an output (annotation.models.ErrorSpan) with a
 # How an adjudication rule reads one output's values on one criterion (Values.disagreement).
 CATEGORIES_DIFFER = "categories_differ"  # any two values differ; the rule takes no threshold
 SPREAD = "spread"  # highest minus lowest above the lead's threshold; without one, any two values differ
-# No rule: the adjudicator's screen cannot take the type's answers yet (error spans: it has no span widget).
-NOT_ADJUDICATED = "not_adjudicated"
+# Error spans (SPANS values): some rater's span overlaps none of another rater's spans on the same output (see
+# spans_apart); with a threshold, values further apart than it disagree too (without one, values are not read).
+SPANS_APART = "spans_apart"
 
 # What results are computed from the judgments (Results.kind).
 SCORED = "scored"  # a score per output: means per system with bootstrap intervals
@@ -35,7 +36,7 @@ class Values:
     distributions; ``export_type`` the parquet type of the
     judgments' ``value`` column, described by ``export_description``; ``export_columns`` the judgments
     table's columns only this type has; ``disagreement`` how an adjudication rule compares raters' values
-    (CATEGORIES_DIFFER, SPREAD, NOT_ADJUDICATED)."""
+    (CATEGORIES_DIFFER, SPREAD, SPANS_APART)."""
 
     kind: str
     export_type: str
@@ -48,20 +49,41 @@ class Values:
 
     @property
     def takes_threshold(self) -> bool:
-        """An adjudication rule may set how far apart the values must be (else: any difference)."""
-        return self.disagreement == SPREAD
+        """An adjudication rule may set how far apart the values must be (else: any difference, or for spans,
+        the spans alone)."""
+        return self.disagreement != CATEGORIES_DIFFER
 
-    @property
-    def adjudicated(self) -> bool:
-        return self.disagreement != NOT_ADJUDICATED
-
-    def disagree(self, values: list[float], threshold: float | None) -> bool:
-        """Whether raters' ``values`` (as coded, one per rater) disagree under a lead's adjudication rule."""
-        if len(values) < 2 or not self.adjudicated:
+    def disagree(
+        self, values: list[float], threshold: float | None, spans: list[tuple[tuple[str, int, int], ...]] = ()
+    ) -> bool:
+        """Whether raters' ``values`` (as coded, one per rater) disagree under a lead's adjudication rule;
+        ``spans``: for SPANS_APART, each rater's marked error spans as (side, start, end), in the same order."""
+        if len(values) < 2:
             return False
+        if self.disagreement == SPANS_APART:
+            spread = threshold is not None and max(values) - min(values) > threshold
+            return spread or spans_apart(spans)
         if threshold is None or not self.takes_threshold:
             return max(values) != min(values)
         return max(values) - min(values) > threshold
+
+    def rule_words(self, threshold: float | None) -> str:
+        """The rule as the lead's page states it (when it is on)."""
+        apart = "" if threshold is None else f" more than {threshold:g} apart"
+        if self.disagreement == SPANS_APART:
+            return "a rater's error span on an output overlaps none of another rater's spans" + (
+                f", or raters' values of an output are{apart}" if apart else ""
+            )
+        return f"raters' values of an output on a criterion {'are' + apart if apart else 'differ'}"
+
+    @property
+    def threshold_hint(self) -> str:
+        """What the lead's page says of the rule's threshold left empty."""
+        if self.disagreement == SPANS_APART:
+            return (
+                "Empty: the error spans alone decide; with a number, values further apart than it queue the item too."
+            )
+        return "Empty: any difference between two raters' values of one output on one criterion queues the item."
 
     def categories(self, scale_min: float | None, scale_max: float | None) -> tuple[float, ...] | None:
         """The declared, ordered categories of a criterion (None for continuous values)."""
@@ -70,6 +92,28 @@ class Values:
         if self.kind == POINTS:
             return tuple(float(x) for x in range(int(scale_min), int(scale_max) + 1))
         return None
+
+
+def overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:
+    """Whether two spans share a code point; a span of no length (something missing at a point) overlaps a
+    span that holds or borders that point."""
+    if a_start == a_end or b_start == b_end:
+        return max(a_start, b_start) <= min(a_end, b_end)
+    return max(a_start, b_start) < min(a_end, b_end)
+
+
+def spans_apart(per_rater: list[tuple[tuple[str, int, int], ...]]) -> bool:
+    """Whether raters' error spans on one output disagree: some rater's span (side, start, end) is overlapped by
+    no span on the same side of some other rater. A rater who marked no error disagrees with one who marked any;
+    raters who all marked none agree."""
+    for a, mine in enumerate(per_rater):
+        for b, theirs in enumerate(per_rater):
+            if a != b and any(
+                not any(side == s and overlaps(start, end, s_start, s_end) for s, s_start, s_end in theirs)
+                for side, start, end in mine
+            ):
+                return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """What the ESA type declares for agreement, results, export and the console."""
 
 from ..error_span_facts import agreement_plan, setup
-from ..facts import ERROR_SPANS, NOT_ADJUDICATED, SPANS, Facts, Results, Values
+from ..facts import ERROR_SPANS, SPANS, SPANS_APART, Facts, Results, Values
 from .card import CARD
 from .coding import SEVERITIES
 from .demo import DEMO
@@ -10,7 +10,7 @@ VALUES = Values(
     SPANS,
     "float",
     "The 0–100 score given after marking the output's error spans (table error_spans).",
-    disagreement=NOT_ADJUDICATED,
+    disagreement=SPANS_APART,
 )
 AGREEMENT = agreement_plan(SEVERITIES)
 RESULTS = Results(ERROR_SPANS)

@@ -1,7 +1,7 @@
 """What the MQM type declares for agreement, results, export and the console."""
 
 from ..error_span_facts import agreement_plan, setup
-from ..facts import ERROR_SPANS, NOT_ADJUDICATED, SPANS, Facts, Results, Values
+from ..facts import ERROR_SPANS, SPANS, SPANS_APART, Facts, Results, Values
 from .card import CARD
 from .coding import SEVERITIES
 from .demo import DEMO
@@ -11,7 +11,7 @@ VALUES = Values(
     "float",
     "The MQM penalty: the sum of the weights of the output's error spans (table "
     "error_spans); 0 = no error, lower is better.",
-    disagreement=NOT_ADJUDICATED,
+    disagreement=SPANS_APART,
 )
 # Agreement on the segment penalties and on the spans themselves.
 AGREEMENT = agreement_plan(SEVERITIES)

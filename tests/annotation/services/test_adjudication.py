@@ -1,6 +1,6 @@
 """Adjudication for every registered task type: the rule as the type's values declare it, imported judgments
 queue a disagreeing item, and an adjudicator who sends back one rater's answers as the screen shows them
-stores exactly that rater's coded values."""
+stores exactly that rater's coded values (error spans: tests/annotation/services/test_adjudication_spans.py)."""
 
 import io
 import json
@@ -19,25 +19,13 @@ from annotation.services.adjudication import (
     adjudication_submit,
 )
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import CATEGORIES_DIFFER, POINTS, SPREAD, Values
+from annotation.task_types.facts import CATEGORIES_DIFFER, POINTS, SPANS, SPREAD, Values
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 # Two raters' answers, as a judgment import line gives them: far apart on every type.
 ANSWERS = {"likert": (1, 5), "rankme": (10.0, 90.0), "pairwise": ("bart", "t5")}
-
-
-@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if not t.values.adjudicated])
-def test_a_type_whose_answers_the_adjudicator_cannot_take_refuses_the_rule(slug):
-    project = ProjectFactory(task_type=slug)
-
-    with pytest.raises(ValidationError) as refused:
-        adjudication_rule_check(project, enabled=True, threshold=None)
-
-    assert "cannot be adjudicated" in str(refused.value.message_dict["enabled"])
-    assert adjudication_rule_check(project, enabled=False, threshold=None) == AdjudicationRule(False, None)
-    assert not REGISTRY[slug].values.disagree([0.0, 100.0], None)
 
 
 def test_values_disagree_by_spread_or_by_category():
@@ -52,7 +40,7 @@ def test_values_disagree_by_spread_or_by_category():
     assert SPREAD != CATEGORIES_DIFFER
 
 
-@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.adjudicated])
+@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.kind != SPANS])
 def test_a_disagreeing_import_is_queued_and_one_raters_answer_round_trips(slug):
     project = ProjectFactory(task_type=slug, criteria=["overall", "fluency"])
     item = ItemFactory(project=project, external_id="doc", systems=["bart", "t5"])
@@ -93,7 +81,7 @@ def test_a_disagreeing_import_is_queued_and_one_raters_answer_round_trips(slug):
     assert stored in by_rater.values()
 
 
-@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.adjudicated])
+@pytest.mark.parametrize("slug", list(REGISTRY))
 def test_the_rule_takes_a_threshold_only_where_the_values_are_not_categories(slug):
     project = ProjectFactory(task_type=slug)
     if REGISTRY[slug].values.takes_threshold:
