@@ -125,28 +125,43 @@ RATERS = TableSpec(
 )
 
 
-SPANS = TableSpec(
-    "spans",
-    (
-        Column("item", "string", "external_id of the item."),
-        Column("system", "string", "System of the output judged."),
-        Column("criterion", "string", "Criterion name."),
-        Column("rater", "string", "Rater pseudonym (or username when exported with names), as in the judgments."),
-        Column("side", "string", "target (the output's text) or source (the item's input: a source-side error)."),
-        Column("start", "int", "First position of the span, in Unicode code points (Python str indexes, not bytes "
-               "or UTF-16 units) of the text as imported."),
-        Column("end", "int", "Position after the span's last code point: [start, end); start = end marks "
-               "something missing at that point."),
-        Column("severity", "string", "Severity (e.g. minor, major; MQM also critical)."),
-        Column("category", "string", "Error category from the project's typology (MQM; empty for ESA)."),
-        Column("origin", "string", "added (marked by the rater), or how the rater answered a model's proposal: "
-               "accepted, edited, or rejected (kept with the proposal's offsets; not an error the rater marked)."),
-        Column("proposal", "int", "The answered proposal's index in its output's proposed_spans (items table, "
-               "JSONL); empty for a span the rater added."),
-    ),
-    "One row per error span of a current judgment in the judgments table (the same key: item, system, "
-    "criterion, rater); a judgment without rows here marked no error.",
+_SPAN_COLUMNS = (
+    Column("item", "string", "external_id of the item."),
+    Column("system", "string", "System of the output judged."),
+    Column("criterion", "string", "Criterion name."),
+    Column("rater", "string", "Rater pseudonym (or username when exported with names), as in the judgments."),
+    Column("side", "string", "target (the output's text) or source (the item's input: a source-side error)."),
+    Column("start", "int", "First position of the span, in Unicode code points (Python str indexes, not bytes "
+           "or UTF-16 units) of the text as imported."),
+    Column("end", "int", "Position after the span's last code point: [start, end); start = end marks "
+           "something missing at that point."),
+    Column("severity", "string", "Severity (e.g. minor, major; MQM also critical)."),
+    Column("category", "string", "Error category from the project's typology (MQM; empty for ESA)."),
+    Column("origin", "string", "added (marked by the rater), or how the rater answered a model's proposal: "
+           "accepted, edited, or rejected (kept with the proposal's offsets; not an error the rater marked)."),
+    Column("proposal", "int", "The answered proposal's index in its output's proposed_spans (items table, "
+           "JSONL); empty for a span the rater added."),
 )  # fmt: skip
+_SPANS_DESCRIPTION = (
+    "One row per error span of a current judgment in the judgments table (the same key: item, system, "
+    "criterion, rater); a judgment without rows here marked no error."
+)
+ADJUDICATED_SPAN = Column(
+    "adjudicated",
+    "bool",
+    "The span is the adjudicator's (rater empty): a span of the item's adjudicated answer, whose origin says how "
+    "the adjudicator answered the raters' spans, pooled and unnamed (accepted, edited, rejected) or that they "
+    "added it; proposal is empty. Only in projects with an adjudication rule.",
+)
+
+
+def spans_table(*, adjudicated: bool = False) -> TableSpec:
+    """The spans table; with ``adjudicated``, the adjudicated answers' spans follow the raters' (flagged)."""
+    return TableSpec(
+        "spans",
+        (*_SPAN_COLUMNS, *((ADJUDICATED_SPAN,) if adjudicated else ())),
+        _SPANS_DESCRIPTION + (" Adjudicated spans are flagged in `adjudicated`." if adjudicated else ""),
+    )
 
 
 def has_spans(task_type: str) -> bool:

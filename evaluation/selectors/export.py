@@ -2,6 +2,7 @@
 (server-side cursors, never a whole table in memory), and the small aggregates its data card states."""
 
 import bisect
+import heapq
 import json
 import math
 import queue
@@ -32,6 +33,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
 from annotation.models import (
+    AdjudicatedSpan,
     AdjudicatedValue,
     Criterion,
     ErrorSpan,
@@ -458,10 +460,16 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
 # --- Scores per output and criterion ------------------------------------------------------------------
 
 
+# Stands for the rater of an adjudicated span while the spans table's two streams are merged.
+ADJUDICATOR = object()
+
+
 def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """One row per error span of the exported judgments (rejected proposals included, as their origin says),
     in the judgments' order: item, system, criterion, rater, side, start, end, severity, category, origin and the
-    answered proposal's index in its output's proposed spans."""
+    answered proposal's index in its output's proposed spans; where the project adjudicates, ``adjudicated``
+    too, and after the raters' spans (of each subgroup) the adjudicated answers' spans, rater and proposal
+    empty."""
     spans = ErrorSpan.objects.filter(judgment__in=scope.judgments().values("id"))
     order = ["judgment__item__subgroup"] if scope.by_subgroup else []
     spans = spans.order_by(*order, "judgment_id", "side", "start", "end", "id").values_list(
@@ -494,7 +502,39 @@ def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         at = proposal_index.get(proposal) if proposal is not None else None
         return (item, system, criterion, names[rater], side, start, end, severity, category, origin, at)
 
-    yield from _batches(stream_rows(spans), scope.by_subgroup, convert)
+    if not scope.adjudication:
+        yield from _batches(stream_rows(spans), scope.by_subgroup, convert)
+        return
+
+    def convert_flagged(row):
+        if row[4] is ADJUDICATOR:
+            return (*row[1:4], None, *row[5:], None, True)
+        return (*convert(row), False)
+
+    adjudicated = (
+        AdjudicatedSpan.objects.filter(value__case__project=scope.project, value__case__item_id__lte=scope.max_item_id)
+        .order_by(*(["value__case__item__subgroup"] if scope.by_subgroup else []), "value_id", "side", "start", "id")
+        .values_list(
+            "value__case__item__subgroup",
+            "value__case__item__external_id",
+            "value__output__system",
+            "value__criterion__name",
+            "side",
+            "start",
+            "end",
+            "severity",
+            "category",
+            "origin",
+        )
+    )
+    # Both streams come in subgroup order when split by it: merged, each subgroup's file is written at once.
+    group = (lambda row: row[0]) if scope.by_subgroup else (lambda row: "")
+    merged = heapq.merge(
+        ((group(row), 0, row) for row in stream_rows(spans)),
+        ((group(row), 1, (*row[:4], ADJUDICATOR, *row[4:])) for row in adjudicated.iterator(chunk_size=CHUNK_ROWS)),
+        key=lambda entry: entry[:2],
+    )
+    yield from _batches((row for *_, row in merged), scope.by_subgroup, convert_flagged)
 
 
 def score_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:

@@ -28,7 +28,7 @@ from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export import profiles, soft_labels
-from evaluation.export.tables import ITEMS, RATERS, SPANS, has_spans, judgments_table, scores_table, value_type
+from evaluation.export.tables import ITEMS, RATERS, has_spans, judgments_table, scores_table, spans_table, value_type
 from evaluation.export.writers import FORMATS, TableWriter, WrittenFile
 from evaluation.models import Export
 from evaluation.selectors.export import (
@@ -297,7 +297,8 @@ def export_write(
             writer(scores_table(task_type)), score_batches(scope), split_names, report, "", counted=False
         )
         if has_spans(task_type):
-            files += _write_table(writer(SPANS), span_batches(scope), split_names, report, "", counted=False)
+            spans = writer(spans_table(adjudicated=scope.adjudication))
+            files += _write_table(spans, span_batches(scope), split_names, report, "", counted=False)
         raters = writer(RATERS, split_files=False)
         raters.write("train", sizes.raters)
         files += raters.close()
@@ -442,7 +443,7 @@ def _facts(
         "tables": {
             spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
             for spec in (item_spec, judgments_table(task_type, adjudicated=adjudicated), scores_table(task_type),
-                         *((SPANS,) if has_spans(task_type) else ()), RATERS)
+                         *((spans_table(adjudicated=adjudicated),) if has_spans(task_type) else ()), RATERS)
         },
     }
 
