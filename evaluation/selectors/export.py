@@ -460,6 +460,8 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
 # --- Scores per output and criterion ------------------------------------------------------------------
 
 
+# The fields of a span row, a rater's (ErrorSpan) or an adjudicated answer's (AdjudicatedSpan).
+SPAN_FIELDS = ("side", "start", "end", "severity", "category", "origin")
 # Stands for the rater of an adjudicated span while the spans table's two streams are merged.
 ADJUDICATOR = object()
 
@@ -478,12 +480,7 @@ def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         "judgment__output__system",
         "judgment__criterion__name",
         "judgment__rater_id",
-        "side",
-        "start",
-        "end",
-        "severity",
-        "category",
-        "origin",
+        *SPAN_FIELDS,
         "proposal_id",
     )
     names = scope.rater_names
@@ -519,12 +516,7 @@ def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
             "value__case__item__external_id",
             "value__output__system",
             "value__criterion__name",
-            "side",
-            "start",
-            "end",
-            "severity",
-            "category",
-            "origin",
+            *SPAN_FIELDS,
         )
     )
     # Both streams come in subgroup order when split by it: merged, each subgroup's file is written at once.
