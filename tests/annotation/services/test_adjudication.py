@@ -19,7 +19,7 @@ from annotation.services.adjudication import (
     adjudication_submit,
 )
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import CATEGORIES_DIFFER, POINTS, SPANS, SPREAD, Values
+from annotation.task_types.facts import CATEGORIES_DIFFER, POINTS, SPANS, SPANS_APART, SPREAD, Values, spans_apart
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +38,32 @@ def test_values_disagree_by_spread_or_by_category():
     assert categories.disagree([1.0, 2.0], 5.0)  # a threshold means nothing to categories
     assert spread.takes_threshold and not categories.takes_threshold
     assert SPREAD != CATEGORIES_DIFFER
+
+
+def test_spans_disagree_when_one_raters_span_overlaps_none_of_anothers():
+    rule = Values(SPANS, "float", "", disagreement=SPANS_APART)
+    chat, chien, tapis = ("target", 3, 7), ("target", 5, 10), ("target", 20, 25)
+    missing_at_7 = ("target", 7, 7)  # something missing where "chat" ends: borders it, so overlaps it
+
+    assert not spans_apart([(chat,), (chien,)])  # overlapping spans agree, whatever their lengths
+    assert not spans_apart([(chat,), (missing_at_7,)])
+    assert spans_apart([(chat,), (tapis,)])
+    assert spans_apart([(chat, tapis), (chien,)])  # "tapis" is overlapped by nothing of the second rater's
+    assert spans_apart([(chat,), ()])  # an error against no error
+    assert not spans_apart([(), ()])  # no error twice
+    assert spans_apart([(("source", 3, 7),), (chat,)])  # the same offsets in the source are another place
+    assert spans_apart([(chat,), (chien,), (tapis,)])  # a third rater alone elsewhere
+    # Values: a lone rater never disagrees; a threshold adds values further apart than it; without one the
+    # values are not read
+    assert not rule.disagree([50.0], 10.0, [(chat,)])
+    assert not rule.disagree([10.0, 90.0], None, [(chat,), (chien,)])
+    assert rule.disagree([10.0, 90.0], 30.0, [(chat,), (chien,)])
+    assert not rule.disagree([50.0, 60.0], 30.0, [(chat,), (chien,)])
+    assert rule.disagree([50.0, 50.0], 30.0, [(chat,), (tapis,)])
+    assert rule.takes_threshold
+    for task_type in REGISTRY.values():
+        if task_type.values.kind == SPANS:
+            assert task_type.values.disagreement == SPANS_APART
 
 
 @pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.kind != SPANS])
