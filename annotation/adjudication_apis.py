@@ -22,7 +22,8 @@ class AdjudicationSerializer(serializers.Serializer):
     threshold = serializers.FloatField(
         allow_null=True,
         help_text="Values of one output on one criterion further apart than this disagree; null: "
-        "any difference. Task types whose values are categories (pairwise) take none.",
+        "any difference (error spans: the spans alone decide). Task types whose values are categories "
+        "(pairwise) take none.",
     )
     n_cases = serializers.IntegerField(help_text="Items queued so far (an item is queued once, ever).")
     n_adjudicated = serializers.IntegerField()
@@ -90,7 +91,17 @@ class AdjudicationNextApi(RaterApi):
                 "modulus": serializers.JSONField(allow_null=True),
                 "outputs": inline_serializer(
                     "AdjudicationOutput",
-                    {"position": serializers.IntegerField(), "text": serializers.CharField()},
+                    {
+                        "position": serializers.IntegerField(),
+                        "text": serializers.CharField(),
+                        "proposed_spans": serializers.ListField(
+                            child=serializers.JSONField(),
+                            required=False,
+                            help_text="Error-span types: every span the raters marked on the output, pooled and "
+                            "unnamed ({side, start, end, severity, category}); the answer accepts, edits or rejects "
+                            "each by its index here, as a rater answers a model's proposals.",
+                        ),
+                    },
                     many=True,
                 ),
             },
