@@ -61,6 +61,7 @@ ACTIONS = {
     "agreement.recompute": "asked for an agreement recompute (detail: the job)",
     "metrics.import": "imported metric scores computed elsewhere (target: the file; detail: count, metrics)",
     "metrics.compute": "scored the outputs with automatic metrics (detail: the metrics, the job or the count)",
+    "rater_models.recompute": "asked for the rater models to be fitted again (detail: the MACE seed)",
     "metrics.input_upload": "uploaded a file the metrics read (target: training_corpus or word_vectors; detail: size)",
     "calibrator.fit": "fitted (or refitted) a metric calibrator (target: its name)",
     "calibrator.apply": "scored the outputs with a calibrator (detail: outputs scored)",

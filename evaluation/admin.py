@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from evaluation.models import Calibrator, Export, Judge, JudgeRating, MetricInput, MetricScore
+from evaluation.models import Calibrator, Export, Judge, JudgeRating, MetricInput, MetricScore, RaterModelsResult
 
 
 @admin.register(MetricScore)
@@ -45,3 +45,12 @@ class MetricInputAdmin(admin.ModelAdmin):
     list_display = ["kind", "original_name", "size_bytes", "project", "uploaded_by"]
     list_filter = ["kind", "project"]
     raw_id_fields = ["project", "uploaded_by"]
+
+
+@admin.register(RaterModelsResult)
+class RaterModelsResultAdmin(admin.ModelAdmin):
+    """Read-only: a rater-models job writes it."""
+
+    list_display = ["project", "seed", "computed_at", "n_judgments"]
+    list_filter = ["project"]
+    readonly_fields = ["project", "seed", "report", "computed_at", "n_judgments", "judgments_through"]

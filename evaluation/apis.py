@@ -48,7 +48,8 @@ from evaluation.services import (
     metric_names_check,
     metric_score_import,
     metrics_compute_start,
-    rater_models_report,
+    rater_models_recompute_start,
+    rater_models_stored,
     results_compute,
     study_plan,
     study_plan_apply,
@@ -809,10 +810,13 @@ class JudgeConfusionApi(EvaluationApi):
 
 
 class RaterModelsApi(EvaluationApi):
-    """Rater models of every criterion (or one): Dawid–Skene and MACE for categories (per-rater confusion
-    and competence, per-unit posterior and label beside the majority vote and the soft label), a Gaussian
-    model for scales (per-rater bias and noise, per-unit adjusted score beside the mean). A unit is an output
-    (likert, rankme) or an item (pairwise, its first output's outcome); raters under their export pseudonyms."""
+    """Rater models of every criterion (or one), as last computed by a rater-models job: Dawid–Skene and MACE
+    for categories (per-rater confusion and competence, per-unit posterior and label beside the majority vote
+    and the soft label), a Gaussian model for scales (per-rater bias and noise, per-unit adjusted score beside
+    the mean). A unit is an output (likert, rankme) or an item (pairwise, its first output's outcome); raters
+    under their export pseudonyms. ``computed_at`` and ``n_judgments_seen`` say what the stored result read,
+    ``stale`` whether judgments came or went since (``POST .../rater-models/recompute/`` starts a new one);
+    before the first computation ``criteria`` is empty."""
 
     class FilterSerializer(serializers.Serializer):
         criterion = serializers.CharField(max_length=100, required=False)
@@ -823,7 +827,38 @@ class RaterModelsApi(EvaluationApi):
         project = project_get_for_lead(request.user, pk)
         params = self.FilterSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
-        return Response(rater_models_report(project=project, **params.validated_data))
+        seed = params.validated_data["seed"]
+        stored = rater_models_stored(project=project, **params.validated_data)
+        report = stored.report or {"project": project.id, "task_type": project.task_type, "seed": seed, "criteria": []}
+        job = stored.job
+        return Response(
+            {
+                **report,
+                "computed_at": stored.computed_at,
+                "n_judgments_seen": stored.n_judgments_seen,
+                "n_judgments_now": stored.n_judgments_now,
+                "stale": stored.stale,
+                "job": None if job is None else {"id": job.id, "state": job.state, "progress": job.progress},
+            }
+        )
+
+
+class RaterModelsRecomputeApi(EvaluationApi):
+    """Start the job that fits the rater models again and stores them; poll ``/api/v1/jobs/{job_id}/``."""
+
+    class InputSerializer(serializers.Serializer):
+        seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: inline_serializer("RaterModelsStarted", {"job_id": serializers.IntegerField()})},
+    )
+    def post(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = rater_models_recompute_start(project=project, user=request.user, seed=data.validated_data["seed"])
+        return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
 
 
 class StudyPlanApi(EvaluationApi):

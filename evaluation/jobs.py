@@ -25,3 +25,15 @@ def export_run_job(job_id: int) -> dict:
     return job_run(
         job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress)
     )
+
+
+@shared_task(name="evaluation.rater_models")
+def rater_models_job(job_id: int) -> dict:
+    from annotation.services.job import job_run
+    from evaluation.services.rater_models_store import rater_models_compute
+
+    def work(job, progress):
+        result = rater_models_compute(project=job.project, seed=job.params.get("seed", 0), progress=progress)
+        return {"computed_at": result.computed_at.isoformat(), "n_judgments": result.n_judgments}
+
+    return job_run(job_id, work)

@@ -199,3 +199,25 @@ class MetricInput(models.Model):
 
     def __str__(self):
         return f"{self.kind} of project {self.project_id}"
+
+
+class RaterModelsResult(models.Model):
+    """The rater models of a project as last computed (``evaluation.services.rater_models_compute``, a job), for
+    one MACE seed: the report, when it was computed and the judgments it saw (their number and the last id), by
+    which a reader tells whether judgments came or went since."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rater_models")
+    seed = models.PositiveIntegerField(default=0)
+    report = models.JSONField()
+    computed_at = models.DateTimeField()
+    n_judgments = models.PositiveIntegerField(help_text="Judgment rows of the project when it was computed.")
+    judgments_through = models.PositiveBigIntegerField(help_text="The last judgment id it saw (0: none).")
+
+    class Meta:
+        ordering = ["-computed_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "seed"], name="rater_models_one_per_project_and_seed"),
+        ]
+
+    def __str__(self):
+        return f"rater models of project {self.project_id} (seed {self.seed})"

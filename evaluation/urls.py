@@ -42,6 +42,11 @@ api_urlpatterns = [
     ),
     path("projects/<int:pk>/judges/confusion/", apis.JudgeConfusionApi.as_view(), name="api-judge-confusion"),
     path("projects/<int:pk>/rater-models/", apis.RaterModelsApi.as_view(), name="api-rater-models"),
+    path(
+        "projects/<int:pk>/rater-models/recompute/",
+        apis.RaterModelsRecomputeApi.as_view(),
+        name="api-rater-models-recompute",
+    ),
     path("projects/<int:pk>/plan/", apis.StudyPlanApi.as_view(), name="api-study-plan"),
     path("projects/<int:pk>/plan/apply/", apis.StudyPlanApplyApi.as_view(), name="api-study-plan-apply"),
     path("projects/<int:pk>/exports/", apis.ExportListCreateApi.as_view(), name="api-exports"),
@@ -56,4 +61,9 @@ urlpatterns = [
     path("projects/<int:pk>/judges/", views.judges_page, name="evaluation-judges"),
     path("projects/<int:pk>/plan/", views.study_plan_page, name="evaluation-plan"),
     path("projects/<int:pk>/rater-models/", views.rater_models_page, name="evaluation-rater-models"),
+    path(
+        "projects/<int:pk>/rater-models/recompute/",
+        views.rater_models_recompute,
+        name="evaluation-rater-models-recompute",
+    ),
 ]

@@ -6,9 +6,11 @@ page; and the export page, which starts a dataset export and follows its job."""
 import math
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from annotation.models import Membership
 from annotation.selectors import project_get_for_lead, project_list_for_user, project_role
@@ -30,7 +32,8 @@ from evaluation.services import (
     metric_catalogue,
     metric_correlations,
     metric_input_upload,
-    rater_models_report,
+    rater_models_recompute_start,
+    rater_models_stored,
     results_compute,
     study_plan,
     study_plan_apply,
@@ -506,8 +509,20 @@ def _rater_models_view(criterion: dict) -> dict:
 @login_required
 def rater_models_page(request, pk):
     """Who disagrees and how: per criterion each rater's competence and confusion (categories) or bias and
-    noise (scales), and the units where the models part from the majority vote or the mean."""
+    noise (scales), and the units where the models part from the majority vote or the mean, as last computed
+    (with when, from how many judgments, and whether judgments came or went since)."""
     project = project_get_for_lead(request.user, pk)
-    report = rater_models_report(project=project)
-    context = {"project": project, "criteria": [_rater_models_view(c) for c in report["criteria"]]}
-    return render(request, "evaluation/rater_models.html", context)
+    stored = rater_models_stored(project=project)
+    criteria = [_rater_models_view(c) for c in stored.report["criteria"]] if stored.report else []
+    return render(
+        request, "evaluation/rater_models.html", {"project": project, "criteria": criteria, "stored": stored}
+    )
+
+
+@login_required
+@require_POST
+def rater_models_recompute(request, pk):
+    project = project_get_for_lead(request.user, pk)
+    job = rater_models_recompute_start(project=project, user=request.user)
+    messages.success(request, f"Rater models are being recomputed (job {job.id}); refresh in a moment.")
+    return redirect("evaluation-rater-models", pk=project.pk)

@@ -24,6 +24,7 @@ from .metrics_compute import (
     metrics_compute_start,
 )
 from .rater_models import rater_models_report
+from .rater_models_store import rater_models_compute, rater_models_recompute_start, rater_models_stored
 from .results import ResultOptions, results_compute
 from .study_planning import study_plan, study_plan_apply
 
@@ -55,7 +56,10 @@ __all__ = [
     "metric_score_import",
     "metrics_compute",
     "metrics_compute_start",
+    "rater_models_compute",
+    "rater_models_recompute_start",
     "rater_models_report",
+    "rater_models_stored",
     "results_compute",
     "study_plan",
     "study_plan_apply",

@@ -2,6 +2,8 @@
 MACE where the criterion's answers are categories, the Gaussian bias-and-noise model where they are numbers
 on a scale (both for a Likert scale), each beside the majority vote and the mean."""
 
+from collections.abc import Callable
+
 import numpy as np
 
 from annotation.models import Criterion, Judgment, Project
@@ -134,10 +136,16 @@ def _add_scale(out: dict, data: np.ndarray) -> None:
 
 
 def rater_models_report(
-    *, project: Project, criterion: str | None = None, seed: int = 0, raters: frozenset[int] | None = None
+    *,
+    project: Project,
+    criterion: str | None = None,
+    seed: int = 0,
+    raters: frozenset[int] | None = None,
+    progress: Callable[[float, float, str], None] | None = None,
 ) -> dict:
     """Rater models of every criterion (or the one named) of the project, raters under their export
-    pseudonyms; of ``raters`` (user ids) only when given. Raises ValueError for an unknown criterion."""
+    pseudonyms; of ``raters`` (user ids) only when given; ``progress(done, total, message)`` told after each
+    criterion. Raises ValueError for an unknown criterion."""
     criteria = list(project.criteria.order_by("position", "id"))
     if criterion is not None:
         criteria = [c for c in criteria if c.name == criterion]
@@ -148,14 +156,13 @@ def rater_models_report(
         frame = frame.where(np.isin(frame.rater, sorted(raters)))
     last = Judgment.objects.filter(project=project).order_by("-id").values_list("id", flat=True).first() or 0
     names = rater_pseudonyms(project, max_judgment_id=last)
-    return {
-        "project": project.id,
-        "task_type": project.task_type,
-        "seed": seed,
-        "criteria": [
+    reports = []
+    for k, c in enumerate(criteria):
+        reports.append(
             _criterion_report(frame.for_criterion(c.name), c, project, names, seed)
             if len(frame.for_criterion(c.name))
             else _empty(c.name, "no judgments on this criterion yet")
-            for c in criteria
-        ],
-    }
+        )
+        if progress is not None:
+            progress(k + 1, len(criteria), f"fitted the rater models of {c.name}")
+    return {"project": project.id, "task_type": project.task_type, "seed": seed, "criteria": reports}

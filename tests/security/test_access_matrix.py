@@ -78,6 +78,7 @@ EXPECTED = {
     "api-judge-prediction-powered": {"get": (401, 404, 403, 400, 400)},
     "api-judge-confusion": {"get": (401, 404, 403, 400, 400)},
     "api-rater-models": LEAD_READ,
+    "api-rater-models-recompute": {"post": (401, 404, 403, 202, 202)},
     # An empty body names no criterion, comparison or effect (no raters per item to apply).
     "api-study-plan": {"post": (401, 404, 403, 400, 400)},
     "api-study-plan-apply": {"post": (401, 404, 403, 400, 400)},
@@ -89,6 +90,7 @@ EXPECTED = {
     "evaluation-metric-inputs": {"get": (302, 404, 403, 200, 200), "post": (302, 404, 403, 400, 400)},
     "evaluation-judges": {"get": (302, 404, 403, 200, 200)},
     "evaluation-rater-models": {"get": (302, 404, 403, 200, 200)},
+    "evaluation-rater-models-recompute": {"post": (302, 404, 403, 302, 302)},
     "evaluation-plan": {"get": (302, 404, 403, 200, 200), "post": PAGE_LEAD_POST["post"]},
     "agreement-dashboard": {"get": (302, 404, 403, 200, 200)},
     "agreement-recompute": {"post": (302, 404, 403, 302, 302)},

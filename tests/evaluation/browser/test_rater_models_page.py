@@ -1,6 +1,6 @@
-"""In a browser: a lead follows the results page's link to the rater models, reads each rater's competence,
-bias and noise, opens the confusion matrices and the units the model overrules the vote on; at desktop,
-tablet and phone widths, nothing scrolling sideways but the wide tables' own boxes."""
+"""In a browser: a lead follows the results page's link to the rater models, starts their computation, reads
+each rater's competence, bias and noise, opens the confusion matrices and the units the model overrules the vote
+on; at desktop, tablet and phone widths, nothing scrolling sideways but the wide tables' own boxes."""
 
 import numpy as np
 import pytest
@@ -37,6 +37,11 @@ def test_the_lead_reads_who_disagrees(page, live_server, screenshot, django_user
     with page.expect_navigation():
         page.get_by_test_id("rater-models-link").click()
     assert page.get_by_role("heading", name="Who disagrees, and how: disagreement study").is_visible()
+    # Nothing computed yet: the lead starts the job (eager Celery here) and the page reads its stored result
+    assert "Not computed yet" in page.get_by_test_id("rater-models-state").inner_text()
+    with page.expect_navigation():
+        page.get_by_test_id("rater-models-recompute").click()
+    assert "Up to date with the judgments" in page.get_by_test_id("rater-models-state").inner_text()
     raters = page.get_by_test_id("raters-fluency")
     assert raters.locator("tbody tr").count() == 4
     assert "rater-004" in raters.inner_text()

@@ -1,11 +1,13 @@
 """The rater models service on hand-made studies: which models run for which answers, pseudonyms, soft
 labels, a rater who always answers one point higher, gold left out, and the API and page around it."""
 
+from unittest.mock import patch
+
 import pytest
 from django.test import Client
 
 from annotation.models import Membership
-from evaluation.services import rater_models_report
+from evaluation.services import rater_models_compute, rater_models_report
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.evaluation.factories import pairwise_study, rated_study
 
@@ -87,6 +89,7 @@ def test_one_rater_is_too_thin(project):
 
 def test_api_answers_the_lead_and_names_a_bad_criterion(project, lead_client):
     _one_point_high(project)
+    rater_models_compute(project=project)
     answer = lead_client.get(f"/api/v1/projects/{project.id}/rater-models/?criterion=fluency")
     assert answer.status_code == 200
     assert answer.json()["criteria"][0]["raters"][2]["gaussian"]["bias"] == pytest.approx(2 / 3, abs=1e-6)
@@ -97,6 +100,7 @@ def test_api_answers_the_lead_and_names_a_bad_criterion(project, lead_client):
 
 def test_page_shows_raters_and_is_linked_from_the_results(project, lead, rater):
     _one_point_high(project)
+    rater_models_compute(project=project)
     client = Client()
     client.force_login(lead)
     html = client.get(f"/projects/{project.id}/rater-models/").content.decode()
@@ -115,6 +119,7 @@ def test_page_renders_for_every_task_type(task_type, lead):
         pairwise_study(project, n_items=9)
     else:
         rated_study(project, n_items=4, n_raters=3)
+    rater_models_compute(project=project)
     client = Client()
     client.force_login(lead)
     html = client.get(f"/projects/{project.id}/rater-models/").content.decode()
@@ -122,10 +127,55 @@ def test_page_renders_for_every_task_type(task_type, lead):
     assert ("Noise (SD)" in html) == (task_type == "rankme")
 
 
-def test_the_report_reads_a_fixed_number_of_queries(project, lead_client, django_assert_max_num_queries):
+def test_the_stored_report_reads_a_fixed_number_of_queries(project, lead_client, django_assert_max_num_queries):
     _one_point_high(project)
+    rater_models_compute(project=project)
     with django_assert_max_num_queries(25) as small:
         lead_client.get(f"/api/v1/projects/{project.id}/rater-models/")
     rated_study(project, n_items=20, n_raters=3)
+    rater_models_compute(project=project)
     with django_assert_max_num_queries(len(small.captured_queries)):
         lead_client.get(f"/api/v1/projects/{project.id}/rater-models/")
+
+
+def test_the_report_is_computed_by_a_job_stored_and_stale_once_judgments_come(
+    project, lead_client, rater_client, django_capture_on_commit_callbacks
+):
+    raters, items = _one_point_high(project)
+    url = f"/api/v1/projects/{project.id}/rater-models/"
+
+    # Before any job: nothing stored, said so
+    before = lead_client.get(url).json()
+    assert before["criteria"] == [] and before["computed_at"] is None and before["stale"] and before["job"] is None
+    assert before["n_judgments_now"] == 18
+
+    # The lead starts the job (eager Celery runs it once the request commits); the API then reads its result,
+    # the same report the service computes, without fitting anything itself
+    with django_capture_on_commit_callbacks(execute=True):
+        started = lead_client.post(f"{url}recompute/", {}, format="json")
+    assert started.status_code == 202, started.content
+    job = lead_client.get(f"/api/v1/jobs/{started.json()['job_id']}/").json()
+    assert job["state"] == "success" and job["result"]["n_judgments"] == 18
+    with patch("evaluation.services.rater_models_store.rater_models_report") as fit:
+        stored = lead_client.get(url).json()
+    fit.assert_not_called()
+    assert stored["criteria"] == rater_models_report(project=project)["criteria"]
+    assert stored["computed_at"] and stored["n_judgments_seen"] == 18 and not stored["stale"]
+    assert stored["job"] == {"id": started.json()["job_id"], "state": "success", "progress": 1.0}
+
+    # A judgment more makes it stale, the old report still served; the page says so and offers a recompute
+    JudgmentFactory(item=items[0], output=items[0].outputs.get(), criterion=project.criteria.get(name="fluency"))
+    stale = lead_client.get(url).json()
+    assert stale["stale"] and stale["n_judgments_now"] == 19 and stale["criteria"] == stored["criteria"]
+    page = Client()
+    page.force_login(project.memberships.get(role=Membership.Role.LEAD).user)
+    html = page.get(f"/projects/{project.id}/rater-models/").content.decode()
+    assert "Stale:" in html and "19 judgments now" in html and "Recompute the rater models" in html
+    with django_capture_on_commit_callbacks(execute=True):
+        assert page.post(f"/projects/{project.id}/rater-models/recompute/").status_code == 302
+    assert not lead_client.get(url).json()["stale"]
+
+    # Raters may neither read nor start it
+    assert rater_client.post(f"{url}recompute/", {}, format="json").status_code == 403
+    assert rater_client.get(url).status_code == 403
+    assert lead_client.post(f"{url}recompute/", {"seed": -1}, format="json").status_code == 400

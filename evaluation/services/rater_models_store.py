@@ -1,0 +1,86 @@
+"""Rater models as a stored result: a job fits them (``rater_models_compute``) and keeps the report with the time
+and the judgments it saw; pages and the API read it (``rater_models_stored``), stale as soon as judgments come or
+go, and the lead starts a recompute (``rater_models_recompute_start``)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from annotation.models import Job, Judgment, Project
+from audit.services import audit_record
+from evaluation.models import RaterModelsResult
+
+from .rater_models import rater_models_report
+
+JOB_KIND = "rater_models"
+
+
+@dataclass(frozen=True)
+class StoredRaterModels:
+    """The stored report (None before the first computation) with what it saw against the judgments now, and
+    the latest rater-models job of the project for this seed (None if never started)."""
+
+    report: dict | None
+    computed_at: datetime | None
+    n_judgments_seen: int | None
+    n_judgments_now: int
+    stale: bool
+    job: Job | None
+
+
+def _judgment_mark(project: Project) -> tuple[int, int]:
+    """(how many judgment rows the project has, the last id): a revision, an import or a deletion moves it."""
+    mark = Judgment.objects.filter(project=project).aggregate(n=Count("id"), last=Max("id"))
+    return mark["n"], mark["last"] or 0
+
+
+def rater_models_compute(
+    *, project: Project, seed: int = 0, progress: Callable[[float, float, str], None] | None = None
+) -> RaterModelsResult:
+    """Fits the rater models of every criterion and stores the report in place of the last one for ``seed``."""
+    n_judgments, through = _judgment_mark(project)  # read first: judgments arriving meanwhile make it stale
+    report = rater_models_report(project=project, seed=seed, progress=progress)
+    result, _ = RaterModelsResult.objects.update_or_create(
+        project=project,
+        seed=seed,
+        defaults={
+            "report": report,
+            "computed_at": timezone.now(),
+            "n_judgments": n_judgments,
+            "judgments_through": through,
+        },
+    )
+    return result
+
+
+@transaction.atomic
+def rater_models_recompute_start(*, project: Project, user=None, seed: int = 0) -> Job:
+    """Starts the job that recomputes the rater models (Celery, after commit); returns the Job row."""
+    from annotation.services.job import job_start
+    from evaluation.jobs import rater_models_job
+
+    job = job_start(kind=JOB_KIND, task=rater_models_job, project=project, created_by=user, params={"seed": seed})
+    audit_record(
+        actor=user, action="rater_models.recompute", project=project, target=f"job {job.id}", detail={"seed": seed}
+    )
+    return job
+
+
+def rater_models_stored(*, project: Project, seed: int = 0, criterion: str | None = None) -> StoredRaterModels:
+    """The stored rater models (of the one ``criterion`` when named; ValueError for an unknown one)."""
+    result = RaterModelsResult.objects.filter(project=project, seed=seed).first()
+    n_now, through = _judgment_mark(project)
+    job = Job.objects.filter(project=project, kind=JOB_KIND, params__seed=seed).order_by("-id").first()
+    if criterion is not None and not project.criteria.filter(name=criterion).exists():
+        raise ValueError(f"unknown criterion {criterion!r}")
+    if result is None:
+        return StoredRaterModels(None, None, None, n_now, True, job)
+    report = result.report
+    if criterion is not None:
+        report = report | {"criteria": [c for c in report["criteria"] if c["criterion"] == criterion]}
+    stale = (result.n_judgments, result.judgments_through) != (n_now, through)
+    return StoredRaterModels(report, result.computed_at, result.n_judgments, n_now, stale, job)
