@@ -203,8 +203,8 @@ class MetricInput(models.Model):
 
 class RaterModelsResult(models.Model):
     """The rater models of a project as last computed (``evaluation.services.rater_models_compute``, a job), for
-    one MACE seed: the report, when it was computed and the judgments it saw (their number and the last id), by
-    which a reader tells whether judgments came or went since."""
+    one MACE seed: the report, when it was computed and the judgments it saw (their number, the last id and the raters
+    excluded), by which a reader tells whether judgments came, went or were left out since."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="rater_models")
     seed = models.PositiveIntegerField(default=0)
@@ -212,6 +212,7 @@ class RaterModelsResult(models.Model):
     computed_at = models.DateTimeField()
     n_judgments = models.PositiveIntegerField(help_text="Judgment rows of the project when it was computed.")
     judgments_through = models.PositiveBigIntegerField(help_text="The last judgment id it saw (0: none).")
+    excluded_raters = models.JSONField(default=list, help_text="Ids of the raters quality control left out then.")
 
     class Meta:
         ordering = ["-computed_at"]

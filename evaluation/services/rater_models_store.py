@@ -1,6 +1,6 @@
 """Rater models as a stored result: a job fits them (``rater_models_compute``) and keeps the report with the time
-and the judgments it saw; pages and the API read it (``rater_models_stored``), stale as soon as judgments come or
-go, and the lead starts a recompute (``rater_models_recompute_start``)."""
+and the judgments it saw; pages and the API read it (``rater_models_stored``), stale as soon as judgments come,
+go or are excluded, and the lead starts a recompute (``rater_models_recompute_start``)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from annotation.models import Job, Judgment, Project
+from annotation.models import Job, Judgment, Project, RaterExclusion
 from audit.services import audit_record
 from evaluation.models import RaterModelsResult
 
@@ -32,17 +32,19 @@ class StoredRaterModels:
     job: Job | None
 
 
-def _judgment_mark(project: Project) -> tuple[int, int]:
-    """(how many judgment rows the project has, the last id): a revision, an import or a deletion moves it."""
+def _judgment_mark(project: Project) -> tuple[int, int, list[int]]:
+    """(how many judgment rows the project has, the last id, the raters quality control excludes): a revision,
+    an import, a deletion or an exclusion moves it."""
     mark = Judgment.objects.filter(project=project).aggregate(n=Count("id"), last=Max("id"))
-    return mark["n"], mark["last"] or 0
+    excluded = sorted(RaterExclusion.objects.filter(project=project).values_list("rater_id", flat=True))
+    return mark["n"], mark["last"] or 0, excluded
 
 
 def rater_models_compute(
     *, project: Project, seed: int = 0, progress: Callable[[float, float, str], None] | None = None
 ) -> RaterModelsResult:
     """Fits the rater models of every criterion and stores the report in place of the last one for ``seed``."""
-    n_judgments, through = _judgment_mark(project)  # read first: judgments arriving meanwhile make it stale
+    n_judgments, through, excluded = _judgment_mark(project)  # read first: judgments arriving meanwhile make it stale
     report = rater_models_report(project=project, seed=seed, progress=progress)
     result, _ = RaterModelsResult.objects.update_or_create(
         project=project,
@@ -52,6 +54,7 @@ def rater_models_compute(
             "computed_at": timezone.now(),
             "n_judgments": n_judgments,
             "judgments_through": through,
+            "excluded_raters": excluded,
         },
     )
     return result
@@ -73,7 +76,7 @@ def rater_models_recompute_start(*, project: Project, user=None, seed: int = 0) 
 def rater_models_stored(*, project: Project, seed: int = 0, criterion: str | None = None) -> StoredRaterModels:
     """The stored rater models (of the one ``criterion`` when named; ValueError for an unknown one)."""
     result = RaterModelsResult.objects.filter(project=project, seed=seed).first()
-    n_now, through = _judgment_mark(project)
+    n_now, through, excluded = _judgment_mark(project)
     job = Job.objects.filter(project=project, kind=JOB_KIND, params__seed=seed).order_by("-id").first()
     if criterion is not None and not project.criteria.filter(name=criterion).exists():
         raise ValueError(f"unknown criterion {criterion!r}")
@@ -82,5 +85,5 @@ def rater_models_stored(*, project: Project, seed: int = 0, criterion: str | Non
     report = result.report
     if criterion is not None:
         report = report | {"criteria": [c for c in report["criteria"] if c["criterion"] == criterion]}
-    stale = (result.n_judgments, result.judgments_through) != (n_now, through)
+    stale = (result.n_judgments, result.judgments_through, result.excluded_raters) != (n_now, through, excluded)
     return StoredRaterModels(report, result.computed_at, result.n_judgments, n_now, stale, job)

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from annotation.models import Membership
+from annotation.services.quality import rater_exclude
 from evaluation.services import rater_models_compute, rater_models_report
 from tests.annotation.factories import ItemFactory, JudgmentFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.evaluation.factories import pairwise_study, rated_study
@@ -174,6 +175,9 @@ def test_the_report_is_computed_by_a_job_stored_and_stale_once_judgments_come(
     with django_capture_on_commit_callbacks(execute=True):
         assert page.post(f"/projects/{project.id}/rater-models/recompute/").status_code == 302
     assert not lead_client.get(url).json()["stale"]
+    # Quality control leaving a rater out makes it stale too, no judgment changing
+    rater_exclude(project=project, rater=raters[2], reason="one point high")
+    assert lead_client.get(url).json()["stale"]
 
     # Raters may neither read nor start it
     assert rater_client.post(f"{url}recompute/", {}, format="json").status_code == 403
