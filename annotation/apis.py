@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
+from annotation.conversations import ROLES
 from annotation.error_span_formats import LAYOUTS as ERROR_SPAN_LAYOUTS
 from annotation.models import Item, ItemFlag, Membership, TaskType
 from annotation.pagination import paginated
@@ -236,16 +237,26 @@ class MemberListAddApi(APIView):
         return Response(self.OutputSerializer(membership).data, status=status.HTTP_201_CREATED)
 
 
+class TurnSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=ROLES)
+    text = serializers.CharField()
+
+
+TURNS_HELP = "A conversation: its turns in order; the text field then holds their plain-text rendering. Null: plain."
+
+
 class ItemListApi(APIView):
     class OutputSerializer(serializers.Serializer):
         class ItemOutputSerializer(serializers.Serializer):
             position = serializers.IntegerField()
             system = serializers.CharField()
             text = serializers.CharField()
+            turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
 
         id = serializers.IntegerField()
         external_id = serializers.CharField()
         input = serializers.CharField()
+        turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
         references = serializers.ListField(child=serializers.CharField())
         subgroup = serializers.CharField()
         meta = serializers.JSONField()
@@ -480,6 +491,8 @@ class AssignmentNextApi(RaterApi):
 
                 position = serializers.IntegerField(help_text="Display position; send it back with the value.")
                 text = serializers.CharField()
+                turns = TurnSerializer(many=True, required=False, help_text="Only on an output that is a whole "
+                                                                            "conversation: its turns.")
                 proposed_spans = ProposedSpanSerializer(
                     many=True, required=False,
                     help_text="Error-span types only: a model's proposed spans for the rater to accept, edit or reject "
@@ -490,6 +503,7 @@ class AssignmentNextApi(RaterApi):
                 score = serializers.FloatField(help_text="Its fixed score; not judged, not stored as a judgment.")
 
             input = serializers.CharField()
+            turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
             references = serializers.ListField(child=serializers.CharField(),
                                                help_text="Shown only when the project shows references.")
             modulus = ModulusSerializer(

@@ -13,7 +13,7 @@ from annotation.task_types import REGISTRY
 
 from .assignments import screen_modulus
 from .quality import included_judgments
-from .rater_loop import criteria_of, outputs_of
+from .rater_loop import criteria_of, outputs_of, screen_outputs_of
 
 
 def _shown(value, criterion: dict) -> str:
@@ -60,9 +60,11 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
         "case_id": case.pk,
         "item": {
             "input": item.input,
+            "turns": item.turns,
             "references": references if project.show_reference else [],
             "modulus": modulus,
-            "outputs": [{"position": p, "text": text} for _, p, _, text in outputs_of(item.pk)],
+            "outputs": [{"position": p, "text": text, "turns": turns}
+                        for _, p, _, text, turns in screen_outputs_of(item.pk)],
         },
         "criteria": criteria,
         "disagreed_on": list(case.criteria),
