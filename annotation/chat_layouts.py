@@ -40,6 +40,8 @@ PREFERENCE = Layout("preference", ("chosen", "rejected"))
 ARENA = Layout("arena", ("model_a", "model_b", "conversation_a", "conversation_b"))
 LAYOUTS = (ARENA, PREFERENCE, MESSAGES, SHAREGPT)
 EXPORT_LAYOUTS = {layout.name: layout for layout in (MESSAGES, PREFERENCE, ARENA)}
+# The fields of the layouts' lines that a refusal may name.
+LAYOUT_FIELDS = frozenset({key for layout in LAYOUTS for key in layout.keys} | {"prompt", "model"})
 
 
 def layout_of(record: dict) -> Layout | None:

@@ -200,8 +200,8 @@ def _outputs(value) -> tuple[list[tuple[str, str]], tuple[list[dict] | None, ...
 
 
 def csv_row_to_record(row: dict) -> dict:
-    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references as JSON; training as
-    true / false) → a line."""
+    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references and a conversation's turns
+    as JSON; training as true / false) → a line."""
     record, outputs = {}, {}
     for column, cell in row.items():
         prefix, _, index = column.rpartition("_")
@@ -209,7 +209,7 @@ def csv_row_to_record(row: dict) -> dict:
             outputs.setdefault(int(index), {})["text" if prefix == "output" else "system"] = cell
         elif column == "training":
             record[column] = _CSV_BOOLEANS.get(cell.strip().lower(), cell)
-        elif column in ("meta", "gold", "references"):
+        elif column in ("meta", "gold", "references", "turns"):
             if cell.strip():
                 try:
                     record[column] = check_json(json.loads(cell), field=column)

@@ -232,3 +232,15 @@ def test_bad_chat_layout_lines_answer_400_naming_line_and_field(project, lead_cl
     errors = response.json()["errors"]
     assert [e["line"] for e in errors] == [2] and message in errors[0]["error"], errors
     assert not Item.objects.filter(project=project).exists()
+
+
+def test_a_csv_line_takes_the_turns_as_a_json_cell_and_names_a_bad_one(project, lead_client):
+    turns = json.dumps(CHAT).replace('"', '""')
+    good = f'external_id,turns,output_1,system_1\nc1,"{turns}",Paris.,s1\n'.encode()
+    url = f"/api/v1/projects/{project.id}/items/import/"
+    assert lead_client.post(url, good, content_type="text/csv").status_code == 201
+    assert Item.objects.get(project=project).turns == CHAT
+    bad = b'external_id,turns,output_1,system_1\nc2,"[{""role"": ""bot"", ""text"": ""x""}]",Paris.,s1\n'
+    response = lead_client.post(url, bad, content_type="text/csv")
+    assert response.status_code == 400 and response.json()["errors"] == [
+        {"line": 2, "error": "turns[1].role 'bot' is not a role; roles are system, user, assistant"}]

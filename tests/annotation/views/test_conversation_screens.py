@@ -5,10 +5,11 @@ import re
 
 import pytest
 
-from annotation.models import Assignment
+from annotation.models import Assignment, Item
 from annotation.services import item_import
+from annotation.services.item_changes import ItemChangeRefused, item_import_update, item_text_replace
 from annotation.task_types import REGISTRY
-from tests.annotation.factories import ProjectFactory
+from tests.annotation.factories import MembershipFactory, ProjectFactory
 from tests.annotation.import_lines import jsonl
 from tests.annotation.rating import add_raters
 from tests.conftest import client_for
@@ -70,3 +71,28 @@ def test_the_rater_api_serves_turns_beside_the_plain_text(lead):
     assert [turns for turns in by_text.values() if turns] == [WHOLE]
     assignment = Assignment.objects.get(rater=rater)
     assert assignment.item.turns == TURNS
+
+
+def test_the_leads_item_page_shows_the_conversation_and_sends_edits_to_the_update_upload(client, lead):
+    project = conversation_project("likert")
+    MembershipFactory(project=project, user=lead, role="lead")
+    client.force_login(lead)
+    html = client.get(f"/projects/{project.pk}/items/id/c1/").content.decode()
+    assert html.count('<ol class="transcript"') == 2 and 'data-role="system"' in html
+    assert 'data-testid="replace-form"' not in html and "holds a conversation" in html
+    item = Item.objects.get(project=project)
+    with pytest.raises(ItemChangeRefused, match="holds a conversation"):
+        item_text_replace(project=project, item=item, input="plain now", output_texts=["a", "b"], by=lead)
+    assert Item.objects.get(pk=item.pk).turns == TURNS
+
+
+def test_a_conversation_item_is_rewritten_by_the_update_upload(lead):
+    project = conversation_project("likert")
+    changed = [*TURNS[:-1], {"role": "user", "text": "Where is the Louvre?"}]
+    report = item_import_update(project=project, stream=jsonl(
+        {"external_id": "c1", "input": changed, "outputs": [{"system": "whole", "text": WHOLE},
+                                                            {"system": "next", "text": "In Paris."}]}))
+    assert [(line.outcome, line.detail) for line in report.lines] == [("updated", "input, turns, outputs")]
+    item = Item.objects.get(project=project)
+    assert item.turns == changed and item.input.endswith("user: Where is the Louvre?")
+    assert [o.turns for o in item.outputs.order_by("position")] == [WHOLE, None]
