@@ -8,7 +8,7 @@ from annotation.models import Judgment
 from annotation.services import item_import
 from tests.accessibility.test_pages_meet_wcag import problems
 from tests.annotation.browser.test_rater_keyboard import PASSWORD, wait_for_screen
-from tests.annotation.factories import ProjectFactory
+from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.annotation.import_lines import jsonl
 from tests.annotation.rating import add_raters
 from tests.browser_support import VIEWPORTS, at_every_width, log_in, page_overflow
@@ -145,3 +145,14 @@ def test_a_whole_conversation_output_is_a_transcript_too(page, live_server, scre
     output = page.locator("section.output ol.transcript")
     assert [r.lower() for r in output.locator(".turn-role").all_inner_texts()] == ["assistant", "user", "assistant"]
     at_every_width(page, screenshot, "rate-conversation-likert-whole", problems)
+
+
+def test_the_leads_item_page_shows_the_conversation_at_every_width(page, live_server, screenshot):
+    project, _ = conversation_project("likert", [{"system": "next", "text": "أهلا بك، سأبحث لك عن فندق."}])
+    lead = UserFactory(username="conversation-lead")
+    MembershipFactory(project=project, user=lead, role="lead")
+    log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/items/id/chat-0/")
+    transcript = page.locator("ol.transcript")
+    assert transcript.count() == 1 and transcript.locator("li").count() == 26
+    assert transcript.evaluate("e => e.scrollHeight > e.clientHeight")
+    at_every_width(page, screenshot, "item-conversation", problems)
