@@ -1,4 +1,7 @@
 """REST API of the annotation app: one APIView per operation, thin over services and selectors."""
+import json
+
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -11,6 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.authentication import RaterLoopTokenAuthentication
+from annotation.chat_layouts import EXPORT_LAYOUTS
+from annotation.conversations import ROLES
 from annotation.error_span_formats import LAYOUTS as ERROR_SPAN_LAYOUTS
 from annotation.models import Item, ItemFlag, Membership, TaskType
 from annotation.pagination import paginated
@@ -18,6 +23,7 @@ from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParse
 from annotation.selectors import (
     assignment_screen,
     item_list_for_project,
+    items_as_chat_lines,
     judgment_list_for_project,
     judgment_screen_values,
     project_create_allowed,
@@ -236,16 +242,26 @@ class MemberListAddApi(APIView):
         return Response(self.OutputSerializer(membership).data, status=status.HTTP_201_CREATED)
 
 
+class TurnSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=ROLES)
+    text = serializers.CharField()
+
+
+TURNS_HELP = "A conversation: its turns in order; the text field then holds their plain-text rendering. Null: plain."
+
+
 class ItemListApi(APIView):
     class OutputSerializer(serializers.Serializer):
         class ItemOutputSerializer(serializers.Serializer):
             position = serializers.IntegerField()
             system = serializers.CharField()
             text = serializers.CharField()
+            turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
 
         id = serializers.IntegerField()
         external_id = serializers.CharField()
         input = serializers.CharField()
+        turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
         references = serializers.ListField(child=serializers.CharField())
         subgroup = serializers.CharField()
         meta = serializers.JSONField()
@@ -322,6 +338,26 @@ class ItemImportApi(APIView):
             imported = item_import(project=project, stream=stream, fmt=fmt, by=request.user,
                                    file_name=upload_name(request))
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
+
+
+class ItemChatExportApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("layout", str, enum=list(EXPORT_LAYOUTS), required=True, description=(
+            "`messages`: a line per output, `{id, model, messages: [{role, content}]}` (the conversation and the "
+            "output as the last turns); `preference`: `{id, prompt, chosen, rejected}` for items whose outputs are "
+            "the systems chosen and rejected; `arena`: `{id, model_a, model_b, conversation_a, conversation_b}` "
+            "for items of two outputs. Each line re-imports through the item import."))],
+        responses={(200, "application/x-ndjson"): {"type": "string", "format": "binary"}})
+    def get(self, request, pk):
+        """The project's items (not gold, not quality-control copies) as JSON lines in a chat dataset's layout."""
+        project = project_get_for_lead(request.user, pk)
+        layout = EXPORT_LAYOUTS.get(request.query_params.get("layout", ""))
+        if layout is None:
+            raise serializers.ValidationError({"layout": f"choose one of {', '.join(EXPORT_LAYOUTS)}"})
+        lines = (json.dumps(line, ensure_ascii=False) + "\n" for line in items_as_chat_lines(project, layout))
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Content-Disposition"] = f'attachment; filename="project-{project.pk}-{layout.name}.jsonl"'
+        return response
 
 
 class ItemRetireApi(APIView):
@@ -480,6 +516,8 @@ class AssignmentNextApi(RaterApi):
 
                 position = serializers.IntegerField(help_text="Display position; send it back with the value.")
                 text = serializers.CharField()
+                turns = TurnSerializer(many=True, required=False, help_text="Only on an output that is a whole "
+                                                                            "conversation: its turns.")
                 proposed_spans = ProposedSpanSerializer(
                     many=True, required=False,
                     help_text="Error-span types only: a model's proposed spans for the rater to accept, edit or reject "
@@ -490,6 +528,7 @@ class AssignmentNextApi(RaterApi):
                 score = serializers.FloatField(help_text="Its fixed score; not judged, not stored as a judgment.")
 
             input = serializers.CharField()
+            turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
             references = serializers.ListField(child=serializers.CharField(),
                                                help_text="Shown only when the project shows references.")
             modulus = ModulusSerializer(

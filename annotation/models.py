@@ -262,6 +262,9 @@ class Item(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
     external_id = models.CharField(max_length=255)
     input = models.TextField()
+    turns = models.JSONField(
+        null=True, blank=True, help_text="A conversation input: its turns [{role, text}] (annotation.conversations); "
+                                         "``input`` then holds their plain-text rendering. Null: plain text.")
     references = models.JSONField(default=list, blank=True)
     subgroup = models.CharField(max_length=100, blank=True, default="")
     meta = models.JSONField(default=dict, blank=True)
@@ -331,6 +334,9 @@ class Output(models.Model):
     position = models.PositiveSmallIntegerField()
     system = models.CharField(max_length=200)
     text = models.TextField()
+    turns = models.JSONField(
+        null=True, blank=True, help_text="A whole conversation as the output: its turns [{role, text}]; ``text`` "
+                                         "then holds their plain-text rendering. Null: plain text (e.g. a next turn).")
 
     class Meta:
         ordering = ["item_id", "position"]

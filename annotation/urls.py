@@ -23,6 +23,7 @@ api_urlpatterns = [
     path("projects/<int:pk>/members/", apis.MemberListAddApi.as_view(), name="api-members"),
     path("projects/<int:pk>/items/", apis.ItemListApi.as_view(), name="api-items"),
     path("projects/<int:pk>/items/import/", apis.ItemImportApi.as_view(), name="api-items-import"),
+    path("projects/<int:pk>/items/chat/", apis.ItemChatExportApi.as_view(), name="api-items-chat"),
     path("projects/<int:pk>/items/retire/", apis.ItemRetireApi.as_view(), name="api-items-retire"),
     path("projects/<int:pk>/judgments/", apis.JudgmentListApi.as_view(), name="api-judgments"),
     path("projects/<int:pk>/judgments/import/", apis.JudgmentImportApi.as_view(), name="api-judgments-import"),

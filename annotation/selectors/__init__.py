@@ -12,7 +12,7 @@ from .assignments import (
     screen_modulus,
     screen_questions,
 )
-from .items import item_list_for_project
+from .items import item_list_for_project, items_as_chat_lines
 from .judgments import judgment_list_for_project, rater_names_for_project
 from .projects import (
     project_create_allowed,
@@ -32,7 +32,7 @@ from .quality import (
 )
 from .rater_loop import project_lock_shared
 
-__all__ = ["item_list_for_project", "project_create_allowed",
+__all__ = ["item_list_for_project", "items_as_chat_lines", "project_create_allowed",
            "judgment_list_for_project", "project_get_for_lead", "project_get_for_user", "project_lock_shared",
            "project_list_for_user",
            "project_role", "rater_names_for_project",

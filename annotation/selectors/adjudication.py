@@ -15,7 +15,7 @@ from annotation.task_types.facts import SPANS
 from .assignments import proposed_span, screen_modulus
 from .judgment_spans import spans_by_judgment
 from .quality import included_judgments
-from .rater_loop import criteria_of, outputs_of
+from .rater_loop import criteria_of, outputs_of, screen_outputs_of
 
 
 def _shown(value, criterion: dict) -> str:
@@ -90,12 +90,13 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
         "case_id": case.pk,
         "item": {
             "input": item.input,
+            "turns": item.turns,
             "references": references if project.show_reference else [],
             "modulus": modulus,
             "outputs": [
-                {"position": p, "text": text}
+                {"position": p, "text": text, "turns": turns}
                 | ({"proposed_spans": [proposed_span(s) for s in pool.get(pk, ())]} if task_type.reads_texts else {})
-                for pk, p, _, text in outputs
+                for pk, p, _, text, turns in screen_outputs_of(item.pk)
             ],
         },
         "criteria": criteria,

@@ -7,7 +7,7 @@ from annotation.task_types.pairwise import TIE
 
 from .allocation import allocation_limits, allocation_open, quota_left
 from .judgment_spans import spans_by_judgment
-from .rater_loop import criteria_of, outputs_of, proposals_of
+from .rater_loop import criteria_of, outputs_of, proposals_of, screen_outputs_of
 from .screen_plan import project_has_controls, screen_plan
 
 
@@ -20,19 +20,21 @@ def assignment_screen(assignment: Assignment) -> dict:
     task_type = REGISTRY[project.task_type]
     shown = getattr(assignment, "screen_outputs", None)  # set by assignment_next_for_rater on a new lease
     if shown is None:
-        texts = {position: text for _, position, _, text in outputs_of(assignment.item_id)}
+        texts = {position: (text, turns) for _, position, _, text, turns in screen_outputs_of(assignment.item_id)}
         shown = [texts[position] for position in (assignment.shown_order or sorted(texts))]
     item = assignment.item
     references = list(item.references)
     criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
     modulus = screen_modulus(project, references, criteria)
-    outputs = [{"position": position, "text": text} for position, text in enumerate(shown)]
+    outputs = [{"position": position, "text": text} | ({"turns": turns} if turns else {})
+               for position, (text, turns) in enumerate(shown)]
     if task_type.reads_texts:
         _add_proposals(assignment, outputs)
     return {
         "assignment_id": assignment.pk,
         "item": {
             "input": item.input,
+            "turns": item.turns,
             "references": references if project.show_reference else [],
             "modulus": modulus,
             "outputs": outputs,

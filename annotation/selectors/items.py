@@ -1,6 +1,9 @@
 """Items of a project, for leads."""
+from collections.abc import Iterator
+
 from django.db.models import QuerySet
 
+from annotation.chat_layouts import Layout, item_to_chat_lines
 from annotation.models import Item, Project
 
 
@@ -27,3 +30,19 @@ def item_text_fixed_reason(item: Item, *, n_judgments: int) -> str | None:
         return (f"Item {item.external_id!r} has degraded copies made from its text, which would no longer match "
                 f"it: retire it and import the new text under a new external id.")
     return None
+
+
+def items_as_chat_lines(project: Project, layout: Layout, *, batch: int = 1000) -> Iterator[dict]:
+    """The project's imported items (not gold, not quality-control copies) as lines of a chat dataset's layout
+    (annotation.chat_layouts), in id order, a batch of items in memory at a time; items the layout cannot hold
+    (a preference line needs the outputs "chosen" and "rejected", an Arena line two outputs) are left out."""
+    items = Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
+                                repeat_of__isnull=True).order_by("id")
+    last = 0
+    while chunk := list(items.filter(id__gt=last).prefetch_related("outputs")[:batch]):
+        last = chunk[-1].pk
+        for item in chunk:
+            yield from item_to_chat_lines(
+                {"external_id": item.external_id, "input": item.input, "turns": item.turns, "meta": item.meta,
+                 "outputs": [{"system": o.system, "text": o.text, "turns": o.turns} for o in item.outputs.all()]},
+                layout)

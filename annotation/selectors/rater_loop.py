@@ -109,7 +109,7 @@ def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Mem
 
 @functools.cache
 def _current_sql() -> str:
-    return (f'SELECT a.*, i.input AS item_input, i.{_q("references")} AS item_references '
+    return (f'SELECT a.*, i.input AS item_input, i.turns AS item_turns, i.{_q("references")} AS item_references '
             f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
             # A rater holds two leases at most (the current screen and the one leased ahead). Ordered by
             # ``id + 0``, not ``id``: an order the primary key gives would invite a walk of it.
@@ -125,8 +125,8 @@ def assignments_running(*, project: Project, rater_id: int, now) -> list[Assignm
         [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
     for assignment in found:
         assignment.project = project
-        assignment.item = Item.from_db(connection.alias, ("id", "input", "references"),
-                                       (assignment.item_id, assignment.item_input,
+        assignment.item = Item.from_db(connection.alias, ("id", "input", "turns", "references"),
+                                       (assignment.item_id, assignment.item_input, _json(assignment.item_turns),
                                         _json(assignment.item_references)))
     return found
 
@@ -196,3 +196,11 @@ def outputs_of(item_id: int) -> list[tuple[int, int, str, str]]:
     """(id, position, system, text) of the item's outputs, in imported order."""
     return _fetch(f"SELECT o.id, o.position, o.system, o.text FROM {Output._meta.db_table} o "
                   f"WHERE o.item_id = %s ORDER BY o.position", [item_id])
+
+
+def screen_outputs_of(item_id: int) -> list[tuple[int, int, str, str, list[dict] | None]]:
+    """(id, position, system, text, turns) of the item's outputs, in imported order: what a screen shows
+    (turns: a whole-conversation output's, else None)."""
+    return [(*row, _json(turns)) for *row, turns in _fetch(
+        f"SELECT o.id, o.position, o.system, o.text, o.turns FROM {Output._meta.db_table} o "
+        f"WHERE o.item_id = %s ORDER BY o.position", [item_id])]

@@ -48,7 +48,7 @@ from annotation.selectors.rater_loop import (
     assignment_current,
     assignment_locked,
     membership_with_project,
-    outputs_of,
+    screen_outputs_of,
 )
 from annotation.selectors.screen_plan import ScreenPlan, project_has_controls, screen_plan
 from annotation.task_types import REGISTRY
@@ -56,7 +56,7 @@ from annotation.task_types import REGISTRY
 from .allocation_places import allocation_place_claim
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
-SCREEN_ITEM_FIELDS = ("id", "input", "references")
+SCREEN_ITEM_FIELDS = ("id", "input", "turns", "references")
 # A repeat comes at least this many judged screens after its original.
 REPEAT_GAP = 3
 # A next call sweeps expired leases once in this many calls (and whenever it finds nothing open).
@@ -521,7 +521,7 @@ def assignment_next_for_rater(
     Raises RaterRefused (ProjectNotFound, NotARater, RaterPaused, ProjectNotLive, RaterNotAdmitted). The rater's
     membership row is locked first, so one rater's concurrent calls queue and never hold two leases but the one
     leased ahead (annotation.services.lease_ahead).
-    A new assignment carries ``screen_outputs`` (output texts in display order) for assignment_screen.
+    A new assignment carries ``screen_outputs`` (output texts and turns in display order) for assignment_screen.
     ``rng`` (tests) replaces both the screen's draw, seeded per rater by default, and the display order's.
     """
     now = now or timezone.now()
@@ -564,7 +564,7 @@ def assignment_lease_new(
     rng = rng or _rng
     original_order = getattr(item, "original_order", None)
     task_type = REGISTRY[project.task_type]
-    outputs = [(system, text) for _, _, system, text in outputs_of(item.pk)]
+    outputs = [(system, (text, turns)) for _, _, system, text, turns in screen_outputs_of(item.pk)]
     systems = [system for system, _ in outputs]
     if original_order is not None and not task_type.per_output:
         order = list(reversed(original_order))  # a pairwise repeat swaps the sides the rater saw

@@ -139,8 +139,9 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         texts = task_type.degraded_outputs([(o.system, o.text) for o in original.outputs.all()],
                                            partial(degrade, method=method, rng=rng, donor=donor_text), DEGRADED_SUFFIX)
         copy = Item.objects.create(
-            project=project, external_id=external_id, input=original.input, references=original.references,
-            subgroup=original.subgroup, degraded_from=original, n_target=max(original.n_target, 1),
+            project=project, external_id=external_id, input=original.input, turns=original.turns,
+            references=original.references, subgroup=original.subgroup, degraded_from=original,
+            n_target=max(original.n_target, 1),
             meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed})
         outputs = Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
                                               for p, (s, t) in enumerate(texts)])
@@ -171,11 +172,11 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) 
         if external_id in taken:
             raise ValidationError({"seed": f"repeats with seed {seed} exist already; use another seed"})
         copy = Item.objects.create(
-            project=project, external_id=external_id, input=original.input, references=original.references,
-            subgroup=original.subgroup, repeat_of=original, n_target=0,
+            project=project, external_id=external_id, input=original.input, turns=original.turns,
+            references=original.references, subgroup=original.subgroup, repeat_of=original, n_target=0,
             meta={"control": "repeat", "original": original.external_id, "seed": seed})
-        outputs = Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text)
-                                              for o in original.outputs.all()])
+        outputs = Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text,
+                                                     turns=o.turns) for o in original.outputs.all()])
         _copy_proposals(list(original.outputs.all()), outputs, damaged=False)
         copies.append(copy)
     audit_record(actor=by, action="controls.repeat_create", project=project, target=f"{n} copies",

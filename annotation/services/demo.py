@@ -16,6 +16,7 @@ from annotation.models import Assignment, Membership, Output, Project
 from annotation.task_types import REGISTRY
 
 from .assignment import assignment_next_for_rater
+from .demo_conversations import CHAT_QUALITY, demo_conversation_items
 from .item_import import item_import
 from .judgment_submit import judgment_submit
 from .project import project_create
@@ -94,6 +95,7 @@ QUALITY = {
     "extractive": {"fluency": 4.0, "faithfulness": 4.4, "overall": 4.0},
     "abstractive": {"fluency": 4.4, "faithfulness": 3.0, "overall": 3.2},
     "baseline": {"fluency": 1.8, "faithfulness": 1.9, "overall": 1.8},
+    **CHAT_QUALITY,
 }
 
 
@@ -187,32 +189,45 @@ def demo_setup(
         if rater is None:
             rater = User.objects.create_user(username, password=rater_password)
         raters.append(rater)
-    projects = []
+    projects, now = [], now or timezone.now()
     for seed, (task_type, t) in enumerate(REGISTRY.items(), start=1):
         demo = t.setup.demo
-        name, systems = demo.name, SYSTEMS[: demo.n_systems]
-        project = Project.objects.filter(name=name).first()
-        if project is None:
-            project = project_create(
-                created_by=lead,
-                name=name,
-                task_type=task_type,
-                criteria=[dict(c) for c in demo.criteria],
-                instructions=demo.instructions,
-                raters_per_item=2,
-                double_annotation_share=0.6,
-                show_reference=False,
-            )
-            body = "\n".join(json.dumps(line) for line in demo_items(task_type, n_items, seed, systems)).encode()
-            item_import(project=project, stream=io.BytesIO(body), fmt="jsonl", by=lead, file_name="demo items")
-            # Seeded orders too (a real membership draws its own), so the demo is the same study on every run.
-            order_rng = random.Random(f"order-{seed}")
-            for rater in raters:
-                Membership.objects.get_or_create(
-                    project=project,
-                    user=rater,
-                    defaults={"role": Membership.Role.RATER, "order_seed": order_rng.getrandbits(62)},
-                )
-            _simulate_judging(project, raters, random.Random(seed), now or timezone.now())
-        projects.append(project)
+        lines = demo_items(task_type, n_items, seed, SYSTEMS[: demo.n_systems])
+        projects.append(_demo_project(demo.name, task_type, demo.criteria, demo.instructions, lines, seed, lead,
+                                      raters, now))
+        if demo.conversation_name:
+            chat_seed = seed + len(REGISTRY)
+            lines = demo_conversation_items(f"demo-chat-{task_type}", n_items, chat_seed)
+            projects.append(_demo_project(demo.conversation_name, task_type, demo.criteria,
+                                          demo.conversation_instructions, lines, chat_seed, lead, raters, now))
     return projects
+
+
+def _demo_project(name: str, task_type: str, criteria, instructions: str, lines: list[dict], seed: int, lead,
+                  raters: list, now: datetime) -> Project:
+    """The demo project called ``name``, made with its items and simulated judgments unless it exists."""
+    project = Project.objects.filter(name=name).first()
+    if project is not None:
+        return project
+    project = project_create(
+        created_by=lead,
+        name=name,
+        task_type=task_type,
+        criteria=[dict(c) for c in criteria],
+        instructions=instructions,
+        raters_per_item=2,
+        double_annotation_share=0.6,
+        show_reference=False,
+    )
+    body = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode()
+    item_import(project=project, stream=io.BytesIO(body), fmt="jsonl", by=lead, file_name="demo items")
+    # Seeded orders too (a real membership draws its own), so the demo is the same study on every run.
+    order_rng = random.Random(f"order-{seed}")
+    for rater in raters:
+        Membership.objects.get_or_create(
+            project=project,
+            user=rater,
+            defaults={"role": Membership.Role.RATER, "order_seed": order_rng.getrandbits(62)},
+        )
+    _simulate_judging(project, raters, random.Random(seed), now)
+    return project

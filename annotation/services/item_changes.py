@@ -24,7 +24,7 @@ from .assignment import assignment_leases_release
 from .import_records import ImportRejected, ImportReport
 from .item_import import BATCH_SIZE, ItemRules, ParsedItem, _parsed, _TargetPlanner, _write
 
-CONTENT_FIELDS = ("input", "references", "subgroup", "meta", "gold")
+CONTENT_FIELDS = ("input", "turns", "references", "subgroup", "meta", "gold")
 
 
 class ItemChangeRefused(ValidationError):
@@ -75,10 +75,17 @@ def item_unretire(*, project: Project, item: Item, by) -> Item:
     return item
 
 
-def _content(item: Item, outputs: list[tuple[str, str]]) -> ParsedItem:
-    return ParsedItem(
-        item.external_id, item.input, item.references, item.subgroup, item.meta, item.gold, outputs, item.training
-    )
+def _stored_outputs(item: Item) -> tuple[list[tuple[str, str]], tuple[list[dict] | None, ...]]:
+    """The item's outputs as the import parses them: (system, text) each, and their turns (() when none has)."""
+    stored = list(item.outputs.order_by("position"))
+    turns = tuple(o.turns for o in stored)
+    return [(o.system, o.text) for o in stored], (turns if any(t is not None for t in turns) else ())
+
+
+def _content(item: Item) -> ParsedItem:
+    outputs, output_turns = _stored_outputs(item)
+    return ParsedItem(item.external_id, item.input, item.references, item.subgroup, item.meta, item.gold, outputs,
+                      item.training, turns=item.turns, output_turns=output_turns)
 
 
 def _refusal(item: Item, n_judgments: int, parsed: ParsedItem) -> str | None:
@@ -100,12 +107,17 @@ def _rewrite(item: Item, parsed: ParsedItem) -> list[str]:
         setattr(item, name, getattr(parsed, name))
     if changed:
         item.save(update_fields=changed)
-    outputs = [(o.system, o.text) for o in item.outputs.order_by("position")]
-    if outputs != parsed.outputs:
+    if _stored_outputs(item) != (parsed.outputs, parsed.output_turns):
         changed.append("outputs")
         item.outputs.all().delete()
         Output.objects.bulk_create(
-            Output(item=item, position=position, system=system, text=text)
+            Output(
+                item=item,
+                position=position,
+                system=system,
+                text=text,
+                turns=parsed.output_turns[position] if parsed.output_turns else None,
+            )
             for position, (system, text) in enumerate(parsed.outputs)
         )
     if changed:
@@ -119,7 +131,12 @@ def item_text_replace(*, project: Project, item: Item, input: str, output_texts:
     returns the fields changed. Raises ItemChangeRefused (why, and what to do instead) for a judged item,
     ValidationError naming the field for text the item import would refuse."""
     item = _lock(project, item)
-    outputs = [(o.system, o.text) for o in item.outputs.order_by("position")]
+    outputs, output_turns = _stored_outputs(item)
+    if item.turns is not None or output_turns:
+        raise ItemChangeRefused(
+            {"item": f"Item {item.external_id!r} holds a conversation, whose turns this text form cannot edit; "
+                     f"re-upload its line with the item import's \"update existing items\" mode."}
+        )
     if len(output_texts) != len(outputs):
         raise ValidationError({"outputs": f"give the text of each of the item's {len(outputs)} outputs"})
     record = {
@@ -132,7 +149,7 @@ def item_text_replace(*, project: Project, item: Item, input: str, output_texts:
         checked = ItemRules(project).parse(record)
     except TaskTypeError as exc:
         raise ValidationError({"input" if str(exc).startswith("input") else "outputs": str(exc)}) from exc
-    parsed = replace(_content(item, outputs), input=checked.input, outputs=checked.outputs)
+    parsed = replace(_content(item), input=checked.input, outputs=checked.outputs)
     why = _refusal(item, item.judgments.count(), parsed)
     if why:
         raise ItemChangeRefused({"item": why})
@@ -237,8 +254,7 @@ def item_import_update(
                 added.append(parsed)
                 report.lines.append(UpdateLine(line, parsed.external_id, "added"))
                 continue
-            outputs = [(o.system, o.text) for o in item.outputs.order_by("position")]
-            if _content(item, outputs) == parsed:
+            if _content(item) == parsed:
                 report.lines.append(UpdateLine(line, parsed.external_id, "unchanged"))
             elif why := _refusal(item, n_judgments.get(item.pk, 0), parsed):
                 report.lines.append(UpdateLine(line, parsed.external_id, "refused", why))

@@ -11,6 +11,8 @@ from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from annotation.chat_layouts import chat_line_to_item, layout_of
+from annotation.conversations import ConversationError, turns_json, turns_parse, turns_text
 from annotation.models import Item, Output, Project, ProposedSpan
 from annotation.selectors.item_states import WORK_ITEMS
 from annotation.task_types import REGISTRY, CriterionScale, Span, TaskTypeError
@@ -25,7 +27,8 @@ logger = logging.getLogger(__name__)
 
 # 2,000 items with two ~1 kB outputs each are ~6 MB of rows in flight: memory stays flat whatever the file size.
 BATCH_SIZE = 2000
-ITEM_FIELDS = ("external_id", "input", "references", "reference", "outputs", "subgroup", "meta", "gold", "training")
+ITEM_FIELDS = ("external_id", "input", "turns", "references", "reference", "outputs", "subgroup", "meta", "gold",
+               "training")
 _CSV_BOOLEANS = {"": False, "false": False, "0": False, "true": True, "1": True}
 MAX_EXTERNAL_ID = 255
 MAX_SUBGROUP = 100
@@ -44,6 +47,10 @@ class ParsedItem:
     training: bool = False  # a gold item of the training pool (shown with feedback, never a gold check)
     # Per output (in order), a model's proposed error spans for raters to review; () when none are given.
     proposals: tuple[tuple[Span, ...], ...] = ()
+    # A conversation input's turns as stored ([{role, text}]); None for plain text (``input`` is then the text).
+    turns: list[dict] | None = None
+    # Per output (in order), a whole-conversation output's turns, or None; () when no output is a conversation.
+    output_turns: tuple[list[dict] | None, ...] = ()
 
 
 class ItemRules:
@@ -57,12 +64,17 @@ class ItemRules:
         self.config = project.task_config
 
     def parse(self, record: dict) -> ParsedItem:
+        if layout := layout_of(record):
+            try:
+                record = chat_line_to_item(record, layout)
+            except ConversationError as exc:
+                raise TaskTypeError(str(exc)) from exc
         unknown = sorted(set(record) - set(ITEM_FIELDS))
         if unknown:
             raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; fields are {', '.join(ITEM_FIELDS)}")
         external_id = _required_text(record, "external_id", MAX_EXTERNAL_ID)
-        text = _required_text(record, "input", None)
-        outputs = _outputs(record.get("outputs"))
+        text, turns = _input(record)
+        outputs, output_turns = _outputs(record.get("outputs"))
         self.task_type.check_output_count(len(outputs))
         proposals = self._proposals(record["outputs"], text, outputs)
         systems = [system for system, _ in outputs]
@@ -85,7 +97,8 @@ class ItemRules:
         if self.modulus is not None and not any(r.strip() for r in references[:1]):
             raise TaskTypeError(f"reference is missing: this project scores outputs against the item's reference "
                                 f"(RankME modulus {self.modulus:g}), so every item needs a non-empty reference")
-        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs, training, proposals)
+        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs, training, proposals, turns,
+                          output_turns)
 
     def _proposals(self, raw: list[dict], source: str, outputs: list[tuple[str, str]]) -> tuple:
         given = [(k, output["proposed_spans"]) for k, output in enumerate(raw, start=1) if "proposed_spans" in output]
@@ -112,6 +125,32 @@ def _required_text(record: dict, name: str, max_length: int | None) -> str:
     return value
 
 
+def _conversation(value, *, field: str) -> tuple[str, list[dict]]:
+    """A conversation's plain-text rendering and its turns as stored."""
+    if isinstance(value, list) and not all(isinstance(turn, dict) for turn in value):
+        raise TaskTypeError(f"{field} must be a string, or a conversation: a list of {{role, text}} turns")
+    try:
+        turns = turns_parse(value, field=field)
+    except ConversationError as exc:
+        raise TaskTypeError(str(exc)) from exc
+    return turns_text(turns), turns_json(turns)
+
+
+def _input(record: dict) -> tuple[str, list[dict] | None]:
+    """The input's text and, for a conversation, its turns. A conversation comes as ``input`` (a list of turns)
+    or, as exports write it, as ``turns`` beside ``input`` holding their plain-text rendering."""
+    given, turns = record.get("input"), record.get("turns")
+    if turns is not None:
+        text, stored = _conversation(turns, field="turns")
+        if given not in (None, text):
+            raise TaskTypeError("input and turns disagree: with turns, input is their plain-text rendering "
+                                "(or leave input out)")
+        return text, stored
+    if isinstance(given, list):
+        return _conversation(given, field="input")
+    return _required_text(record, "input", None), None
+
+
 def _references(record: dict) -> list[str]:
     if "reference" in record and "references" in record:
         raise TaskTypeError("give either reference or references, not both")
@@ -124,19 +163,30 @@ def _references(record: dict) -> list[str]:
     return refs
 
 
-def _outputs(value) -> list[tuple[str, str]]:
+def _outputs(value) -> tuple[list[tuple[str, str]], tuple[list[dict] | None, ...]]:
+    """(system, text) per output, and per output its turns when some output is a whole conversation (else ())."""
     if value is None:
         raise TaskTypeError("outputs is missing")
     if not isinstance(value, list):
         raise TaskTypeError("outputs must be a list of {system, text} objects")
-    outputs, seen = [], set()
+    outputs, turns, seen = [], [], set()
     for k, output in enumerate(value, start=1):
-        if not isinstance(output, dict) or set(output) - {"system", "text", "proposed_spans"}:
-            raise TaskTypeError(f"outputs[{k}] must be an object with system and text (and proposed_spans) only")
+        if not isinstance(output, dict) or set(output) - {"system", "text", "turns", "proposed_spans"}:
+            raise TaskTypeError(f"outputs[{k}] must be an object with system and text (and turns, proposed_spans) "
+                                f"only")
         system, text = output.get("system"), output.get("text")
         if not isinstance(system, str) or not system.strip() or len(system) > MAX_SYSTEM:
             raise TaskTypeError(f"outputs[{k}].system must be a non-empty name of at most {MAX_SYSTEM} characters")
-        if text is None or isinstance(text, bool | int | float):
+        conversation = output.get("turns")
+        if conversation is None and isinstance(text, list):
+            conversation, text = text, None
+        if conversation is not None:
+            flat, stored = _conversation(conversation, field=f"outputs[{k}].{'turns' if 'turns' in output else 'text'}")
+            if text not in (None, flat):
+                raise TaskTypeError(f"outputs[{k}]: text and turns disagree: with turns, text is their plain-text "
+                                    f"rendering (or leave text out)")
+            text = flat
+        elif text is None or isinstance(text, bool | int | float):
             # Published files hold the odd bare JSON scalar (PandaLM has a response `true`): keep its JSON text.
             text = "" if text is None else json.dumps(text)
         if not isinstance(text, str):
@@ -145,12 +195,13 @@ def _outputs(value) -> list[tuple[str, str]]:
             raise TaskTypeError(f"outputs[{k}].system {system!r} appears twice in this item")
         seen.add(system)
         outputs.append((system, text))
-    return outputs
+        turns.append(stored if conversation is not None else None)
+    return outputs, (tuple(turns) if any(t is not None for t in turns) else ())
 
 
 def csv_row_to_record(row: dict) -> dict:
-    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references as JSON; training as
-    true / false) → a line."""
+    """CSV columns (outputs as output_1..k with system_1..k; meta, gold, references and a conversation's turns
+    as JSON; training as true / false) → a line."""
     record, outputs = {}, {}
     for column, cell in row.items():
         prefix, _, index = column.rpartition("_")
@@ -158,7 +209,7 @@ def csv_row_to_record(row: dict) -> dict:
             outputs.setdefault(int(index), {})["text" if prefix == "output" else "system"] = cell
         elif column == "training":
             record[column] = _CSV_BOOLEANS.get(cell.strip().lower(), cell)
-        elif column in ("meta", "gold", "references"):
+        elif column in ("meta", "gold", "references", "turns"):
             if cell.strip():
                 try:
                     record[column] = check_json(json.loads(cell), field=column)
@@ -250,9 +301,9 @@ class _TargetPlanner:
 
 def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -> None:
     now = timezone.now()
-    item_fields = ["project", "external_id", "input", "references", "subgroup", "meta", "gold", "training",
+    item_fields = ["project", "external_id", "input", "turns", "references", "subgroup", "meta", "gold", "training",
                    "n_target", "n_judged", "created_at"]
-    item_rows = [(project.id, p.external_id, p.input, p.references, p.subgroup, p.meta, p.gold, p.training,
+    item_rows = [(project.id, p.external_id, p.input, p.turns, p.references, p.subgroup, p.meta, p.gold, p.training,
                   planner.target(p), 0, now) for p in batch]
     if uses_copy():
         ids = reserve_ids(Item, len(batch))
@@ -262,8 +313,8 @@ def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -
         ids = dict(Item.objects.filter(project=project, external_id__in=[p.external_id for p in batch])
                    .values_list("external_id", "id"))
         ids = [ids[p.external_id] for p in batch]
-    insert_rows(Output, ["item", "position", "system", "text"],
-                [(item_id, position, system, text)
+    insert_rows(Output, ["item", "position", "system", "text", "turns"],
+                [(item_id, position, system, text, p.output_turns[position] if p.output_turns else None)
                  for item_id, p in zip(ids, batch, strict=True)
                  for position, (system, text) in enumerate(p.outputs)])
     proposed = [(item_id, p.proposals) for item_id, p in zip(ids, batch, strict=True) if p.proposals]

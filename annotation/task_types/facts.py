@@ -190,13 +190,17 @@ class Card:
 class Demo:
     """The demo study of this type (``annotation.services.demo``): its project's name, how many of the demo
     systems it compares, its criteria and instructions; ``answers(criterion, scores, rng)`` a simulated
-    rater's answers on one screen from their 1–5 ``scores`` of the outputs in display order."""
+    rater's answers on one screen from their 1–5 ``scores`` of the outputs in display order. A type with a
+    ``conversation_name`` also gets a demo study of conversations under that name: two chat assistants' candidate
+    next turns, judged on the same criteria, with ``conversation_instructions``."""
 
     name: str
     n_systems: int
     criteria: tuple[dict, ...]
     instructions: str
     answers: object  # Callable[[str, list[float], random.Random], list[dict]]
+    conversation_name: str = ""
+    conversation_instructions: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The item import's error report as the upload page shows it: line, field, problem."""
 import re
 
+from annotation.chat_layouts import LAYOUT_FIELDS
 from annotation.services.item_import import ITEM_FIELDS
 
 # The import names the field at the start of its message ("outputs[2].system must be ...", "gold.fluency ...",
@@ -15,7 +16,7 @@ def _field(message: str) -> str:
         return ""
     name = match.group(1)
     root = re.split(r"[.\[]", name, maxsplit=1)[0]
-    if message.startswith("unknown field ") or root in ITEM_FIELDS or _CSV_COLUMN.match(root):
+    if message.startswith("unknown field ") or root in ITEM_FIELDS or root in LAYOUT_FIELDS or _CSV_COLUMN.match(root):
         return name
     return ""
 

@@ -82,12 +82,17 @@ def item_detail_for_lead(project: Project, external_id: str) -> dict:
     names = rater_names_for_project(project)
     for judgment in judgments:
         judgment.rater_name = names.get(judgment.rater_id, judgment.rater.username)
+    outputs = list(item.outputs.order_by("position"))
+    why_fixed = item_text_fixed_reason(item, n_judgments=len(judgments))
+    if not why_fixed and (item.turns is not None or any(o.turns is not None for o in outputs)):
+        why_fixed = (f"Item {item.external_id!r} holds a conversation, whose turns this form cannot edit: re-upload "
+                     f"its line with \"Update existing items\" on the upload page.")
     return {
         "item": item,
         "gold_rows": [] if item.gold is None else REGISTRY[project.task_type].gold_rows(item.gold),
         "meta_json": json.dumps(item.meta, indent=2, ensure_ascii=False) if item.meta else "",
-        "outputs": list(item.outputs.order_by("position")),
+        "outputs": outputs,
         "judgments": judgments,
-        "why_text_fixed": item_text_fixed_reason(item, n_judgments=len(judgments)) or "",
+        "why_text_fixed": why_fixed or "",
         "flags": list(ItemFlag.objects.filter(item=item).select_related("rater").order_by("created_at", "id")),
     }

@@ -37,17 +37,19 @@ def project_clone(*, project: Project, actor, name: str, with_items: bool = Fals
 
 def _items_copy(source: Project, clone: Project) -> int:
     items = (Item.objects.filter(project=source, degraded_from__isnull=True, repeat_of__isnull=True)
-             .order_by("id").only("id", "external_id", "input", "references", "subgroup", "meta", "gold", "n_target"))
+             .order_by("id").only("id", "external_id", "input", "turns", "references", "subgroup", "meta", "gold",
+                                  "n_target"))
     n, last = 0, 0
     while batch := list(items.filter(id__gt=last)[:BATCH]):
         last = batch[-1].pk
         copies = Item.objects.bulk_create(
-            Item(project=clone, external_id=i.external_id, input=i.input, references=i.references,
+            Item(project=clone, external_id=i.external_id, input=i.input, turns=i.turns, references=i.references,
                  subgroup=i.subgroup, meta=i.meta, gold=i.gold, n_target=i.n_target) for i in batch)
         new_id = {old.pk: new.pk for old, new in zip(batch, copies, strict=True)}
         originals = list(Output.objects.filter(item_id__in=new_id).order_by("item_id", "position"))
         outputs = Output.objects.bulk_create(
-            Output(item_id=new_id[o.item_id], position=o.position, system=o.system, text=o.text) for o in originals)
+            Output(item_id=new_id[o.item_id], position=o.position, system=o.system, text=o.text, turns=o.turns)
+            for o in originals)
         new_output = {old.pk: new.pk for old, new in zip(originals, outputs, strict=True)}
         ProposedSpan.objects.bulk_create(  # a model's proposed error spans, for the clone's raters to review too
             ProposedSpan(output_id=new_output[p.output_id], side=p.side, start=p.start, end=p.end,

@@ -12,6 +12,12 @@ ITEMS = TableSpec(
     (
         Column("external_id", "string", "Item id as imported."),
         Column("input", "string", "Source text or dialogue context shown to raters."),
+        Column(
+            "turns",
+            "json",
+            "A conversation input's turns [{role, text}] as JSON (`input` then holds their plain-text rendering); "
+            "null for plain text. A whole-conversation output's turns are in the JSONL's outputs (`turns`).",
+        ),
         Column("references", "string_list", "Reference texts (may be empty)."),
         Column("outputs", "outputs", "The generated texts, in imported order: system name and text."),
         Column("subgroup", "string", "Data subgroup (empty when none)."),

@@ -310,23 +310,25 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     items = stream_rows(
         scope.items()
         .order_by(*by_subgroup, "id")
-        .values_list("id", "subgroup", "external_id", "input", "references", "meta", "gold"),
+        .values_list("id", "subgroup", "external_id", "input", "turns", "references", "meta", "gold"),
         chunk=ITEM_CHUNK,
     )
     outputs = stream_rows(
         Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id)
         .order_by(*(f"item__{f}" for f in by_subgroup), "item_id", "position")
-        .values_list("item_id", "system", "text", "id"),
+        .values_list("item_id", "system", "text", "id", "turns"),
         chunk=ITEM_CHUNK,
     )
     proposals = _proposals(scope) if REGISTRY[scope.project.task_type].values.kind == SPANS else {}
 
     def merged():
         pending = next(outputs, None)
-        for item_id, subgroup, external_id, text, references, meta, gold in items:
+        for item_id, subgroup, external_id, text, turns, references, meta, gold in items:
             mine = []
             while pending is not None and pending[0] == item_id:
                 output = {"system": pending[1], "text": pending[2]}
+                if pending[4] is not None:  # JSONL re-imports a whole-conversation output; CSV and Parquet: its text
+                    output["turns"] = _json_value(pending[4])
                 if pending[3] in proposals:
                     output["proposed_spans"] = proposals[pending[3]]
                 mine.append(output)
@@ -336,6 +338,7 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
             row = (
                 external_id,
                 text,
+                _json_value(turns),
                 _json_value(references),
                 mine,
                 subgroup,

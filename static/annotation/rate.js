@@ -265,6 +265,7 @@
     if (!s || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
     var t = e.target;
     if (!s.form.contains(t) && t !== document.body) return;  // the flag form keeps its keys
+    if (t.classList && t.classList.contains("transcript") && e.key !== "Enter") return;  // it scrolls with the keys
     var inWidget = s.groups.some(function (g) { return isWidget(g) && g.contains(t); });
     if (inWidget && (e.key !== "Enter" || t.tagName === "BUTTON" || t.tagName === "SELECT")) return;
     var g = currentGroup() || nextUnanswered(null) || s.groups[0];

@@ -39,7 +39,12 @@ def test_demo_is_a_study_in_progress(capsys, settings):
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8000/" in out and "lead / concord-demo-lead" in out and "rater4 is the careless" in out
     assert Judgment.objects.count() == n_judgments  # the second run changed nothing
-    assert sorted(Project.objects.values_list("task_type", flat=True)) == sorted(REGISTRY)
+    chats = [t.setup.demo.conversation_name for t in REGISTRY.values() if t.setup.demo.conversation_name]
+    assert chats, "some task type has a demo study of conversations"
+    assert sorted(Project.objects.exclude(name__in=chats).values_list("task_type", flat=True)) == sorted(REGISTRY)
+    for chat in Project.objects.filter(name__in=chats):  # its items are conversations, in three languages
+        assert not chat.items.filter(turns__isnull=True).exists()
+        assert set(chat.items.values_list("subgroup", flat=True)) == {"en", "fr", "ar"}
     instructions = set()
     for project in Project.objects.all():
         instructions.add(project.instructions)
@@ -58,7 +63,7 @@ def test_demo_is_a_study_in_progress(capsys, settings):
             "rater4",
         }
         assert AgreementSnapshot.objects.filter(project=project).exists()
-    assert len(instructions) == len(REGISTRY)  # each task type explains its own screen
+    assert len(instructions) == len(REGISTRY) + len(chats)  # each task type explains its own screen
     likert = Project.objects.get(task_type="likert")
     assert agreement_with_others(likert, "rater4") < agreement_with_others(likert, "rater1")
 

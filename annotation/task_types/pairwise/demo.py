@@ -16,4 +16,9 @@ DEMO = Demo(
     " reader who has no time to read the source: accurate first, then clear. Choose **Tie** only when you truly"
     " cannot prefer one. A and B are shown in a random order on every screen.",
     answers=_answers,
+    conversation_name="Demo: chat assistants, A/B",
+    conversation_instructions="Read the conversation between a customer and a travel assistant (scroll it: it may be"
+    " long, and some are in French or Arabic), then the two candidate next turns, A and B. Choose the reply that"
+    " better answers the customer's **last** message: correct, specific, in the customer's language. Choose **Tie**"
+    " only when you truly cannot prefer one.",
 )

@@ -151,7 +151,7 @@ def test_gold_items_are_interleaved_once_per_rater_and_look_like_any_item():
     while (a := assignment_next_for_rater(project_id=project.pk, rater=rater, rng=always_gold)) is not None:
         served.append(a.item.pk)
         screen = assignment_screen(a)
-        assert set(screen["item"]) == {"input", "references", "modulus", "outputs"}
+        assert set(screen["item"]) == {"input", "turns", "references", "modulus", "outputs"}
         assert all(set(o) == {"position", "text"} for o in screen["item"]["outputs"])
         judge(a, rater)
 

@@ -31,8 +31,8 @@ EXPECTED_ERRORS = [
     {"line": 4, "field": "outputs[1].system",
      "problem": "outputs[1].system must be a non-empty name of at most 200 characters"},
     {"line": 5, "field": "colour",
-     "problem": "unknown field 'colour'; fields are external_id, input, references, reference, outputs, subgroup, "
-                "meta, gold, training"},
+     "problem": "unknown field 'colour'; fields are external_id, input, turns, references, reference, outputs, "
+                "subgroup, meta, gold, training"},
     {"line": 6, "field": "external_id", "problem": "duplicate external_id 'ok1' (first on line 1)"},
 ]
 
