@@ -62,7 +62,11 @@ def screen_values_code(
             continue
         key = (name, shown.index(system) if system is not None else None)
         if key in seen:
-            errors.append(f"{where}: answered twice (first in values[{seen[key]}]); an output takes one answer")
+            if task_type.unanswered_value is not None and key[1] is not None:  # picks among outputs (best–worst)
+                errors.append(f"criterion {name!r}: output {key[1] + 1} (as shown) is picked as both "
+                              f"{values[seen[key]].get('value')!r} and {entry.get('value')!r}; pick two outputs")
+            else:
+                errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
             continue
         seen[key] = i
         rows.append((by_system[coded.system], criterion, coded.value, coded.label, coded.spans))

@@ -175,7 +175,7 @@ def test_a_rater_answers_best_and_worst_and_the_rest_count_as_neither():
                 {"criterion": "overall", "position": 1, "value": "best"},
                 {"criterion": "overall", "position": 1, "value": "worst"},
             ],
-            "answered twice",
+            "output 2 .as shown. is picked as both 'best' and 'worst'",
         ),
         ([{"criterion": "overall", "position": 1, "value": "best"}], "got 1 best and 0 worst"),
     ):
