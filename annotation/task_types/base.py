@@ -140,6 +140,8 @@ class TaskType:
     # What an output of a per-output screen left without an answer counts as (best–worst: "neither"); None: every
     # output needs an answer.
     unanswered_value: str | None = None
+    # A judgment import groups each rater's lines on an item and criterion and has check_screen take them together.
+    checks_screens: bool = False
     # An import whose every line has one output is a list of outputs that the type arranges into screens
     # (screens_from_outputs); False: every line is a screen.
     draws_screens: bool = False

@@ -53,6 +53,7 @@ class BestWorst(TaskType):
     # Outputs the rater picked neither best nor worst need no answer of their own.
     unanswered_value = "neither"
     draws_screens = True
+    checks_screens = True
 
     def normalise_scale(self, scale_min, scale_max, labels):
         if any(given is not None and given != end for given, end in zip((scale_min, scale_max), (-1, 1), strict=True)):

@@ -9,10 +9,11 @@ from itertools import combinations
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotation.models import Criterion, Item, Membership
+from annotation.models import Criterion, Item, Judgment, Membership
 from annotation.services.assignment import assignment_next_for_rater
 from annotation.services.import_records import ImportRejected
 from annotation.services.item_import import item_import
+from annotation.services.judgment_import import judgment_import
 from annotation.services.judgment_submit import judgment_submit
 from annotation.services.project import project_create
 from annotation.task_types import TaskTypeError
@@ -197,3 +198,68 @@ def test_a_rater_answers_best_and_worst_and_the_rest_count_as_neither():
         shown[2]: (BEST, "best"),
         shown[3]: (NEITHER, "neither"),
     }
+
+
+def _judgment_lines(*answers) -> io.BytesIO:
+    """Judgment lines: (rater, {system: answer}) per screen of the tuple "tuple-a"."""
+    lines = [
+        {"item": "tuple-a", "rater": rater, "criterion": "overall", "system": system, "value": value}
+        for rater, picks in answers
+        for system, value in picks.items()
+    ]
+    return io.BytesIO("\n".join(map(json.dumps, lines)).encode())
+
+
+@pytest.mark.django_db
+def test_finished_judgments_import_a_line_per_output_and_whole_screens_only():
+    project = _project(UserFactory())
+    tuple_line = {"external_id": "tuple-a", "input": "q", "outputs": [{"system": s, "text": s} for s in SYSTEMS]}
+    item_import(project=project, stream=io.BytesIO(json.dumps(tuple_line).encode()))
+    whole = {"a": "best", "b": "neither", "c": 0, "d": "worst"}
+
+    with pytest.raises(ImportRejected) as refused:
+        judgment_import(
+            project=project,
+            stream=_judgment_lines(("w1", whole), ("w2", {"a": "best", "d": "worst"}), ("w3", {**whole, "b": "best"})),
+        )
+    errors = refused.value.report.errors
+    assert errors == [
+        (5, "rater 'w2' answers 2 of this item's 4 outputs on this criterion: give a line for every output"),
+        (
+            7,
+            "rater 'w3' on this item and criterion: pick exactly one best and one worst output, got 2 "
+            "best and 1 worst (best and worst must be two different outputs)",
+        ),
+    ]
+    assert not Judgment.objects.exists()
+
+    assert judgment_import(project=project, stream=_judgment_lines(("w1", whole), ("w2", whole))) == 8
+    assert sorted(Judgment.objects.values_list("value", flat=True)) == [-1, -1, 0, 0, 0, 0, 1, 1]
+
+
+@pytest.mark.django_db
+def test_a_resent_answer_is_the_same_whether_or_not_it_names_the_outputs_picked_neither():
+    lead, rater = UserFactory(), UserFactory()
+    project = _project(lead)
+    item_import(project=project, stream=_outputs(8))
+    Membership.objects.create(project=project, user=rater, role=Membership.Role.RATER)
+    assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
+    picks = [
+        {"criterion": "overall", "position": 0, "value": "best"},
+        {"criterion": "overall", "position": 3, "value": "worst"},
+    ]
+    judgment_submit(rater=rater, assignment_id=assignment.pk, values=picks, client_token="t1")
+    again = judgment_submit(
+        rater=rater,
+        assignment_id=assignment.pk,
+        client_token="t1",
+        values=[*picks, {"criterion": "overall", "position": 1, "value": "neither"}],
+    )
+    assert not again.created and not again.conflict
+    other = judgment_submit(
+        rater=rater,
+        assignment_id=assignment.pk,
+        client_token="t1",
+        values=picks[::-1][:1] + [{"criterion": "overall", "position": 1, "value": "best"}],
+    )
+    assert other.conflict
