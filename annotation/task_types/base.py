@@ -133,6 +133,8 @@ class TaskType:
     position_bias: str | None = None
     # Said on the quality-control pages where position bias is not measured and a lead would look for it.
     position_bias_note: str = ""
+    # Why degraded copies tell nothing about a rater of this type; set, the platform makes none and says this.
+    degraded_note: str = ""
     # The most criteria a project of this type takes (None: no limit).
     max_criteria: int | None = None
     # Coding an answer needs the screen's texts (code_answer's ``texts``): offsets into them are checked.

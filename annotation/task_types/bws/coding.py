@@ -50,6 +50,11 @@ class BestWorst(TaskType):
     category_note = (
         "Each output of a tuple is coded 1 when the rater picked it best, −1 when picked worst, 0 otherwise."
     )
+    degraded_note = (
+        "Degraded copies tell nothing in best–worst scaling: a screen's picks always sum to zero (one best, one "
+        "worst), so a damaged tuple cannot score lower than its original. Check raters with gold tuples (an "
+        "expected best and/or worst) and repeats instead."
+    )
     # Outputs the rater picked neither best nor worst need no answer of their own.
     unanswered_value = "neither"
     draws_screens = True

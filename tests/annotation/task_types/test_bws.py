@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.models import Criterion, Item, Judgment, Membership
 from annotation.services.assignment import assignment_next_for_rater
+from annotation.services.controls import degraded_controls_create, repeat_controls_create
 from annotation.services.import_records import ImportRejected
 from annotation.services.item_import import item_import
 from annotation.services.judgment_import import judgment_import
@@ -263,3 +264,13 @@ def test_a_resent_answer_is_the_same_whether_or_not_it_names_the_outputs_picked_
         values=picks[::-1][:1] + [{"criterion": "overall", "position": 1, "value": "best"}],
     )
     assert other.conflict
+
+
+@pytest.mark.django_db
+def test_degraded_copies_are_refused_with_the_reason_and_gold_and_repeats_remain():
+    project = _project(UserFactory())
+    item_import(project=project, stream=_outputs(8))
+    with pytest.raises(ValidationError, match="a screen's picks always sum to zero"):
+        degraded_controls_create(project=project, n=2)
+    assert not Item.objects.filter(project=project, degraded_from__isnull=False).exists()
+    assert len(repeat_controls_create(project=project, n=2)) == 2
