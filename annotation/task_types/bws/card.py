@@ -16,10 +16,10 @@ def _heds_scale(criterion: dict, modulus: float | None) -> tuple[int, str]:
 
 def _settings(config: dict) -> str:
     return (
-        f"Tuples of k = {config['k']} outputs; a design drawn from imported outputs has "
-        f"{config['tuples_per_output']:g} × N tuples for N outputs, seed {config['seed']} "
-        "(evaluation.stats.bws_tuples: every output in about the same number of tuples, pairs of outputs "
-        "together about equally often); each tuple's meta records its design."
+        f"A design drawn from imported outputs has tuples of k = {config['k']} and "
+        f"{config['tuples_per_output']:g} × N tuples for N outputs, from seed {config['seed']} "
+        "(evaluation.stats.bws_tuples: every output in about the same number of tuples, pairs of outputs together "
+        "about equally often); each drawn tuple's meta records its design. Imported tuples keep their own size."
     )
 
 
