@@ -1,6 +1,6 @@
 """The best–worst screen: a rater picks the best and the worst of a tuple by mouse (or touch) and by keys only,
 an output picked in one group leaves the other, both picks are required; the screen fits a desktop, a tablet and
-a phone, and works without JavaScript."""
+a phone with no serious WCAG 2.1 violation, and works without JavaScript."""
 
 import io
 import json
@@ -11,6 +11,7 @@ from annotation.models import Judgment, Membership
 from annotation.services.item_import import item_import
 from annotation.services.project import project_create
 from annotation.task_types import REGISTRY
+from tests.accessibility.test_pages_meet_wcag import problems
 from tests.annotation.browser.test_rater_keyboard import enter_project, submit_and_wait
 from tests.annotation.factories import UserFactory
 from tests.browser_support import at_every_width, log_in
@@ -70,7 +71,7 @@ def test_best_and_worst_by_mouse_at_every_width(page, live_server, screenshot):
     enter_project(page, live_server, rater, project)
     assert page.locator("[data-testid=output]").count() == 4
     assert not any(f"review{i}" in page.inner_text("main") for i in range(5))  # no system names shown
-    at_every_width(page, screenshot, "rate-bws-unanswered")
+    at_every_width(page, screenshot, "rate-bws-unanswered", check=problems)
 
     best = page.locator("fieldset[data-pick=best] label.point")
     worst = page.locator("fieldset[data-pick=worst] label.point")
@@ -83,7 +84,7 @@ def test_best_and_worst_by_mouse_at_every_width(page, live_server, screenshot):
     assert page.locator("fieldset[data-pick=best] input:checked").count() == 0
     assert page.inner_text("#rate-status") == "1 question left."
     best.nth(3).click()
-    at_every_width(page, screenshot, "rate-bws-answered")
+    at_every_width(page, screenshot, "rate-bws-answered", check=problems)
     with page.expect_response(lambda r: r.url.endswith("/submit/") and r.request.method == "POST"):
         page.locator("#rate-submit").click()
     page.wait_for_function("document.querySelectorAll('fieldset[data-pick] input:checked').length === 0")
