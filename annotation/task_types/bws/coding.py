@@ -48,7 +48,9 @@ class BestWorst(TaskType):
     min_outputs = 1
     position_bias = TOP_FIRST
     category_note = (
-        "Each output of a tuple is coded 1 when the rater picked it best, −1 when picked worst, 0 otherwise."
+        "Each output of a tuple is coded 1 when the rater picked it best, −1 when picked worst, 0 otherwise. "
+        "Agreement is on the pairs of a tuple's outputs that a pick orders: there 1 (\"best\") means the pair's "
+        'first output (as stored) was preferred, −1 ("worst") its second.'
     )
     degraded_note = (
         "Degraded copies tell nothing in best–worst scaling: a screen's picks always sum to zero (one best, one "
