@@ -5,15 +5,17 @@ from the screens' best and worst picks (evaluation.stats.best_worst)."""
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from evaluation.selectors.ratings import RatingFrame
 from evaluation.stats import InsufficientDataError, maxdiff, split_half_reliability
 
 from ._common import generator, interval, num
 
-# Each MaxDiff resample is a Newton fit over every judgment: at most this many (about 2 s for 200 tuples of 4
-# judged twice) keep the results page quick; the API's n_resamples below it is taken as given.
-MAXDIFF_RESAMPLES = 200
+# Each MaxDiff resample is a Newton fit over every judgment: at most this many keep the results page usable (about
+# 7 s for 100 outputs in 200 tuples judged three times, measured on a loaded two-core machine); the API's
+# n_resamples below it is taken as given.
+MAXDIFF_RESAMPLES = 100
 # Random splits of each tuple's judgments averaged, as Kiritchenko and Mohammad (2017) report.
 SPLITS = 100
 
@@ -63,15 +65,18 @@ def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: in
         out["maxdiff_error"] = out["split_half_error"] = "no whole best–worst answer yet"
         return out
     try:
-        fit = maxdiff(
-            screens.tuples,
-            screens.best,
-            screens.worst,
-            units=screens.units,
-            confidence=confidence,
-            n_resamples=min(n_resamples, MAXDIFF_RESAMPLES),
-            rng=generator(seed),
-        )
+        # Many small solves: BLAS threads cost far more than they save here (a fit over 100 outputs took 1.8 s with
+        # them on a loaded two-core machine, 0.07 s on one thread), as in agreement's snapshots.
+        with threadpool_limits(limits=1, user_api="blas"):
+            fit = maxdiff(
+                screens.tuples,
+                screens.best,
+                screens.worst,
+                units=screens.units,
+                confidence=confidence,
+                n_resamples=min(n_resamples, MAXDIFF_RESAMPLES),
+                rng=generator(seed),
+            )
     except InsufficientDataError as exc:
         out["maxdiff_error"] = str(exc)
     else:
