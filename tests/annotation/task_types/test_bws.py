@@ -274,3 +274,39 @@ def test_degraded_copies_are_refused_with_the_reason_and_gold_and_repeats_remain
         degraded_controls_create(project=project, n=2)
     assert not Item.objects.filter(project=project, degraded_from__isnull=False).exists()
     assert len(repeat_controls_create(project=project, n=2)) == 2
+
+
+@pytest.mark.django_db
+def test_revising_a_screen_shows_the_picks_given_and_the_form_posts_them_again(client):
+    lead, rater = UserFactory(), UserFactory()
+    project = _project(lead)
+    item_import(project=project, stream=_outputs(8))
+    Membership.objects.create(project=project, user=rater, role=Membership.Role.RATER)
+    assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
+    judgment_submit(
+        rater=rater,
+        assignment_id=assignment.pk,
+        values=[
+            {"criterion": "overall", "position": 2, "value": "best"},
+            {"criterion": "overall", "position": 0, "value": "worst"},
+        ],
+    )
+    criterion = project.criteria.get().pk
+
+    client.force_login(rater)
+    page = client.get(f"/assignments/{assignment.pk}/").content.decode()
+    assert f'name="v-{criterion}-best" value="3"\n      checked' in page
+    assert f'name="v-{criterion}-worst" value="1"\n      checked' in page
+    assert page.count("checked") == 2
+
+    # the form's two groups post the picks by their number on screen: a revision, best and worst swapped
+    revised = client.post(
+        f"/assignments/{assignment.pk}/submit/", {f"v-{criterion}-best": "1", f"v-{criterion}-worst": "3"}
+    )
+    assert revised.status_code == 302
+    current = Judgment.objects.filter(rater=rater, is_current=True)
+    shown = assignment.shown_order
+    assert {j.output.position: j.label for j in current if j.label != "neither"} == {
+        shown[0]: "best",
+        shown[2]: "worst",
+    }
