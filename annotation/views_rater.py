@@ -142,21 +142,21 @@ def _form_whole_number(text: str) -> int | None:
 
 
 def screen_form_values(post, task_type, criteria: dict[str, str]) -> list[dict]:
-    """A screen form's answers as the API takes them; its fields are ``v-<criterion id>[-<position>]`` and
+    """A screen form's answers as the API takes them; its fields are ``v-<criterion id>[-<suffix>]`` (the suffix
+    the output's display position, or what the task type's ``form_field`` reads) and
     ``criteria`` maps the ids (as text) to names. Raises ValidationError naming the field a value cannot be
     read from."""
     values = []
     for field, raw in post.items():
         if not field.startswith("v-") or raw == "":
             continue
-        criterion_id, _, position = field[2:].partition("-")
+        criterion_id, _, suffix = field[2:].partition("-")
         if criterion_id in criteria:
             try:
-                value = task_type.form_value(raw)
+                position, value = task_type.form_field(suffix, raw)
             except TaskTypeError as exc:
                 raise ValidationError({field: str(exc)}) from exc
-            values.append({"criterion": criteria[criterion_id], "value": value,
-                           "position": _form_whole_number(position)})
+            values.append({"criterion": criteria[criterion_id], "value": value, "position": position})
     return values
 
 

@@ -200,7 +200,8 @@ class ResultsApi(EvaluationApi):
                 strength = serializers.FloatField(
                     required=False,
                     allow_null=True,
-                    help_text="pairwise: Bradley–Terry log-strength, mean zero.",
+                    help_text="pairwise: Bradley–Terry log-strength, mean zero; best–worst: MaxDiff log-strength, "
+                    "mean zero (`mean` is the counting score, (best − worst) / shown).",
                 )
                 strength_ci = interval_field(required=False)
                 micro = serializers.FloatField(
@@ -277,6 +278,13 @@ class ResultsApi(EvaluationApi):
             comparisons = ComparisonSerializer(many=True, required=False)
             pairs = PairSerializer(many=True, required=False)
             bradley_terry = serializers.JSONField(required=False, allow_null=True)
+            best_worst = serializers.JSONField(
+                required=False,
+                help_text="Best–worst scaling: {n_screens, n_left_out, maxdiff: {n_resamples, "
+                "n_resamples_without_mle, scale, systems}, split_half: {correlation, n_splits, half, corrected, "
+                "corrected_range}, maxdiff_error, split_half_error}; the split-half reliability is Spearman–Brown "
+                "corrected per random split of each tuple's judgments and averaged.",
+            )
             higher_is_better = serializers.BooleanField(required=False)
             weights = serializers.JSONField(
                 required=False,

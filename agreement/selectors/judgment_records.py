@@ -6,7 +6,7 @@ import numpy as np
 from django.db.models import DateField
 from django.db.models.functions import TruncWeek
 
-from annotation.models import Criterion, Project
+from annotation.models import Criterion, Output, Project
 from annotation.selectors.quality import included_judgments
 
 # Rows fetched per round trip; 20,000 rows of 7 small fields are ~2 MB of Python tuples.
@@ -78,3 +78,40 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
         subgroup_index=np.asarray(columns[5], dtype=np.int32),
         duration_ms=np.asarray(columns[6], dtype=np.float64),
     )
+
+
+def implied_pair_records(records: JudgmentRecords) -> JudgmentRecords:
+    """The pairwise preferences best–worst answers imply, as records: per screen (criterion, rater and item)
+    with one output picked best (1) and one worst (−1), the best over every other output and every other output
+    over the worst (Louviere, Flynn and Marley 2015, ch. 1); the pairs between two outputs picked neither are
+    unstated. A record's unit is the pair of output ids (lower × (highest id + 1) + higher), its value 1 when
+    the lower id is preferred, −1 when the higher is; the rest of a record is its screen's."""
+    outputs = np.unique(records.unit)
+    item_of = dict(Output.objects.filter(id__in=outputs.tolist()).values_list("id", "item_id").iterator(
+        chunk_size=CHUNK_ROWS))
+    items = np.fromiter((item_of[u] for u in records.unit.tolist()), dtype=np.int64, count=len(records))
+    order = np.lexsort((items, records.rater, records.criterion_index))
+    key = np.stack([records.criterion_index[order], records.rater[order], items[order]], axis=1)
+    starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)])
+    bound = int(outputs.max()) + 1 if len(outputs) else 1
+    rows, units, values = [], [], []
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(order)], strict=True):
+        screen = order[start:end]
+        picked = records.value[screen]
+        if (picked == 1).sum() != 1 or (picked == -1).sum() != 1:
+            continue  # not a whole best–worst answer (an imported screen cut short): it states nothing
+        best, worst = records.unit[screen[picked == 1][0]], records.unit[screen[picked == -1][0]]
+        for row, output in zip(screen.tolist(), records.unit[screen].tolist(), strict=True):
+            preferred = [(best, output)] if output != best else []
+            if output not in (best, worst):
+                preferred.append((output, worst))
+            for winner, loser in preferred:
+                low, high = min(winner, loser), max(winner, loser)
+                rows.append(row)
+                units.append(low * bound + high)
+                values.append(1.0 if winner == low else -1.0)
+    rows = np.asarray(rows, dtype=np.int64)
+    return replace(records, criterion_index=records.criterion_index[rows], unit=np.asarray(units, dtype=np.int64),
+                   rater=records.rater[rows], value=np.asarray(values, dtype=np.float64),
+                   week_index=records.week_index[rows], subgroup_index=records.subgroup_index[rows],
+                   duration_ms=records.duration_ms[rows])

@@ -8,7 +8,7 @@ from django.db import transaction
 from threadpoolctl import threadpool_limits
 
 from agreement.models import AgreementSnapshot
-from agreement.selectors.judgment_records import JudgmentRecords, judgment_records_for_project
+from agreement.selectors.judgment_records import JudgmentRecords, implied_pair_records, judgment_records_for_project
 from agreement.services.gold_snapshots import gold_accuracy_rows
 from agreement.services.off_scale import off_scale_rows, on_scale
 from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
@@ -199,6 +199,9 @@ def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
     builder = RowBuilder(project.id)
     keep = on_scale(everything, project.task_type, project.rankme_modulus)
     records = everything if keep.all() else everything.where(keep)
+    off_scale = int(len(everything) - len(records))
+    if REGISTRY[project.task_type].agreement.implied_pairs:
+        records = implied_pair_records(records)
     if len(records):
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
@@ -213,7 +216,7 @@ def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
                 SpanComputation(project, records, builder, spans).run(second_half)
         gold_accuracy_rows(project, records.weeks, builder)
     off_scale_rows(everything, ~keep, builder)
-    return builder, int(len(everything) - len(records))
+    return builder, off_scale
 
 
 def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:

@@ -108,8 +108,12 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
                              methods: tuple[str, ...] | list[str] = METHODS, by=None) -> list[Item]:
     """Adds ``n`` degraded copies of distinct real items (drawn with ``seed``), methods taken in turn.
 
-    Raises ValidationError when there are too few real items or a method is unknown.
+    Raises ValidationError when there are too few real items, a method is unknown, or the task type's copies would
+    tell nothing (its ``degraded_note`` says why).
     """
+    note = REGISTRY[project.task_type].degraded_note
+    if note:
+        raise ValidationError({"n": note})
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise ValidationError({"methods": f"unknown {unknown}; choose from {', '.join(METHODS)}"})

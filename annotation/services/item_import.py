@@ -15,7 +15,7 @@ from annotation.chat_layouts import chat_line_to_item, layout_of
 from annotation.conversations import ConversationError, turns_json, turns_parse, turns_text
 from annotation.models import Item, Output, Project, ProposedSpan
 from annotation.selectors.item_states import WORK_ITEMS
-from annotation.task_types import REGISTRY, CriterionScale, Span, TaskTypeError
+from annotation.task_types import REGISTRY, CriterionScale, ScaledOutput, Span, TaskTypeError
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, check_json
 
@@ -327,6 +327,42 @@ def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -
                      for position, spans in enumerate(per_output) for s in spans])
 
 
+def _drawn_screens(project: Project, rules: ItemRules, lines: list[tuple[int, ParsedItem]]
+                   ) -> list[tuple[int, ParsedItem]]:
+    """The lines as they are when they are screens; when every line holds one output, the screens the task
+    type draws from those outputs (best–worst tuples). Raises ImportRejected for a file that mixes the two."""
+    single = [(line, p) for line, p in lines if len(p.outputs) == 1]
+    if not single:
+        return lines
+    report = ImportReport()
+    if len(single) < len(lines):
+        line = single[0][0]
+        report.add(line, "this line holds one output, to scale, but others hold the outputs of a screen: import "
+                         "either the outputs to scale, one per line (the platform draws the screens), or screens")
+        raise ImportRejected(report)
+    for line, p in single:
+        if p.gold is not None or p.references:
+            report.add(line, "an output to scale takes no gold or references: they belong to screens; import "
+                             "screens to give them")
+    if report.n_errors:
+        raise ImportRejected(report)
+    outputs = [ScaledOutput(line, p.external_id, p.input, p.outputs[0][0], p.outputs[0][1], p.subgroup)
+               for line, p in single]
+    first = Item.objects.filter(project=project).count() + 1
+    try:
+        records = rules.task_type.screens_from_outputs(outputs, rules.config, first=first)
+        drawn = [(single[0][0], rules.parse(record)) for record in records]
+    except TaskTypeError as exc:
+        report.add(0, str(exc))
+        raise ImportRejected(report) from exc
+    taken = set(Item.objects.filter(project=project, external_id__in=[p.external_id for _, p in drawn])
+                .values_list("external_id", flat=True))
+    if taken:
+        report.add(0, f"the project has items named as the drawn screens already ({', '.join(sorted(taken)[:3])})")
+        raise ImportRejected(report)
+    return drawn
+
+
 def item_import(*, project: Project, stream, fmt: str = "jsonl",
                 progress: Callable[[int, int], None] | None = None, by=None, file_name: str = "") -> int:
     """Import every item of a seekable binary ``stream`` or none; returns the number imported. ``by`` (who
@@ -341,8 +377,12 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
         total = _check(project, stream, fmt, rules)
         stream.seek(0)
         planner, batch, done = _TargetPlanner(project), [], 0
+        lines = _parsed(stream, fmt, rules)
+        if rules.task_type.draws_screens:
+            lines = _drawn_screens(project, rules, list(lines))
+            total = len(lines)
         try:
-            for _, parsed in _parsed(stream, fmt, rules):
+            for _, parsed in lines:
                 batch.append(parsed)
                 if len(batch) >= BATCH_SIZE:
                     _write(project, batch, planner)

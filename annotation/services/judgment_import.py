@@ -205,10 +205,13 @@ def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int
               for output_id, criterion_id, rater_id in Judgment.objects.filter(
                   project=project, is_current=True, rater_id__in=names_by_user).values_list(
                   "output_id", "criterion_id", "rater_id").iterator(chunk_size=10_000)}
+    screens: dict[tuple, tuple[int, list[float]]] = {}
     for line, parsed in _parsed(source, index):
         if isinstance(parsed, str):
             report.add(line, parsed)
             continue
+        if index.task_type.checks_screens:
+            screens.setdefault((parsed.item_id, parsed.criterion_id, parsed.rater), (line, []))[1].append(parsed.value)
         key = (parsed.output_id, parsed.criterion_id, parsed.rater)
         if key in first_line:
             report.add(line, f"rater {parsed.rater!r} judged this output on this criterion already "
@@ -217,11 +220,27 @@ def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int
             report.add(line, f"rater {parsed.rater!r} already has a stored judgment for this output and criterion")
         else:
             first_line[key] = line
+    _check_screens(index, screens, report)
     if not first_line and not report.n_errors:
         report.add(1, "the file holds no judgments")
     if report.n_errors:
         raise ImportRejected(report)
     return len(first_line), {rater for _, _, rater in first_line}
+
+
+def _check_screens(index: _ProjectIndex, screens: dict[tuple, tuple[int, list[float]]], report: ImportReport) -> None:
+    """For a type that checks a screen's answers together (best–worst): each rater's lines on an item and criterion
+    cover every output, and the type takes them together; a problem is reported at the screen's first line."""
+    n_outputs = {item_id: len(systems) for item_id, systems, _ in index.items.values()}
+    for (item_id, _, rater), (line, values) in screens.items():
+        if len(values) < n_outputs[item_id]:
+            report.add(line, f"rater {rater!r} answers {len(values)} of this item's {n_outputs[item_id]} outputs on "
+                             "this criterion: give a line for every output")
+            continue
+        try:
+            index.task_type.check_screen(values)
+        except TaskTypeError as exc:
+            report.add(line, f"rater {rater!r} on this item and criterion: {exc}")
 
 
 def _pseudonymous_raters(project: Project, names: set[str]) -> dict[str, int]:

@@ -80,7 +80,11 @@ def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgm
 
     if not all(isinstance(entry, dict) for entry in values):
         return False
-    return Counter(map(key, values)) == Counter(map(key, judgment_screen_values(stored, assignment.project)))
+    stored_values = judgment_screen_values(stored, assignment.project)
+    if task_type.unanswered_value is not None:  # an output left unanswered is the same as one given that value
+        values, stored_values = ([v for v in vs if v.get("value") != task_type.unanswered_value]
+                                 for vs in (values, stored_values))
+    return Counter(map(key, values)) == Counter(map(key, stored_values))
 
 
 def _same_spans(assignment: Assignment, values: list[dict], stored: list[Judgment]) -> bool:

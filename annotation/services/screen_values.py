@@ -30,8 +30,9 @@ def screen_values_code(
     texts: ScreenTexts | None = None,
 ) -> list[ScreenRow]:
     """(output, criterion, value, label, error spans) per value of a screen whose ``outputs`` (imported order)
-    were shown as the systems ``shown``; every criterion (× output) needs one answer. ``texts``: the screen's
-    texts, for the types that read them. Raises ValidationError listing every problem."""
+    were shown as the systems ``shown``; every criterion (× output) needs one answer, or counts as the type's
+    ``unanswered_value``, and the type checks each criterion's answers together. ``texts``: the screen's texts,
+    for the types that read them. Raises ValidationError listing every problem."""
     task_type = REGISTRY[project.task_type]
     criteria = {c.name: c for c in criteria}
     systems = [o.system for o in outputs]
@@ -61,19 +62,35 @@ def screen_values_code(
             continue
         key = (name, shown.index(system) if system is not None else None)
         if key in seen:
-            errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
+            if task_type.unanswered_value is not None and key[1] is not None:  # picks among outputs (best–worst)
+                errors.append(f"criterion {name!r}: output {key[1] + 1} (as shown) is picked as both "
+                              f"{values[seen[key]].get('value')!r} and {entry.get('value')!r}; pick two outputs")
+            else:
+                errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
             continue
         seen[key] = i
         rows.append((by_system[coded.system], criterion, coded.value, coded.label, coded.spans))
-    for name in criteria:
+    for name, criterion in criteria.items():
         for position in positions:
-            if (name, position) not in seen:
-                errors.append(
-                    f"criterion {name!r}"
-                    + (f", position {position}" if position is not None else "")
-                    + ": no value given; every criterion needs an answer"
-                    + (" for every output" if position is not None else "")
-                )
+            if (name, position) in seen:
+                continue
+            if task_type.unanswered_value is not None:
+                scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max, project.rankme_modulus)
+                coded = task_type.code_answer(task_type.unanswered_value, scale, systems, shown[position],
+                                              config=project.task_config, texts=texts)
+                rows.append((by_system[coded.system], criterion, coded.value, coded.label, coded.spans))
+                continue
+            errors.append(
+                f"criterion {name!r}"
+                + (f", position {position}" if position is not None else "")
+                + ": no value given; every criterion needs an answer"
+                + (" for every output" if position is not None else "")
+            )
+        if not errors:
+            try:
+                task_type.check_screen([value for _, c, value, _, _ in rows if c is criterion])
+            except TaskTypeError as exc:
+                errors.append(f"criterion {name!r}: {exc}")
     if errors:
         raise ValidationError({"values": errors})
     return rows

@@ -51,6 +51,19 @@ class Coded:
 
 
 @dataclass(frozen=True)
+class ScaledOutput:
+    """One line of an import of single outputs that a type arranges into screens itself (``screens_from_outputs``):
+    its line number, external id, input, output (system and text) and subgroup."""
+
+    line: int
+    external_id: str
+    input: str
+    system: str
+    text: str
+    subgroup: str
+
+
+@dataclass(frozen=True)
 class Proposal:
     """A model's proposed span on an output (ProposedSpan), as a screen lists it."""
 
@@ -120,10 +133,20 @@ class TaskType:
     position_bias: str | None = None
     # Said on the quality-control pages where position bias is not measured and a lead would look for it.
     position_bias_note: str = ""
+    # Why degraded copies tell nothing about a rater of this type; set, the platform makes none and says this.
+    degraded_note: str = ""
     # The most criteria a project of this type takes (None: no limit).
     max_criteria: int | None = None
     # Coding an answer needs the screen's texts (code_answer's ``texts``): offsets into them are checked.
     reads_texts: bool = False
+    # What an output of a per-output screen left without an answer counts as (best–worst: "neither"); None: every
+    # output needs an answer.
+    unanswered_value: str | None = None
+    # A judgment import groups each rater's lines on an item and criterion and has check_screen take them together.
+    checks_screens: bool = False
+    # An import whose every line has one output is a list of outputs that the type arranges into screens
+    # (screens_from_outputs); False: every line is a screen.
+    draws_screens: bool = False
 
     def __init__(self, directory: Path, facts: Facts):
         # ``directory``: the package, whose templates/ the template loader serves
@@ -191,6 +214,22 @@ class TaskType:
         """``code_value`` with what some types check an answer against: the project's normalised ``config`` and,
         for a type that ``reads_texts``, the screen's ``texts``; the default codes the value alone."""
         return Coded(*self.code_value(value, criterion, systems, system))
+
+    def check_screen(self, values: list[float]) -> None:
+        """Checks one criterion's coded ``values`` of a whole screen (one per output) together; raises TaskTypeError.
+        Values that are right one by one are right together, by default."""
+
+    def screens_from_outputs(self, outputs: list[ScaledOutput], config: dict, *, first: int) -> list[dict]:
+        """Item import lines of the screens a type that ``draws_screens`` makes from imported ``outputs`` under the
+        project's normalised ``config``, numbered from ``first``; raises TaskTypeError naming the line."""
+        raise NotImplementedError
+
+    def form_field(self, suffix: str, raw: str) -> tuple[int | None, object]:
+        """(display position, value as the API takes it) of a rating form's field ``v-<criterion id>[-<suffix>]``
+        holding ``raw``: the suffix is the output's display position, a whole number (None if it is not one: the
+        check of the values then refuses it)."""
+        position = int(suffix) if suffix.isascii() and suffix.isdigit() and len(suffix) <= 18 else None
+        return position, self.form_value(raw)
 
     def draw_order(self, systems: list[str], rng: random.Random, left_balance: dict[str, int], *,
                    randomise: bool = True) -> list[int]:

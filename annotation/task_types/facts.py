@@ -132,7 +132,8 @@ class AgreementPlan:
     ``level``); ``slice`` statistics on subgroup and overall scopes; ``pair_weights`` the Cohen kappa
     weightings per rater pair (None: pairs get interval alpha instead); ``unit`` what a reliability
     unit is (an output, or an item when one judgment covers the screen); ``spans`` agreement on error
-    spans, for the types whose values have them."""
+    spans, for the types whose values have them; ``implied_pairs`` agreement on the pairwise preferences a
+    screen's answers imply."""
 
     level: str
     label: tuple[str, ...]
@@ -140,6 +141,9 @@ class AgreementPlan:
     pair_weights: tuple[str | None, ...] | None
     unit: str = "output"
     spans: SpanAgreement | None = None
+    # The units are the pairwise preferences each answer implies (best–worst: the best output over every other
+    # output of the screen, every other output over the worst), not the coded values themselves.
+    implied_pairs: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,8 @@ class Results:
     score_distribution: bool = False
     mean_ranks: bool = False
     higher_is_better: bool = True
+    # Best–worst screens (one 1, one −1, zeros): MaxDiff strengths and split-half reliability beside the means.
+    best_worst: bool = False
 
     def normalisation(self, modulus: float | None) -> str:
         return self.default_normalisation if modulus is None else self.modulus_normalisation

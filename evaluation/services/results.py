@@ -1,5 +1,6 @@
 """System-level results of a project: per-system scores with intervals and significance (likert,
-rankme), win/tie/lose tables, sign tests and Bradley–Terry strengths (pairwise), error-span scores and
+rankme; best–worst counting scores with MaxDiff strengths and split-half reliability), win/tie/lose tables,
+sign tests and Bradley–Terry strengths (pairwise), error-span scores and
 WMT's ranking (esa, mqm: ``error_span_results``)."""
 
 from dataclasses import asdict, dataclass, replace
@@ -34,6 +35,7 @@ from ._common import (
     normalised_values,
     num,
 )
+from .best_worst_results import best_worst_results
 from .error_span_results import SpanResultOptions, SpanScoring, error_span_criterion
 
 
@@ -176,6 +178,11 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
                 rng=rng,
             )
         }
+    best_worst = None
+    if results.best_worst:
+        best_worst = best_worst_results(frame, confidence=options.confidence, n_resamples=options.n_resamples,
+                                        seed=options.seed)
+        out["best_worst"] = best_worst
     for s in sorted(scores, key=lambda s: -s.mean):
         row = {
             "system": s.system,
@@ -188,6 +195,8 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
         }
         if distribution:
             row["distribution"] = {f"{v:g}": c for v, c in distribution[s.system].items()}
+        if best_worst and best_worst["maxdiff"]:
+            row.update(best_worst["maxdiff"]["systems"].get(s.system, {"strength": None, "strength_ci": [None, None]}))
         if s.system in ranks:
             row["mean_rank"] = num(ranks[s.system].mean_rank)
             row["mean_rank_ci"] = interval(*ranks[s.system].mean_rank_ci)

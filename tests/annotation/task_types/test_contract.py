@@ -34,6 +34,8 @@ GOLD = {
     "esa": lambda criteria, systems: {c: {s: {"spans": [{"start": 0, "end": 1}], "score": [0, 100]} for s in systems}
                                       for c in criteria},
     "mqm": lambda criteria, systems: {c: {s: {"spans": [{"start": 0, "end": 1}]} for s in systems} for c in criteria},
+    # best–worst: equal scores leave the pick to the order shown, so any output counts as the right best
+    "bws": lambda criteria, systems: {"best": systems},
 }
 
 
