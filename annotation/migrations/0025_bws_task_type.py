@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0022_allocation_vacated_hold'),
+        ('annotation', '0024_conversation_turns'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
