@@ -62,6 +62,13 @@ def adjudication_rule_check(project: Project, *, enabled, threshold) -> Adjudica
     """The rule as given, checked against the project's task type; raises ValidationError naming the field."""
     if not isinstance(enabled, bool):
         raise ValidationError({"enabled": f"must be true or false, got {enabled!r}"})
+    if enabled and not REGISTRY[project.task_type].values.adjudicated:
+        raise ValidationError(
+            {
+                "enabled": f"{project.task_type} answers cannot be adjudicated yet: the adjudicator's screen does not "
+                "take them"
+            }
+        )
     if threshold is not None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise ValidationError({"threshold": f"must be a number or null, got {threshold!r}"})

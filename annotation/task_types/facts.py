@@ -18,6 +18,7 @@ SPREAD = "spread"  # highest minus lowest above the lead's threshold; without on
 # Error spans (SPANS values): some rater's span overlaps none of another rater's spans on the same output (see
 # spans_apart); with a threshold, values further apart than it disagree too (without one, values are not read).
 SPANS_APART = "spans_apart"
+NOT_ADJUDICATED = "not_adjudicated"  # the adjudicator's screen cannot take this type's answers; the rule is refused
 
 # What results are computed from the judgments (Results.kind).
 SCORED = "scored"  # a score per output: means per system with bootstrap intervals
@@ -36,7 +37,7 @@ class Values:
     distributions; ``export_type`` the parquet type of the
     judgments' ``value`` column, described by ``export_description``; ``export_columns`` the judgments
     table's columns only this type has; ``disagreement`` how an adjudication rule compares raters' values
-    (CATEGORIES_DIFFER, SPREAD, SPANS_APART)."""
+    (CATEGORIES_DIFFER, SPREAD, SPANS_APART, NOT_ADJUDICATED)."""
 
     kind: str
     export_type: str
@@ -53,12 +54,16 @@ class Values:
         the spans alone)."""
         return self.disagreement != CATEGORIES_DIFFER
 
+    @property
+    def adjudicated(self) -> bool:
+        return self.disagreement != NOT_ADJUDICATED
+
     def disagree(
         self, values: list[float], threshold: float | None, spans: list[tuple[tuple[str, int, int], ...]] = ()
     ) -> bool:
         """Whether raters' ``values`` (as coded, one per rater) disagree under a lead's adjudication rule;
         ``spans``: for SPANS_APART, each rater's marked error spans as (side, start, end), in the same order."""
-        if len(values) < 2:
+        if len(values) < 2 or not self.adjudicated:
             return False
         if self.disagreement == SPANS_APART:
             spread = threshold is not None and max(values) - min(values) > threshold

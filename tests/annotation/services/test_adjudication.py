@@ -66,7 +66,9 @@ def test_spans_disagree_when_one_raters_span_overlaps_none_of_anothers():
             assert task_type.values.disagreement == SPANS_APART
 
 
-@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.kind != SPANS])
+@pytest.mark.parametrize(
+    "slug", [slug for slug, t in REGISTRY.items() if t.values.kind != SPANS and t.values.adjudicated]
+)
 def test_a_disagreeing_import_is_queued_and_one_raters_answer_round_trips(slug):
     project = ProjectFactory(task_type=slug, criteria=["overall", "fluency"])
     item = ItemFactory(project=project, external_id="doc", systems=["bart", "t5"])
@@ -107,7 +109,7 @@ def test_a_disagreeing_import_is_queued_and_one_raters_answer_round_trips(slug):
     assert stored in by_rater.values()
 
 
-@pytest.mark.parametrize("slug", list(REGISTRY))
+@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if t.values.adjudicated])
 def test_the_rule_takes_a_threshold_only_where_the_values_are_not_categories(slug):
     project = ProjectFactory(task_type=slug)
     if REGISTRY[slug].values.takes_threshold:
@@ -118,3 +120,15 @@ def test_the_rule_takes_a_threshold_only_where_the_values_are_not_categories(slu
     for bad in (float("nan"), float("inf"), -0.5, 10**20):
         with pytest.raises(ValidationError):
             adjudication_rule_check(project, enabled=True, threshold=bad)
+
+
+@pytest.mark.parametrize("slug", [slug for slug, t in REGISTRY.items() if not t.values.adjudicated])
+def test_a_type_whose_answers_the_adjudicator_cannot_take_refuses_the_rule(slug):
+    project = ProjectFactory(task_type=slug)
+
+    with pytest.raises(ValidationError) as refused:
+        adjudication_rule_check(project, enabled=True, threshold=None)
+
+    assert "cannot be adjudicated" in str(refused.value.message_dict["enabled"])
+    assert adjudication_rule_check(project, enabled=False, threshold=None) == AdjudicationRule(False, None)
+    assert not REGISTRY[slug].values.disagree([0.0, 100.0], None)
