@@ -7,7 +7,6 @@ from agreement.urls import api_urlpatterns as agreement_api
 from annotation.job_apis import JobDetailApi
 from annotation.urls import api_urlpatterns as annotation_api
 from annotation.views_auth import LoginView
-from audit.urls import api_urlpatterns as audit_api
 from console.urls import api_urlpatterns as console_api
 from staffing.urls import api_urlpatterns as staffing_api
 
@@ -17,7 +16,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include(annotation_api)),
     path("api/v1/", include(agreement_api)),
-    path("api/v1/", include(audit_api)),
     path("api/v1/", include(console_api)),
     path("api/v1/", include(staffing_api)),
     path("api/v1/jobs/<int:pk>/", JobDetailApi.as_view(), name="api-job"),
@@ -26,7 +24,6 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("", include("evaluation.urls")),
     path("", include("agreement.urls")),
-    path("", include("audit.urls")),
     path("", include("console.urls")),
     path("", include("staffing.urls")),
 ]

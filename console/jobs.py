@@ -2,18 +2,15 @@
 
 from celery import shared_task
 
+from annotation.services.job import job_run
+from console.services.item_upload import IMPORT_JOB, UPDATE_JOB, item_upload_import, item_upload_update
 
-@shared_task(name="console.item_upload_import_job")
+
+@shared_task(name=IMPORT_JOB)
 def item_upload_import_job(job_id: int) -> dict:
-    from annotation.services.job import job_run
-    from console.services.item_upload import item_upload_import
-
     return job_run(job_id, lambda job, progress: item_upload_import(job=job, progress=progress))
 
 
-@shared_task(name="console.item_update_import_job")
+@shared_task(name=UPDATE_JOB)
 def item_update_import_job(job_id: int) -> dict:
-    from annotation.services.job import job_run
-    from console.services.item_upload import item_upload_update
-
     return job_run(job_id, lambda job, progress: item_upload_update(job=job, progress=progress))

@@ -1,12 +1,22 @@
 from django.urls import path
 
-from . import apis, views_allocation, views_items, views_lifecycle, views_progress, views_wizard
+from . import (
+    apis,
+    audit_apis,
+    views_allocation,
+    views_audit,
+    views_items,
+    views_lifecycle,
+    views_progress,
+    views_wizard,
+)
 
 api_urlpatterns = [
     path("projects/<int:pk>/progress/summary/", apis.ProgressSummaryApi.as_view(), name="api-progress-summary"),
     path("projects/<int:pk>/archive/", apis.ProjectArchiveApi.as_view(), name="api-project-archive"),
     path("projects/<int:pk>/restore/", apis.ProjectRestoreApi.as_view(), name="api-project-restore"),
     path("projects/<int:pk>/delete/", apis.ProjectDeleteApi.as_view(), name="api-project-delete"),
+    path("projects/<int:pk>/audit/", audit_apis.AuditListApi.as_view(), name="api-audit"),
 ]
 
 urlpatterns = [
@@ -30,4 +40,5 @@ urlpatterns = [
     path("projects/<int:pk>/delete/", views_lifecycle.project_delete_page, name="console-project-delete"),
     path("projects/<int:pk>/progress/", views_progress.progress_page, name="console-progress"),
     path("projects/<int:pk>/allocation/", views_allocation.allocation_page, name="console-allocation"),
+    path("projects/<int:pk>/audit/", views_audit.audit_log, name="audit-log"),
 ]

@@ -2,12 +2,15 @@
 
 from celery import shared_task
 
+from annotation.services.job import job_run
+from evaluation.services import metrics_compute
+from evaluation.services.export import EXPORT_JOB, export_run
+from evaluation.services.metrics_compute import METRICS_JOB
+from evaluation.services.rater_models_store import RATER_MODELS_JOB, rater_models_compute
 
-@shared_task(name="evaluation.metrics_compute")
+
+@shared_task(name=METRICS_JOB)
 def metrics_compute_job(job_id: int) -> dict:
-    from annotation.services.job import job_run
-    from evaluation.services import metrics_compute
-
     return job_run(
         job_id,
         lambda job, progress: metrics_compute(
@@ -17,21 +20,15 @@ def metrics_compute_job(job_id: int) -> dict:
 
 
 # An export of a million judgments takes under a minute; the limits leave room for slower disks.
-@shared_task(name="evaluation.export_run", acks_late=True, soft_time_limit=1800, time_limit=2000)
+@shared_task(name=EXPORT_JOB, acks_late=True, soft_time_limit=1800, time_limit=2000)
 def export_run_job(job_id: int) -> dict:
-    from annotation.services.job import job_run
-    from evaluation.services.export import export_run
-
     return job_run(
         job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress)
     )
 
 
-@shared_task(name="evaluation.rater_models")
+@shared_task(name=RATER_MODELS_JOB)
 def rater_models_job(job_id: int) -> dict:
-    from annotation.services.job import job_run
-    from evaluation.services.rater_models_store import rater_models_compute
-
     def work(job, progress):
         result = rater_models_compute(project=job.project, seed=job.params.get("seed", 0), progress=progress)
         return {"computed_at": result.computed_at.isoformat(), "n_judgments": result.n_judgments}

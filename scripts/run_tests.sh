@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite the way CI does: PostgreSQL and Redis on loopback (started, or installed
-# from Debian's packages, when missing), Debian's Chromium for browser tests, then pytest.
+# from Debian's packages, when missing), Debian's Chromium for browser tests, the SQLite lane, then pytest.
+# With arguments (a selection of tests), only pytest on PostgreSQL with them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/concord}"
@@ -33,6 +34,11 @@ fi
 # METEOR's WordNet 3.0, and XML::DOM for the ROUGE-1.5.5 Perl script the ROUGE tests compare against
 [ -f /usr/share/wordnet/index.sense ] || apt_install wordnet-base wordnet-sense-index
 perl -MXML::DOM -e 1 2>/dev/null || apt_install libxml-dom-perl
+
+# The whole suite first runs the SQLite lane (the demo's database; scripts/run_sqlite_lane.sh), cheaply.
+if [ $# -eq 0 ]; then
+  scripts/run_sqlite_lane.sh
+fi
 
 # The Celery worker of the integration tests is started by their fixture (tests/integration/conftest.py)
 # against the test database, so it sees exactly what the tests write. The test database is made anew

@@ -15,6 +15,34 @@ pytest_plugins = ["tests.browser_support"]
 DATASETS = Path(
     os.environ.get("CONCORD_DATASETS") or Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 )
+# Set by .ci/run: what CI must run is never skipped there. A missing dataset fails instead of skipping, and a
+# test marked ``postgresql`` that skips (CI runs on PostgreSQL) fails.
+STRICT = os.environ.get("CONCORD_TESTS_STRICT", "") not in ("", "0", "false")
+
+
+def datasets_folder() -> Path:
+    """The shared real-data folder; skips the test when absent (fails under CONCORD_TESTS_STRICT)."""
+    if not DATASETS.is_dir():
+        (pytest.fail if STRICT else pytest.skip)(f"{DATASETS} is absent (set CONCORD_DATASETS)")
+    return DATASETS
+
+
+def pytest_runtest_setup(item):
+    """Tests marked ``postgresql`` skip on another database (a lane runs them deselected: ``-m "not postgresql"``)."""
+    if item.get_closest_marker("postgresql") is not None:
+        from django.conf import settings
+
+        if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+            pytest.skip("needs PostgreSQL (row locks, SKIP LOCKED, concurrent connections)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if STRICT and report.skipped and item.get_closest_marker("postgresql") is not None:
+        report.outcome = "failed"
+        report.longrepr = f"a PostgreSQL-only test was skipped under CONCORD_TESTS_STRICT: {report.longrepr}"
 
 
 _truncate_flush = DatabaseOperations.sql_flush
@@ -44,10 +72,8 @@ def _flush_by_delete():
 @pytest.fixture
 def datasets() -> Path:
     """The shared real-data folder (``$CONCORD_DATASETS``, else ``../shared/datasets`` beside the
-    checkout); skips when absent."""
-    if not DATASETS.is_dir():
-        pytest.skip(f"{DATASETS} is absent")
-    return DATASETS
+    checkout); skips when absent, fails then under CONCORD_TESTS_STRICT."""
+    return datasets_folder()
 
 
 @pytest.fixture

@@ -8,9 +8,11 @@ from django.utils import timezone
 
 from agreement.models import AgreementAlert, AgreementSettings
 from annotation.models import Membership, Project
+from core.job_queue import queued_job
 
 PENDING = AgreementAlert.Delivery.PENDING
 NO_RECIPIENT = "no lead of the project has an email address"
+SEND_JOB = "agreement.jobs.alert_emails_send_job"
 
 
 def alert_emails_enqueue(*, project_id: int) -> None:
@@ -18,9 +20,7 @@ def alert_emails_enqueue(*, project_id: int) -> None:
 
     ``robust``: a broker that is down must not undo or fail the recompute that stored the alerts; the
     error is logged, the alerts stay pending on the dashboard, and the sweep sends them later."""
-    from agreement.jobs import alert_emails_send_job
-
-    transaction.on_commit(lambda: alert_emails_send_job.delay(project_id), robust=True)
+    transaction.on_commit(lambda: queued_job(SEND_JOB).delay(project_id), robust=True)
 
 
 def alert_emails_send(*, project_id: int) -> int:
@@ -71,11 +71,9 @@ def alert_emails_send(*, project_id: int) -> int:
 
 def alert_emails_enqueue_pending() -> int:
     """One send job per project with alerts still pending; answers how many projects."""
-    from agreement.jobs import alert_emails_send_job
-
     project_ids = list(AgreementAlert.objects.filter(delivery=PENDING).values_list("project_id", flat=True).distinct())
     for project_id in project_ids:
-        alert_emails_send_job.delay(project_id)
+        queued_job(SEND_JOB).delay(project_id)
     return len(project_ids)
 
 

@@ -7,19 +7,19 @@ from agreement.models import AgreementSettings
 from annotation.models import Job, Judgment, Project
 from annotation.services.job import job_start
 from audit.services import audit_record
+from core.job_queue import queued_job
 
 from .alerts import alerts_raise_for_latest_week
 from .snapshots import snapshot_compute_for_project
 
 RECOMPUTE_KIND = "agreement_recompute"
+RECOMPUTE_JOB = "agreement.jobs.agreement_recompute_job"
 
 
 @transaction.atomic
 def agreement_recompute_start(*, project: Project, user) -> Job:
     """Queues a recompute; one ``user`` asked for (None for the weekly schedule) goes to the audit log."""
-    from agreement.jobs import agreement_recompute_job
-
-    job = job_start(kind=RECOMPUTE_KIND, task=agreement_recompute_job, project=project, created_by=user)
+    job = job_start(kind=RECOMPUTE_KIND, task=queued_job(RECOMPUTE_JOB), project=project, created_by=user)
     if user is not None:
         audit_record(actor=user, action="agreement.recompute", project=project, target=f"job {job.id}",
                      detail={"job_id": job.id})

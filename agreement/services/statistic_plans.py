@@ -16,6 +16,7 @@ from agreement.stats import (
     krippendorff_alpha,
     percent_agreement,
     percent_agreement_from_counts,
+    rater_zscores,
     rating_slot_matrix,
     unit_category_counts,
 )
@@ -59,12 +60,8 @@ def _alpha(level: str) -> Statistic:
 
 def _alpha_rater_z() -> Statistic:
     """Interval alpha on scores z-normalised per rater (RankME raters use the slider differently)."""
-    def compute(m, categories):
-        mean = np.nanmean(m, axis=1, keepdims=True)
-        sd = np.nanstd(m, axis=1, keepdims=True)
-        sd[~(sd > 0)] = 1.0
-        return krippendorff_alpha((m - mean) / sd, level_of_measurement="interval")
-    return Statistic("krippendorff_alpha_interval_rater_z", compute)
+    return Statistic("krippendorff_alpha_interval_rater_z",
+                     lambda m, categories: krippendorff_alpha(rater_zscores(m), level_of_measurement="interval"))
 
 
 def _icc_one_way() -> Statistic:

@@ -31,6 +31,7 @@ from .krippendorff import (
     krippendorff_alpha_leave_one_out,
     leave_one_out_from_ratings,
 )
+from .normalisation import rater_zscores
 from .pair_tables import (
     PairAlphas,
     PairKappas,
@@ -132,6 +133,7 @@ __all__ = [
     "unit_category_counts",
     "encode_labels",
     "as_float_values",
+    "rater_zscores",
     # results and errors
     "AgreementResult",
     "FleissKappaResult",

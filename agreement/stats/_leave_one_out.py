@@ -21,7 +21,7 @@ def _alpha_from_sums(n, do_sum, de_sum):
         return np.where(de_sum > 0, 1.0 - (n - 1.0) * do_sum / np.where(de_sum > 0, de_sum, 1.0), np.nan)
 
 
-def _ratings(data: np.ndarray):
+def _ratings(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rater, unit, value, m) of every rating of a unit with at least two ratings."""
     present = ~np.isnan(data)
     m = present.sum(axis=0)
@@ -29,7 +29,7 @@ def _ratings(data: np.ndarray):
     return rater, unit, data[rater, unit], m.astype(np.float64)
 
 
-def categorical(data: np.ndarray, level: str, difference_matrix):
+def categorical(data: np.ndarray, level: str, difference_matrix) -> tuple[np.ndarray, np.ndarray]:
     """Per-rater alpha without that rater, for data with at most MAX_CATEGORIES distinct values.
 
     Returns ``(alpha_without, n_without)`` arrays of length n_raters (NaN where undefined).
@@ -37,7 +37,8 @@ def categorical(data: np.ndarray, level: str, difference_matrix):
     return categorical_ratings(*_ratings(data), data.shape[0], level, difference_matrix)
 
 
-def categorical_ratings(rater, unit, values, m, n_raters: int, level: str, difference_matrix):
+def categorical_ratings(rater, unit, values, m, n_raters: int, level: str, difference_matrix
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`categorical` from the ratings of units rated at least twice: ``rater[i]`` (a row
     below ``n_raters``), ``unit[i]`` and ``values[i]``, with ``m[u]`` the ratings of unit ``u``."""
     categories, code = _observed_codes(values)

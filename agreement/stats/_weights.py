@@ -35,7 +35,7 @@ def agreement_weights(weights, n_categories: int, *, values=None) -> np.ndarray:
         raise ValueError(f"unknown weights {weights!r}; valid choices are {valid}, or a (K, K) array")
     k = np.arange(n_categories, dtype=np.float64)
     dist = np.abs(np.subtract.outer(k, k))
-    span = max(n_categories - 1, 1)
+    span = float(max(n_categories - 1, 1))
     if values is not None and weights in DISTANCE_SCHEMES:
         x = np.asarray(values, dtype=np.float64)
         dist = np.abs(np.subtract.outer(x, x))

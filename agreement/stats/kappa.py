@@ -462,9 +462,8 @@ def _kappa_from_table(table: np.ndarray, weights, level: float) -> AgreementResu
     quantile = float(stats.norm.ppf(0.5 + level / 2.0))
     # a rater who uses a single category leaves no null variance (0 up to round-off): no test
     z = kappa / se0 if var0 > 1e-14 else None
-    ci, reason = (kappa - quantile * se, min(1.0, kappa + quantile * se)), constant_rater_reason(table)
-    if reason is not None:
-        se = ci = None
+    reason = constant_rater_reason(table)
+    ci = None if reason is not None else (kappa - quantile * se, min(1.0, kappa + quantile * se))
     return AgreementResult(
         statistic="cohen_kappa",
         variant="unweighted" if weights is None else (weights if isinstance(weights, str) else "custom"),
@@ -473,7 +472,7 @@ def _kappa_from_table(table: np.ndarray, weights, level: float) -> AgreementResu
         n_raters=2,
         observed_agreement=po,
         expected_agreement=pe,
-        standard_error=se,
+        standard_error=None if reason is not None else se,
         confidence_interval=ci,
         confidence_level=level,
         test_statistic=None if z is None else float(z),

@@ -199,7 +199,9 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
     fast = _leave_one_out_in_one_pass(data, level_of_measurement)
     if fast is not None:
         return _leave_one_out_result(*fast, value, level_of_measurement)
-    without, change, reasons = [], [], []
+    without: list[float | None] = []
+    change: list[float | None] = []
+    reasons: list[str | None] = []
     for r in range(data.shape[0]):
         rest = np.delete(data, r, axis=0)
         try:
@@ -257,7 +259,7 @@ def _leave_one_out_result(alphas, pairable, value: float, level: str) -> LeaveOn
     )
 
 
-def _leave_one_out_in_one_pass(data: np.ndarray, level: str):
+def _leave_one_out_in_one_pass(data: np.ndarray, level: str) -> tuple[np.ndarray, np.ndarray] | None:
     """(alpha without each rater, pairable values left) from one pass, or None where the
     per-rater coincidence changes would be large (many distinct values, not interval)."""
     if level == "interval":
@@ -442,11 +444,13 @@ def _coincidence_parts(o: np.ndarray, values: np.ndarray, n_units: int, n_raters
     )
 
 
-def difference_matrix(level: str, values: np.ndarray, marginals: np.ndarray) -> np.ndarray:
+def difference_matrix(level: str, values: np.ndarray, marginals: np.ndarray | None) -> np.ndarray:
     """Squared differences delta^2_ck of [1] between ``values`` (marginals n_c for ordinal)."""
     if level == "nominal":
         return 1.0 - np.eye(values.size)
     if level == "ordinal":
+        if marginals is None:
+            raise ValueError("ordinal differences need the values' marginals")
         mid_ranks = np.cumsum(marginals) - marginals / 2.0
         return np.subtract.outer(mid_ranks, mid_ranks) ** 2
     if level == "interval":
@@ -502,6 +506,7 @@ def _interval_parts(data: np.ndarray) -> _AlphaParts:
         n_units += int(np.count_nonzero(block.m))
         used |= block.rater_used
     _check_pairable(np.array([n_units]))
+    assert shift is not None  # set by the first block with values, which a pairable unit is in
     if m2_total == 0.0:
         raise _single_value_error(shift)
     # sum_{c,k} n_uc n_uk (c-k)^2 = 2 m_u SS_u  and  sum_{c,k} n_c n_k (c-k)^2 = 2 n M2 (Notes)

@@ -189,6 +189,8 @@ def specific_agreement(reliability_data, *, categories=None):
 def specific_agreement_from_counts(counts, categories) -> dict:
     """:func:`specific_agreement` from per-unit counts over the declared ``categories``, shape (n_units, K)."""
     counts, cats = np.asarray(counts, dtype=np.float64), as_categories(categories)
+    if cats is None:
+        raise ValueError("categories are required: they name the columns of counts")
     r_i = counts.sum(axis=1)
     multi = r_i >= 2
     if not multi.any():

@@ -52,7 +52,8 @@ def as_float_values(values, *, name: str = "values") -> np.ndarray:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raw = np.asarray(values, dtype=object)
-        missing = np.equal(raw, None) | np.equal(raw, "")
+        # numpy's type stubs leave out None, which an object array compares with element by element
+        missing = np.equal(raw, None) | np.equal(raw, "")  # type: ignore[call-overload]
         raw = raw.copy()
         raw[missing] = np.nan
         try:
@@ -108,7 +109,7 @@ def encode_labels(labels, order) -> np.ndarray:
     order = list(order)
     if len(set(order)) != len(order):
         raise ValueError(f"order lists a category twice: {order}")
-    missing = np.equal(raw, None) | np.equal(raw, "") | np.not_equal(raw, raw)  # NaN != NaN
+    missing = np.equal(raw, None) | np.equal(raw, "") | np.not_equal(raw, raw)  # type: ignore[call-overload]  # NaN != NaN
     present = raw[~missing]
     try:
         distinct, inverse = np.unique(present, return_inverse=True)

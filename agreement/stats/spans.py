@@ -39,6 +39,7 @@ References
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -250,11 +251,11 @@ def span_agreement(
     if tables.n_segments == 0:
         raise InsufficientDataError("no segment was rated by two raters: span agreement needs pairs")
     # Features summed over segments: the overall ones (dense) and, per pair, the same layout per pair.
-    blocks = [(None, tables.overall)]
+    blocks: list[tuple[int | None, Any]] = [(None, tables.overall)]
     if pairs:
         blocks += [(p, tables.pair_features[p]) for p in range(len(tables.pair_raters))]
     point = [_from_sums(tables, np.asarray(m.sum(axis=0)).reshape(1, -1), p) for p, m in blocks]
-    reps = [[] for _ in blocks]
+    reps: list[list[dict]] = [[] for _ in blocks]
     jack = [_jackknife(tables, m, p) if n_resamples and method == "bca" else None for p, m in blocks]
     for weights in _weight_blocks(tables.n_segments, int(n_resamples), rng):
         for k, (p, m) in enumerate(blocks):
@@ -268,7 +269,7 @@ def span_agreement(
             if stat == "alpha" and p is None:
                 value = _alpha_point(tables, label, value)
             rep = np.concatenate([r[key] for r in reps[k]]) if reps[k] else np.empty(0)
-            jk = None if jack[k] is None else jack[k][key]
+            jk = None if (jackknife := jack[k]) is None else jackknife[key]
             out.append(_statistic(stat, label, ra, rb, value, rep, jk, n_seg, level))
     return SpanAgreement(tables.schemes, tables.n_segments, int(n_resamples), level, tuple(out))
 
@@ -283,7 +284,7 @@ class _Tables:
     layout: dict
     n_segments: int
     overall: np.ndarray
-    overall_coincidence: np.ndarray  # per scheme, (n_labels, n_labels): for the exact alpha point value
+    overall_coincidence: dict[str, np.ndarray]  # per scheme, (n_labels, n_labels): for the exact alpha point value
     pair_raters: np.ndarray
     pair_segments: np.ndarray
     pair_features: list
@@ -307,7 +308,7 @@ def _segment_tables(s: SpanSet, match_severity: bool) -> _Tables:
     np.add.at(cover, (s.severity - 1, base + s.start), 1)
     np.add.at(cover, (s.severity - 1, base + s.end), -1)
     covered = np.cumsum(cover, axis=1, dtype=np.int32)[:, :n_chars] > 0
-    labels = [covered.any(axis=0).astype(np.int8)]
+    labels: list = [covered.any(axis=0).astype(np.int8)]
     labels += [covered[k].astype(np.int8) for k in range(k_sev)]
     severity_label = np.zeros(n_chars, dtype=np.int8)
     for k in range(k_sev):
@@ -583,6 +584,7 @@ def _jackknife(t: _Tables, m, pair) -> dict:
     """Every statistic with each segment left out in turn; a segment without features for a pair (one
     it did not share) leaves the full-data value."""
     total = np.asarray(m.sum(axis=0)).reshape(1, -1)
+    rows: np.ndarray | slice
     if sparse.issparse(m):
         rows = np.flatnonzero(m.getnnz(axis=1))
         left = total - m[rows].toarray()

@@ -8,7 +8,6 @@ from datetime import date, datetime
 import numpy as np
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
-from scipy.stats import binomtest, mannwhitneyu
 
 from annotation.models import (
     Assignment,
@@ -25,6 +24,7 @@ from annotation.models import (
 from annotation.selectors.judgment_spans import spans_by_judgment
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import LEFT_WINS, OUTCOME
+from evaluation.stats import degraded_scores_test, position_bias_test, sign_test_greater
 
 # Gold answers the rolling accuracy looks back over.
 ROLLING_GOLD = 20
@@ -276,7 +276,7 @@ class PositionBias:
 
     def as_dict(self) -> dict:
         decided = self.first_wins + self.other_wins
-        p = binomtest(self.first_wins, decided, self.chance).pvalue if decided else None
+        p = position_bias_test(self.first_wins, decided, self.chance) if decided else None
         return {"n": self.n, "first_wins": self.first_wins, "other_wins": self.other_wins, "ties": self.ties,
                 "first_share": self.first_wins / decided if decided else None,
                 "tie_rate": self.ties / self.n if self.n else None, "chance": self.chance, "p_value": p}
@@ -288,7 +288,7 @@ def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, Posi
     Pairwise: each judgment's winner against the left system of its shown order. RankME: per screen
     and criterion, whether the first-shown output got the single highest score (a shared top is a
     tie); chance is 1/k for k outputs (the mean over screens when k varies). The p-value is a
-    two-sided exact binomial test (scipy.stats.binomtest) of first-position wins among decided screens.
+    two-sided exact binomial test (evaluation.stats.position_bias_test) of first-position wins among decided screens.
     """
     kind = REGISTRY[project.task_type].position_bias
     if kind is None:
@@ -355,13 +355,12 @@ class DegradedCheck:
         """One-sided: small when damaged copies score lower (Mann–Whitney U on normalised scores), or, for
         pairwise, when the intact side wins more often than chance (exact binomial test)."""
         if self.degraded and self.originals:
-            return float(mannwhitneyu(self.degraded, self.originals, alternative="less").pvalue)
+            return degraded_scores_test(self.degraded, self.originals)
         if self.intact_wins + self.degraded_wins:
-            return float(binomtest(self.intact_wins, self.intact_wins + self.degraded_wins, 0.5,
-                                   alternative="greater").pvalue)
+            return sign_test_greater(self.intact_wins, self.intact_wins + self.degraded_wins)
         discordant = self.marked_only_in_copy + self.marked_only_in_original
         if discordant:  # an exact McNemar test: the damaged place is marked more often than the intact one
-            return float(binomtest(self.marked_only_in_copy, discordant, 0.5, alternative="greater").pvalue)
+            return sign_test_greater(self.marked_only_in_copy, discordant)
         return None
 
     def as_dict(self) -> dict:

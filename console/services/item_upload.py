@@ -16,9 +16,12 @@ from annotation.services import ImportRejected, detect_format, item_import
 from annotation.services.item_changes import item_import_update
 from annotation.services.job import job_start
 from console.selectors.import_errors import import_error_report
+from core.job_queue import queued_job
 
 KIND = "item_import"
 UPDATE_KIND = "item_update"
+IMPORT_JOB = "console.item_upload_import_job"
+UPDATE_JOB = "console.item_update_import_job"
 UPLOAD_DIR = "imports"
 
 
@@ -32,8 +35,6 @@ def item_upload_start(*, project: Project, upload, created_by, update: bool = Fa
 
     Raises ImportTooLarge past CONCORD_MAX_IMPORT_BYTES (nothing is kept then).
     """
-    from console.jobs import item_update_import_job, item_upload_import_job
-
     fmt = detect_format(upload.name, upload.content_type)
     name = f"{uuid.uuid4().hex}.{fmt}"
     path = _upload_path(name)
@@ -43,7 +44,7 @@ def item_upload_start(*, project: Project, upload, created_by, update: bool = Fa
     try:
         return job_start(
             kind=UPDATE_KIND if update else KIND,
-            task=item_update_import_job if update else item_upload_import_job,
+            task=queued_job(UPDATE_JOB if update else IMPORT_JOB),
             project=project,
             created_by=created_by,
             params={"file": name, "format": fmt, "filename": upload.name},

@@ -24,6 +24,7 @@ from annotation.selectors.profiles import profile_fields, rater_profile_answers
 from annotation.services.job import job_start
 from annotation.task_types import REGISTRY
 from audit.services import audit_record
+from core.job_queue import queued_job
 from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
@@ -52,6 +53,7 @@ from evaluation.selectors.soft_labels import soft_label_units
 from .rater_models import criterion_categories, is_categorical
 
 EXPORT_KIND = "export"
+EXPORT_JOB = "evaluation.export_run"
 SPLITS = ("all", "subgroup")
 LICENSE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9.+-]{0,63}$")
 LANGUAGE_PATTERN = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
@@ -500,14 +502,12 @@ def _zip(
 
 def export_start(*, project: Project, options: ExportOptions, created_by) -> Export:
     """Records the export and queues its job (after the transaction commits); raises ExportOptionsError."""
-    from evaluation.jobs import export_run_job
-
     options = options.checked()
     with transaction.atomic():
         export = Export.objects.create(project=project, created_by=created_by, options=asdict(options))
         job = job_start(
             kind=EXPORT_KIND,
-            task=export_run_job,
+            task=queued_job(EXPORT_JOB),
             project=project,
             created_by=created_by,
             params={"export_id": export.id},

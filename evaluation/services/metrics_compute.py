@@ -9,13 +9,16 @@ from django.utils import timezone
 
 from annotation.models import Output, Project
 from annotation.services.bulk_insert import insert_rows
+from annotation.services.job import job_start
 from audit.services import audit_record
+from core.job_queue import queued_job
 from evaluation.metrics import REGISTRY, MetricResources, compute_metrics, metric_spec
 from evaluation.models import MetricInput, MetricScore
 
 from .metric_inputs import metric_input_files
 
 # Outputs scored per round: long summaries make ROUGE and the embedding model the slow part.
+METRICS_JOB = "evaluation.metrics_compute"
 BATCH_SIZE = 500
 DEFAULT_METRICS = (
     "rouge1",
@@ -144,13 +147,10 @@ def metrics_compute(
 @transaction.atomic
 def metrics_compute_start(*, project: Project, names=None, created_by=None):
     """Start the metrics job (the Celery task runs ``metrics_compute``); returns the Job row."""
-    from annotation.services.job import job_start
-    from evaluation.jobs import metrics_compute_job
-
     names = metric_names_check(names, project)
     job = job_start(
         kind="metrics_compute",
-        task=metrics_compute_job,
+        task=queued_job(METRICS_JOB),
         project=project,
         created_by=created_by,
         params={"metrics": names},

@@ -11,12 +11,15 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from annotation.models import Job, Judgment, Project, RaterExclusion
+from annotation.services.job import job_start
 from audit.services import audit_record
+from core.job_queue import queued_job
 from evaluation.models import RaterModelsResult
 
 from .rater_models import rater_models_report
 
 JOB_KIND = "rater_models"
+RATER_MODELS_JOB = "evaluation.rater_models"
 
 
 @dataclass(frozen=True)
@@ -63,10 +66,9 @@ def rater_models_compute(
 @transaction.atomic
 def rater_models_recompute_start(*, project: Project, user=None, seed: int = 0) -> Job:
     """Starts the job that recomputes the rater models (Celery, after commit); returns the Job row."""
-    from annotation.services.job import job_start
-    from evaluation.jobs import rater_models_job
-
-    job = job_start(kind=JOB_KIND, task=rater_models_job, project=project, created_by=user, params={"seed": seed})
+    job = job_start(
+        kind=JOB_KIND, task=queued_job(RATER_MODELS_JOB), project=project, created_by=user, params={"seed": seed}
+    )
     audit_record(
         actor=user, action="rater_models.recompute", project=project, target=f"job {job.id}", detail={"seed": seed}
     )

@@ -59,6 +59,7 @@ from .pairwise import (
 )
 from .post_stratification import PostStratifiedMean, post_stratified_means
 from .prediction_powered import MeanEstimate, PredictionPoweredMean, prediction_powered_mean
+from .quality_control import degraded_scores_test, position_bias_test, sign_test_greater
 from .rater_models import (
     CategoricalRaterModel,
     GaussianRaterModel,
@@ -94,6 +95,9 @@ from .system_scores import (
 )
 
 __all__ = [
+    "degraded_scores_test",
+    "position_bias_test",
+    "sign_test_greater",
     "AdjacentMargin",
     "LeaderboardIntegrity",
     "leaderboard_integrity",

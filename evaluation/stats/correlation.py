@@ -210,18 +210,18 @@ def correlation(
     h, m = np.where(both, h, np.nan), np.where(both, m, np.nan)
 
     if level == "system":
-        value, n = _system_level(h, m, method, np.ones((1, h.shape[0])))
+        values, n = _system_level(h, m, method, np.ones((1, h.shape[0])))
     elif level == "item":
         per_item = correlation_rows(h, m, method=method)
         defined = ~np.isnan(per_item)
-        value, n = (
+        values, n = (
             np.array([per_item[defined].mean()]) if defined.any() else np.array([np.nan]),
             int(defined.sum()),
         )
     else:
-        value = correlation_rows(h.reshape(1, -1), m.reshape(1, -1), method=method)
+        values = correlation_rows(h.reshape(1, -1), m.reshape(1, -1), method=method)
         n = int(both.sum())
-    value = float(value[0])
+    value = float(values[0])
     if np.isnan(value):
         raise InsufficientDataError(
             f"the {level}-level {method} correlation is undefined here: it needs at "

@@ -223,8 +223,8 @@ def _pair_tables(k: int, i: np.ndarray, j: np.ndarray, y: np.ndarray, weights: n
             onehot = np.zeros((mask.sum(), k * k))
             onehot[np.arange(mask.sum()), cells[mask]] = 1.0
             target += weights[:, mask] @ onehot
-    wins, ties = wins.reshape(b, k, k), ties.reshape(b, k, k)
-    return wins, ties + np.swapaxes(ties, 1, 2)
+    win_tables, tie_tables = wins.reshape(b, k, k), ties.reshape(b, k, k)
+    return win_tables, tie_tables + np.swapaxes(tie_tables, 1, 2)
 
 
 def _has_mle(beats: np.ndarray) -> np.ndarray:
@@ -234,7 +234,7 @@ def _has_mle(beats: np.ndarray) -> np.ndarray:
     reach = ((beats > 0) | np.eye(k, dtype=bool)).astype(float)
     for _ in range(int(np.ceil(np.log2(max(k, 2)))) + 1):
         reach = np.minimum(reach @ reach, 1.0)
-    return (reach > 0).all(axis=(1, 2))
+    return np.asarray((reach > 0).all(axis=(1, 2)))
 
 
 def _fit_half(wins: np.ndarray, ties: np.ndarray, max_iter: int, tol: float) -> np.ndarray:

@@ -293,6 +293,7 @@ def mace(
         )
         if best is None or fit[3] > best[3]:
             best = fit
+    assert best is not None  # n_restarts >= 1
     spam, strategy, post, log_likelihood, n_iter, converged = best
     confusions = spam[:, None, None] * strategy[:, None, :] + (1.0 - spam)[:, None, None] * np.eye(k)
     return CategoricalRaterModel(

@@ -221,7 +221,7 @@ def compare_systems(
             except InsufficientDataError:
                 continue
             results.append((names[p], names[q], r))
-    adjusted = holm([r.p_value for *_, r in results]) if results else []
+    adjusted = holm([r.p_value for *_, r in results]) if results else np.empty(0)
     return [
         SystemComparison(a, b, r.difference, r.n_units, r.p_value, float(h), bool(h < alpha))
         for (a, b, r), h in zip(results, adjusted, strict=True)

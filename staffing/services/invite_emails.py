@@ -10,7 +10,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from audit.services import audit_record
+from core.job_queue import queued_job
 from staffing.models import Invite, InviteEmail
+
+SEND_JOB = "staffing.jobs.invite_email_send_job"
 
 
 @transaction.atomic
@@ -20,8 +23,6 @@ def invite_email_queue(*, invite: Invite, to: str, url: str, by) -> InviteEmail:
     (CONCORD_INVITE_EMAILS), the address is not one, or the invite no longer admits anyone.
 
     ``robust``: a broker that is down must not fail the request; the email stays pending on the page."""
-    from staffing.jobs import invite_email_send_job
-
     if not settings.CONCORD_INVITE_EMAILS:
         raise ValidationError({"email": "Invite emails are off on this installation: set EMAIL_URL to a mail server."})
     try:
@@ -35,7 +36,7 @@ def invite_email_queue(*, invite: Invite, to: str, url: str, by) -> InviteEmail:
     audit_record(
         actor=by, action="invite.email", project=invite.project, target=f"invite {invite.pk}", detail={"to": to}
     )
-    transaction.on_commit(lambda: invite_email_send_job.delay(email.pk), robust=True)
+    transaction.on_commit(lambda: queued_job(SEND_JOB).delay(email.pk), robust=True)
     return email
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from audit.services import audit_record
-from audit.views import PAGE_SIZE
+from console.views_audit import PAGE_SIZE
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

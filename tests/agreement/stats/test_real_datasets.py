@@ -1,8 +1,8 @@
 """Published numbers of real human-evaluation studies, reproduced through the library.
 
-The data live in ``<repo>/../shared/datasets`` (never copied into the repo); each test skips when
-its folder is absent. Sources and published values: each folder's README.md and
-expected_values.json.
+The data live in the conftest's datasets folder (``$CONCORD_DATASETS``, else ``<repo>/../shared/datasets``;
+never copied into the repo); each test skips when its folder is absent (fails in CI). Sources and published
+values: each folder's README.md and expected_values.json.
 """
 
 import csv
@@ -23,14 +23,13 @@ from agreement.stats import (
     unanimous_agreement,
     unit_category_counts,
 )
-
-DATASETS = Path(__file__).resolve().parents[3] / ".." / "shared" / "datasets"
+from tests.conftest import STRICT, datasets_folder
 
 
 def _folder(name: str) -> Path:
-    folder = DATASETS / name
+    folder = datasets_folder() / name
     if not folder.is_dir():
-        pytest.skip(f"{folder} is absent")
+        (pytest.fail if STRICT else pytest.skip)(f"{folder} is absent")
     return folder
 
 

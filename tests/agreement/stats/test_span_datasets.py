@@ -11,15 +11,13 @@ from scipy import stats
 
 from agreement.stats import krippendorff_alpha, span_agreement
 from evaluation.stats import MAROT_MQM_WEIGHTS, mqm_row_weights
-from tests.conftest import DATASETS
+from tests.conftest import datasets_folder
 from tests.evaluation.datasets.error_spans import check_sums, esa_second_ratings, load_sxs, sxs_target_spans
 
 
 @pytest.fixture(scope="module")
 def folder():
-    if not DATASETS.is_dir():
-        pytest.skip(f"{DATASETS} is absent")
-    return DATASETS
+    return datasets_folder()
 
 
 @pytest.mark.parametrize(("lp", "code"), [("en-de", "ende"), ("zh-en", "zhen")])

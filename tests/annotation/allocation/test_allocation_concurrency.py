@@ -5,7 +5,6 @@ import time
 from collections import Counter
 
 import pytest
-from django.db import connection
 from django.db.models import Count
 
 from annotation.models import Assignment, Item, Judgment, Membership
@@ -15,18 +14,13 @@ from tests.annotation.factories import ItemFactory, UserFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 from tests.annotation.services.test_assignment_concurrency import run_threads
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 N_ITEMS = 60  # every other one double-annotated: 90 slots
 PLACES, QUOTA = 8, 16
 N_RATERS = 10  # two more than places: one of them takes the excluded rater's place over
 EXCLUDED, EXCLUDE_AFTER = 3, 4
 
-
-@pytest.fixture(autouse=True)
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("SKIP LOCKED races need PostgreSQL")
 
 
 def _designed_project():

@@ -106,12 +106,10 @@ def _session(monkeypatch, task_type):
     """A careless rater's whole session; returns (signals per screen, control or not per screen)."""
     systems, gold, answer = STUDIES[task_type]
     # Seeded: the sweeps and display orders; each screen's draw, keyed as in production but by fixed ids
-    # (the database's ids differ from run to run); and PostgreSQL's random(), which picks among controls.
+    # (the database's ids differ from run to run); and the database's random(), which picks among controls.
     screen_rng = assignment_service._screen_rng
     monkeypatch.setattr(assignment_service, "_rng", random.Random(11))
     monkeypatch.setattr(assignment_service, "_screen_rng", lambda _project, _rater, screen: screen_rng(1, 1, screen))
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT setseed(0.25)")
     project = rating_project(task_type=task_type, n_items=N_WORK, systems=systems, gold_rate=0.15, repeat_rate=0.1)
     for k in range(N_GOLD):
         ItemFactory(project=project, n_target=0, gold=gold(k), systems=systems)
@@ -239,8 +237,22 @@ def _two_sample_p(values: np.ndarray, is_control: np.ndarray) -> float:
     return float(mannwhitneyu(values[is_control], values[~is_control]).pvalue)
 
 
+@pytest.fixture
+def seeded_database_random():
+    """PostgreSQL's random() seeded; SQLite's RANDOM() takes no seed, so a seeded one stands in for it."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT setseed(0.25)")
+            yield
+            return
+    seeded = random.Random(25)
+    connection.connection.create_function("RANDOM", 0, lambda: seeded.randint(-(2**63), 2**63 - 1))
+    yield
+    connection.connection.create_function("RANDOM", 0, None)  # SQLite's own again
+
+
 @pytest.mark.parametrize("task_type", list(STUDIES))
-def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, task_type):
+def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, seeded_database_random, task_type):
     rows, is_control = _session(monkeypatch, task_type)
 
     # The session is whole: every work item, and about a third control screens of every kind

@@ -7,7 +7,6 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
@@ -21,13 +20,8 @@ N_ITEMS = 24
 N_TARGET = 2
 QUOTA = 2  # 40 raters x 2 screens cover the 48 slots and the flagged screens; at least 12 raters reach it
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
-
-@pytest.fixture(autouse=True)
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("SKIP LOCKED races need PostgreSQL")
 
 
 def test_racing_raters_never_over_assign_lose_or_double_a_judgment():

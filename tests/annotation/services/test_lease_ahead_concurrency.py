@@ -6,7 +6,6 @@ import threading
 from collections import Counter
 
 import pytest
-from django.db import connection
 from django.db.models import Count
 
 from annotation.models import Assignment, Item, Judgment
@@ -14,15 +13,10 @@ from annotation.services import assignment_ahead_for_rater, assignment_next_for_
 from tests.annotation.rating import add_raters, full_values, rating_project
 from tests.concurrency import run_threads
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 N_ITEMS, TARGET, N_RATERS, QUOTA = 30, 2, 6, 12
 
-
-@pytest.fixture(autouse=True)
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("SKIP LOCKED races need PostgreSQL")
 
 
 def work_ahead(project, rater, token_prefix: str) -> list[int]:

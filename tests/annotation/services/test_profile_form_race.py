@@ -7,7 +7,7 @@ import time
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection, connections, transaction
+from django.db import connections, transaction
 
 from annotation.models import RaterProfile
 from annotation.services.profiles import ProfileFieldSpec, profile_answer, profile_form_set
@@ -16,9 +16,8 @@ from tests.annotation.rating import add_raters, rating_project
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
+@pytest.mark.postgresql
 def test_answers_sent_while_the_form_changes_are_checked_against_the_new_form():
-    if connection.vendor != "postgresql":
-        pytest.skip("row-lock races need PostgreSQL")
     project = rating_project(n_items=1)
     (rater,) = add_raters(project)
     profile_form_set(project=project, consent="Consent?", fields=(ProfileFieldSpec("age", "number", (), False, False),))

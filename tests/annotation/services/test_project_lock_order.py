@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 
 from annotation.models import Assignment, Item, Judgment
 from annotation.services import assignment_next_for_rater, item_import, judgment_import, judgment_submit
@@ -19,13 +19,8 @@ from tests.annotation.rating import add_raters, full_values
 
 judgment_import_module = importlib.import_module("annotation.services.judgment_import")
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
-
-@pytest.fixture(autouse=True)
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("row-lock races need PostgreSQL")
 
 
 @pytest.fixture

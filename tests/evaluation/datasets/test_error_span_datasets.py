@@ -10,7 +10,7 @@ import pytest
 
 from annotation.error_span_formats import read_error_rows
 from evaluation.stats import MAROT_MQM_WEIGHTS, WMT_MQM_WEIGHTS, mqm_scores, rank_systems
-from tests.conftest import DATASETS
+from tests.conftest import datasets_folder as shared_datasets_folder
 
 from .error_spans import check_sums, esa_official, load_sxs, tsv_rows
 
@@ -42,9 +42,7 @@ def ted(datasets_folder):
 @pytest.fixture(scope="module")
 def datasets_folder():
     """The conftest's datasets folder ($CONCORD_DATASETS), once per module (the ``datasets`` fixture is per test)."""
-    if not DATASETS.is_dir():
-        pytest.skip(f"{DATASETS} is absent")
-    return DATASETS
+    return shared_datasets_folder()
 
 
 def test_ted_system_scores_13_of_14_match_the_readme(ted):

@@ -10,7 +10,7 @@ import pytest
 
 from annotation.models import Membership
 from tests.annotation.factories import UserFactory
-from tests.conftest import DATASETS, client_for
+from tests.conftest import client_for, datasets_folder
 
 from .error_spans import check_sums, esa_official, placeholder, sxs_marked_tsv, tsv_rows
 
@@ -40,9 +40,7 @@ SOURCE_ERRORS = {"name": "Source error", "source": True}
 
 @pytest.fixture(scope="module")
 def folder():
-    if not DATASETS.is_dir():
-        pytest.skip(f"{DATASETS} is absent")
-    return DATASETS
+    return datasets_folder()
 
 
 def typology(categories) -> list[dict]:

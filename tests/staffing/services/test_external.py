@@ -2,7 +2,6 @@
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
 
 from annotation.models import Membership
 from audit.models import AuditEntry
@@ -91,9 +90,8 @@ def test_a_removed_worker_cannot_come_back_by_the_link(project, lead, link):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.postgresql
 def test_one_worker_entering_from_many_tabs_at_once_gets_one_account(project, link):
-    if connection.vendor != "postgresql":
-        pytest.skip("the race needs real concurrent connections")
     codes = []
 
     def enter(_):
@@ -108,9 +106,8 @@ def test_one_worker_entering_from_many_tabs_at_once_gets_one_account(project, li
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.postgresql
 def test_a_cap_admits_exactly_its_number_of_workers_entering_at_once(project, lead, link):
-    if connection.vendor != "postgresql":
-        pytest.skip("the race needs real concurrent connections")
     from staffing.services import EntryRefused, external_link_configure
 
     external_link_configure(project=project, by=lead, max_identities=3)

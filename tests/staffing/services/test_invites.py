@@ -5,7 +5,6 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection
 from django.utils import timezone
 
 from annotation.models import Membership
@@ -122,9 +121,8 @@ def test_signup_through_a_used_up_invite_creates_no_account(project, lead):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.postgresql
 def test_a_cap_of_n_admits_exactly_n_racing_clients(project, lead):
-    if connection.vendor != "postgresql":
-        pytest.skip("the race needs PostgreSQL's row locks and real concurrent connections")
     # Given an invite for 5 and 16 users who open it at the same instant, each on its own connection
     invite = invite_create(project=project, by=lead, max_uses=5, valid_days=1)
     users = [UserFactory(username=f"racer{i}") for i in range(16)]

@@ -3,7 +3,6 @@ every rater, on PostgreSQL: each side a thread with its own connection, many rou
 membership and assignment rows; taken in opposite orders they deadlock."""
 
 import pytest
-from django.db import connection
 from django.db.models import Count, Q
 
 from annotation.models import Assignment, Item, Judgment, Membership, RaterAction
@@ -22,13 +21,8 @@ from tests.concurrency import run_threads
 
 ROUNDS = 20
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
-
-@pytest.fixture(autouse=True)
-def postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("row-lock races need PostgreSQL")
 
 
 def gold_project():

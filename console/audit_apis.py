@@ -1,13 +1,13 @@
-"""REST API of the audit log: a project's entries, read-only."""
+"""REST API of the audit log: a project's entries, read-only (in the console: audit itself sits below the apps'
+services and selectors)."""
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
 
 from annotation.pagination import StandardPagination
 from annotation.selectors import project_get_for_lead
-
-from .models import ACTIONS
-from .selectors import audit_list_for_project
+from audit.models import ACTIONS
+from audit.selectors import audit_list_for_project
 
 
 class AuditListApi(APIView):

@@ -1,12 +1,12 @@
-"""The lead's audit log page: who did what to the project, newest first, filtered by action and actor."""
+"""The lead's audit log page: who did what to the project, newest first, filtered by action and actor (in the
+console: audit itself sits below the apps' services and selectors)."""
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from annotation.selectors import project_get_for_lead
-
-from .models import ACTIONS
-from .selectors import audit_actor_names_for_project, audit_list_for_project
+from audit.models import ACTIONS
+from audit.selectors import audit_actor_names_for_project, audit_list_for_project
 
 PAGE_SIZE = 50
 # The filter's choices: each group (rater, qc, …) and then every action.
