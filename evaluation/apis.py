@@ -202,6 +202,13 @@ class ResultsApi(EvaluationApi):
                     help_text="pairwise: Bradley–Terry log-strength, mean zero.",
                 )
                 strength_ci = interval_field(required=False)
+                weighted_win_rate = serializers.FloatField(
+                    required=False,
+                    allow_null=True,
+                    help_text="pairwise, adaptive allocation: Horvitz–Thompson estimate of the win rate (ties "
+                    "half) against an opponent drawn uniformly, each judgment weighted by the inverse of its "
+                    "sampling probability.",
+                )
                 micro = serializers.FloatField(
                     required=False, allow_null=True, help_text="Error spans: the mean over all segments."
                 )
@@ -276,6 +283,12 @@ class ResultsApi(EvaluationApi):
             comparisons = ComparisonSerializer(many=True, required=False)
             pairs = PairSerializer(many=True, required=False)
             bradley_terry = serializers.JSONField(required=False, allow_null=True)
+            weighting = serializers.CharField(
+                required=False,
+                help_text="pairwise: inverse_probability when judgments carry the probability their pair was "
+                "drawn with (adaptive allocation): strengths are then the bias-reduced inverse-probability-weighted "
+                "Bradley–Terry fit with sandwich intervals; none otherwise.",
+            )
             higher_is_better = serializers.BooleanField(required=False)
             weights = serializers.JSONField(
                 required=False,

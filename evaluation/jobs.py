@@ -25,3 +25,11 @@ def export_run_job(job_id: int) -> dict:
     return job_run(
         job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress)
     )
+
+
+@shared_task(name="evaluation.adaptive_refresh_stale_job", ignore_result=True)
+def adaptive_refresh_stale_job() -> int:
+    """Recompute the allocation probabilities of adaptive pairwise projects with enough new judgments."""
+    from evaluation.services.adaptive_refresh import adaptive_refresh_stale
+
+    return adaptive_refresh_stale()

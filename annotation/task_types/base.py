@@ -124,6 +124,9 @@ class TaskType:
     max_criteria: int | None = None
     # Coding an answer needs the screen's texts (code_answer's ``texts``): offsets into them are checked.
     reads_texts: bool = False
+    # Fields of task_config a lead may change while the project runs (annotation.services.project), e.g. a
+    # pairwise project's adaptive allocation; the others are fixed at creation.
+    live_config_fields: tuple[str, ...] = ()
 
     def __init__(self, directory: Path, facts: Facts):
         # ``directory``: the package, whose templates/ the template loader serves

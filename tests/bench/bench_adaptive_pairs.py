@@ -1,7 +1,7 @@
 """Benchmark: adaptive against uniform allocation of pairwise judgments, 20 systems of known strength
 (``evaluation.stats.allocation_probabilities`` with inverse-probability-weighted Bradley–Terry).
 
-Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000]``.
+Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000] [--seed 2026]``.
 Prints Markdown.
 
 Every study draws judgments in batches of 50, the allocation recomputed from the judgments before
@@ -69,6 +69,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=100)
     parser.add_argument("--judgments", type=int, default=12_000)
     parser.add_argument("--reference", type=int, default=8_000)
+    parser.add_argument("--seed", type=int, default=2026, help="every design's studies start from this seed")
     args = parser.parse_args()
     k = 20
     theta = np.linspace(1.5, -1.5, k)
@@ -84,7 +85,7 @@ def main() -> None:
     results = {}
     started = time.perf_counter()
     for name, (target, top_k) in designs.items():
-        rng = np.random.default_rng(2026)
+        rng = np.random.default_rng(args.seed)
         widths, errors, plain_errors, win_errors = [], [], [], []
         for _ in range(args.reps):
             w, fit, plain, rates = study(theta, args.judgments, rng, target=target, top_k=top_k)
@@ -94,7 +95,7 @@ def main() -> None:
             win_errors.append(rates.system_win_rate - true_win)
         results[name] = (np.array(widths), np.array(errors), np.array(plain_errors), np.array(win_errors))
     print(
-        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems; "
+        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems, seed {args.seed}; "
         f"run took {time.perf_counter() - started:.0f} s\n"
     )
     print(
