@@ -196,3 +196,25 @@ def test_import_takes_and_export_carries_the_sampling_probability():
     (row,) = [row for _, batch in judgment_batches(scope) for row in batch]
     columns = [c.name for c in judgments_table("pairwise").columns]
     assert row[columns.index("sampling_probability")] == 0.25
+
+
+def test_control_screens_draw_too_and_record_nothing():
+    # gold checks among the work: every screen runs the draw, only work screens keep a probability, and the
+    # screens answer the same fields whatever they are
+    project, lead, (client,) = pairwise_study(per_pair=4, n_target=1, n_raters=1, gold_rate=0.3)
+    for a, b in PAIRS[:3]:
+        ItemFactory(project=project, n_target=0, gold={"overall": a}, systems=[a, b])
+    lead.patch(adaptive_url(project), {"adaptive": {"target": "ranking"}}, format="json")
+    keys = set()
+    while (screen := client.post(f"/api/v1/projects/{project.pk}/next/")).status_code == 200:
+        body = screen.json()
+        keys.add((frozenset(body), frozenset(body["item"])))
+        client.post(
+            f"/api/v1/assignments/{body['assignment_id']}/judgment/",
+            {"values": [{"criterion": "overall", "value": "A"}]},
+            format="json",
+        )
+    served = Assignment.objects.filter(project=project)
+    assert served.filter(served_as="gold").exists() and len(keys) == 1
+    assert not served.exclude(served_as="work").filter(sampling_probability__isnull=False).exists()
+    assert not served.filter(served_as="work", sampling_probability__isnull=True).exists()
