@@ -1,7 +1,8 @@
 """Benchmark: adaptive against uniform allocation of pairwise judgments, 20 systems of known strength
 (``evaluation.stats.allocation_probabilities`` with inverse-probability-weighted Bradley–Terry).
 
-Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000] [--seed 2026]``.
+Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000] [--seed 2026]
+[--designs uniform,ranking,top3]``.
 Prints Markdown.
 
 Every study draws judgments in batches of 50, the allocation recomputed from the judgments before
@@ -70,6 +71,9 @@ def main() -> None:
     parser.add_argument("--judgments", type=int, default=12_000)
     parser.add_argument("--reference", type=int, default=8_000)
     parser.add_argument("--seed", type=int, default=2026, help="every design's studies start from this seed")
+    parser.add_argument(
+        "--designs", default="uniform,ranking,top3", help="which of uniform, ranking, top3 to run (comma-separated)"
+    )
     args = parser.parse_args()
     k = 20
     theta = np.linspace(1.5, -1.5, k)
@@ -77,11 +81,12 @@ def main() -> None:
         [np.mean([1 / (1 + np.exp(theta[o] - theta[s])) for o in range(k) if o != s]) for s in range(k)]
     )
     checkpoints = np.arange(FIRST_CHECKPOINT, args.judgments + 1, STEP)
-    designs = {
-        "uniform": (None, None),
-        "adaptive, whole ranking": ("ranking", None),
-        "adaptive, top 3": ("top_k", 3),
+    known = {
+        "uniform": ("uniform", None, None),
+        "ranking": ("adaptive, whole ranking", "ranking", None),
+        "top3": ("adaptive, top 3", "top_k", 3),
     }
+    designs = {known[d][0]: known[d][1:] for d in args.designs.split(",")}
     results = {}
     started = time.perf_counter()
     for name, (target, top_k) in designs.items():
@@ -104,7 +109,7 @@ def main() -> None:
     )
     print("|---|---|---:|---:|---:|---:|")
     for name, (target, top_k) in designs.items():
-        if target is None:
+        if target is None or "uniform" not in results:
             continue
         contrasts = slice(0, top_k) if top_k else slice(None)
         mean_width = {d: 2 * 1.96 * results[d][0][:, :, contrasts].mean(axis=(0, 2)) for d in ("uniform", name)}
