@@ -1,4 +1,5 @@
-"""REST API of the allocation, for a project's leads: quotas, the design and its preview, per-rater quotas."""
+"""REST API of the allocation, for a project's leads: quotas, the design and its preview, per-rater quotas, and
+a pairwise project's adaptive allocation."""
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -8,8 +9,11 @@ from rest_framework.views import APIView
 from annotation.apis import DETAIL, AllocationSettingsSerializer
 from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead
+from annotation.selectors.adaptive import adaptive_state_get
 from annotation.selectors.allocation import allocation_design_preview, rater_quota_list
+from annotation.services.adaptive_allocation import adaptive_config_update
 from annotation.services.allocation import allocation_rater_quota_set, allocation_settings_update
+from annotation.task_types.adaptive import TARGETS
 
 
 class DesignSerializer(serializers.Serializer):
@@ -99,3 +103,66 @@ class RaterQuotaApi(APIView):
                                    expected_screens=data.validated_data["expected_screens"])
         row = next(row for row in self._rows(project) if row["username"] == rater.username)
         return Response(self.OutputSerializer(row).data)
+
+
+class AdaptiveAllocationApi(APIView):
+    """Adaptive allocation of a pairwise project (annotation.services.adaptive_allocation): its settings, the
+    judgments each system needs before the ranking stops being provisional, and the cached probabilities the
+    next screens' pairs are drawn with."""
+
+    class SettingsSerializer(serializers.Serializer):
+        target = serializers.ChoiceField(choices=TARGETS, required=False,
+                                         help_text="The whole ranking, or the top top_k.")
+        top_k = serializers.IntegerField(required=False, allow_null=True, help_text="With target top_k.")
+        cold_start = serializers.IntegerField(
+            required=False, allow_null=True,
+            help_text="Judgments drawn uniformly over the pairs before adapting; null: two per pair.")
+        floor = serializers.FloatField(
+            required=False, help_text="Share of the uniform design kept in every allocation, in (0, 1] (0.3).")
+        refresh_every = serializers.IntegerField(
+            required=False, help_text="New judgments between two recomputations of the probabilities (20).")
+
+    class InputSerializer(serializers.Serializer):
+        adaptive = serializers.JSONField(
+            required=False, allow_null=True,
+            help_text="The settings (target, top_k, cold_start, floor, refresh_every), or null to turn it off.")
+        min_judgments_per_system = serializers.IntegerField(
+            required=False, allow_null=True,
+            help_text="The ranking is provisional while a system has fewer judgments; null or 0: never.")
+
+    class OutputSerializer(serializers.Serializer):
+        class ProbabilitySerializer(serializers.Serializer):
+            system_a = serializers.CharField()
+            system_b = serializers.CharField()
+            probability = serializers.FloatField()
+
+        adaptive = serializers.JSONField(allow_null=True, help_text="The settings with their defaults, or null.")
+        min_judgments_per_system = serializers.IntegerField()
+        computed_at = serializers.DateTimeField(allow_null=True, help_text="When the probabilities were computed.")
+        n_judgments = serializers.IntegerField(help_text="Judgments they were computed from.")
+        probabilities = ProbabilitySerializer(many=True, help_text="Per pair of systems, before the draw restricts "
+                                                                   "them to the pairs open to a rater.")
+
+    def _answer(self, project):
+        state = adaptive_state_get(project)
+        config = project.task_config or {}
+        return Response(self.OutputSerializer({
+            "adaptive": config.get("adaptive"),
+            "min_judgments_per_system": config.get("min_judgments_per_system", 0),
+            "computed_at": state.computed_at if state else None,
+            "n_judgments": state.n_judgments if state else 0,
+            "probabilities": [{"system_a": a, "system_b": b, "probability": p}
+                              for a, b, p in (state.probabilities if state else [])],
+        }).data)
+
+    @extend_schema(responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL})
+    def get(self, request, pk):
+        return self._answer(project_get_for_lead(request.user, pk))
+
+    @extend_schema(request=InputSerializer, responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL})
+    def patch(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        project.task_config = adaptive_config_update(project=project, changes=data.validated_data, by=request.user)
+        return self._answer(project)

@@ -380,6 +380,9 @@ class Assignment(models.Model):
     served_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
+    sampling_probability = models.FloatField(
+        null=True, blank=True, help_text="Adaptive allocation: the probability with which this screen's pair of "
+                                         "systems was drawn (annotation.services.adaptive_allocation); null otherwise.")
 
     class Meta:
         constraints = [
@@ -425,12 +428,18 @@ class Judgment(models.Model):
     submitted_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     is_current = models.BooleanField(default=True)
+    sampling_probability = models.FloatField(
+        null=True, blank=True, help_text="The probability with which the judged pair was drawn (adaptive "
+                                         "allocation, or imported); results weight the judgment by its inverse.")
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["output", "criterion", "rater"], condition=Q(is_current=True),
                                     name="judgment_one_current_per_output_criterion_rater"),
+            models.CheckConstraint(condition=Q(sampling_probability__isnull=True)
+                                   | Q(sampling_probability__gt=0, sampling_probability__lte=1),
+                                   name="judgment_sampling_probability_in_unit_interval"),
         ]
         indexes = [
             models.Index(fields=["project", "submitted_at"], name="judgment_project_time"),
@@ -444,6 +453,24 @@ class Judgment(models.Model):
     def clean(self):
         if self.output_id and self.item_id and self.output.item_id != self.item_id:
             raise ValidationError({"output": "The output belongs to another item."})
+
+
+class AdaptiveAllocationState(models.Model):
+    """The cached allocation probabilities of a project with adaptive allocation (its task type's
+    ``task_config["adaptive"]``), recomputed by a debounced job, never per request
+    (annotation.services.adaptive_allocation)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, primary_key=True,
+                                   related_name="adaptive_state")
+    probabilities = models.JSONField(
+        default=list, blank=True, help_text="[system, system, probability] per pair of systems (names sorted).")
+    judgments_through = models.BigIntegerField(
+        default=0, help_text="The newest judgment id the probabilities were computed from.")
+    n_judgments = models.PositiveIntegerField(default=0, help_text="Judgments they were computed from.")
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"adaptive allocation of project {self.project_id}"
 
 
 class AdjudicationCase(models.Model):

@@ -32,6 +32,8 @@ api_urlpatterns = [
     path("assignments/<int:pk>/judgment/", apis.JudgmentSubmitApi.as_view(), name="api-judgment"),
     path("assignments/<int:pk>/flag/", apis.ItemFlagCreateApi.as_view(), name="api-flag"),
     path("projects/<int:pk>/allocation/", allocation_apis.AllocationApi.as_view(), name="api-allocation"),
+    path("projects/<int:pk>/allocation/adaptive/", allocation_apis.AdaptiveAllocationApi.as_view(),
+         name="api-allocation-adaptive"),
     path("projects/<int:pk>/allocation/raters/", allocation_apis.RaterQuotaApi.as_view(),
          name="api-allocation-raters"),
     path("projects/<int:pk>/adjudication/", adjudication_apis.AdjudicationRuleApi.as_view(),

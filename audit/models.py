@@ -31,6 +31,8 @@ ACTIONS = {
     "qc.rules_update": "changed the quality-control rules (detail: version and each changed rule)",
     "allocation.update": "changed the quotas or the design of the allocation (detail: changed settings, places)",
     "allocation.rater_quota": "set one rater's own maximum and expected screens",
+    "task_config.update": "changed task-type settings a running study may change, e.g. a pairwise project's "
+                          "adaptive allocation (detail: before, after)",
     "adjudication.rule": "set the adjudication rule (detail: on or off, and its threshold)",
     "profile.form": "replaced the rater profile form (detail: its fields, and which are sensitive)",
     "qc.apply": "applied the rules to every rater now (detail: the actions they took)",

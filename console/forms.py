@@ -193,6 +193,44 @@ class AllocationForm(forms.Form):
         return cls(data, initial={name: getattr(project, name) for name in cls.base_fields})
 
 
+class AdaptiveForm(forms.Form):
+    """A pairwise project's adaptive allocation (annotation.task_types.adaptive) and the judgments each system
+    needs before its ranking stops being provisional."""
+
+    enabled = forms.BooleanField(required=False, label="Draw each screen's pair adaptively")
+    target = forms.ChoiceField(
+        choices=[("ranking", "the whole ranking"), ("top_k", "the top k")], label="Sharpen",
+        help_text="Judgments go where they most shrink the uncertainty of this.")
+    top_k = forms.IntegerField(required=False, min_value=1, label="k (with the top k)")
+    cold_start = forms.IntegerField(
+        required=False, min_value=0, label="Judgments before adapting",
+        help_text="Drawn uniformly over the pairs first; empty: two per pair.")
+    floor = forms.FloatField(
+        min_value=0.01, max_value=1, label="Share kept uniform",
+        help_text="Every pair keeps at least this share of a uniform draw (0.3), so no weight exceeds 1 / it.")
+    min_judgments_per_system = forms.IntegerField(
+        required=False, min_value=0, label="Judgments per system before the ranking is final",
+        help_text="The results mark the ranking provisional while a system has fewer; empty or 0: never.")
+
+    @classmethod
+    def for_project(cls, project: Project, data=None):
+        config = project.task_config or {}
+        adaptive = config.get("adaptive") or {}
+        return cls(data, initial={"enabled": bool(adaptive), "target": adaptive.get("target", "ranking"),
+                                  "top_k": adaptive.get("top_k"), "cold_start": adaptive.get("cold_start"),
+                                  "floor": adaptive.get("floor", 0.3),
+                                  "min_judgments_per_system": config.get("min_judgments_per_system")})
+
+    def changes(self) -> dict:
+        """The task_config fields to change (annotation.services.adaptive_allocation.adaptive_config_update)."""
+        data = self.cleaned_data
+        adaptive = None
+        if data["enabled"]:
+            adaptive = {"target": data["target"], "top_k": data["top_k"] if data["target"] == "top_k" else None,
+                        "cold_start": data["cold_start"], "floor": data["floor"]}
+        return {"adaptive": adaptive, "min_judgments_per_system": data["min_judgments_per_system"] or None}
+
+
 class RaterQuotaForm(forms.Form):
     rater = forms.IntegerField(widget=forms.HiddenInput)
     max_screens = forms.IntegerField(required=False, min_value=1, label="Maximum")

@@ -8,11 +8,13 @@ from django.shortcuts import redirect, render
 
 from annotation.selectors import project_get_for_lead
 from annotation.selectors.allocation import allocation_design_preview, rater_quota_list
+from annotation.services.adaptive_allocation import adaptive_config_update
 from annotation.services.allocation import allocation_rater_quota_set, allocation_settings_update
-from console.forms import AllocationForm, RaterQuotaForm
+from annotation.task_types import REGISTRY
+from console.forms import AdaptiveForm, AllocationForm, RaterQuotaForm
 
 
-def _page(request, project, form, *, status=200, error=""):
+def _page(request, project, form, *, status=200, error="", adaptive=None):
     overrides = {}
     if form.is_bound and form.is_valid():  # a preview of what the form would save
         overrides = {k: v for k, v in form.cleaned_data.items() if k != "replan_excluded_judgments"}
@@ -25,7 +27,9 @@ def _page(request, project, form, *, status=200, error=""):
         "places": [{"n": p + 1, "screens": screens, "holder": preview.holders[p] if p < len(preview.holders) else ""}
                    for p, screens in enumerate(design.per_place)],
         "pairs": pairs, "overlapping": [p for p in pairs if p["n"]], "n_computable": len(computable),
-        "raters": rater_quota_list(project)}, status=status)
+        "raters": rater_quota_list(project),
+        "adaptive": (adaptive or AdaptiveForm.for_project(project))
+        if "adaptive" in REGISTRY[project.task_type].live_config_fields else None}, status=status)
 
 
 @login_required
@@ -35,6 +39,8 @@ def allocation_page(request, pk):
         return _page(request, project, AllocationForm.for_project(project))
     if request.POST.get("action") == "rater":
         return _rater_quota(request, project)
+    if request.POST.get("action") == "adaptive":
+        return _adaptive(request, project)
     form = AllocationForm.for_project(project, request.POST)
     if not form.is_valid():
         return _page(request, project, form, status=400)
@@ -66,3 +72,19 @@ def _rater_quota(request, project):
         return _page(request, project, AllocationForm.for_project(project), status=400, error=" ".join(exc.messages))
     messages.success(request, f"{rater.username}: own quota saved.")
     return redirect("console-allocation", pk=project.pk)
+
+
+def _adaptive(request, project):
+    form = AdaptiveForm.for_project(project, request.POST)
+    if "adaptive" not in REGISTRY[project.task_type].live_config_fields:
+        return _page(request, project, AllocationForm.for_project(project), status=400,
+                     error="This project does not compare systems in pairs.")
+    if form.is_valid():
+        try:
+            adaptive_config_update(project=project, changes=form.changes(), by=request.user)
+        except ValidationError as exc:
+            form.add_error(None, " ".join(exc.messages))
+        else:
+            messages.success(request, "Adaptive allocation saved.")
+            return redirect("console-allocation", pk=project.pk)
+    return _page(request, project, AllocationForm.for_project(project), status=400, adaptive=form)

@@ -204,6 +204,13 @@ class ResultsApi(EvaluationApi):
                     "mean zero (`mean` is the counting score, (best − worst) / shown).",
                 )
                 strength_ci = interval_field(required=False)
+                weighted_win_rate = serializers.FloatField(
+                    required=False,
+                    allow_null=True,
+                    help_text="pairwise, adaptive allocation: Horvitz–Thompson estimate of the win rate (ties "
+                    "half) against an opponent drawn uniformly, each judgment weighted by the inverse of its "
+                    "sampling probability.",
+                )
                 micro = serializers.FloatField(
                     required=False, allow_null=True, help_text="Error spans: the mean over all segments."
                 )
@@ -284,6 +291,12 @@ class ResultsApi(EvaluationApi):
                 "n_resamples_without_mle, scale, systems}, split_half: {correlation, n_splits, half, corrected, "
                 "corrected_range}, maxdiff_error, split_half_error}; the split-half reliability is Spearman–Brown "
                 "corrected per random split of each tuple's judgments and averaged.",
+            )
+            weighting = serializers.CharField(
+                required=False,
+                help_text="pairwise: inverse_probability when judgments carry the probability their pair was "
+                "drawn with (adaptive allocation): strengths are then the bias-reduced inverse-probability-weighted "
+                "Bradley–Terry fit with sandwich intervals; none otherwise.",
             )
             higher_is_better = serializers.BooleanField(required=False)
             weights = serializers.JSONField(

@@ -4,6 +4,7 @@ from celery import shared_task
 
 from annotation.services.job import job_run
 from evaluation.services import metrics_compute
+from evaluation.services.adaptive_refresh import adaptive_refresh_stale
 from evaluation.services.export import EXPORT_JOB, export_run
 from evaluation.services.metrics_compute import METRICS_JOB
 from evaluation.services.rater_models_store import RATER_MODELS_JOB, rater_models_compute
@@ -34,3 +35,9 @@ def rater_models_job(job_id: int) -> dict:
         return {"computed_at": result.computed_at.isoformat(), "n_judgments": result.n_judgments}
 
     return job_run(job_id, work)
+
+
+@shared_task(name="evaluation.adaptive_refresh_stale_job", ignore_result=True)
+def adaptive_refresh_stale_job() -> int:
+    """Recompute the allocation probabilities of adaptive pairwise projects with enough new judgments."""
+    return adaptive_refresh_stale()

@@ -38,6 +38,7 @@ from evaluation.services import (
     study_plan,
     study_plan_apply,
 )
+from evaluation.services.leaderboard import MAX_REMOVALS, LeaderboardOptions, pairwise_leaderboard
 from evaluation.stats import COMPARISONS, significance_clusters
 from evaluation.stats.correlation import LEVELS, METHODS
 
@@ -116,10 +117,19 @@ def results_page(request, pk):
             {frozenset((c["system_a"], c["system_b"])) for c in criterion["significant_pairs"]},
         )
         criterion["plot"] = interval_plot([(s["system"], s[key], *s[ci]) for s in ranked], clusters)
+    style = request.GET.get("style") == "1"
+    if compares:
+        leaderboard = pairwise_leaderboard(project=project, options=LeaderboardOptions(style=style))
+        by_name = {c["criterion"]: c for c in leaderboard["criteria"]}
+        for criterion in results["criteria"]:
+            criterion["leaderboard"] = by_name.get(criterion["criterion"])
     context = {
         "project": project,
         "results": results,
         "compares": compares,
+        "style": style,
+        "min_judgments": (project.task_config or {}).get("min_judgments_per_system", 0),
+        "max_removals": MAX_REMOVALS,
         "error_spans": kind == ERROR_SPANS,
         "mean_ranks": REGISTRY[project.task_type].results.mean_ranks,
         "heatmap": None,

@@ -24,6 +24,7 @@ from annotation.models import Assignment, Item, Membership, Project
 from annotation.selectors.allocation import allocation_places, work_targets
 from audit.services import audit_record
 
+from .adaptive_allocation import adaptive_design_check
 from .allocation_places import allocation_place_vacate
 from .assignment import assignment_leases_release
 
@@ -117,6 +118,7 @@ def allocation_settings_update(*, project: Project, by, **fields) -> Project:
         setattr(project, name, value)
     _quota_pair_check(project.max_screens_per_rater, project.expected_screens_per_rater,
                       names=("max_screens_per_rater", "expected_screens_per_rater"))
+    adaptive_design_check(project)
     project.save(update_fields=list(clean) or None)
     places = allocation_plan_apply(project=project)
     audit_record(actor=by, action="allocation.update", project=project, target=project.name,

@@ -41,7 +41,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Membership, Project, RaterProfile
+from annotation.models import Assignment, Item, Membership, Output, Project, RaterProfile
 from annotation.selectors.allocation import places_holding, places_vacated, rater_quota
 from annotation.selectors.qualification import rater_not_admitted
 from annotation.selectors.rater_loop import (
@@ -53,6 +53,7 @@ from annotation.selectors.rater_loop import (
 from annotation.selectors.screen_plan import ScreenPlan, project_has_controls, screen_plan
 from annotation.task_types import REGISTRY
 
+from .adaptive_allocation import adaptive_pair_draw
 from .allocation_places import allocation_place_claim
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
@@ -297,14 +298,20 @@ _VACATED_FREE = (
 )
 
 
+# Adaptive allocation: the item's outputs are the drawn pair's two systems (params: the two names).
+_PAIRED = ("EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s) "
+           "AND EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s)")
+
+
 @functools.cache
-def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> str:
+def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, paired: bool = False) -> str:
     """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: when ``shuffled``, for
-    the queue's window, the project and the plan's masks; then project, project, rater, the plan's masks; and
-    when ``shuffled`` the rater's order key (_order_key_sql_params)). Shuffled, the first item is the first in
-    the rater's order among the window; unshuffled (the untouched queue's fallback) the first in id order, without
-    a window."""
-    items, assignments = Item._meta.db_table, Assignment._meta.db_table
+    the queue's window, the project, the plan's masks and when ``paired`` the pair; then project, project, rater,
+    the plan's masks, when ``paired`` the pair; and when ``shuffled`` the rater's order key
+    (_order_key_sql_params)). Shuffled, the first item is the first in the rater's order among the window;
+    unshuffled (the untouched queue's fallback) the first in id order, without a window. ``paired``: only items
+    of one pair of systems (adaptive allocation)."""
+    items, assignments, outputs = Item._meta.db_table, Assignment._meta.db_table, Output._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
     # per-row NOT EXISTS the planner may walk the primary key through other projects' items, or probe
@@ -319,6 +326,8 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> st
         where += f" AND ({planned.format(t='i')})"
     if plan == "vacated":
         where += " AND " + _VACATED_FREE.format(memberships=Membership._meta.db_table, assignments=assignments)
+    if paired:
+        where += " AND " + _PAIRED.format(outputs=outputs, t="i")
     order = "(i.id + 0)"
     if shuffled:
         # The window is read through the queue's partial index in id order and its rows are looked up by primary
@@ -326,6 +335,8 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True) -> st
         # are checked and sorted.
         size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
         window = f" AND ({planned.format(t='s')})" if planned else ""
+        if paired:
+            window += " AND " + _PAIRED.format(outputs=outputs, t="s")
         window = (
             f"SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
             f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size}"
@@ -368,21 +379,25 @@ def _vacated_filter(project: Project, now: datetime) -> PlanFilter | None:
     return PlanFilter("vacated", (vacated, awaited, places_holding(project, vacated, now)))
 
 
-def _lease_open_item(project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None) -> Item | None:
+def _lease_open_item(project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None,
+                     pair: tuple[str, str] | None = None) -> Item | None:
     """Takes a slot on the first item open to the rater in their order ``order`` (order_key_params), started
     items first; one statement per queue, and one more when the untouched queue's window has nothing left.
+    With ``pair`` (adaptive allocation) only an item of that pair of systems.
 
     The inner SELECT locks the row with SKIP LOCKED (rows other raters are taking are passed over,
     never waited for) and PostgreSQL re-checks the queue condition on the row's newest version before
     locking it; the UPDATE then raises ``n_leased`` on the row this transaction holds. Written in SQL
     because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
     """
-    masks = list(plan.masks) if plan else []
-    base = [project_id, project_id, rater_id, *masks]
+    masks = [*plan.masks] if plan else []
+    systems = [*pair] if pair else []
+    base = [project_id, project_id, rater_id, *masks, *systems]
     tries = ((_STARTED, True), (_UNTOUCHED, True), (_UNTOUCHED, False))
     for queue, shuffled in tries:
-        params = [project_id, *masks, *base, *_order_key_sql_params(order)] if shuffled else base
-        leased = list(Item.objects.raw(_lease_sql(queue, plan.plan if plan else None, shuffled), params))
+        params = [project_id, *masks, *systems, *base, *_order_key_sql_params(order)] if shuffled else base
+        sql = _lease_sql(queue, plan.plan if plan else None, shuffled, pair is not None)
+        leased = list(Item.objects.raw(sql, params))
         if leased:
             return leased[0]
     return None
@@ -438,12 +453,18 @@ _PICKS = {
 }
 
 
-def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: OrderKey, now: datetime) -> Item | None:
+def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: OrderKey, now: datetime,
+           pair: tuple[str, str] | None = None) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
-    place ``own`` in a designed project, then of the vacated places), a control picked at random. Either is
-    one locking read and one write, so a control screen costs the statements a work screen costs."""
+    place ``own`` in a designed project, then of the vacated places; of the pair of systems ``pair`` when one
+    was drawn), a control picked at random. Either is one locking read and one write, so a control screen
+    costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
-        item = _lease_open_item(project.pk, rater.pk, order, own)
+        item = _lease_open_item(project.pk, rater.pk, order, own, pair) if pair else None
+        if item is not None:
+            item.drawn_pair = True  # its sampling probability is the draw's
+        else:  # no pair drawn, or its open items were taken since the draw looked: work as without one
+            item = _lease_open_item(project.pk, rater.pk, order, own)
         if item is None and own is not None and (vacated := _vacated_filter(project, now)) is not None:
             item = _lease_open_item(project.pk, rater.pk, order, vacated)
         return item
@@ -544,6 +565,8 @@ def assignment_lease_new(
         return None
     own = _own_filter(project, membership)
     order = order_key_params(membership.order_seed)
+    # Drawn before the screen's kind, for every screen, so that a control costs what work costs.
+    draw = adaptive_pair_draw(project=project, rater_id=rater.pk, rng=rng or _rng)
 
     kinds = [Assignment.ServedAs.WORK]
     if project_has_controls(project):
@@ -551,7 +574,7 @@ def assignment_lease_new(
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater, own, order, now)
+        item = _lease(kind, project, rater, own, order, now, draw.systems if draw else None)
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
@@ -579,6 +602,8 @@ def assignment_lease_new(
         shown_order=order,
         served_as=served_as,
         expires_at=now + timedelta(seconds=project.lease_seconds),
+        sampling_probability=(draw.probability if getattr(item, "drawn_pair", False)
+                              and served_as == Assignment.ServedAs.WORK else None),
     )
     assignment.screen_outputs = [outputs[p][1] for p in order]
     return assignment

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project, ProposedSpan
 from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenTexts, Span, TaskTypeError
+from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, read_datetime
 
@@ -28,6 +29,8 @@ from .import_records import BadRecord, ImportRejected, ImportReport, records
 # 5,000 judgment rows are ~1 MB in flight.
 BATCH_SIZE = 5000
 JUDGMENT_FIELDS = ("item", "rater", "criterion", "system", "value", "submitted_at", "shown_order", "duration_ms")
+# Taken besides where the task type compares systems in pairs: the probability the judged pair was drawn with.
+PAIR_FIELDS = ("sampling_probability",)
 MAX_RATER_NAME = 100
 # What Judgment.duration_ms holds (a PostgreSQL integer): about 24.8 days.
 MAX_DURATION_MS = 2**31 - 1
@@ -51,6 +54,7 @@ class ParsedJudgment:
     shown_order: list[str]
     duration_ms: int | None
     spans: tuple[Span, ...] = ()
+    sampling_probability: float | None = None
 
 
 class _ProjectIndex:
@@ -68,6 +72,7 @@ class _ProjectIndex:
             entry[1].append(system)
             entry[2][system] = output_id
         self.config = project.task_config or {}
+        self.fields = JUDGMENT_FIELDS + (PAIR_FIELDS if self.task_type.results.kind == COMPARED else ())
         self.texts: dict[int, ScreenTexts] = self._texts(project) if self.task_type.reads_texts else {}
 
     @staticmethod
@@ -91,10 +96,10 @@ class _ProjectIndex:
                 for item_id, (texts, proposed) in outputs.items()}
 
     def parse(self, record: dict) -> ParsedJudgment:
-        unknown = sorted(set(record) - set(JUDGMENT_FIELDS))
+        unknown = sorted(set(record) - set(self.fields))
         if unknown:
             raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; "
-                                f"fields are {', '.join(JUDGMENT_FIELDS)}")
+                                f"fields are {', '.join(self.fields)}")
         for name in ("item", "rater", "criterion", "value"):
             if record.get(name) in (None, ""):
                 raise TaskTypeError(f"{name} is missing")
@@ -114,7 +119,8 @@ class _ProjectIndex:
         return ParsedJudgment(item_id, output_ids[coded.system], criterion[0], str(rater), coded.value, coded.label,
                               _submitted_at(record.get("submitted_at")),
                               _shown_order(record.get("shown_order"), systems),
-                              _duration(record.get("duration_ms")), coded.spans)
+                              _duration(record.get("duration_ms")), coded.spans,
+                              _probability(record.get("sampling_probability")))
 
 
 def _submitted_at(value):
@@ -141,6 +147,15 @@ def _duration(value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DURATION_MS:
         raise TaskTypeError(f"duration_ms must be a non-negative whole number, at most {MAX_DURATION_MS}")
     return value
+
+
+def _probability(value) -> float | None:
+    """The probability the study drew the judged pair with (adaptive allocation), in (0, 1]."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise TaskTypeError(f"sampling_probability must be a number in (0, 1], got {value!r}")
+    return float(value)
 
 
 class _Source:
@@ -288,7 +303,7 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         raters = _pseudonymous_raters(project, names)
         now, batch, spans, done, touched = timezone.now(), [], [], 0, set()
         fields = ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order", "source",
-                  "client_token", "submitted_at", "duration_ms", "is_current"]
+                  "client_token", "submitted_at", "duration_ms", "is_current", "sampling_probability"]
         with_spans = index.task_type.reads_texts
         if with_spans:
             fields.insert(0, "id")
@@ -306,7 +321,8 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         for _, p in _parsed(source, index):
             spans.extend((len(batch), s) for s in p.spans)
             batch.append((project.id, p.item_id, p.output_id, p.criterion_id, raters[p.rater], p.value, p.label,
-                          p.shown_order, Judgment.Source.IMPORT, "", p.submitted_at or now, p.duration_ms, True))
+                          p.shown_order, Judgment.Source.IMPORT, "", p.submitted_at or now, p.duration_ms, True,
+                          p.sampling_probability))
             touched.add(p.item_id)
             if len(batch) >= BATCH_SIZE:
                 flush()

@@ -142,7 +142,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         Judgment(project_id=assignment.project_id, item_id=assignment.item_id, output=output, criterion=criterion,
                  rater=rater, assignment=assignment, value=value, label=label, shown_order=shown,
                  source=Judgment.Source.RATER, client_token=client_token, served_at=assignment.served_at,
-                 submitted_at=now, duration_ms=duration_ms, is_current=True)
+                 submitted_at=now, duration_ms=duration_ms, is_current=True,
+                 sampling_probability=assignment.sampling_probability)
         for output, criterion, value, label, _ in rows])
     ErrorSpan.objects.bulk_create([
         ErrorSpan(judgment=judgment, proposal_id=s.proposal, side=s.side, start=s.start, end=s.end,

@@ -147,6 +147,9 @@ class TaskType:
     # An import whose every line has one output is a list of outputs that the type arranges into screens
     # (screens_from_outputs); False: every line is a screen.
     draws_screens: bool = False
+    # Fields of task_config a lead may change while the project runs (annotation.services.project), e.g. a
+    # pairwise project's adaptive allocation; the others are fixed at creation.
+    live_config_fields: tuple[str, ...] = ()
 
     def __init__(self, directory: Path, facts: Facts):
         # ``directory``: the package, whose templates/ the template loader serves

@@ -265,6 +265,9 @@ CELERY_BEAT_SCHEDULE = {
     # Return expired leases of idle projects, so lead-facing counts stay true between rater visits
     # (leasing itself never depends on it). https://crontab.guru/#*/5_*_*_*_*
     "assignment-expire": {"task": "annotation.assignment_expire_job", "schedule": crontab(minute="*/5")},
+    # Recompute the allocation probabilities of adaptive pairwise projects that had refresh_every new judgments
+    # since (the debounce of adaptive allocation: the rater loop only reads them). https://crontab.guru/#*_*_*_*_*
+    "adaptive-allocation-refresh": {"task": "evaluation.adaptive_refresh_stale_job", "schedule": crontab(minute="*")},
     # Send the agreement alerts whose email has not gone out yet (retries exhausted, broker or worker down
     # when they were raised). https://crontab.guru/#*/15_*_*_*_*
     "agreement-alert-emails": {"task": "agreement.jobs.alert_emails_send_pending_job",

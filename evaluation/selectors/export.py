@@ -382,7 +382,7 @@ def max_outputs_per_item(scope: ExportScope) -> int:
 def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """One row per current judgment: the judgment import's fields first (item, system, criterion,
     rater, value, submitted_at, shown_order, duration_ms), then subgroup, [pairwise: system_b,
-    outcome], served_at, source, gold_item, retired_item, excluded."""
+    outcome, sampling_probability], served_at, source, gold_item, retired_item, excluded."""
     judgments = scope.judgments().annotate(
         gold_item=ExpressionWrapper(Q(item__gold__isnull=False), output_field=BooleanField()),
         retired_item=ExpressionWrapper(Q(item__retired_at__isnull=False), output_field=BooleanField()),
@@ -412,7 +412,7 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         judgments = judgments.annotate(
             second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1))
         )
-        fields.append("second__system")
+        fields += ["second__system", "sampling_probability"]
     judgments = judgments.order_by(*(["item__subgroup", "id"] if scope.by_subgroup else ["id"]))
     names, excluded, order = scope.rater_names, scope.excluded, _JsonTexts()
     integer = REGISTRY[scope.project.task_type].values.kind == POINTS
@@ -436,9 +436,10 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
                 gold,
                 retired,
                 second,
+                probability,
             ) = row
             return (item, system, crit, names[rater], label, submitted, order(shown), ms, subgroup, second,
-                    int(value), served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
+                    int(value), probability, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
     else:
 
         def convert(row):

@@ -96,8 +96,9 @@ def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFra
 
 @dataclass
 class PairwiseFrame:
-    """One row per included pairwise judgment: the item's first and second systems as imported and the
-    outcome coded for the first (0 it loses, 1 tie, 2 it wins)."""
+    """One row per included pairwise judgment: the item's first and second systems as imported, the
+    outcome coded for the first (0 it loses, 1 tie, 2 it wins), and the probability its pair was drawn with
+    (adaptive allocation; NaN where none was recorded)."""
 
     item: np.ndarray
     first: np.ndarray
@@ -106,6 +107,7 @@ class PairwiseFrame:
     criterion: np.ndarray
     outcome: np.ndarray
     criteria: list[str] = field(default_factory=list)
+    probability: np.ndarray | None = None
 
     def where(self, m: np.ndarray) -> "PairwiseFrame":
         return PairwiseFrame(
@@ -116,6 +118,7 @@ class PairwiseFrame:
             self.criterion[m],
             self.outcome[m],
             self.criteria,
+            None if self.probability is None else self.probability[m],
         )
 
     def for_criterion(self, name: str) -> "PairwiseFrame":
@@ -131,7 +134,8 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
         judgments = judgments.filter(criterion__name=criterion)
     rows = list(
         judgments.values_list(
-            "item_id", "item__external_id", "output__system", "rater_id", "criterion__name", "value"
+            "item_id", "item__external_id", "output__system", "rater_id", "criterion__name", "value",
+            "sampling_probability",
         ).iterator(chunk_size=20_000)
     )
     second = dict(
@@ -142,9 +146,9 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
     if not rows:
         empty = np.array([], dtype=object)
         return PairwiseFrame(
-            empty, empty, empty, np.array([], dtype=np.int64), empty, np.array([]), _criteria(project)
+            empty, empty, empty, np.array([], dtype=np.int64), empty, np.array([]), _criteria(project), np.array([])
         )
-    item_ids, external, first, rater, crit, value = zip(*rows, strict=True)
+    item_ids, external, first, rater, crit, value, probability = zip(*rows, strict=True)
     return PairwiseFrame(
         np.array(external, dtype=object),
         np.array(first, dtype=object),
@@ -153,4 +157,5 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
         np.array(crit, dtype=object),
         np.array(value, dtype=float),
         _criteria(project),
+        np.array([np.nan if p is None else p for p in probability], dtype=float),
     )

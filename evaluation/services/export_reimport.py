@@ -13,7 +13,7 @@ from django.db import transaction
 
 from annotation.models import Project
 from annotation.services import item_import, judgment_import, project_create
-from annotation.services.judgment_import import JUDGMENT_FIELDS
+from annotation.services.judgment_import import JUDGMENT_FIELDS, PAIR_FIELDS
 from annotation.task_types import REGISTRY, Span
 from audit.services import audit_record
 from core.outside_text import OutsideValueError, check_json
@@ -132,7 +132,8 @@ def export_reimport(
 
         with _spool(archive, _jsonl_members(archive, "items"), None) as items:
             n_items = item_import(project=project, stream=items, fmt="jsonl", by=by, file_name="data/items")
-        with _spool(archive, _jsonl_members(archive, "judgments"), JUDGMENT_FIELDS, answer) as judgments:
+        # (an export of a type that does not compare pairs has no pair fields)
+        with _spool(archive, _jsonl_members(archive, "judgments"), JUDGMENT_FIELDS + PAIR_FIELDS, answer) as judgments:
             n_judgments = judgment_import(project=project, stream=judgments, progress=progress, by=by,
                                           file_name="data/judgments")
         audit_record(actor=by, action="export.reimport", project=project, target=Path(archive_path).name,

@@ -18,6 +18,8 @@ from evaluation.stats import (
     bradley_terry,
     compare_systems,
     holm,
+    ipw_bradley_terry,
+    ipw_win_rates,
     majority_outcomes,
     mean_ranks,
     pairwise_counts,
@@ -238,12 +240,14 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
         "pairs": [],
         "systems": [],
         "bradley_terry": None,
+        "weighting": "none",
         "error": None,
     }
     if not len(frame):
         out["error"] = "no judgments on this criterion yet"
         return out
     first, second, outcome, units = frame.first, frame.second, frame.outcome, frame.item
+    weighted = options.aggregate == "none" and frame.probability is not None and not np.isnan(frame.probability).all()
     if options.aggregate == "majority":
         units, votes = majority_outcomes(frame.outcome, units=frame.item)
         index = {item: k for k, item in enumerate(frame.item.tolist())}
@@ -275,6 +279,8 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
         for p, h in zip(pairs, adjusted, strict=True)
     ]
     strengths = {}
+    if weighted:
+        return _weighted(out, frame, options)
     try:
         bt = bradley_terry(
             first,
@@ -316,4 +322,46 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
             }
         )
     out["systems"] = sorted(rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"]))
+    return out
+
+
+def _weighted(out: dict, frame, options: ResultOptions) -> dict:
+    """Strengths and win rates of judgments drawn by adaptive allocation, each weighted by q / its sampling
+    probability (q uniform over the pairs of the systems judged; a judgment without a recorded probability
+    counts as drawn from q): the bias-reduced inverse-probability-weighted Bradley–Terry fit with sandwich
+    intervals, and Horvitz–Thompson win rates against an opponent drawn uniformly (evaluation.stats.
+    adaptive_pairs). Ties count as half a win; intervals are Wald intervals, not resampled."""
+    systems = sorted(set(frame.first.tolist()) | set(frame.second.tolist()))
+    code = {s: i for i, s in enumerate(systems)}
+    k = len(systems)
+    first = np.array([code[s] for s in frame.first.tolist()], dtype=int)
+    second = np.array([code[s] for s in frame.second.tolist()], dtype=int)
+    probability = np.where(np.isnan(frame.probability), 2 / (k * (k - 1)) if k > 1 else 1.0, frame.probability)
+    out["weighting"] = "inverse_probability"
+    counted = {w.system: w for w in win_rates(frame.first, frame.second, frame.outcome)}
+    rows = {s: {"system": s, "n": counted[s].n, "wins": counted[s].wins, "ties": counted[s].ties,
+                "losses": counted[s].losses, "win_rate": num(counted[s].win_rate), "strength": None,
+                "strength_ci": interval(None, None), "weighted_win_rate": None} for s in systems}
+    try:
+        if k < 2:
+            raise InsufficientDataError("a ranking needs two systems")
+        fit = ipw_bradley_terry(k, first, second, frame.outcome, probability, confidence=options.confidence)
+        rates = ipw_win_rates(k, first, second, frame.outcome, probability)
+    except InsufficientDataError as exc:
+        out["error"] = str(exc)
+    else:
+        for s, i in code.items():
+            rows[s].update(strength=num(fit.strengths[i]), strength_ci=interval(fit.ci_low[i], fit.ci_high[i]),
+                           weighted_win_rate=num(rates.system_win_rate[i]))
+        out["bradley_terry"] = {
+            "ties": "half",
+            "tie_parameter": None,
+            "log_likelihood": None,
+            "n_resamples": 0,
+            "n_resamples_without_mle": 0,
+            "scale": "natural log-strength, mean zero; inverse-probability weighted, bias-reduced, "
+                     "sandwich (Wald) intervals",
+        }
+    out["systems"] = sorted(rows.values(), key=lambda r: -(r["strength"] if r["strength"] is not None
+                                                            else r["win_rate"]))
     return out

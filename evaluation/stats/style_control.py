@@ -152,7 +152,10 @@ def _fit(i, j, y, z, weights, k, davidson, start, max_iter, tol):
     centre[:k, :k] = 1.0 / k
     value, grad, hessian = _negloglik(params, i, j, y, z, weights, k, davidson)
     for _ in range(max_iter):
-        step = -np.linalg.solve(hessian + centre, grad)
+        try:
+            step = -np.linalg.solve(hessian + centre, grad)
+        except np.linalg.LinAlgError:  # no unique maximum: a resample without some system, or collinear features
+            return None
         slope, t = float(grad @ step), 1.0
         rounding = 16.0 * np.finfo(float).eps * abs(value)
         while True:

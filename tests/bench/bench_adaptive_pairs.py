@@ -1,7 +1,8 @@
 """Benchmark: adaptive against uniform allocation of pairwise judgments, 20 systems of known strength
 (``evaluation.stats.allocation_probabilities`` with inverse-probability-weighted Bradley–Terry).
 
-Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000]``.
+Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000] [--seed 2026]
+[--designs uniform,ranking,top3]``.
 Prints Markdown.
 
 Every study draws judgments in batches of 50, the allocation recomputed from the judgments before
@@ -11,7 +12,8 @@ target's contrasts (neighbours in the estimated ranking: all 19, or the first 3 
 averaged over repetitions at checkpoints every 250 judgments from 1,000. "Judgments needed" is the first
 checkpoint where the mean width is at most uniform allocation's mean width at ``--reference``
 judgments. Bias: over the repetitions, each system's mean error of the final estimate and its
-standard error (sd / sqrt(reps)).
+standard error (sd / sqrt(reps)), for the bias-reduced weighted fit (the default) and for the plain
+weighted maximum-likelihood root (``bias_reduced=False``) of the same judgments.
 """
 
 import argparse
@@ -59,7 +61,8 @@ def study(theta, n, rng, *, target, top_k):
         if end % STEP == 0 and end >= FIRST_CHECKPOINT:
             fit = ipw_bradley_terry(k, first[:end], second[:end], outcome[:end], probability[:end])
             widths.append(fit.contrast_se)
-    return np.array(widths), fit, ipw_win_rates(k, first, second, outcome, probability)
+    plain = ipw_bradley_terry(k, first, second, outcome, probability, bias_reduced=False)
+    return np.array(widths), fit, plain, ipw_win_rates(k, first, second, outcome, probability)
 
 
 def main() -> None:
@@ -67,6 +70,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=100)
     parser.add_argument("--judgments", type=int, default=12_000)
     parser.add_argument("--reference", type=int, default=8_000)
+    parser.add_argument("--seed", type=int, default=2026, help="every design's studies start from this seed")
+    parser.add_argument(
+        "--designs", default="uniform,ranking,top3", help="which of uniform, ranking, top3 to run (comma-separated)"
+    )
     args = parser.parse_args()
     k = 20
     theta = np.linspace(1.5, -1.5, k)
@@ -74,24 +81,26 @@ def main() -> None:
         [np.mean([1 / (1 + np.exp(theta[o] - theta[s])) for o in range(k) if o != s]) for s in range(k)]
     )
     checkpoints = np.arange(FIRST_CHECKPOINT, args.judgments + 1, STEP)
-    designs = {
-        "uniform": (None, None),
-        "adaptive, whole ranking": ("ranking", None),
-        "adaptive, top 3": ("top_k", 3),
+    known = {
+        "uniform": ("uniform", None, None),
+        "ranking": ("adaptive, whole ranking", "ranking", None),
+        "top3": ("adaptive, top 3", "top_k", 3),
     }
+    designs = {known[d][0]: known[d][1:] for d in args.designs.split(",")}
     results = {}
     started = time.perf_counter()
     for name, (target, top_k) in designs.items():
-        rng = np.random.default_rng(2026)
-        widths, errors, win_errors = [], [], []
+        rng = np.random.default_rng(args.seed)
+        widths, errors, plain_errors, win_errors = [], [], [], []
         for _ in range(args.reps):
-            w, fit, rates = study(theta, args.judgments, rng, target=target, top_k=top_k)
+            w, fit, plain, rates = study(theta, args.judgments, rng, target=target, top_k=top_k)
             widths.append(w)
             errors.append(np.array(fit.strengths) - theta)
+            plain_errors.append(np.array(plain.strengths) - theta)
             win_errors.append(rates.system_win_rate - true_win)
-        results[name] = (np.array(widths), np.array(errors), np.array(win_errors))
+        results[name] = (np.array(widths), np.array(errors), np.array(plain_errors), np.array(win_errors))
     print(
-        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems; "
+        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems, seed {args.seed}; "
         f"run took {time.perf_counter() - started:.0f} s\n"
     )
     print(
@@ -100,7 +109,7 @@ def main() -> None:
     )
     print("|---|---|---:|---:|---:|---:|")
     for name, (target, top_k) in designs.items():
-        if target is None:
+        if target is None or "uniform" not in results:
             continue
         contrasts = slice(0, top_k) if top_k else slice(None)
         mean_width = {d: 2 * 1.96 * results[d][0][:, :, contrasts].mean(axis=(0, 2)) for d in ("uniform", name)}
@@ -114,20 +123,24 @@ def main() -> None:
         print(f"| {name} | {label} | {goal:.4f} | {needed[name]} | {needed['uniform']} | {fewer:.0%} |")
     print()
     print(
-        "| design | strengths: max abs mean error / SE | within 1 SE | within 2 SE | chi-square p (19 df, approx.) "
-        "| win rates (Horvitz–Thompson): max abs z | mean abs error of strengths |"
+        "| design | estimator | strengths: max abs mean error / SE | within 1 SE | within 2 SE "
+        "| chi-square p (19 df, approx.) | mean abs error of strengths |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, (_, errors, win_errors) in results.items():
-        reps = len(errors)
-        z = errors.mean(axis=0) / (errors.std(axis=0, ddof=1) / np.sqrt(reps))
-        zw = win_errors.mean(axis=0) / (win_errors.std(axis=0, ddof=1) / np.sqrt(reps))
-        # strengths sum to zero: 19 free ones
-        p = stats.chi2.sf((z**2).sum() * (k - 1) / k, k - 1)
-        print(
-            f"| {name} | {np.abs(z).max():.2f} | {(np.abs(z) <= 1).sum()}/{k} | {(np.abs(z) <= 2).sum()}/{k} "
-            f"| {p:.2f} | {np.abs(zw).max():.2f} | {np.abs(errors).mean():.4f} |"
-        )
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name, (_, errors, plain_errors, win_errors) in results.items():
+        for estimator, e in (("bias-reduced", errors), ("weighted ML", plain_errors)):
+            z = zscores(e)
+            # strengths sum to zero: 19 free ones
+            p = stats.chi2.sf((z**2).sum() * (k - 1) / k, k - 1)
+            print(
+                f"| {name} | {estimator} | {np.abs(z).max():.2f} | {(np.abs(z) <= 1).sum()}/{k} "
+                f"| {(np.abs(z) <= 2).sum()}/{k} | {p:.2f} | {np.abs(e).mean():.4f} |"
+            )
+        print(f"| {name} | Horvitz–Thompson win rates | {np.abs(zscores(win_errors)).max():.2f} | | | | |")
+
+
+def zscores(errors):
+    return errors.mean(axis=0) / (errors.std(axis=0, ddof=1) / np.sqrt(len(errors)))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 their left/right order drawn per assignment and recorded, judgments mapped back to systems."""
 import json
 
+from ..adaptive import MAX_JUDGMENTS, adaptive_config_normalise
 from ..base import TaskType, TaskTypeError, check_gold_criteria, check_system
 from ..facts import LEFT_WINS
 
@@ -12,6 +13,9 @@ SCREEN_CHOICES = ("A", TIE, "B")
 LOSES, TIES, WINS = 0.0, 1.0, 2.0
 # "first" on every page, export and card: the item's first output as imported, whatever side it was shown on.
 OUTCOME_NAMES = {LOSES: "first loses", TIES: "tie", WINS: "first wins"}
+# task_config: adaptive allocation (annotation.task_types.adaptive) and the judgments every system needs before
+# the leaderboard stops being provisional; both may change while the study runs.
+CONFIG_FIELDS = ("adaptive", "min_judgments_per_system")
 # The key of a rater's balance under which the per-pair balances sit: no system is named "" (imports refuse it).
 PAIRS = ""
 
@@ -31,6 +35,25 @@ class Pairwise(TaskType):
     position_bias = LEFT_WINS
     category_note = ("Outcomes are coded for the item's first output as imported (\"first wins\": it was preferred),"
                      " whatever side each rater saw it on.")
+    live_config_fields = CONFIG_FIELDS
+
+    def normalise_config(self, config):
+        """``{"adaptive": {...}, "min_judgments_per_system": n}``, each optional (absent: adaptive allocation off,
+        no minimum)."""
+        config = {} if config is None else config
+        if not isinstance(config, dict) or set(config) - set(CONFIG_FIELDS):
+            raise TaskTypeError(f"task_config: a pairwise project takes {', '.join(CONFIG_FIELDS)}; got {config!r}")
+        out = {}
+        if config.get("adaptive") is not None:
+            out["adaptive"] = adaptive_config_normalise(config["adaptive"])
+        minimum = config.get("min_judgments_per_system")
+        if minimum is not None:
+            if isinstance(minimum, bool) or not isinstance(minimum, int) or not 0 <= minimum <= MAX_JUDGMENTS:
+                raise TaskTypeError(f"task_config.min_judgments_per_system: a whole number from 0 to "
+                                    f"{MAX_JUDGMENTS:,}; got {minimum!r}")
+            if minimum:
+                out["min_judgments_per_system"] = minimum
+        return out
 
     def normalise_scale(self, scale_min, scale_max, labels):
         # The contract accepts and ignores scale fields for pairwise projects.

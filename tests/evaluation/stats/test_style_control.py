@@ -119,3 +119,19 @@ def test_constant_feature_and_bad_shapes():
         )
     with pytest.raises(ValueError, match="name the 1 feature"):
         bradley_terry_style(first, second, outcome, np.ones((4, 1)), np.ones((4, 1)), n_resamples=0)
+
+
+def test_resamples_without_a_unique_fit_are_counted_not_raised():
+    # four comparisons per pair: many resamples leave a system out, whose strength then has no unique value
+    rng = np.random.default_rng(2)
+    first, second = ["a", "a", "b", "b", "c", "c"] * 2, ["b", "c", "c", "a", "a", "b"] * 2
+    outcome = [2, 0, 2, 0, 2, 2, 0, 2, 2, 0, 0, 2]
+    length = rng.integers(5, 50, size=(12, 2)).astype(float)
+
+    result = bradley_terry_style(
+        first, second, outcome, length[:, :1], length[:, 1:], feature_names=["length"], n_resamples=200, rng=rng,
+        units=np.arange(12) % 4,
+    )
+
+    assert 0 < result.n_resamples_without_mle < 200
+    assert all(np.isfinite(result.ci_low))

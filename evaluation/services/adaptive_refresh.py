@@ -1,0 +1,95 @@
+"""The allocation probabilities of adaptive pairwise studies (annotation.services.adaptive_allocation draws
+from them): fitted from the judgments so far, cached in AdaptiveAllocationState, refreshed by a debounced sweep
+so that the rater loop never fits anything."""
+
+from datetime import datetime
+from itertools import combinations
+
+import numpy as np
+from django.utils import timezone
+
+from annotation.models import AdaptiveAllocationState, Assignment, Criterion, Judgment, Output, Project
+from annotation.selectors.adaptive import work_item_pairs
+from annotation.task_types.adaptive import AdaptiveSettings, adaptive_settings
+from evaluation.stats import allocation_probabilities
+
+
+def adaptive_probabilities_refresh(*, project: Project, now: datetime | None = None) -> AdaptiveAllocationState | None:
+    """Computes the project's allocation probabilities from its judgments so far and caches them; None (and
+    nothing cached) when the project does not allocate adaptively."""
+    settings = adaptive_settings(project.task_config)
+    if settings is None:
+        return None
+    systems = sorted({s for pair in work_item_pairs(project.pk) for s in pair})
+    criterion = Criterion.objects.filter(project=project).order_by("position", "id").first()
+    rows = (
+        list(
+            Judgment.objects.filter(
+                criterion=criterion,
+                is_current=True,
+                item__gold__isnull=True,
+                item__degraded_from__isnull=True,
+                item__repeat_of__isnull=True,
+            )
+            .exclude(assignment__served_as__in=[k for k in Assignment.ServedAs.values if k != Assignment.ServedAs.WORK])
+            .values_list("id", "output__system", "output__item_id", "value", "sampling_probability")
+        )
+        if criterion is not None
+        else []
+    )
+    state, _ = AdaptiveAllocationState.objects.get_or_create(project=project)
+    if len(systems) < 2:
+        state.probabilities, state.n_judgments = [], len(rows)
+    else:
+        state.probabilities = _probabilities(project, systems, rows, settings)
+        state.n_judgments = len(rows)
+    state.judgments_through = max((r[0] for r in rows), default=0)
+    state.computed_at = now or timezone.now()
+    state.save()
+    return state
+
+
+def _probabilities(project, systems, rows, settings: AdaptiveSettings) -> list:
+    code = {s: i for i, s in enumerate(systems)}
+    k, pairs = len(systems), list(combinations(range(len(systems)), 2))
+    second = dict(Output.objects.filter(item__project=project, position=1).values_list("item_id", "system"))
+    # a judgment without a recorded probability (imported, or served before adaptive allocation) is taken as
+    # drawn from the reference design, uniform over the pairs
+    kept = [
+        (code[s], code[second[item]], value, 1 / len(pairs) if p is None else p)
+        for _, s, item, value, p in rows
+        if s in code and second.get(item) in code
+    ]
+    first, other, outcome, probability = (
+        np.array(c).reshape(len(kept))
+        for c in ([r[0] for r in kept], [r[1] for r in kept], [r[2] for r in kept], [r[3] for r in kept])
+    )
+    top_k = min(settings.top_k, k - 1) if settings.top_k else None
+    allocation = allocation_probabilities(
+        k,
+        first.astype(int),
+        other.astype(int),
+        outcome.astype(float),
+        probability.astype(float),
+        target=settings.target,
+        top_k=top_k,
+        cold_start=settings.cold_start,
+        floor=settings.floor,
+    )
+    return [[systems[a], systems[b], float(p)] for (a, b), p in zip(pairs, allocation, strict=True)]
+
+
+def adaptive_refresh_stale(*, now: datetime | None = None) -> int:
+    """Refreshes the probabilities of every adaptive project (not archived) with at least ``refresh_every``
+    judgments newer than those its cache saw, or none cached yet; returns how many it refreshed. The debounce
+    of adaptive allocation: the beat runs it every minute, and the rater loop never fits anything."""
+    refreshed = 0
+    for project in Project.objects.filter(archived_at__isnull=True, task_config__has_key="adaptive"):
+        settings = adaptive_settings(project.task_config)
+        state = AdaptiveAllocationState.objects.filter(project=project).first()
+        through = state.judgments_through if state else 0
+        newer = Judgment.objects.filter(project=project, id__gt=through)
+        if state is None or newer[settings.refresh_every - 1 : settings.refresh_every].exists():
+            adaptive_probabilities_refresh(project=project, now=now)
+            refreshed += 1
+    return refreshed

@@ -1,0 +1,60 @@
+"""The allocation page's adaptive allocation form (pairwise projects): saved through the service, errors shown,
+absent for a rating project."""
+
+import pytest
+
+from annotation.models import Membership, Project
+from audit.models import AuditEntry
+from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def lead_of(project):
+    lead = UserFactory(username=f"adaptive-lead-{project.pk}")
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    return lead
+
+
+def test_the_lead_turns_adaptive_allocation_on_and_off(client):
+    project = ProjectFactory(task_type="pairwise", criteria=["overall"])
+    client.force_login(lead_of(project))
+    url = f"/projects/{project.pk}/allocation/"
+    assert b'data-testid="adaptive-form"' in client.get(url).content
+
+    saved = client.post(
+        url,
+        {
+            "action": "adaptive",
+            "enabled": "on",
+            "target": "top_k",
+            "top_k": "3",
+            "cold_start": "",
+            "floor": "0.3",
+            "min_judgments_per_system": "50",
+        },
+    )
+
+    assert saved.status_code == 302
+    project.refresh_from_db()
+    assert project.task_config == {
+        "adaptive": {"target": "top_k", "top_k": 3, "cold_start": None, "floor": 0.3, "refresh_every": 20},
+        "min_judgments_per_system": 50,
+    }
+    assert AuditEntry.objects.filter(action="task_config.update", project=project).exists()
+    bad = client.post(url, {"action": "adaptive", "enabled": "on", "target": "top_k", "top_k": "", "floor": "0.3"})
+    assert bad.status_code == 400 and b"top_k" in bad.content
+    client.post(url, {"action": "adaptive", "target": "ranking", "floor": "0.3"})
+    assert Project.objects.get(pk=project.pk).task_config == {}
+
+
+def test_a_rating_project_has_no_adaptive_form(client):
+    project = ProjectFactory(task_type="likert")
+    client.force_login(lead_of(project))
+    url = f"/projects/{project.pk}/allocation/"
+
+    assert b'data-testid="adaptive-form"' not in client.get(url).content
+    assert (
+        client.post(url, {"action": "adaptive", "enabled": "on", "target": "ranking", "floor": "0.3"}).status_code
+        == 400
+    )
