@@ -25,3 +25,12 @@ def export_run_job(job_id: int) -> dict:
     return job_run(
         job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress)
     )
+
+
+# Ten million votes take a few minutes on two busy cores; the limits leave room for slower disks.
+@shared_task(name="evaluation.vote_import", acks_late=True, soft_time_limit=3600, time_limit=3700)
+def vote_import_job(job_id: int) -> dict:
+    from annotation.services.job import job_run
+    from evaluation.services.vote_import import vote_import_run
+
+    return job_run(job_id, lambda job, progress: vote_import_run(job=job, progress=progress))

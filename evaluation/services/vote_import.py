@@ -1,0 +1,428 @@
+"""Import of pairwise votes at arena scale (millions of rows): a file read in batches by pyarrow
+(``vote_files``), checked and coded with vectorised compute, and written with PostgreSQL COPY into the compact
+``Vote`` table in one transaction: every vote or none, with each bad line named with its column.
+
+Votes are a finished study's, analysed on their own: they are not judgments, so quality control, allocation,
+agreement, adjudication and items' rater counts never see them (see ``VoteImport``). On SQLite (the demo) the
+rows go through ``bulk_create``: slower, the same result.
+"""
+
+import shutil
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from django.conf import settings
+from django.db import connection, transaction
+
+from annotation.models import Criterion, Job, Project
+from annotation.parsers import spool
+from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics, uses_copy
+from annotation.services.import_records import MAX_REPORTED_ERRORS, ImportRejected, ImportReport
+from annotation.services.job import job_start
+from annotation.services.judgment_import import MAX_RATER_NAME
+from annotation.task_types import REGISTRY
+from annotation.task_types.facts import COMPARED
+from audit.services import audit_record
+from evaluation.models import Vote, VoteImport, VoteName
+
+from .vote_files import ARENA, FORMATS, VoteBatch, VoteFile, write_csv
+
+JOB_KIND = "vote_import"
+UPLOAD_DIR = "imports"
+MAX_SYSTEM_NAME = 200  # as Output.system
+MAX_PROMPT_NAME = 255
+MAX_SYSTEMS = 2**15 - 1  # codes are PostgreSQL smallints
+# Seconds since 1970 up to the end of year 9999 (what a date-time column holds).
+MAX_EPOCH_SECONDS = 253_402_300_799
+ARENA_WINNERS = {"model_a": Vote.Outcome.A_WINS, "model_b": Vote.Outcome.B_WINS}
+TIES = {"tie": Vote.Outcome.TIE, "tie (bothbad)": Vote.Outcome.TIE_BOTH_BAD}
+COPY_FIELDS = ("batch", "system_a", "system_b", "outcome", "rater", "prompt", "submitted_at", "sampling_probability")
+SQLITE_CHUNK = 2000
+
+
+class VoteImportError(ValueError):
+    """The import cannot start (the project takes no votes, an unknown criterion or format)."""
+
+
+@dataclass(frozen=True)
+class VoteImportResult:
+    imported: int
+    layout: str
+    n_systems: int
+    batch_id: int
+
+    def as_dict(self) -> dict:
+        return {"imported": self.imported, "layout": self.layout, "systems": self.n_systems, "import": self.batch_id}
+
+
+def detect_vote_format(name: str | None, content_type: str | None) -> str:
+    """csv, jsonl or parquet from a file name's ending or a content type; JSON lines when neither says."""
+    name, kind = (name or "").lower(), (content_type or "").split(";")[0].strip()
+    if name.endswith(".parquet") or kind in ("application/vnd.apache.parquet", "application/x-parquet"):
+        return "parquet"
+    if name.endswith(".csv") or kind == "text/csv":
+        return "csv"
+    return "jsonl"
+
+
+def vote_criterion(project: Project, name: str | None) -> Criterion:
+    """The criterion votes go on: the one named, else the project's first. Raises VoteImportError."""
+    if REGISTRY[project.task_type].results.kind != COMPARED:
+        raise VoteImportError(
+            f"votes between two systems are imported into projects that compare pairs; this one is "
+            f"{REGISTRY[project.task_type].label}"
+        )
+    criteria = Criterion.objects.filter(project=project).order_by("position", "id")
+    criterion = criteria.filter(name=name).first() if name else criteria.first()
+    if criterion is None:
+        known = ", ".join(repr(c) for c in criteria.values_list("name", flat=True))
+        raise VoteImportError(f"criterion {name!r} is not one of {known}" if name else "the project has no criterion")
+    return criterion
+
+
+class _Names:
+    """A dictionary of names → codes for one kind, grown as batches bring new names."""
+
+    def __init__(self, project: Project, kind: str, limit: int):
+        self.kind, self.limit = kind, limit
+        self.codes = dict(VoteName.objects.filter(project=project, kind=kind).values_list("name", "code"))
+        self.new: list[tuple[int, str]] = []
+
+    def encode(self, values: pa.Array) -> np.ndarray:
+        """Codes of ``values`` (nulls: -1); one dictionary lookup per distinct name of the batch."""
+        encoded = pc.dictionary_encode(values)
+        local = np.array([self._code(name) for name in encoded.dictionary.to_pylist()] + [-1], dtype=np.int64)
+        indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+        return local[indices]
+
+    def _code(self, name: str) -> int:
+        code = self.codes.get(name)
+        if code is None:
+            code = self.codes[name] = len(self.codes)
+            self.new.append((code, name))
+        return code
+
+    @property
+    def over_limit(self) -> bool:
+        return len(self.codes) > self.limit
+
+
+def _missing(values: pa.Array) -> np.ndarray:
+    return pc.fill_null(pc.equal(values, ""), True).to_numpy(zero_copy_only=False)
+
+
+def _too_long(values: pa.Array, limit: int) -> np.ndarray:
+    return pc.fill_null(pc.greater(pc.utf8_length(values), limit), False).to_numpy(zero_copy_only=False)
+
+
+def _blank_to_null(values: pa.Array) -> pa.Array:
+    return pc.if_else(pc.equal(values, ""), pa.scalar(None, values.type), values)
+
+
+def _cast_rows(values: pa.Array, to_type) -> tuple[pa.Array, np.ndarray]:
+    """``values`` cast, and the rows that could not be (null there): one vectorised cast, row by row only
+    where that fails (a bad file)."""
+    try:
+        return pc.cast(values, to_type), np.zeros(len(values), dtype=bool)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        out, bad = [], np.zeros(len(values), dtype=bool)
+        for k, value in enumerate(values.to_pylist()):
+            try:
+                out.append(pc.cast(pa.array([value], values.type), to_type)[0].as_py())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                out.append(None)
+                bad[k] = True
+        return pa.array(out, to_type), bad
+
+
+def _epoch_micros(seconds: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    x = seconds.to_numpy(zero_copy_only=False).astype(float)
+    present = ~np.isnan(x) if seconds.null_count == 0 else ~pc.is_null(seconds).to_numpy(zero_copy_only=False)
+    with np.errstate(invalid="ignore"):
+        bad = present & ~((x >= 0) & (x <= MAX_EPOCH_SECONDS))
+    micros = np.where(present & ~bad, np.round(np.nan_to_num(x) * 1e6), 0).astype(np.int64)
+    return micros, bad
+
+
+def _submitted_at(values: pa.Array, layout: str) -> tuple[pa.Array, np.ndarray, str]:
+    """Times as UTC microseconds, the bad rows, and what a bad value should have been. Arena: seconds since
+    1970 (a number, or its text in a CSV); Concord: ISO 8601, read as UTC without an offset (as judgments)."""
+    if pa.types.is_timestamp(values.type):
+        micros = values.cast(pa.timestamp("us")).cast(pa.int64())
+        return micros.cast(pa.timestamp("us", "UTC")), np.zeros(len(values), dtype=bool), ""
+    if layout == ARENA:
+        if pa.types.is_string(values.type):
+            values, bad_text = _cast_rows(_blank_to_null(values), pa.float64())
+        else:
+            bad_text = np.zeros(len(values), dtype=bool)
+        micros, bad = _epoch_micros(values)
+        present = ~pc.is_null(values).to_numpy(zero_copy_only=False)
+        out = pa.array(micros, pa.int64(), mask=~present | bad).cast(pa.timestamp("us", "UTC"))
+        return out, bad | bad_text, "seconds since 1970-01-01 UTC, up to year 9999"
+    values = _blank_to_null(values)
+    zoned = pc.fill_null(pc.match_substring_regex(values, r"(Z|[+-]\d\d(:?\d\d)?)$"), False)
+    aware, bad_aware = _cast_rows(pc.if_else(zoned, values, pa.scalar(None, pa.string())), pa.timestamp("us", "UTC"))
+    naive, bad_naive = _cast_rows(pc.if_else(zoned, pa.scalar(None, pa.string()), values), pa.timestamp("us"))
+    naive = naive.cast(pa.int64()).cast(pa.timestamp("us", "UTC"))
+    return pc.coalesce(aware, naive), bad_aware | bad_naive, "an ISO 8601 date-time (e.g. 2024-03-01T10:00:00Z)"
+
+
+class _Checker:
+    """Checks and codes one batch at a time; every problem goes to the report with its line and column."""
+
+    def __init__(self, project: Project, source: VoteFile):
+        self.source = source
+        self.systems = _Names(project, VoteName.Kind.SYSTEM, MAX_SYSTEMS)
+        self.raters = _Names(project, VoteName.Kind.RATER, 2**31 - 1)
+        self.prompts = _Names(project, VoteName.Kind.PROMPT, 2**31 - 1)
+        self.errors: list[tuple[int, str]] = []
+        self.n_bad = 0
+
+    def _flag(self, batch: VoteBatch, bad: np.ndarray, field: str, message: str) -> None:
+        rows = np.flatnonzero(bad)
+        room = max(0, MAX_REPORTED_ERRORS - len(self.errors))
+        self.errors.extend((batch.first_line + int(r), f"{self.source.column(field)}: {message}") for r in rows[:room])
+        self.n_bad += len(rows)
+
+    def table(self, batch: VoteBatch, batch_id: int) -> pa.Table | None:
+        """The batch's COPY rows (None when it had a bad line)."""
+        before = self.n_bad
+        cols = batch.columns
+        a, b, winner = cols["system_a"], cols["system_b"], cols["winner"]
+        for field in ("system_a", "system_b"):
+            self._flag(batch, _missing(cols[field]), field, "the system's name is missing")
+            self._flag(
+                batch,
+                _too_long(cols[field], MAX_SYSTEM_NAME),
+                field,
+                f"a system's name has at most {MAX_SYSTEM_NAME} characters",
+            )
+        same = pc.fill_null(pc.equal(a, b), False).to_numpy(zero_copy_only=False)
+        self._flag(batch, same, "system_b", "the same system as on the other side")
+        outcome = self._outcome(a, b, winner)
+        self._flag(batch, _missing(winner), "winner", "the winner is missing")
+        self._flag(
+            batch,
+            (outcome < 0) & ~_missing(winner),
+            "winner",
+            "must be model_a, model_b, tie or tie (bothbad)"
+            if self.source.layout == ARENA
+            else "must be system_a's or system_b's name, tie or tie (bothbad)",
+        )
+        n = len(batch)
+        rater = prompt = np.full(n, -1, dtype=np.int64)
+        if "rater" in cols:
+            self._flag(
+                batch,
+                _too_long(cols["rater"], MAX_RATER_NAME),
+                "rater",
+                f"a rater's name has at most {MAX_RATER_NAME} characters",
+            )
+            rater = self.raters.encode(_blank_to_null(cols["rater"]))
+        if "prompt" in cols:
+            self._flag(
+                batch,
+                _too_long(cols["prompt"], MAX_PROMPT_NAME),
+                "prompt",
+                f"a prompt id has at most {MAX_PROMPT_NAME} characters",
+            )
+            prompt = self.prompts.encode(_blank_to_null(cols["prompt"]))
+        submitted = pa.nulls(n, pa.timestamp("us", "UTC"))
+        if "submitted_at" in cols:
+            submitted, bad, expected = _submitted_at(cols["submitted_at"], self.source.layout)
+            self._flag(batch, bad, "submitted_at", f"must be {expected}")
+        probability = pa.nulls(n, pa.float64())
+        if "sampling_probability" in cols:
+            values = cols["sampling_probability"]
+            if pa.types.is_string(values.type):
+                values, bad_text = _cast_rows(_blank_to_null(values), pa.float64())
+                self._flag(batch, bad_text, "sampling_probability", "must be a number")
+            x = values.to_numpy(zero_copy_only=False).astype(float)
+            present = ~pc.is_null(values).to_numpy(zero_copy_only=False)
+            with np.errstate(invalid="ignore"):
+                self._flag(
+                    batch,
+                    present & ~((x > 0) & (x <= 1)),
+                    "sampling_probability",
+                    "must be a probability above 0 and at most 1",
+                )
+            probability = values
+        codes_a, codes_b = self.systems.encode(a), self.systems.encode(b)
+        if self.systems.over_limit:
+            self._flag(batch, np.arange(n) == 0, "system_a", f"a project's votes name at most {MAX_SYSTEMS} systems")
+        if self.n_bad > before:
+            return None
+        return pa.table(
+            {
+                "batch": pa.array(np.full(n, batch_id, dtype=np.int64)),
+                "system_a": pa.array(codes_a.astype(np.int16)),
+                "system_b": pa.array(codes_b.astype(np.int16)),
+                "outcome": pa.array(outcome.astype(np.int16)),
+                "rater": pa.array(rater, pa.int64(), mask=rater < 0),
+                "prompt": pa.array(prompt, pa.int64(), mask=prompt < 0),
+                "submitted_at": submitted,
+                "sampling_probability": probability,
+            }
+        )
+
+    def _outcome(self, a: pa.Array, b: pa.Array, winner: pa.Array) -> np.ndarray:
+        def equal(x, y):
+            return pc.fill_null(pc.equal(x, y), False).to_numpy(zero_copy_only=False)
+
+        if self.source.layout == ARENA:
+            choices = [(equal(winner, name), code) for name, code in ARENA_WINNERS.items()]
+        else:
+            choices = [(equal(winner, a), Vote.Outcome.A_WINS), (equal(winner, b), Vote.Outcome.B_WINS)]
+        choices += [(equal(winner, name), code) for name, code in TIES.items()]
+        return np.select([c for c, _ in choices], [int(code) for _, code in choices], default=-1)
+
+    def rejected(self) -> ImportRejected | None:
+        """Every problem found, in line order (the first MAX_REPORTED_ERRORS listed, all counted)."""
+        if not self.n_bad:
+            return None
+        report = ImportReport()
+        for line, message in sorted(self.errors):
+            report.add(line, message)
+        report.n_errors = self.n_bad
+        return ImportRejected(report)
+
+
+def _write(table: pa.Table) -> None:
+    if uses_copy():
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(Vote._meta.get_field(f).column) for f in COPY_FIELDS)
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(f"COPY {quote(Vote._meta.db_table)} ({columns}) FROM STDIN WITH (FORMAT csv)") as copy,
+        ):
+            copy.write(write_csv(table))
+        return
+    rows = table.to_pylist()
+    for start in range(0, len(rows), SQLITE_CHUNK):
+        Vote.objects.bulk_create(
+            [
+                Vote(**{("batch_id" if k == "batch" else k): v for k, v in row.items()})
+                for row in rows[start : start + SQLITE_CHUNK]
+            ]
+        )
+
+
+def vote_import(
+    *,
+    project: Project,
+    path,
+    fmt: str,
+    criterion: str | None = None,
+    by=None,
+    file_name: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> VoteImportResult:
+    """Import every vote of the file at ``path`` (``fmt`` csv, jsonl or parquet) on ``criterion`` (default: the
+    project's first) or none. Raises VoteImportError before reading, ImportRejected with every bad line (up to
+    the report's cap) and its column. ``progress(bytes read, file size)``."""
+    if fmt not in FORMATS:
+        raise VoteImportError(f"format must be one of {', '.join(FORMATS)}")
+    target = vote_criterion(project, criterion)
+    source = VoteFile(path, fmt)
+    with transaction.atomic():
+        # One import at a time per project: the name codes are handed out from what is stored.
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        batch = VoteImport.objects.create(
+            project=project,
+            criterion=target,
+            file_name=file_name[:255],
+            layout=source.layout,
+            created_by=by if getattr(by, "pk", None) else None,
+        )
+        checker, total = _Checker(project, source), 0
+        for vote_batch in source.batches():
+            table = checker.table(vote_batch, batch.id)
+            if table is not None and not checker.n_bad:
+                _write(table)
+            total += len(vote_batch)
+            if progress:
+                progress(source.done, source.size)
+        if not total:
+            checker.errors.append((1, "the file holds no votes"))
+            checker.n_bad += 1
+        rejected = checker.rejected()
+        if rejected:
+            raise rejected
+        for names in (checker.systems, checker.raters, checker.prompts):
+            insert_rows(
+                VoteName,
+                ["project", "kind", "code", "name"],
+                [(project.id, names.kind, code, name) for code, name in names.new],
+            )
+        VoteImport.objects.filter(pk=batch.pk).update(n_votes=total)
+        refresh_planner_statistics(Vote)
+        audit_record(
+            actor=by,
+            action="votes.import",
+            project=project,
+            target=file_name,
+            detail={"imported": total, "layout": source.layout, "criterion": target.name},
+        )
+    return VoteImportResult(total, source.layout, len(checker.systems.codes), batch.id)
+
+
+def _upload_path(name: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / UPLOAD_DIR / name
+
+
+def vote_import_start(
+    *, project: Project, upload, fmt: str, criterion: str | None, created_by, file_name: str = ""
+) -> Job:
+    """Keeps the uploaded file (a binary stream) under MEDIA_ROOT and starts the import job once the transaction
+    commits; poll ``/api/v1/jobs/{id}/``. Raises VoteImportError (nothing kept) when the import cannot start."""
+    from evaluation.jobs import vote_import_job
+
+    if fmt not in FORMATS:
+        raise VoteImportError(f"format must be one of {', '.join(FORMATS)}")
+    vote_criterion(project, criterion)
+    path = _upload_path(f"{uuid.uuid4().hex}.{fmt}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with spool(upload) as source, open(path, "wb") as target:
+        shutil.copyfileobj(source, target)
+    try:
+        return job_start(
+            kind=JOB_KIND,
+            task=vote_import_job,
+            project=project,
+            created_by=created_by,
+            params={"file": path.name, "format": fmt, "criterion": criterion, "filename": file_name},
+        )
+    except Exception:
+        path.unlink(missing_ok=True)  # the job could not be queued (it is marked failed): nothing will read it
+        raise
+
+
+def vote_import_run(*, job: Job, progress: Callable[[float, float, str], None] | None = None) -> dict:
+    """The job's import of its kept file, which is deleted after. A rejected file leaves the error report
+    (``{detail, errors: [{line, error}], n_errors}``) in the job's result before the job fails."""
+    path = _upload_path(job.params["file"])
+
+    def read(done: int, total: int) -> None:
+        progress(done, total, f"{done * 100 // max(total, 1)}% of the file read")
+
+    try:
+        result = vote_import(
+            project=job.project,
+            path=path,
+            fmt=job.params["format"],
+            criterion=job.params.get("criterion"),
+            by=job.created_by,
+            file_name=job.params.get("filename", ""),
+            progress=read if progress else None,
+        )
+    except ImportRejected as exc:
+        Job.objects.filter(pk=job.pk).update(result=exc.report.as_dict())
+        raise
+    finally:
+        path.unlink(missing_ok=True)
+    return result.as_dict()
