@@ -224,13 +224,13 @@ class VoteImport(models.Model):
 
 
 class VoteName(models.Model):
-    """The names votes refer to by number (a system, a rater's pseudonym or judge id, a prompt), per project:
-    a vote row holds small integers, which keeps ten million of them compact."""
+    """The names votes refer to by number (a system, a rater's pseudonym or judge id), per project: a vote row
+    holds small integers, which keeps ten million of them compact. (Prompt ids are about one per vote in arena
+    dumps: a dictionary would save nothing, so a vote holds its prompt id as text.)"""
 
     class Kind(models.TextChoices):
         SYSTEM = "system"
         RATER = "rater"
-        PROMPT = "prompt"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="vote_names")
     kind = models.CharField(max_length=6, choices=Kind.choices)
@@ -241,7 +241,7 @@ class VoteName(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["project", "kind", "code"], name="votename_code_unique"),
             models.UniqueConstraint(fields=["project", "kind", "name"], name="votename_name_unique"),
-            models.CheckConstraint(condition=Q(kind__in=["system", "rater", "prompt"]), name="votename_kind_known"),
+            models.CheckConstraint(condition=Q(kind__in=["system", "rater"]), name="votename_kind_known"),
         ]
 
     def __str__(self):
@@ -250,7 +250,7 @@ class VoteName(models.Model):
 
 class Vote(models.Model):
     """One pairwise vote: ``system_a`` against ``system_b`` (VoteName codes of kind system), the outcome for
-    ``system_a``; rater and prompt are VoteName codes too. Written only by ``vote_import`` (COPY on
+    ``system_a``; ``rater`` is a VoteName code too. Written only by ``vote_import`` (COPY on
     PostgreSQL), which keeps the codes consistent with VoteName; no foreign keys, to keep rows small."""
 
     class Outcome(models.IntegerChoices):
@@ -264,7 +264,7 @@ class Vote(models.Model):
     system_b = models.SmallIntegerField()
     outcome = models.SmallIntegerField(choices=Outcome.choices)
     rater = models.IntegerField(null=True, blank=True)
-    prompt = models.IntegerField(null=True, blank=True)
+    prompt = models.CharField(max_length=255, null=True, blank=True, help_text="The prompt's id in the study.")
     submitted_at = models.DateTimeField(null=True, blank=True)
     sampling_probability = models.FloatField(
         null=True, blank=True, help_text="Probability the pair was drawn with, when the study recorded it."

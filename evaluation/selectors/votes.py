@@ -79,7 +79,6 @@ def vote_rows(project: Project, *, chunk_size: int = 50_000) -> Iterator[dict]:
     """Every vote as the export writes it: names instead of codes, the outcome for system_a."""
     systems = vote_names(project, VoteName.Kind.SYSTEM)
     raters = vote_names(project, VoteName.Kind.RATER)
-    prompts = vote_names(project, VoteName.Kind.PROMPT)
     outcomes = {code: label for code, label in Vote.Outcome.choices}
     rows = (
         Vote.objects.filter(batch__project=project)
@@ -106,7 +105,7 @@ def vote_rows(project: Project, *, chunk_size: int = 50_000) -> Iterator[dict]:
             "system_b": systems[b],
             "outcome": outcomes[outcome],
             "rater": raters.get(rater),
-            "prompt": prompts.get(prompt),
+            "prompt": prompt,
             "submitted_at": submitted_at,
             "sampling_probability": probability,
         }
