@@ -432,7 +432,7 @@ class VoteImportApi(EvaluationApi):
         parameters=[
             OpenApiParameter("criterion", str, description="Criterion the votes are on; default the first."),
             OpenApiParameter(
-                "format", str, enum=list(VOTE_FORMATS), description="Default: from the file's name or content type."
+                "file_format", str, enum=list(VOTE_FORMATS), description="Default: from the file's name or type."
             ),
         ],
         request={
@@ -453,7 +453,7 @@ class VoteImportApi(EvaluationApi):
             stream, name, content_type = upload, upload.name, upload.content_type
         else:
             stream, name, content_type = request.data, "", request.content_type
-        fmt = request.query_params.get("format") or detect_vote_format(name, content_type)
+        fmt = request.query_params.get("file_format") or detect_vote_format(name, content_type)
         job = vote_import_start(project=project, upload=stream, fmt=fmt,
                                 criterion=request.query_params.get("criterion"), created_by=request.user,
                                 file_name=name)

@@ -311,7 +311,7 @@ class _Checker:
 @contextmanager
 def _rows_into(model, fields: tuple[str, ...]):
     """A writer of tables (columns ``fields``, named as the model's) into the model's table. On PostgreSQL one
-    COPY takes every table, sent by a thread of its own while the next batch is read and checked."""
+    COPY takes them, sent by a thread of its own while the CSV of the next part is written."""
     if not uses_copy():
         yield lambda table: _create(model, table)
         return
@@ -368,14 +368,15 @@ def vote_import(
             created_by=by if getattr(by, "pk", None) else None,
         )
         checker, total = _Checker(project, source), 0
-        with _rows_into(Vote, VOTE_FIELDS) as write:
-            for vote_batch in source.batches():
-                table = checker.table(vote_batch, batch.id)
-                if table is not None and not checker.n_bad:
+        for vote_batch in source.batches():
+            table = checker.table(vote_batch, batch.id)
+            if table is not None and not checker.n_bad:
+                # A COPY per batch: progress may write through this connection, which a COPY in flight holds.
+                with _rows_into(Vote, VOTE_FIELDS) as write:
                     write(table)
-                total += len(vote_batch)
-                if progress:
-                    progress(source.done, source.size)
+            total += len(vote_batch)
+            if progress:
+                progress(source.done, source.size)
         if not total:
             checker.errors.append((1, "the file holds no votes"))
             checker.n_bad += 1
