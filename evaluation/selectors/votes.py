@@ -11,6 +11,14 @@ from annotation.models import Project
 from evaluation.models import Vote, VoteImport, VoteName
 from evaluation.stats import PairTables
 
+# The winner as Concord's vote layout names it; None: the winning system's own name.
+WINNER_NAMES = {
+    Vote.Outcome.A_WINS: None,
+    Vote.Outcome.B_WINS: None,
+    Vote.Outcome.TIE: "tie",
+    Vote.Outcome.TIE_BOTH_BAD: "tie (bothbad)",
+}
+
 
 @dataclass(frozen=True)
 class VoteTables:
@@ -75,16 +83,15 @@ def _tables(criterion: str, rows: np.ndarray, names: dict[int, str], n_imports: 
     return VoteTables(criterion, tables, int(n.sum()), both_bad, n_imports)
 
 
-def vote_rows(project: Project, *, chunk_size: int = 50_000) -> Iterator[dict]:
-    """Every vote as the export writes it: names instead of codes, the outcome for system_a."""
+def vote_batches(project: Project, *, size: int = 20_000) -> Iterator[tuple[str, list[tuple]]]:
+    """Every vote as the export's ``votes`` table holds it (``evaluation.export.tables.VOTES``), in import order,
+    in batches of ``size`` rows: the columns of Concord's vote import layout, so a file re-imports as it is."""
     systems = vote_names(project, VoteName.Kind.SYSTEM)
     raters = vote_names(project, VoteName.Kind.RATER)
-    outcomes = {code: label for code, label in Vote.Outcome.choices}
     rows = (
         Vote.objects.filter(batch__project=project)
         .order_by("id")
         .values_list(
-            "batch_id",
             "batch__criterion__name",
             "system_a",
             "system_b",
@@ -95,17 +102,12 @@ def vote_rows(project: Project, *, chunk_size: int = 50_000) -> Iterator[dict]:
             "sampling_probability",
         )
     )
-    for batch_id, criterion, a, b, outcome, rater, prompt, submitted_at, probability in rows.iterator(
-        chunk_size=chunk_size
-    ):
-        yield {
-            "import": batch_id,
-            "criterion": criterion,
-            "system_a": systems[a],
-            "system_b": systems[b],
-            "outcome": outcomes[outcome],
-            "rater": raters.get(rater),
-            "prompt": prompt,
-            "submitted_at": submitted_at,
-            "sampling_probability": probability,
-        }
+    batch = []
+    for criterion, a, b, outcome, rater, prompt, submitted_at, probability in rows.iterator(chunk_size=size):
+        winner = WINNER_NAMES[outcome] or (systems[a] if outcome == Vote.Outcome.A_WINS else systems[b])
+        batch.append((systems[a], systems[b], winner, raters.get(rater), prompt, submitted_at, probability, criterion))
+        if len(batch) == size:
+            yield "train", batch
+            batch = []
+    if batch:
+        yield "train", batch

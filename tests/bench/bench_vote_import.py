@@ -69,14 +69,16 @@ def write_votes(path: Path, fmt: str, first, second, outcome, judges) -> None:
     with open(path, "wb") as sink:
         for start in range(0, len(first), chunk):
             end = min(start + chunk, len(first))
-            table = pa.table({
-                "model_a": pa.array(names[first[start:end]], pa.string()),
-                "model_b": pa.array(names[second[start:end]], pa.string()),
-                "winner": pa.array(WINNERS[outcome[start:end]], pa.string()),
-                "judge": pc_format("arena_user_", judges[start:end]),
-                "tstamp": pa.array(1_680_000_000.0 + np.arange(start, end) + 0.25),
-                "question_id": pc_format("q", np.arange(start, end) // 2),
-            })
+            table = pa.table(
+                {
+                    "model_a": pa.array(names[first[start:end]], pa.string()),
+                    "model_b": pa.array(names[second[start:end]], pa.string()),
+                    "winner": pa.array(WINNERS[outcome[start:end]], pa.string()),
+                    "judge": pc_format("arena_user_", judges[start:end]),
+                    "tstamp": pa.array(1_680_000_000.0 + np.arange(start, end) + 0.25),
+                    "question_id": pc_format("q", np.arange(start, end) // 2),
+                }
+            )
             if fmt == "parquet":
                 writer = writer or pq.ParquetWriter(sink, table.schema)
                 writer.write_table(table)
@@ -116,11 +118,20 @@ def run_child(path: str, fmt: str, resamples: int, judgment_rows: int) -> None:
 
     lead = get_user_model().objects.create_user("bench-lead")
     task_type = next(slug for slug, t in REGISTRY.items() if t.results.kind == COMPARED)
-    project = project_create(created_by=lead, name="bench", task_type=task_type,
-                             criteria=[{"name": "overall", "scale_min": 0, "scale_max": 2}])
+    project = project_create(
+        created_by=lead,
+        name="bench",
+        task_type=task_type,
+        criteria=[{"name": "overall", "scale_min": 0, "scale_max": 2}],
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    cpu0, server0 = cpu_seconds(), server_cpu_seconds(backend)
     t0 = time.perf_counter()
     result = vote_import(project=project, path=path, fmt=fmt, by=lead, file_name=Path(path).name)
     t1 = time.perf_counter()
+    cpu1, server1 = cpu_seconds(), server_cpu_seconds(backend)
     rss_import = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     (half,) = vote_results(project=project, ties="half", confidence=0.95, n_resamples=resamples, seed=1)
     t2 = time.perf_counter()
@@ -130,22 +141,38 @@ def run_child(path: str, fmt: str, resamples: int, judgment_rows: int) -> None:
         cursor.execute("SELECT pg_total_relation_size('evaluation_vote'), pg_relation_size('evaluation_vote')")
         total_bytes, heap_bytes = cursor.fetchone()
     judgment = judgment_baseline(project_create, lead, task_type, path, fmt, judgment_rows) if judgment_rows else {}
-    print(json.dumps({
-        "imported": result.imported,
-        "systems": result.n_systems,
-        "import_seconds": t1 - t0,
-        "half_seconds": t2 - t1,
-        "davidson_seconds": t3 - t2,
-        "peak_rss_import_mib": rss_import,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "table_bytes": total_bytes,
-        "heap_bytes": heap_bytes,
-        "strengths": dict(zip([s["system"] for s in half["systems"]], [s["strength"] for s in half["systems"]],
-                              strict=True)),
-        "mean_width": float(np.mean([s["strength_ci"][1] - s["strength_ci"][0] for s in half["systems"]])),
-        "tie_parameter": davidson["bradley_terry"]["tie_parameter"],
-        **judgment,
-    }))
+    print(
+        json.dumps(
+            {
+                "imported": result.imported,
+                "systems": result.n_systems,
+                "import_seconds": t1 - t0,
+                "import_cpu": cpu1 - cpu0,
+                "import_server_cpu": server1 - server0,
+                "half_seconds": t2 - t1,
+                "davidson_seconds": t3 - t2,
+                "peak_rss_import_mib": rss_import,
+                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "table_bytes": total_bytes,
+                "heap_bytes": heap_bytes,
+                "strengths": {s["system"]: s["strength"] for s in davidson["systems"]},
+                "mean_width": float(np.mean([s["strength_ci"][1] - s["strength_ci"][0] for s in half["systems"]])),
+                "tie_parameter": davidson["bradley_terry"]["tie_parameter"],
+                **judgment,
+            }
+        )
+    )
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """User + system CPU of a PostgreSQL backend on this machine, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def judgment_baseline(project_create, lead, task_type, path, fmt, rows: int) -> dict:
@@ -153,16 +180,36 @@ def judgment_baseline(project_create, lead, task_type, path, fmt, rows: int) -> 
     from annotation.services import item_import, judgment_import
 
     votes = read_head(path, fmt, rows)
-    project = project_create(created_by=lead, name="bench judgments", task_type=task_type,
-                             criteria=[{"name": "overall", "scale_min": 0, "scale_max": 2}])
-    items = "".join(json.dumps({"external_id": f"v{k}", "input": v["question_id"],
-                                "outputs": [{"system": v["model_a"], "text": "a"},
-                                            {"system": v["model_b"], "text": "b"}]}) + "\n"
-                    for k, v in enumerate(votes))
+    project = project_create(
+        created_by=lead,
+        name="bench judgments",
+        task_type=task_type,
+        criteria=[{"name": "overall", "scale_min": 0, "scale_max": 2}],
+    )
+    items = "".join(
+        json.dumps(
+            {
+                "external_id": f"v{k}",
+                "input": v["question_id"],
+                "outputs": [{"system": v["model_a"], "text": "a"}, {"system": v["model_b"], "text": "b"}],
+            }
+        )
+        + "\n"
+        for k, v in enumerate(votes)
+    )
     winner = {"model_a": "model_a", "model_b": "model_b"}
-    lines = "".join(json.dumps({"item": f"v{k}", "rater": v["judge"], "criterion": "overall",
-                                "value": v[winner[v["winner"]]] if v["winner"] in winner else "tie"}) + "\n"
-                    for k, v in enumerate(votes))
+    lines = "".join(
+        json.dumps(
+            {
+                "item": f"v{k}",
+                "rater": v["judge"],
+                "criterion": "overall",
+                "value": v[winner[v["winner"]]] if v["winner"] in winner else "tie",
+            }
+        )
+        + "\n"
+        for k, v in enumerate(votes)
+    )
     t0 = time.perf_counter()
     item_import(project=project, stream=io.BytesIO(items.encode()), fmt="jsonl")
     t1 = time.perf_counter()
@@ -175,8 +222,12 @@ def read_head(path, fmt, rows: int) -> list[dict]:
     if fmt == "parquet":
         return next(pq.ParquetFile(path).iter_batches(batch_size=rows)).to_pylist()
     if fmt == "csv":
-        reader = pa_csv.open_csv(path, convert_options=pa_csv.ConvertOptions(
-            column_types=dict.fromkeys(["model_a", "model_b", "winner", "judge", "question_id"], pa.string())))
+        reader = pa_csv.open_csv(
+            path,
+            convert_options=pa_csv.ConvertOptions(
+                column_types=dict.fromkeys(["model_a", "model_b", "winner", "judge", "question_id"], pa.string())
+            ),
+        )
         out = []
         for batch in reader:
             out.extend(batch.to_pylist())
@@ -199,7 +250,7 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=100)
     parser.add_argument("--baseline-rows", type=int, default=200_000)
     parser.add_argument("--baseline-fits", type=int, default=3)
-    parser.add_argument("--judgment-rows", type=int, default=20_000)
+    parser.add_argument("--judgment-rows", type=int, default=5_000)
     args = parser.parse_args()
 
     first, second, outcome, judges, theta = arena_votes(args.votes, args.systems)
@@ -220,9 +271,20 @@ def main() -> None:
             }
             env.pop("REDIS_URL", None)
             out = subprocess.run(
-                [sys.executable, __file__, "--run", str(path), args.format, str(args.resamples),
-                 str(args.judgment_rows)],
-                env=env, cwd=ROOT, capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    __file__,
+                    "--run",
+                    str(path),
+                    args.format,
+                    str(args.resamples),
+                    str(args.judgment_rows),
+                ],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             if out.returncode:
                 sys.exit(out.stderr[-4000:])
@@ -244,30 +306,48 @@ def main() -> None:
     truth = theta - theta.mean()
 
     ours = r["import_seconds"] + r["half_seconds"]
-    print(f"{r['imported']:,} votes between {r['systems']} systems, {args.format} file of {size / 2**20:,.0f} MiB; "
-          f"load average at the end {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"{r['imported']:,} votes between {r['systems']} systems, {args.format} file of {size / 2**20:,.0f} MiB; "
+        f"load average at the end {os.getloadavg()[0]:.1f}\n"
+    )
     print("| stage | time (s) |\n|---|---:|")
     print(f"| write the file (pyarrow, chunks of 1M votes) | {write_seconds:.1f} |")
     print(f"| import (`vote_import`: read, check, code, COPY) | {r['import_seconds']:.1f} |")
-    print(f"| rank: SQL aggregation + Bradley–Terry (half-win ties) + {args.resamples} replicates | "
-          f"{r['half_seconds']:.1f} |")
+    print(
+        f"| rank: SQL aggregation + Bradley–Terry (half-win ties) + {args.resamples} replicates | "
+        f"{r['half_seconds']:.1f} |"
+    )
     print(f"| rank again with Davidson ties + {args.resamples} replicates | {r['davidson_seconds']:.1f} |")
     print(f"| **ours: import + ranking with intervals** | **{ours:.1f}** |")
-    print(f"| baseline: one arena logistic fit on {args.baseline_rows:,} votes (mean of {args.baseline_fits}) | "
-          f"{per_fit:.2f} |")
+    print(
+        f"| baseline: one arena logistic fit on {args.baseline_rows:,} votes (mean of {args.baseline_fits}) | "
+        f"{per_fit:.2f} |"
+    )
     print(f"| baseline extrapolated: {args.resamples + 1} fits on {args.votes:,} votes | {baseline_fit:,.0f} |")
     if "judgment_seconds" in r:
         per_vote = (r["judgment_item_seconds"] + r["judgment_seconds"]) / r["judgment_rows"]
-        print(f"| baseline: the judgment path (items, then judgments) on {r['judgment_rows']:,} votes | "
-              f"{r['judgment_item_seconds'] + r['judgment_seconds']:.1f} |")
+        print(
+            f"| baseline: the judgment path (items, then judgments) on {r['judgment_rows']:,} votes | "
+            f"{r['judgment_item_seconds'] + r['judgment_seconds']:.1f} |"
+        )
         print(f"| baseline extrapolated: the judgment path on {args.votes:,} votes | {per_vote * args.votes:,.0f} |")
     print()
-    print(f"- peak RSS of the importing process: {r['peak_rss_import_mib']:.0f} MiB after the import, "
-          f"{r['peak_rss_mib']:.0f} MiB at the end")
-    print(f"- vote table on disk: {r['table_bytes'] / 2**20:,.0f} MiB with its indexes "
-          f"({r['heap_bytes'] / 2**20:,.0f} MiB of rows, {r['table_bytes'] / r['imported']:.0f} bytes a vote)")
-    print(f"- largest |estimate − true log-strength|: {np.abs(estimate - truth).max():.4f}; mean 95% interval "
-          f"width {r['mean_width']:.4f}; Davidson nu = {r['tie_parameter']:.3f}")
+    print(
+        f"- peak RSS of the importing process: {r['peak_rss_import_mib']:.0f} MiB after the import, "
+        f"{r['peak_rss_mib']:.0f} MiB at the end"
+    )
+    print(
+        f"- vote table on disk: {r['table_bytes'] / 2**20:,.0f} MiB with its indexes "
+        f"({r['heap_bytes'] / 2**20:,.0f} MiB of rows, {r['table_bytes'] / r['imported']:.0f} bytes a vote)"
+    )
+    print(
+        f"- CPU of the import: {r['import_cpu']:.0f} s in Python (pyarrow's threads included), "
+        f"{r['import_server_cpu']:.0f} s in its PostgreSQL backend (wall {r['import_seconds']:.0f} s)"
+    )
+    print(
+        f"- largest |Davidson estimate − true log-strength|: {np.abs(estimate - truth).max():.4f}; mean 95% interval "
+        f"width {r['mean_width']:.4f}; Davidson nu = {r['tie_parameter']:.3f}"
+    )
 
 
 if __name__ == "__main__":
