@@ -31,6 +31,7 @@ from annotation.services.judgment_import import MAX_RATER_NAME
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
+from core.outside_text import text_problem
 from evaluation.models import Vote, VoteImport, VoteName
 
 from .vote_files import ARENA, FORMATS, VoteBatch, VoteFile, write_csv
@@ -76,6 +77,8 @@ def detect_vote_format(name: str | None, content_type: str | None) -> str:
 
 def vote_criterion(project: Project, name: str | None) -> Criterion:
     """The criterion votes go on: the one named, else the project's first. Raises VoteImportError."""
+    if name and text_problem(name):
+        raise VoteImportError(f"criterion {text_problem(name)}")
     if REGISTRY[project.task_type].results.kind != COMPARED:
         raise VoteImportError(
             f"votes between two systems are imported into projects that compare pairs; this one is "
@@ -132,6 +135,10 @@ def _missing(values: pa.Array) -> np.ndarray:
 
 def _too_long(values: pa.Array, limit: int) -> np.ndarray:
     return pc.fill_null(pc.greater(pc.utf8_length(values), limit), False).to_numpy(zero_copy_only=False)
+
+
+def _has_nul(values: pa.Array) -> np.ndarray:
+    return pc.fill_null(pc.match_substring(values, "\x00"), False).to_numpy(zero_copy_only=False)
 
 
 def _blank_to_null(values: pa.Array) -> pa.Array:
@@ -207,6 +214,9 @@ class _Checker:
         before = self.n_bad
         cols = batch.columns
         a, b, winner = cols["system_a"], cols["system_b"], cols["winner"]
+        for field in ("system_a", "system_b", "rater", "prompt"):
+            if field in cols and pa.types.is_string(cols[field].type):
+                self._flag(batch, _has_nul(cols[field]), field, text_problem("\x00"))
         for field in ("system_a", "system_b"):
             self._flag(batch, _missing(cols[field]), field, "the system's name is missing")
             self._flag(
@@ -356,6 +366,7 @@ def vote_import(
     if fmt not in FORMATS:
         raise VoteImportError(f"format must be one of {', '.join(FORMATS)}")
     target = vote_criterion(project, criterion)
+    file_name = file_name.replace("\x00", "")
     source = VoteFile(path, fmt)
     with transaction.atomic():
         # One import at a time per project: the name codes are handed out from what is stored.

@@ -129,6 +129,7 @@ def test_bad_lines_are_named_with_their_column_and_nothing_is_stored(compared, t
     rows[4]["tstamp"] = "yesterday"
     rows[5]["model_a"] = ""
     rows[6]["judge"] = "x" * 101
+    rows[7]["question_id"] = "q\x00"
     errors = _rejected(compared, write_csv(tmp_path / "v.csv", rows), "csv")
     assert errors == [
         (3, "winner: must be model_a, model_b, tie or tie (bothbad)"),
@@ -136,6 +137,7 @@ def test_bad_lines_are_named_with_their_column_and_nothing_is_stored(compared, t
         (6, "tstamp: must be seconds since 1970-01-01 UTC, up to year 9999"),
         (7, "model_a: the system's name is missing"),
         (8, "judge: a rater's name has at most 100 characters"),
+        (9, "question_id: holds a NUL character (U+0000), which text may not contain"),
     ]
     assert _nothing_stored(compared)
 
