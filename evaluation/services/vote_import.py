@@ -10,6 +10,7 @@ rows go through ``bulk_create``: slower, the same result.
 import shutil
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,7 +21,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from django.conf import settings
 from django.db import connection, transaction
-from psycopg.copy import QueuedLibpqWriter
 
 from annotation.models import Criterion, Job, Project
 from annotation.parsers import spool
@@ -320,8 +320,12 @@ class _Checker:
 
 @contextmanager
 def _rows_into(model, fields: tuple[str, ...]):
-    """A writer of tables (columns ``fields``, named as the model's) into the model's table. On PostgreSQL one
-    COPY takes them, sent by a thread of its own while the CSV of the next part is written."""
+    """A writer of tables (columns ``fields``, named as the model's) into the model's table, in this transaction.
+
+    On PostgreSQL each table is one COPY, run on a thread of its own while the caller reads and checks the next
+    batch: the database's work (most of an import's) overlaps Python's. The thread holds the connection (psycopg's
+    lock) only for its COPY, so a query of the caller's meanwhile (a job's progress) waits for it instead of
+    deadlocking, as it would inside a COPY the caller holds open. Leaving the block waits for the last COPY."""
     if not uses_copy():
         yield lambda table: _create(model, table)
         return
@@ -331,8 +335,23 @@ def _rows_into(model, fields: tuple[str, ...]):
     with connection.cursor() as cursor:
         # times are written as UTC without their zone (see _Checker.table)
         cursor.execute("SET LOCAL TIME ZONE 'UTC'")
-        with cursor.cursor.copy(sql, writer=QueuedLibpqWriter(cursor.cursor)) as copy:
-            yield lambda table: copy.write(write_csv(table.select(list(fields))))
+    raw = connection.connection
+    pending = []
+
+    def copy(data: bytes) -> None:
+        with raw.cursor() as cursor, cursor.copy(sql) as stream:
+            stream.write(data)
+
+    def write(table: pa.Table) -> None:
+        data = write_csv(table.select(list(fields)))
+        if pending:
+            pending.pop().result()
+        pending.append(pool.submit(copy, data))
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield write
+        if pending:
+            pending.pop().result()
 
 
 def _create(model, table: pa.Table) -> None:
@@ -379,15 +398,14 @@ def vote_import(
             created_by=by if getattr(by, "pk", None) else None,
         )
         checker, total = _Checker(project, source), 0
-        for vote_batch in source.batches():
-            table = checker.table(vote_batch, batch.id)
-            if table is not None and not checker.n_bad:
-                # A COPY per batch: progress may write through this connection, which a COPY in flight holds.
-                with _rows_into(Vote, VOTE_FIELDS) as write:
+        with _rows_into(Vote, VOTE_FIELDS) as write:
+            for vote_batch in source.batches():
+                table = checker.table(vote_batch, batch.id)
+                if table is not None and not checker.n_bad:
                     write(table)
-            total += len(vote_batch)
-            if progress:
-                progress(source.done, source.size)
+                total += len(vote_batch)
+                if progress:
+                    progress(source.done, source.size)
         if not total:
             checker.errors.append((1, "the file holds no votes"))
             checker.n_bad += 1
