@@ -52,3 +52,7 @@ class CSVParser(_SpoolingParser):
 
 class TSVParser(_SpoolingParser):
     media_type = "text/tab-separated-values"
+
+
+class ParquetParser(_SpoolingParser):
+    media_type = "application/vnd.apache.parquet"

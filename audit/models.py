@@ -28,6 +28,8 @@ ACTIONS = {
     "item.unretire": "served a retired item again (target: external id)",
     "item.replace": "replaced the text of an item no rater had judged (target: external id; detail: fields)",
     "judgments.import": "imported judgments run elsewhere (target: the file; detail: count)",
+    "votes.import": "imported pairwise votes of a study run elsewhere (target: the file; detail: count, layout, "
+                    "criterion)",
     "qc.rules_update": "changed the quality-control rules (detail: version and each changed rule)",
     "allocation.update": "changed the quotas or the design of the allocation (detail: changed settings, places)",
     "allocation.rater_quota": "set one rater's own maximum and expected screens",

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from annotation.apis import IMPORT_SCHEMA, import_upload, upload_name
 from annotation.pagination import StandardPagination, paginated
-from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser
+from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, ParquetParser
 from annotation.selectors import project_get_for_lead
 from evaluation.export.writers import FORMATS
 from evaluation.models import Calibrator, Export, MetricInput
@@ -55,6 +55,8 @@ from evaluation.services import (
     study_plan_apply,
 )
 from evaluation.services.export import SPLITS, export_path
+from evaluation.services.vote_files import FORMATS as VOTE_FORMATS
+from evaluation.services.vote_import import detect_vote_format, vote_import_start
 from evaluation.stats import InsufficientDataError
 from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
@@ -114,6 +116,27 @@ class CalibratorSummarySerializer(serializers.Serializer):
     k_folds = serializers.IntegerField(allow_null=True)
     n_resamples = serializers.IntegerField()
     methods = MethodSerializer(many=True)
+
+
+class VoteResultSerializer(serializers.Serializer):
+    class SystemSerializer(serializers.Serializer):
+        system = serializers.CharField()
+        n = serializers.IntegerField(help_text="Votes the system took part in.")
+        wins = serializers.IntegerField()
+        ties = serializers.IntegerField(help_text="Ties, \"tie (bothbad)\" included.")
+        losses = serializers.IntegerField()
+        win_rate = serializers.FloatField(allow_null=True, help_text="(wins + ties / 2) / n.")
+        strength = serializers.FloatField(allow_null=True, help_text="Bradley–Terry log-strength, mean zero.")
+        strength_ci = interval_field()
+
+    criterion = serializers.CharField()
+    n_votes = serializers.IntegerField()
+    n_imports = serializers.IntegerField(help_text="Files imported on this criterion.")
+    n_systems = serializers.IntegerField()
+    ties_both_bad = serializers.IntegerField(help_text="Of the ties, those marked \"tie (bothbad)\".")
+    systems = SystemSerializer(many=True)
+    bradley_terry = serializers.JSONField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
 
 
 class ResultsApi(EvaluationApi):
@@ -318,6 +341,12 @@ class ResultsApi(EvaluationApi):
                                                   "which the results keep: {items, judgments}.")
         n_judgments = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
+        votes = VoteResultSerializer(
+            many=True,
+            required=False,
+            help_text="Pair-comparing projects: the ranking of imported votes per criterion, apart from the "
+            "judgments (`POST …/votes/import/`).",
+        )
         calibrators = CalibratorSummarySerializer(many=True)
 
     @extend_schema(
@@ -405,6 +434,52 @@ class ImportApi(EvaluationApi):
         with stream:
             imported = self.run_import(project, stream, fmt, by=request.user, file_name=upload_name(request))
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
+
+
+class VoteImportApi(EvaluationApi):
+    """Import pairwise votes of a study run elsewhere, at arena scale, as a job (poll ``/api/v1/jobs/{job_id}/``):
+    CSV, JSON lines or Parquet, as a multipart ``file`` or the body (``text/csv``, ``application/x-ndjson``,
+    ``application/vnd.apache.parquet``). Columns in a public arena's layout (``model_a``, ``model_b``,
+    ``winner``: `model_a`, `model_b`, `tie` or `tie (bothbad)`; optional ``judge``, ``tstamp`` in seconds since
+    1970, ``question_id``) or Concord's (``system_a``, ``system_b``, ``winner``: a system's name, `tie` or
+    `tie (bothbad)`; optional ``rater``, ``submitted_at`` in ISO 8601, ``prompt``); both take an optional
+    ``sampling_probability``; other columns are ignored. All votes or none: a bad file fails the job with
+    ``{detail, errors: [{line, error}], n_errors}`` as its result, each error naming the column (Parquet: the row).
+    The votes are ranked apart from the judgments (results' ``votes``) and exported as their own table;
+    quality control, allocation and agreement do not read them."""
+
+    parser_classes = [JSONLinesParser, JSONLParser, CSVParser, ParquetParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("criterion", str, description="Criterion the votes are on; default the first."),
+            OpenApiParameter(
+                "file_format", str, enum=list(VOTE_FORMATS), description="Default: from the file's name or type."
+            ),
+        ],
+        request={
+            "multipart/form-data": inline_serializer("VoteImportUpload", {"file": serializers.FileField()}),
+            "text/csv": OpenApiTypes.BINARY,
+            "application/x-ndjson": OpenApiTypes.BINARY,
+            "application/vnd.apache.parquet": OpenApiTypes.BINARY,
+        },
+        responses={202: inline_serializer("VoteImportStarted", {"job_id": serializers.IntegerField()}), 400: DETAIL},
+    )
+    def post(self, request, pk):
+        project = project_get_for_lead(request.user, pk)
+        if hasattr(request.data, "getlist"):
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise serializers.ValidationError({"file": "send the file as the body or as a multipart field "
+                                                           "named 'file'"})
+            stream, name, content_type = upload, upload.name, upload.content_type
+        else:
+            stream, name, content_type = request.data, "", request.content_type
+        fmt = request.query_params.get("file_format") or detect_vote_format(name, content_type)
+        job = vote_import_start(project=project, upload=stream, fmt=fmt,
+                                criterion=request.query_params.get("criterion"), created_by=request.user,
+                                file_name=name)
+        return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
 
 
 class MetricImportApi(ImportApi):

@@ -8,6 +8,7 @@ from evaluation.services.adaptive_refresh import adaptive_refresh_stale
 from evaluation.services.export import EXPORT_JOB, export_run
 from evaluation.services.metrics_compute import METRICS_JOB
 from evaluation.services.rater_models_store import RATER_MODELS_JOB, rater_models_compute
+from evaluation.services.vote_import import VOTE_IMPORT_JOB, vote_import_run
 
 
 @shared_task(name=METRICS_JOB)
@@ -41,3 +42,9 @@ def rater_models_job(job_id: int) -> dict:
 def adaptive_refresh_stale_job() -> int:
     """Recompute the allocation probabilities of adaptive pairwise projects with enough new judgments."""
     return adaptive_refresh_stale()
+
+
+# Ten million votes take a few minutes on two busy cores; the limits leave room for slower disks.
+@shared_task(name=VOTE_IMPORT_JOB, acks_late=True, soft_time_limit=3600, time_limit=3700)
+def vote_import_job(job_id: int) -> dict:
+    return job_run(job_id, lambda job, progress: vote_import_run(job=job, progress=progress))

@@ -222,3 +222,79 @@ class RaterModelsResult(models.Model):
 
     def __str__(self):
         return f"rater models of project {self.project_id} (seed {self.seed})"
+
+
+class VoteImport(models.Model):
+    """One file of pairwise votes from a finished study run elsewhere (e.g. a public arena's dump), imported on
+    one criterion of a project whose type compares pairs. Votes are analysed on their own (results' ``votes``,
+    the export's ``votes`` table): quality control, allocation, agreement and adjudication never read them."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="vote_imports")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="vote_imports")
+    file_name = models.CharField(max_length=255, blank=True)
+    layout = models.CharField(max_length=8, help_text="arena (model_a, model_b, judge...) or concord.")
+    n_votes = models.BigIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.n_votes} votes into project {self.project_id}"
+
+
+class VoteName(models.Model):
+    """The names votes refer to by number (a system, a rater's pseudonym or judge id), per project: a vote row
+    holds small integers, which keeps ten million of them compact. (Prompt ids are about one per vote in arena
+    dumps: a dictionary would save nothing, so a vote holds its prompt id as text.)"""
+
+    class Kind(models.TextChoices):
+        SYSTEM = "system"
+        RATER = "rater"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="vote_names")
+    kind = models.CharField(max_length=6, choices=Kind.choices)
+    code = models.IntegerField()
+    name = models.CharField(max_length=255)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "kind", "code"], name="votename_code_unique"),
+            models.UniqueConstraint(fields=["project", "kind", "name"], name="votename_name_unique"),
+            models.CheckConstraint(condition=Q(kind__in=["system", "rater"]), name="votename_kind_known"),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} {self.code}: {self.name}"
+
+
+class Vote(models.Model):
+    """One pairwise vote: ``system_a`` against ``system_b`` (VoteName codes of kind system), the outcome for
+    ``system_a``; ``rater`` is a VoteName code too. Written only by ``vote_import`` (COPY on
+    PostgreSQL), which keeps the codes consistent with VoteName; no foreign keys, to keep rows small."""
+
+    class Outcome(models.IntegerChoices):
+        B_WINS = 0, "system_b wins"
+        TIE = 1, "tie"
+        A_WINS = 2, "system_a wins"
+        TIE_BOTH_BAD = 3, "tie (both bad)"
+
+    batch = models.ForeignKey(VoteImport, on_delete=models.CASCADE, related_name="votes")
+    system_a = models.SmallIntegerField()
+    system_b = models.SmallIntegerField()
+    outcome = models.SmallIntegerField(choices=Outcome.choices)
+    rater = models.IntegerField(null=True, blank=True)
+    # NULL, not "", where the study named no prompt: a NULL takes no bytes in the row (DJ001's rule is for forms).
+    prompt = models.CharField(  # noqa: DJ001
+        max_length=255, null=True, blank=True, help_text="The prompt's id in the study."
+    )
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    sampling_probability = models.FloatField(
+        null=True, blank=True, help_text="Probability the pair was drawn with, when the study recorded it."
+    )
+
+    def __str__(self):
+        return f"vote {self.pk}: {self.system_a} vs {self.system_b} → {self.outcome}"

@@ -51,6 +51,7 @@ api_urlpatterns = [
     ),
     path("projects/<int:pk>/plan/", apis.StudyPlanApi.as_view(), name="api-study-plan"),
     path("projects/<int:pk>/plan/apply/", apis.StudyPlanApplyApi.as_view(), name="api-study-plan-apply"),
+    path("projects/<int:pk>/votes/import/", apis.VoteImportApi.as_view(), name="api-votes-import"),
     path("projects/<int:pk>/exports/", apis.ExportListCreateApi.as_view(), name="api-exports"),
     path("exports/<int:pk>/download/", apis.ExportDownloadApi.as_view(), name="api-export-download"),
 ]

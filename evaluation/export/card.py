@@ -24,7 +24,7 @@ SIZE_CATEGORIES = [
     (10_000_000, "1M<n<10M"),
     (100_000_000, "10M<n<100M"),
 ]
-CONFIG_ORDER = ("judgments", "items", "scores", "spans", "raters")
+CONFIG_ORDER = ("judgments", "items", "scores", "spans", "raters", "votes")
 # What the card says is not known when the authors left it out at export (export option: its words).
 UNSTATED = {"recruitment": "how raters were recruited", "compensation": "how they were paid",
             "consent": "what they consented to and any ethics review", "intended_uses": "the intended uses"}

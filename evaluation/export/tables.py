@@ -131,6 +131,22 @@ RATERS = TableSpec(
 )
 
 
+VOTES = TableSpec(
+    "votes",
+    (
+        Column("system_a", "string", "One system of the vote."),
+        Column("system_b", "string", "The other system."),
+        Column("winner", "string", "system_a's or system_b's name, tie, or tie (bothbad)."),
+        Column("rater", "string", "The voter's pseudonym or judge id as imported (null when the study had none)."),
+        Column("prompt", "string", "The prompt's id as imported (null when none)."),
+        Column("submitted_at", "timestamp", "When the vote was cast (UTC), when the study recorded it."),
+        Column("sampling_probability", "float", "Probability the pair was drawn with, when recorded."),
+        Column("criterion", "string", "Criterion the votes were imported on."),
+    ),
+    "One row per pairwise vote imported from a finished study (`POST /api/v1/projects/{id}/votes/import/`), apart "
+    "from the judgments: in Concord's vote import layout, so the file re-imports as it is.",
+)
+
 _SPAN_COLUMNS = (
     Column("item", "string", "external_id of the item."),
     Column("system", "string", "System of the output judged."),

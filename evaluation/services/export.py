@@ -29,9 +29,18 @@ from core.outside_text import text_problem
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export import profiles, soft_labels
-from evaluation.export.tables import ITEMS, RATERS, has_spans, judgments_table, scores_table, spans_table, value_type
+from evaluation.export.tables import (
+    ITEMS,
+    RATERS,
+    VOTES,
+    has_spans,
+    judgments_table,
+    scores_table,
+    spans_table,
+    value_type,
+)
 from evaluation.export.writers import FORMATS, TableWriter, WrittenFile
-from evaluation.models import Export
+from evaluation.models import Export, VoteImport
 from evaluation.selectors.export import (
     NO_SUBGROUP,
     agreement_for_card,
@@ -49,6 +58,7 @@ from evaluation.selectors.export import (
     system_summary,
 )
 from evaluation.selectors.soft_labels import soft_label_units
+from evaluation.selectors.votes import vote_batches
 
 from .rater_models import criterion_categories, is_categorical
 
@@ -304,6 +314,9 @@ def export_write(
         raters = writer(RATERS, split_files=False)
         raters.write("train", sizes.raters)
         files += raters.close()
+        if VoteImport.objects.filter(project=project).exists():
+            votes = writer(VOTES, split_files=False)
+            files += _write_table(votes, vote_batches(project), {}, report, "", counted=False)
 
         report.tell(0.95, "writing the data card")
         facts = _facts(project, options, card_facts(), files, item_spec, adjudicated=scope.adjudication)
@@ -445,7 +458,8 @@ def _facts(
         "tables": {
             spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
             for spec in (item_spec, judgments_table(task_type, adjudicated=adjudicated), scores_table(task_type),
-                         *((spans_table(adjudicated=adjudicated),) if has_spans(task_type) else ()), RATERS)
+                         *((spans_table(adjudicated=adjudicated),) if has_spans(task_type) else ()), RATERS,
+                         *((VOTES,) if any(f.table == VOTES.name for f in files) else ()))
         },
     }
 

@@ -39,6 +39,7 @@ from ._common import (
 )
 from .best_worst_results import best_worst_results
 from .error_span_results import SpanResultOptions, SpanScoring, error_span_criterion
+from .vote_results import vote_results
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,10 @@ def results_compute(
         if raters is not None:
             frame = frame.where(np.isin(frame.rater, sorted(raters)))
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
+        if raters is None:
+            # Imported votes are ranked apart from the judgments (a finished study's; see VoteImport).
+            body["votes"] = vote_results(project=project, ties=options.ties, confidence=options.confidence,
+                                         n_resamples=options.n_resamples, seed=options.seed)
     else:
         frame = rating_frame(project)
         if raters is not None:

@@ -82,6 +82,7 @@ EXPECTED = {
     # An empty body names no criterion, comparison or effect (no raters per item to apply).
     "api-study-plan": {"post": (401, 404, 403, 400, 400)},
     "api-study-plan-apply": {"post": (401, 404, 403, 400, 400)},
+    "api-votes-import": {"post": (401, 404, 403, 415, 415)},
     "api-exports": {"get": (401, 404, 403, 200, 200), "post": (401, 404, 403, 202, 202)},
     # The export has no file yet: the lead's answer is 409, never the bytes.
     "api-export-download": {"get": (401, 404, 403, 409, 409)},

@@ -57,3 +57,15 @@ def test_pairwise_page_plots_bradley_terry(lead):
 
 def test_rater_is_refused(project, rater):
     assert browser(rater).get(f"/projects/{project.id}/results/").status_code == 403
+
+
+def test_imported_votes_are_ranked_in_their_own_section(lead, tmp_path):
+    from evaluation.services.vote_import import vote_import
+    from tests.evaluation.vote_files import arena_rows, write_csv
+
+    project = ProjectFactory(task_type="pairwise", criteria=["overall"])
+    MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
+    vote_import(project=project, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
+    html = browser(lead).get(f"/projects/{project.id}/results/").content.decode()
+    assert "overall: imported votes" in html and "32 votes from 1 imported file" in html
+    assert "3 of the ties marked both bad" in html
