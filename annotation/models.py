@@ -202,6 +202,10 @@ class Membership(models.Model):
     order_seed = models.BigIntegerField(
         default=order_seed_new,
         help_text="Seed of the order this rater is served work items in (annotation.services.assignment).")
+    screens_counted = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="While a quota applies: at least the screens this rater was served (expired leases drop out at "
+                  "the next recount, annotation.services.assignment); empty: not counted yet.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

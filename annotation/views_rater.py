@@ -23,6 +23,7 @@ from annotation.selectors import (
     rater_progress,
     screen_questions,
 )
+from annotation.selectors.allocation import quota_left, rater_quota
 from annotation.services import (
     LeaseGone,
     ProfileNeeded,
@@ -111,8 +112,12 @@ def rate_next(request, pk):
         # Nothing is left to serve, whatever the plan still counted (a repeat whose original came too late).
         progress = rater_progress(project=membership.project, rater=request.user) | {"remaining": 0}
         progress["total"] = progress["done"] + progress["assigned"]
+        # At their maximum no work comes back to the rater, whatever other raters give back.
+        quota = rater_quota(membership, membership.project)
+        at_quota = quota is not None and quota_left(membership.project, membership) == 0
         return render(request, "annotation/rater/finished.html", {"project": membership.project,
-                                                                  "progress": progress})
+                                                                  "progress": progress,
+                                                                  "quota": quota if at_quota else None})
     template = REGISTRY[assignment.project.task_type].template_name
     return render(request, template, _screen_context(request, assignment))
 

@@ -1,7 +1,8 @@
 """The mail server's reasons for an email not sent, in words a lead can act on.
 
 The email jobs keep the failure as ``"<exception name>: <message>"`` (``InviteEmail.last_error``); a lead reads
-the sentence for its name, and the raw text stays beside it for whoever runs the installation.
+the sentence for its name; the raw text is logged for whoever runs the installation
+(staffing.services.invite_emails), never shown on a page.
 """
 
 _WORDS = {

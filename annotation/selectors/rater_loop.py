@@ -27,7 +27,7 @@ PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", 
                                            "archived_at", "task_config", "adjudicate", "adjudication_threshold",
                                            "profile_consent"})
 MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
-                                                 "max_screens", "plan_position", "order_seed"})
+                                                 "max_screens", "plan_position", "order_seed", "screens_counted"})
 CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
                                                "labels", "help_text"})
 

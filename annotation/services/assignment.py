@@ -483,6 +483,21 @@ def _screens_served(project_id: int, rater_id: int) -> int:
     )
 
 
+def _screens_for_quota(membership: Membership, quota: int) -> int:
+    """The rater's screens as their quota counts them, the membership row locked by the caller: the counter
+    ``screens_counted`` while it is below the quota, else (or when not counted yet) the exact count.
+
+    The counter never falls below the exact count: a screen is leased only here, under the membership row's
+    lock, and each lease raises the counter by one (or empties it when no quota applies, so a quota set later
+    starts from a recount); a lease that expires lowers the exact count and leaves the counter, so the counter
+    can only err high, and the quota's end is always decided on the exact count. The lease pays a count only
+    when the counter is empty or at the quota, not on every screen."""
+    counted = membership.screens_counted
+    if counted is not None and counted < quota:
+        return counted
+    return _screens_served(membership.project_id, membership.user_id)
+
+
 def _screen_rng(project_id: int, rater_id: int, screen: int) -> random.Random:
     """The draw of one screen of one rater: seeded by the rater and the screen's index, and keyed by the
     deployment's secret, so that a session replays the same and no rater can work out their own draws."""
@@ -561,7 +576,8 @@ def assignment_lease_new(
     returned on this call already)."""
     project = membership.project
     quota = rater_quota(membership, project)
-    if quota is not None and _screens_served(project.pk, rater.pk) >= quota:
+    served = None if quota is None else _screens_for_quota(membership, quota)
+    if served is not None and served >= quota:
         return None
     own = _own_filter(project, membership)
     order = order_key_params(membership.order_seed)
@@ -593,8 +609,13 @@ def assignment_lease_new(
         order = list(reversed(original_order))  # a pairwise repeat swaps the sides the rater saw
     else:
         order = task_type.draw_order(systems, rng, membership.left_balance, randomise=project.randomise_output_order)
+    changed = {}
     if task_type.order_record(membership.left_balance, systems, order):
-        membership.save(update_fields=["left_balance"])
+        changed["left_balance"] = membership.left_balance
+    if (counted := None if served is None else served + 1) != membership.screens_counted:
+        changed["screens_counted"] = membership.screens_counted = counted
+    if changed:
+        Membership.objects.filter(pk=membership.pk).update(**changed)
     assignment = Assignment.objects.create(
         project=project,
         item=item,

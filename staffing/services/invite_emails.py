@@ -1,5 +1,8 @@
 """Emailing an invite's link: the request validates and stores the email, a job sends it after the commit
-(retried while the mail server refuses), and the invites page shows whether it went out."""
+(retried while the mail server refuses), and the invites page shows whether it went out, in words
+(staffing.mail_errors); the mail server's own message goes to the log."""
+
+import logging
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -14,6 +17,8 @@ from core.job_queue import queued_job
 from staffing.models import Invite, InviteEmail
 
 SEND_JOB = "staffing.jobs.invite_email_send_job"
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -67,6 +72,7 @@ def invite_email_deliver(*, email_id: int, last_try: bool) -> str:
         except OSError as exc:  # refused connections and every smtplib error
             refused = exc
             status = InviteEmail.Status.FAILED if last_try else InviteEmail.Status.PENDING
+            logger.warning("invite email %s not sent (%s): %s: %s", email.pk, status, type(exc).__name__, exc)
             InviteEmail.objects.filter(pk=email.pk).update(
                 attempts=F("attempts") + 1, status=status, last_error=f"{type(exc).__name__}: {exc}"[:500]
             )

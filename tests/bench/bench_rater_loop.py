@@ -224,16 +224,28 @@ def start_gunicorn(env: dict, workers: int, token: str, *, warm_calls: int) -> t
     by `warm_calls` requests before anything is timed."""
     port = free_port()
     server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b",
-                               f"127.0.0.1:{port}", "-w", str(workers), "--log-level", "warning"],
+                               f"127.0.0.1:{port}", "-w", str(workers), "--log-level", "warning",
+                               "--timeout", "120"],  # a saturated machine can take the default 30 s to boot one
                               cwd=ROOT, env=env)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    for _ in range(warm_calls):
-        call(port, "GET", "/api/v1/projects/", token)
+    try:
+        for _ in range(600):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        for _ in range(warm_calls):
+            for attempt in range(5):  # the first call of each worker imports the project: slow when the machine is busy
+                try:
+                    call(port, "GET", "/api/v1/projects/", token)
+                    break
+                except (TimeoutError, ConnectionError):
+                    if attempt == 4:
+                        raise
+    except BaseException:
+        server.terminate()  # not left running (and holding the caller's output) when the warm-up fails
+        server.wait(30)
+        raise
     return server, port
 
 

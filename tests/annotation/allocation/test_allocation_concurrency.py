@@ -109,6 +109,8 @@ def test_racing_raters_keep_quotas_targets_and_planned_pairs_while_one_is_exclud
         judged.setdefault(rater, set()).add(item)
     stayed = [r.pk for r in raters if r.pk in place]
     assert excluded.pk not in stayed and vacated_place in {place[r] for r in stayed}
+    # And every rater holding a place got work (the one who took the vacated place over included)
+    assert all(judged.get(r) for r in stayed)
     for a in stayed:
         for b in stayed:
             bits = (1 << place[a]) | (1 << place[b])

@@ -2,9 +2,10 @@
 import pytest
 
 from annotation.models import Judgment, Membership
+from annotation.services.allocation import allocation_rater_quota_set
 from tests.annotation.factories import ItemFactory, MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
-from tests.browser_support import log_in
+from tests.browser_support import at_every_width, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -186,3 +187,19 @@ def test_item_text_is_shown_as_text(page, live_server):
 
     assert "pwned" not in page.title()
     assert "<img src=x" in page.inner_text("[data-testid=input]")
+
+
+def test_a_rater_at_their_quota_sees_it_on_the_finished_screen_at_every_width(page, live_server, screenshot):
+    project = rating_project(n_items=3, criteria=["fluency"], systems=["s1"])
+    (rater,) = add_raters(project)
+    allocation_rater_quota_set(project=project, rater=rater, by=UserFactory(), max_screens=1)
+    enter_project(page, live_server, rater, project)
+
+    page.keyboard.press("4")
+    submit_and_wait(page)
+
+    page.wait_for_selector("[data-testid=finished]")
+    assert page.get_by_test_id("quota-reached").inner_text() == (
+        "You have reached your maximum of 1 screen in this project, so there is no more work for you here. "
+        "You judged 1 screen.")
+    at_every_width(page, screenshot, "rater-finished-at-quota")

@@ -7,6 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import Assignment, ItemFlag, Judgment, Project
+from annotation.services.allocation import allocation_rater_quota_set
 from tests.annotation.factories import ItemFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
 
@@ -68,6 +69,40 @@ def test_a_likert_rater_submits_every_item_then_sees_the_finished_screen(client)
     assert b'data-testid="finished"' in finished.content
     assert Judgment.objects.filter(rater=rater).count() == 4
     assert set(Judgment.objects.values_list("duration_ms", flat=True)) == {3100}
+
+
+def test_a_rater_at_their_quota_is_told_so_not_that_work_may_come_back(client):
+    # Given a rater with a maximum of 2 screens in a project of 5 items, who judged 2
+    project = rating_project(n_items=5)
+    rater = logged_in(client, project)
+    allocation_rater_quota_set(project=project, rater=rater, by=UserFactory(), max_screens=2)
+    start(client, project)
+    for _ in range(2):
+        assignment = Assignment.objects.get(rater=rater, status="active")
+        (criterion,) = project.criteria.all()
+        client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "4",
+                                                              "client_token": f"t{assignment.pk}"})
+        client.get(f"/projects/{project.pk}/rate/")
+
+    # Then the finished screen says they had the 2 screens planned for them, counted in screens
+    finished = client.get(f"/projects/{project.pk}/rate/").content.decode()
+    assert 'data-testid="quota-reached"' in finished
+    assert "You have reached your maximum of 2 screens in this project" in finished
+    assert "You judged 2 screens." in finished and "new work may appear" not in finished
+
+
+def test_a_rater_with_nothing_left_below_their_quota_hears_that_work_may_come_back(client):
+    project = rating_project(n_items=1)
+    rater = logged_in(client, project)
+    allocation_rater_quota_set(project=project, rater=rater, by=UserFactory(), max_screens=3)
+    start(client, project)
+    assignment = Assignment.objects.get(rater=rater, status="active")
+    (criterion,) = project.criteria.all()
+    client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "4", "client_token": "t"})
+
+    finished = client.get(f"/projects/{project.pk}/rate/").content.decode()
+    assert 'data-testid="quota-reached"' not in finished
+    assert "You judged 1 screen." in finished and "new work may appear" in finished
 
 
 def rankme_screen(client):
