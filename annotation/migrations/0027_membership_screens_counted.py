@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0022_allocation_vacated_hold'),
+        ('annotation', '0026_adaptive_allocation'),
     ]
 
     operations = [
