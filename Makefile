@@ -42,6 +42,7 @@ test-sqlite: $(VENV)/.installed-test
 # Style, the import contracts ([tool.importlinter]) and the type checker on its modules ([tool.mypy]); CI runs it.
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

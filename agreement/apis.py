@@ -52,14 +52,16 @@ class AgreementListApi(APIView):
             "add span_f1_exact, span_f1_overlap (per pair also span_precision_* and span_recall_*), "
             "span_matched_exact, char_f1_<label>, char_kappa_<label>, char_alpha_<label> and "
             "unitizing_alpha_<label> (label: any, a severity, or severity), kendall_tau per pair on the scores, "
-            "and span_counts.")
+            "and span_counts."
+        )
         is_main = serializers.BooleanField()
         value = serializers.FloatField(allow_null=True)
         ci_low = serializers.FloatField(allow_null=True)
         ci_high = serializers.FloatField(allow_null=True)
         ci_method = serializers.CharField(
             help_text="What produced the interval: bca or percentile (bootstrap over units), analytic (the "
-            "coefficient's standard error); empty without an interval.")
+            "coefficient's standard error); empty without an interval."
+        )
         n_units = serializers.IntegerField()
         n_raters = serializers.IntegerField()
         n_pairable = serializers.IntegerField()
@@ -83,19 +85,22 @@ class AgreementListApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         snapshots = snapshot_list(project, **filters.validated_data)
-        return paginated(request, self, snapshots, self.OutputSerializer,
-                         rater_names=rater_names_for_project(project))
+        return paginated(request, self, snapshots, self.OutputSerializer, rater_names=rater_names_for_project(project))
 
 
 class AgreementRecomputeApi(APIView):
-    @extend_schema(request=None, responses={202: inline_serializer("RecomputeStarted", {
-        "job_id": serializers.IntegerField(), "state": serializers.CharField()})})
+    @extend_schema(
+        request=None,
+        responses={
+            202: inline_serializer(
+                "RecomputeStarted", {"job_id": serializers.IntegerField(), "state": serializers.CharField()}
+            )
+        },
+    )
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         job = agreement_recompute_start(project=project, user=request.user)
         return Response({"job_id": job.id, "state": job.state}, status=status.HTTP_202_ACCEPTED)
-
-
 
 
 class AgreementSettingsApi(APIView):
@@ -109,10 +114,14 @@ class AgreementSettingsApi(APIView):
         alert_drop = serializers.FloatField(min_value=0, max_value=2, required=False)
         email_leads = serializers.BooleanField(required=False)
         auto_recompute_minutes = serializers.IntegerField(
-            min_value=0, max_value=MAX_AUTO_MINUTES, required=False,
-            help_text="Recompute by itself after new judgments, at most once in this many minutes (0: off).")
-        schedule = serializers.DictField(required=False, validators=[validate_outside_json],
-                                         help_text="{enabled, day_of_week, hour}")
+            min_value=0,
+            max_value=MAX_AUTO_MINUTES,
+            required=False,
+            help_text="Recompute by itself after new judgments, at most once in this many minutes (0: off).",
+        )
+        schedule = serializers.DictField(
+            required=False, validators=[validate_outside_json], help_text="{enabled, day_of_week, hour}"
+        )
 
         def validate_schedule(self, value):
             schedule = AgreementSettingsApi.ScheduleSerializer(data=value)
@@ -127,8 +136,13 @@ class AgreementSettingsApi(APIView):
         schedule = serializers.DictField()
 
     def _out(self, project, rules):
-        return {"alert_below": rules.alert_below, "alert_drop": rules.alert_drop, "email_leads": rules.email_leads,
-                "auto_recompute_minutes": rules.auto_recompute_minutes, "schedule": schedule_get(project)}
+        return {
+            "alert_below": rules.alert_below,
+            "alert_drop": rules.alert_drop,
+            "email_leads": rules.email_leads,
+            "auto_recompute_minutes": rules.auto_recompute_minutes,
+            "schedule": schedule_get(project),
+        }
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, pk):

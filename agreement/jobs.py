@@ -1,4 +1,5 @@
 """Celery jobs of the agreement app; each loads by id and calls one service."""
+
 from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
@@ -18,12 +19,19 @@ from annotation.services.job import job_run
 
 # The database may restart under us: retry with backoff. A killed worker leaves the message
 # unacknowledged (acks_late), so it is redelivered; the service replaces snapshots atomically.
-@shared_task(name=RECOMPUTE_JOB, bind=True, acks_late=True, autoretry_for=(OperationalError, InterfaceError),
-             max_retries=3, retry_backoff=True, soft_time_limit=1800, time_limit=2000)
+@shared_task(
+    name=RECOMPUTE_JOB,
+    bind=True,
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=1800,
+    time_limit=2000,
+)
 def agreement_recompute_job(self, job_id: int) -> dict:
     """Recompute one project's snapshots for a Job row (on demand from the API or dashboard)."""
-    return job_run(job_id, lambda job, progress: agreement_recompute_run(project_id=job.project_id,
-                                                                         progress=progress))
+    return job_run(job_id, lambda job, progress: agreement_recompute_run(project_id=job.project_id, progress=progress))
 
 
 @shared_task(acks_late=True)
@@ -42,10 +50,17 @@ def agreement_recompute_stale_all_job() -> list[int]:
 
 # OSError covers refused connections and every smtplib error. After the last retry the alerts stay
 # pending (with the error on the dashboard) for the sweep below.
-@shared_task(name=SEND_JOB, bind=True, acks_late=True, ignore_result=True,
-             autoretry_for=(OSError, OperationalError, InterfaceError),
-             max_retries=settings.CONCORD_ALERT_EMAIL_RETRIES, retry_backoff=settings.CONCORD_ALERT_EMAIL_BACKOFF,
-             retry_backoff_max=3600, retry_jitter=True)
+@shared_task(
+    name=SEND_JOB,
+    bind=True,
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=(OSError, OperationalError, InterfaceError),
+    max_retries=settings.CONCORD_ALERT_EMAIL_RETRIES,
+    retry_backoff=settings.CONCORD_ALERT_EMAIL_BACKOFF,
+    retry_backoff_max=3600,
+    retry_jitter=True,
+)
 def alert_emails_send_job(self, project_id: int) -> int:
     """Email the leads about a project's pending agreement alerts."""
     return alert_emails_send(project_id=project_id)

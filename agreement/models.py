@@ -1,4 +1,5 @@
 """Stored agreement: one row per (project, window, week, scope, statistic), and the alerts they raise."""
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -39,40 +40,52 @@ class AgreementSnapshot(models.Model):
     scope_key = models.CharField(max_length=200, help_text="Canonical scope id, unique per window, week, statistic.")
     # No per-column indexes on the FKs: snapshots are read by project and week (the unique index),
     # and a recompute rewrites hundreds of thousands of rows, each extra index slowing that down.
-    criterion = models.ForeignKey(Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
-                                  db_index=False)
+    criterion = models.ForeignKey(
+        Criterion, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     subgroup = models.CharField(max_length=100, blank=True)
-    rater_a = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="+", db_index=False)
-    rater_b = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="+", db_index=False)
+    rater_a = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    rater_b = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     statistic = models.CharField(max_length=64)
-    is_main = models.BooleanField(default=False,
-                                  help_text="The scope's main coefficient (the one with a bootstrap CI).")
+    is_main = models.BooleanField(
+        default=False, help_text="The scope's main coefficient (the one with a bootstrap CI)."
+    )
     value = models.FloatField(null=True, blank=True)
     ci_low = models.FloatField(null=True, blank=True)
     ci_high = models.FloatField(null=True, blank=True)
-    ci_method = models.CharField(max_length=16, blank=True, default="",
-                                 help_text="What produced the interval: bca or percentile (bootstrap over units), "
-                                           "analytic (the coefficient's standard error); empty without one.")
+    ci_method = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text="What produced the interval: bca or percentile (bootstrap over units), "
+        "analytic (the coefficient's standard error); empty without one.",
+    )
     n_units = models.PositiveIntegerField(default=0)
     n_raters = models.PositiveIntegerField(default=0)
     n_pairable = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OK)
     reason = models.CharField(max_length=300, blank=True)
     unreliable = models.BooleanField(default=False, help_text=f"Fewer than {MIN_RELIABLE_UNITS} units.")
-    detail = models.JSONField(default=dict, blank=True,
-                              help_text="Extra structure, e.g. a coincidence matrix {values, matrix}.")
+    detail = models.JSONField(
+        default=dict, blank=True, help_text="Extra structure, e.g. a coincidence matrix {values, matrix}."
+    )
     computed_at = models.DateTimeField()
 
     class Meta:
         ordering = ["week_start", "scope", "scope_key", "statistic"]
         constraints = [
-            models.UniqueConstraint(fields=["project", "window", "week_start", "scope_key", "statistic"],
-                                    name="snapshot_unique_per_scope_and_statistic"),
-            models.CheckConstraint(condition=Q(status="ok", value__isnull=False) | Q(status="insufficient_data",
-                                                                                   value__isnull=True),
-                                   name="snapshot_value_iff_ok"),
+            models.UniqueConstraint(
+                fields=["project", "window", "week_start", "scope_key", "statistic"],
+                name="snapshot_unique_per_scope_and_statistic",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="ok", value__isnull=False) | Q(status="insufficient_data", value__isnull=True),
+                name="snapshot_value_iff_ok",
+            ),
         ]
         indexes = [models.Index(fields=["project", "scope", "statistic"], name="snapshot_project_scope")]
 
@@ -85,16 +98,22 @@ class AgreementSettings(models.Model):
 
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="agreement_settings")
     alert_below = models.FloatField(default=0.4, help_text="Alert when a label's main coefficient falls below this.")
-    alert_drop = models.FloatField(default=0.1, help_text="Alert when it falls by more than this from the week before "
-                                                          "and beyond the confidence interval.")
+    alert_drop = models.FloatField(
+        default=0.1,
+        help_text="Alert when it falls by more than this from the week before and beyond the confidence interval.",
+    )
     email_leads = models.BooleanField(default=True)
     auto_recompute_minutes = models.PositiveIntegerField(
-        default=60, help_text="Recompute by itself when judgments came in since the last recompute, at most once in "
-                              "this many minutes (0: only on demand and on the weekly schedule).")
-    auto_recompute_started_at = models.DateTimeField(null=True, blank=True,
-                                                     help_text="When the last automatic recompute was started.")
+        default=60,
+        help_text="Recompute by itself when judgments came in since the last recompute, at most once in "
+        "this many minutes (0: only on demand and on the weekly schedule).",
+    )
+    auto_recompute_started_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the last automatic recompute was started."
+    )
     judgments_seen_through = models.PositiveBigIntegerField(
-        default=0, help_text="The highest judgment id the last finished recompute read: any above it is new.")
+        default=0, help_text="The highest judgment id the last finished recompute read: any above it is new."
+    )
 
     def __str__(self):
         return f"agreement settings of {self.project_id}"
@@ -129,11 +148,14 @@ class AgreementAlert(models.Model):
     class Meta:
         ordering = ["-week_start", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["project", "criterion", "week_start", "kind", "statistic"],
-                                    name="alert_once_per_label_week_kind"),
+            models.UniqueConstraint(
+                fields=["project", "criterion", "week_start", "kind", "statistic"],
+                name="alert_once_per_label_week_kind",
+            ),
         ]
-        indexes = [models.Index(fields=["delivery"], condition=models.Q(delivery="pending"),
-                                name="alert_pending_delivery")]
+        indexes = [
+            models.Index(fields=["delivery"], condition=models.Q(delivery="pending"), name="alert_pending_delivery")
+        ]
 
     def __str__(self):
         return self.message

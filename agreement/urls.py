@@ -4,8 +4,9 @@ from . import apis, views
 
 api_urlpatterns = [
     path("projects/<int:pk>/agreement/", apis.AgreementListApi.as_view(), name="api-agreement"),
-    path("projects/<int:pk>/agreement/recompute/", apis.AgreementRecomputeApi.as_view(),
-         name="api-agreement-recompute"),
+    path(
+        "projects/<int:pk>/agreement/recompute/", apis.AgreementRecomputeApi.as_view(), name="api-agreement-recompute"
+    ),
     path("projects/<int:pk>/agreement/settings/", apis.AgreementSettingsApi.as_view(), name="api-agreement-settings"),
 ]
 

@@ -1,4 +1,5 @@
 """The lead's agreement dashboard, drawn from stored snapshots only."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -14,9 +15,16 @@ from annotation.selectors import project_get_for_lead
 @login_required
 def dashboard(request, pk):
     project = project_get_for_lead(request.user, pk)
-    return render(request, "agreement/dashboard.html", {"project": project, "freshness": agreement_freshness(project),
-                                                        "max_auto_minutes": MAX_AUTO_MINUTES,
-                                                        **dashboard_for_project(project)})
+    return render(
+        request,
+        "agreement/dashboard.html",
+        {
+            "project": project,
+            "freshness": agreement_freshness(project),
+            "max_auto_minutes": MAX_AUTO_MINUTES,
+            **dashboard_for_project(project),
+        },
+    )
 
 
 @login_required
@@ -35,10 +43,17 @@ def auto_recompute(request, pk):
     project = project_get_for_lead(request.user, pk)
     value = request.POST.get("auto_recompute_minutes", "").strip()
     if not value.isdigit() or int(value) > MAX_AUTO_MINUTES:
-        messages.error(request, f"Give the minutes between automatic recomputes as a whole number from 0 (off) to "
-                                f"{MAX_AUTO_MINUTES} (a week); got {value!r}.")
+        messages.error(
+            request,
+            f"Give the minutes between automatic recomputes as a whole number from 0 (off) to "
+            f"{MAX_AUTO_MINUTES} (a week); got {value!r}.",
+        )
     else:
         agreement_settings_update(project=project, by=request.user, auto_recompute_minutes=int(value))
-        messages.success(request, f"The agreement is recomputed by itself at most every {int(value)} minutes after "
-                                  "new judgments." if int(value) else "Automatic recompute is off.")
+        messages.success(
+            request,
+            f"The agreement is recomputed by itself at most every {int(value)} minutes after new judgments."
+            if int(value)
+            else "Automatic recompute is off.",
+        )
     return redirect("agreement-dashboard", pk=project.pk)

@@ -1,4 +1,5 @@
 """Admin for every annotation model, with the filters and searches leads need."""
+
 from django.contrib import admin
 
 from annotation.models import (
@@ -38,8 +39,15 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
-    list_display = ["name", "task_type", "status", "raters_per_item", "double_annotation_share", "gold_rate",
-                    "created_at"]
+    list_display = [
+        "name",
+        "task_type",
+        "status",
+        "raters_per_item",
+        "double_annotation_share",
+        "gold_rate",
+        "created_at",
+    ]
     list_filter = ["task_type", "status"]
     search_fields = ["name"]
     inlines = [CriterionInline, MembershipInline]
@@ -92,8 +100,18 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 @admin.register(Judgment)
 class JudgmentAdmin(admin.ModelAdmin):
-    list_display = ["id", "item", "output", "criterion", "rater", "value", "label", "source", "is_current",
-                    "submitted_at"]
+    list_display = [
+        "id",
+        "item",
+        "output",
+        "criterion",
+        "rater",
+        "value",
+        "label",
+        "source",
+        "is_current",
+        "submitted_at",
+    ]
     list_filter = ["source", "is_current", "project", "criterion__name"]
     search_fields = ["rater__username", "item__external_id", "output__system"]
     raw_id_fields = ["project", "item", "output", "criterion", "rater", "assignment"]
@@ -137,8 +155,16 @@ class JobAdmin(admin.ModelAdmin):
 class QcRulesAdmin(admin.ModelAdmin):
     """Read-only: rules are versioned by the lead's API and page, never edited here."""
 
-    list_display = ["project", "version", "gold_accuracy_threshold", "min_gold_answered", "action",
-                    "min_seconds_per_judgment", "straight_line_run", "created_at"]
+    list_display = [
+        "project",
+        "version",
+        "gold_accuracy_threshold",
+        "min_gold_answered",
+        "action",
+        "min_seconds_per_judgment",
+        "straight_line_run",
+        "created_at",
+    ]
     list_filter = ["action"]
     search_fields = ["project__name"]
 

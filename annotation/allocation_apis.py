@@ -1,5 +1,6 @@
 """REST API of the allocation, for a project's leads: quotas, the design and its preview, per-rater quotas, and
 a pairwise project's adaptive allocation."""
+
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -35,11 +36,19 @@ class DesignSerializer(serializers.Serializer):
 def _design(preview) -> dict:
     design = preview.design
     computable = {(a, b) for a, b, _ in design.computable_pairs}
-    return {"places": design.places, "n_items": preview.n_items, "n_slots": preview.n_slots,
-            "per_rater": list(design.per_place), "holders": list(preview.holders),
-            "pairs": [{"places": [a + 1, b + 1], "shared_units": n, "computable": (a, b) in computable}
-                      for a, b, n in design.pairs],
-            "connected": design.connected, "warnings": list(preview.warnings)}
+    return {
+        "places": design.places,
+        "n_items": preview.n_items,
+        "n_slots": preview.n_slots,
+        "per_rater": list(design.per_place),
+        "holders": list(preview.holders),
+        "pairs": [
+            {"places": [a + 1, b + 1], "shared_units": n, "computable": (a, b) in computable}
+            for a, b, n in design.pairs
+        ],
+        "connected": design.connected,
+        "warnings": list(preview.warnings),
+    }
 
 
 class AllocationApi(APIView):
@@ -56,8 +65,9 @@ class AllocationApi(APIView):
     def get(self, request, pk):
         return self._answer(project_get_for_lead(request.user, pk))
 
-    @extend_schema(request=AllocationSettingsSerializer,
-                   responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL})
+    @extend_schema(
+        request=AllocationSettingsSerializer, responses={200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL}
+    )
     def patch(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         data = AllocationSettingsSerializer(data=request.data)
@@ -83,8 +93,9 @@ class RaterQuotaApi(APIView):
 
     @staticmethod
     def _rows(project) -> list[dict]:
-        return [{**row, "place": None if row["place"] is None else row["place"] + 1}
-                for row in rater_quota_list(project)]
+        return [
+            {**row, "place": None if row["place"] is None else row["place"] + 1} for row in rater_quota_list(project)
+        ]
 
     @extend_schema(responses={200: OutputSerializer(many=True), 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):
@@ -98,9 +109,13 @@ class RaterQuotaApi(APIView):
         rater = get_user_model().objects.filter(username=data.validated_data["username"]).first()
         if rater is None:
             raise serializers.ValidationError({"username": f"no user {data.validated_data['username']!r}"})
-        allocation_rater_quota_set(project=project, rater=rater, by=request.user,
-                                   max_screens=data.validated_data["max_screens"],
-                                   expected_screens=data.validated_data["expected_screens"])
+        allocation_rater_quota_set(
+            project=project,
+            rater=rater,
+            by=request.user,
+            max_screens=data.validated_data["max_screens"],
+            expected_screens=data.validated_data["expected_screens"],
+        )
         row = next(row for row in self._rows(project) if row["username"] == rater.username)
         return Response(self.OutputSerializer(row).data)
 
@@ -111,24 +126,33 @@ class AdaptiveAllocationApi(APIView):
     next screens' pairs are drawn with."""
 
     class SettingsSerializer(serializers.Serializer):
-        target = serializers.ChoiceField(choices=TARGETS, required=False,
-                                         help_text="The whole ranking, or the top top_k.")
+        target = serializers.ChoiceField(
+            choices=TARGETS, required=False, help_text="The whole ranking, or the top top_k."
+        )
         top_k = serializers.IntegerField(required=False, allow_null=True, help_text="With target top_k.")
         cold_start = serializers.IntegerField(
-            required=False, allow_null=True,
-            help_text="Judgments drawn uniformly over the pairs before adapting; null: two per pair.")
+            required=False,
+            allow_null=True,
+            help_text="Judgments drawn uniformly over the pairs before adapting; null: two per pair.",
+        )
         floor = serializers.FloatField(
-            required=False, help_text="Share of the uniform design kept in every allocation, in (0, 1] (0.3).")
+            required=False, help_text="Share of the uniform design kept in every allocation, in (0, 1] (0.3)."
+        )
         refresh_every = serializers.IntegerField(
-            required=False, help_text="New judgments between two recomputations of the probabilities (20).")
+            required=False, help_text="New judgments between two recomputations of the probabilities (20)."
+        )
 
     class InputSerializer(serializers.Serializer):
         adaptive = serializers.JSONField(
-            required=False, allow_null=True,
-            help_text="The settings (target, top_k, cold_start, floor, refresh_every), or null to turn it off.")
+            required=False,
+            allow_null=True,
+            help_text="The settings (target, top_k, cold_start, floor, refresh_every), or null to turn it off.",
+        )
         min_judgments_per_system = serializers.IntegerField(
-            required=False, allow_null=True,
-            help_text="The ranking is provisional while a system has fewer judgments; null or 0: never.")
+            required=False,
+            allow_null=True,
+            help_text="The ranking is provisional while a system has fewer judgments; null or 0: never.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         class ProbabilitySerializer(serializers.Serializer):
@@ -140,20 +164,27 @@ class AdaptiveAllocationApi(APIView):
         min_judgments_per_system = serializers.IntegerField()
         computed_at = serializers.DateTimeField(allow_null=True, help_text="When the probabilities were computed.")
         n_judgments = serializers.IntegerField(help_text="Judgments they were computed from.")
-        probabilities = ProbabilitySerializer(many=True, help_text="Per pair of systems, before the draw restricts "
-                                                                   "them to the pairs open to a rater.")
+        probabilities = ProbabilitySerializer(
+            many=True, help_text="Per pair of systems, before the draw restricts them to the pairs open to a rater."
+        )
 
     def _answer(self, project):
         state = adaptive_state_get(project)
         config = project.task_config or {}
-        return Response(self.OutputSerializer({
-            "adaptive": config.get("adaptive"),
-            "min_judgments_per_system": config.get("min_judgments_per_system", 0),
-            "computed_at": state.computed_at if state else None,
-            "n_judgments": state.n_judgments if state else 0,
-            "probabilities": [{"system_a": a, "system_b": b, "probability": p}
-                              for a, b, p in (state.probabilities if state else [])],
-        }).data)
+        return Response(
+            self.OutputSerializer(
+                {
+                    "adaptive": config.get("adaptive"),
+                    "min_judgments_per_system": config.get("min_judgments_per_system", 0),
+                    "computed_at": state.computed_at if state else None,
+                    "n_judgments": state.n_judgments if state else 0,
+                    "probabilities": [
+                        {"system_a": a, "system_b": b, "probability": p}
+                        for a, b, p in (state.probabilities if state else [])
+                    ],
+                }
+            ).data
+        )
 
     @extend_schema(responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL})
     def get(self, request, pk):

@@ -11,6 +11,7 @@ A design has ``places`` 0..R-1, one per rater, taken by raters in the order they
 - Single-annotated items then fill each place up to an even share of all the slots, round robin, so
   that every place has the same work to within a screen or two and late joiners keep theirs.
 """
+
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -137,6 +138,9 @@ def design_summary(masks: list[int], *, places: int, min_pair_overlap: int = 0) 
         for p in chosen:
             per_place[p] += 1
         shared.update(combinations(chosen, 2))
-    return Design(places=places, per_place=tuple(per_place),
-                  pairs=tuple((a, b, shared[(a, b)]) for a, b in combinations(range(places), 2)),
-                  min_pair_overlap=min_pair_overlap)
+    return Design(
+        places=places,
+        per_place=tuple(per_place),
+        pairs=tuple((a, b, shared[(a, b)]) for a, b in combinations(range(places), 2)),
+        min_pair_overlap=min_pair_overlap,
+    )

@@ -1,4 +1,5 @@
 """Turns service-layer errors into 4xx API answers that name the problem."""
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import status
 from rest_framework.response import Response

@@ -8,12 +8,16 @@ The views are plain ``APIView``s that paginate their lists themselves (``Standar
 list answers are documented with the ``{count, next, previous, results}`` envelope; and a 400 may be
 either the documented body or DRF's field → messages map of a refused input.
 """
+
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 
 from annotation.pagination import StandardPagination
 
-FIELD_ERRORS = {"type": "object", "description": "Each refused input field with its messages.",
-                "additionalProperties": {}}
+FIELD_ERRORS = {
+    "type": "object",
+    "description": "Each refused input field with its messages.",
+    "additionalProperties": {},
+}
 
 
 class AutoSchema(SpectacularAutoSchema):

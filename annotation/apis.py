@@ -1,4 +1,5 @@
 """REST API of the annotation app: one APIView per operation, thin over services and selectors."""
+
 import json
 
 from django.http import StreamingHttpResponse
@@ -126,30 +127,46 @@ class ProjectOutputSerializer(serializers.Serializer):
     repeat_rate = serializers.FloatField()
     rankme_modulus = serializers.FloatField(allow_null=True)
     randomise_output_order = serializers.BooleanField()
-    task_config = serializers.JSONField(help_text="Settings only the task type reads, with its defaults filled in "
-                                                  "(error spans: severities; MQM: typology and weights).")
+    task_config = serializers.JSONField(
+        help_text="Settings only the task type reads, with its defaults filled in "
+        "(error spans: severities; MQM: typology and weights)."
+    )
     archived_at = serializers.DateTimeField(
-        allow_null=True, help_text="When the project was archived (read-only, hidden from the home list); null if not.")
+        allow_null=True, help_text="When the project was archived (read-only, hidden from the home list); null if not."
+    )
     created_at = serializers.DateTimeField()
 
 
 class AllocationSettingsSerializer(serializers.Serializer):
     max_screens_per_rater = serializers.IntegerField(
-        min_value=1, allow_null=True, required=False,
-        help_text="Screens (control screens included) a rater is served at most; null: no cap.")
+        min_value=1,
+        allow_null=True,
+        required=False,
+        help_text="Screens (control screens included) a rater is served at most; null: no cap.",
+    )
     expected_screens_per_rater = serializers.IntegerField(
-        min_value=1, allow_null=True, required=False, help_text="Screens a rater is expected to do.")
+        min_value=1, allow_null=True, required=False, help_text="Screens a rater is expected to do."
+    )
     planned_raters = serializers.IntegerField(
-        min_value=1, max_value=62, allow_null=True, required=False,
-        help_text="Raters the design spreads the work over; null: as many as max_screens_per_rater needs.")
+        min_value=1,
+        max_value=62,
+        allow_null=True,
+        required=False,
+        help_text="Raters the design spreads the work over; null: as many as max_screens_per_rater needs.",
+    )
     min_pair_overlap = serializers.IntegerField(
-        min_value=0, max_value=10_000, required=False, help_text="Units each pair planned to overlap shares at least.")
+        min_value=0, max_value=10_000, required=False, help_text="Units each pair planned to overlap shares at least."
+    )
     replan_excluded_judgments = serializers.BooleanField(
-        required=False, help_text="When a rater is excluded, the items they judged want one more rater.")
+        required=False, help_text="When a rater is excluded, the items they judged want one more rater."
+    )
     vacated_hold_minutes = serializers.IntegerField(
-        min_value=0, max_value=MAX_HOLD_MINUTES, required=False,
+        min_value=0,
+        max_value=MAX_HOLD_MINUTES,
+        required=False,
         help_text="Minutes a vacated place's shared units wait for the rater taking it over before raters with "
-                  "quota left may take them; 0: at once.")
+        "quota left may take them; 0: at once.",
+    )
 
 
 def _limits(field: str) -> dict:
@@ -169,32 +186,46 @@ class ProjectListCreateApi(APIView):
         lease_seconds = serializers.IntegerField(**_limits("lease_seconds"), default=900)
         show_reference = serializers.BooleanField(default=False)
         training_items = serializers.IntegerField(
-            **_limits("training_items"), default=0,
+            **_limits("training_items"),
+            default=0,
             help_text="Each rater's first screens are items of the training pool (gold items imported with "
-                      "\"training\": true) answered with feedback; no gold item used for checking is ever shown "
-                      "in training.")
+            '"training": true) answered with feedback; no gold item used for checking is ever shown '
+            "in training.",
+        )
         training_pass_mark = serializers.FloatField(
-            **_limits("training_pass_mark"), default=0,
+            **_limits("training_pass_mark"),
+            default=0,
             help_text="The qualification gate: the share of training items a rater must answer right (a flagged "
-                      "one counts as wrong) to be served the real work; 0: no gate.")
+            "one counts as wrong) to be served the real work; 0: no gate.",
+        )
         repeat_rate = serializers.FloatField(
-            **_limits("repeat_rate"), default=0,
-            help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).")
+            **_limits("repeat_rate"),
+            default=0,
+            help_text="Share of screens repeating an item the rater judged before (add repeats with qc/repeats/).",
+        )
         rankme_modulus = serializers.FloatField(
-            required=False, allow_null=True, default=None,
+            required=False,
+            allow_null=True,
+            default=None,
             help_text="rankme only: the fixed score of the reference output shown first on every screen; outputs "
-                      "then take any positive score relative to it (magnitude estimation). Every item needs a "
-                      "reference. Null or omitted: sliders over each criterion's range.")
+            "then take any positive score relative to it (magnitude estimation). Every item needs a "
+            "reference. Null or omitted: sliders over each criterion's range.",
+        )
         randomise_output_order = serializers.BooleanField(
-            default=True, help_text="Likert and RankME: shuffle the outputs per rater (else imported order).")
+            default=True, help_text="Likert and RankME: shuffle the outputs per rater (else imported order)."
+        )
         allocation = AllocationSettingsSerializer(
-            required=False, help_text="Quotas and the design (also set later at allocation/).")
+            required=False, help_text="Quotas and the design (also set later at allocation/)."
+        )
         task_config = serializers.JSONField(
-            required=False, default=None, validators=[validate_outside_json],
+            required=False,
+            default=None,
+            validators=[validate_outside_json],
             help_text="Settings only the task type reads. esa: {severities: [minor, major]}; mqm: {typology: [{name, "
-                      "children?, whole_segment?, source?}], weights: [{severity?, category?, weight}] (first rule "
-                      "that fits a span counts)}, defaults: the MQM core typology with WMT's categories and WMT's "
-                      "weights. Other types take none.")
+            "children?, whole_segment?, source?}], weights: [{severity?, category?, weight}] (first rule "
+            "that fits a span counts)}, defaults: the MQM core typology with WMT's categories and WMT's "
+            "weights. Other types take none.",
+        )
 
     @extend_schema(responses=ProjectOutputSerializer(many=True))
     def get(self, request):
@@ -269,31 +300,51 @@ class ItemListApi(APIView):
         outputs = ItemOutputSerializer(many=True, source="outputs.all")
         n_target = serializers.IntegerField()
         n_judged = serializers.IntegerField()
-        retired_at = serializers.DateTimeField(allow_null=True, help_text="When the item was retired (served no "
-                                                                          "more); null while it is served.")
+        retired_at = serializers.DateTimeField(
+            allow_null=True, help_text="When the item was retired (served no more); null while it is served."
+        )
 
     @extend_schema(
-        parameters=[OpenApiParameter("subgroup", str), OpenApiParameter("gold", bool),
-                    OpenApiParameter("search", str, description="part of the external id")],
-        responses=OutputSerializer(many=True))
+        parameters=[
+            OpenApiParameter("subgroup", str),
+            OpenApiParameter("gold", bool),
+            OpenApiParameter("search", str, description="part of the external id"),
+        ],
+        responses=OutputSerializer(many=True),
+    )
     def get(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         gold = request.query_params.get("gold")
-        items = item_list_for_project(project, subgroup=request.query_params.get("subgroup"),
-                                      gold=None if gold is None else gold.lower() in ("1", "true", "yes"),
-                                      search=request.query_params.get("search"))
+        items = item_list_for_project(
+            project,
+            subgroup=request.query_params.get("subgroup"),
+            gold=None if gold is None else gold.lower() in ("1", "true", "yes"),
+            search=request.query_params.get("search"),
+        )
         return paginated(request, self, items, self.OutputSerializer)
 
 
 IMPORT_SCHEMA = dict(
-    request={"application/x-ndjson": {"type": "string", "format": "binary"},
-             "text/csv": {"type": "string", "format": "binary"},
-             "multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}},
-    responses={201: inline_serializer("ImportResult", {"imported": serializers.IntegerField()}),
-               400: inline_serializer("ImportErrors", {
-                   "detail": serializers.CharField(), "n_errors": serializers.IntegerField(),
-                   "errors": serializers.ListField(child=inline_serializer(
-                       "ImportLineError", {"line": serializers.IntegerField(), "error": serializers.CharField()}))})},
+    request={
+        "application/x-ndjson": {"type": "string", "format": "binary"},
+        "text/csv": {"type": "string", "format": "binary"},
+        "multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}},
+    },
+    responses={
+        201: inline_serializer("ImportResult", {"imported": serializers.IntegerField()}),
+        400: inline_serializer(
+            "ImportErrors",
+            {
+                "detail": serializers.CharField(),
+                "n_errors": serializers.IntegerField(),
+                "errors": serializers.ListField(
+                    child=inline_serializer(
+                        "ImportLineError", {"line": serializers.IntegerField(), "error": serializers.CharField()}
+                    )
+                ),
+            },
+        ),
+    },
 )
 
 
@@ -302,8 +353,12 @@ def import_upload(request):
     if isinstance(request.data, dict) or hasattr(request.data, "getlist"):
         upload = request.FILES.get("file")
         if upload is None:
-            raise serializers.ValidationError({"file": "send the file as the body (application/x-ndjson or "
-                                                       "text/csv) or as a multipart field named 'file'"})
+            raise serializers.ValidationError(
+                {
+                    "file": "send the file as the body (application/x-ndjson or "
+                    "text/csv) or as a multipart field named 'file'"
+                }
+            )
         return spool(upload), detect_format(upload.name, upload.content_type)
     return request.data, detect_format(None, request.content_type)
 
@@ -317,13 +372,23 @@ def upload_name(request) -> str:
 class ItemImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
 
-    @extend_schema(**IMPORT_SCHEMA, parameters=[OpenApiParameter(
-        "mode", str, enum=["add", "update"], description=(
-            "`add` (default): new items only, an existing external id refuses the file (201 `{imported}`). "
-            "`update`: update existing items: a new external id is added, an existing item whose content differs "
-            "is rewritten if no rater has judged it and refused otherwise, the same content is left unchanged; "
-            "200 with the counts and `lines`: `{line, external_id, outcome, detail}` per line. A malformed line "
-            "refuses the whole file in either mode."))])
+    @extend_schema(
+        **IMPORT_SCHEMA,
+        parameters=[
+            OpenApiParameter(
+                "mode",
+                str,
+                enum=["add", "update"],
+                description=(
+                    "`add` (default): new items only, an existing external id refuses the file (201 "
+                    "`{imported}`). `update`: update existing items: a new external id is added, an existing item "
+                    "whose content differs is rewritten if no rater has judged it and refused otherwise, the same "
+                    "content is left unchanged; 200 with the counts and `lines`: `{line, external_id, outcome, "
+                    "detail}` per line. A malformed line refuses the whole file in either mode."
+                ),
+            )
+        ],
+    )
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         mode = request.query_params.get("mode", "add")
@@ -332,22 +397,34 @@ class ItemImportApi(APIView):
         stream, fmt = import_upload(request)
         with stream:
             if mode == "update":
-                report = item_import_update(project=project, stream=stream, fmt=fmt, by=request.user,
-                                            file_name=upload_name(request))
+                report = item_import_update(
+                    project=project, stream=stream, fmt=fmt, by=request.user, file_name=upload_name(request)
+                )
                 return Response(report.as_dict())
-            imported = item_import(project=project, stream=stream, fmt=fmt, by=request.user,
-                                   file_name=upload_name(request))
+            imported = item_import(
+                project=project, stream=stream, fmt=fmt, by=request.user, file_name=upload_name(request)
+            )
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
 
 
 class ItemChatExportApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("layout", str, enum=list(EXPORT_LAYOUTS), required=True, description=(
-            "`messages`: a line per output, `{id, model, messages: [{role, content}]}` (the conversation and the "
-            "output as the last turns); `preference`: `{id, prompt, chosen, rejected}` for items whose outputs are "
-            "the systems chosen and rejected; `arena`: `{id, model_a, model_b, conversation_a, conversation_b}` "
-            "for items of two outputs. Each line re-imports through the item import."))],
-        responses={(200, "application/x-ndjson"): {"type": "string", "format": "binary"}})
+        parameters=[
+            OpenApiParameter(
+                "layout",
+                str,
+                enum=list(EXPORT_LAYOUTS),
+                required=True,
+                description=(
+                    "`messages`: a line per output, `{id, model, messages: [{role, content}]}` (the conversation and "
+                    "the output as the last turns); `preference`: `{id, prompt, chosen, rejected}` for items whose "
+                    "outputs are the systems chosen and rejected; `arena`: `{id, model_a, model_b, conversation_a, "
+                    "conversation_b}` for items of two outputs. Each line re-imports through the item import."
+                ),
+            )
+        ],
+        responses={(200, "application/x-ndjson"): {"type": "string", "format": "binary"}},
+    )
     def get(self, request, pk):
         """The project's items (not gold, not quality-control copies) as JSON lines in a chat dataset's layout."""
         project = project_get_for_lead(request.user, pk)
@@ -385,33 +462,46 @@ class ItemRetireApi(APIView):
 class JudgmentImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, TSVParser, MultiPartParser, FormParser]
 
-    @extend_schema(**IMPORT_SCHEMA, parameters=[OpenApiParameter(
-        "layout", str, enum=list(ERROR_SPAN_LAYOUTS), description=(
-            "TSV only: `marked` (the error between `<v>` and `</v>` in the `source` or `target` column) or "
-            "`offsets` (`span_start`, `span_end`, `span_side`); default: told from the header."))], description=(
-        "JSON lines of judgments made elsewhere, all or none. `submitted_at` is ISO 8601; without a UTC offset "
-        "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647. "
-        "Error-span projects (esa, mqm) take the answer as the `value` (`{spans: [{start, end, severity, "
-        "category?, side?, origin?}], no_error, score?}`, offsets in code points); MQM projects also take a "
-        "finished study as a TSV in WMT's layouts (not ESA: they hold no score; `text/tab-separated-values` or "
-        "a `.tsv` file): one row per error with `system`, `seg_id` "
-        "(the item), `rater`, `severity`, `category` and the span; `No-error` rows for ratings without errors."))
+    @extend_schema(
+        **IMPORT_SCHEMA,
+        parameters=[
+            OpenApiParameter(
+                "layout",
+                str,
+                enum=list(ERROR_SPAN_LAYOUTS),
+                description=(
+                    "TSV only: `marked` (the error between `<v>` and `</v>` in the `source` or `target` column) or "
+                    "`offsets` (`span_start`, `span_end`, `span_side`); default: told from the header."
+                ),
+            )
+        ],
+        description=(
+            "JSON lines of judgments made elsewhere, all or none. `submitted_at` is ISO 8601; without a UTC offset "
+            "(`2024-01-01T00:00:00`) it is read as UTC. `duration_ms` is a whole number from 0 to 2147483647. "
+            "Error-span projects (esa, mqm) take the answer as the `value` (`{spans: [{start, end, severity, "
+            "category?, side?, origin?}], no_error, score?}`, offsets in code points); MQM projects also take a "
+            "finished study as a TSV in WMT's layouts (not ESA: they hold no score; `text/tab-separated-values` or "
+            "a `.tsv` file): one row per error with `system`, `seg_id` "
+            "(the item), `rater`, `severity`, `category` and the span; `No-error` rows for ratings without errors."
+        ),
+    )
     def post(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         stream, fmt = import_upload(request)
         upload = request.FILES.get("file") if hasattr(request.data, "getlist") else None
-        if is_tab_separated(upload.name if upload else None,
-                            upload.content_type if upload else request.content_type):
+        if is_tab_separated(upload.name if upload else None, upload.content_type if upload else request.content_type):
             fmt = "tsv"
         elif fmt != "jsonl":
-            raise serializers.ValidationError({"file": "judgments are imported as JSON lines (or, for error-span "
-                                                       "projects, as a TSV of errors)"})
+            raise serializers.ValidationError(
+                {"file": "judgments are imported as JSON lines (or, for error-span projects, as a TSV of errors)"}
+            )
         layout = request.query_params.get("layout")
         if layout is not None and layout not in ERROR_SPAN_LAYOUTS:
             raise serializers.ValidationError({"layout": f"layout must be one of {', '.join(ERROR_SPAN_LAYOUTS)}"})
         with stream:
-            imported = judgment_import(project=project, stream=stream, by=request.user,
-                                       file_name=upload_name(request), fmt=fmt, layout=layout)
+            imported = judgment_import(
+                project=project, stream=stream, by=request.user, file_name=upload_name(request), fmt=fmt, layout=layout
+            )
         return Response({"imported": imported}, status=status.HTTP_201_CREATED)
 
 
@@ -430,24 +520,31 @@ class JudgmentListApi(APIView):
         served_at = serializers.DateTimeField()
         submitted_at = serializers.DateTimeField()
         duration_ms = serializers.IntegerField(allow_null=True)
-        item_retired = serializers.BooleanField(source="item.is_retired",
-                                                help_text="The judgment is of an item retired since.")
+        item_retired = serializers.BooleanField(
+            source="item.is_retired", help_text="The judgment is of an item retired since."
+        )
 
         def get_rater(self, judgment) -> str:
             return self.context["rater_names"].get(judgment.rater_id, judgment.rater.username)
 
     @extend_schema(
-        parameters=[OpenApiParameter("rater", str), OpenApiParameter("criterion", str),
-                    OpenApiParameter("include_revised", bool)],
-        responses=OutputSerializer(many=True))
+        parameters=[
+            OpenApiParameter("rater", str),
+            OpenApiParameter("criterion", str),
+            OpenApiParameter("include_revised", bool),
+        ],
+        responses=OutputSerializer(many=True),
+    )
     def get(self, request, pk):
         project = project_get_for_lead(request.user, pk)
         params = request.query_params
         judgments = judgment_list_for_project(
-            project, rater=params.get("rater"), criterion=params.get("criterion"),
-            include_revised=params.get("include_revised", "").lower() in ("1", "true", "yes"))
-        return paginated(request, self, judgments, self.OutputSerializer,
-                         rater_names=rater_names_for_project(project))
+            project,
+            rater=params.get("rater"),
+            criterion=params.get("criterion"),
+            include_revised=params.get("include_revised", "").lower() in ("1", "true", "yes"),
+        )
+        return paginated(request, self, judgments, self.OutputSerializer, rater_names=rater_names_for_project(project))
 
 
 # --- Rater loop (DESIGN.md §5: next, judgment) -------------------------------------------------------------
@@ -481,24 +578,29 @@ class ScreenCriterionSerializer(serializers.Serializer):
     scale_min = serializers.FloatField(allow_null=True)
     scale_max = serializers.FloatField(allow_null=True)
     labels = serializers.ListField(child=serializers.CharField())
-    choices = ChoiceSerializer(many=True, allow_null=True,
-                               help_text="The answers to choose from; null for a continuous slider (rankme).")
+    choices = ChoiceSerializer(
+        many=True, allow_null=True, help_text="The answers to choose from; null for a continuous slider (rankme)."
+    )
 
 
 class ScreenValueSerializer(serializers.Serializer):
     criterion = serializers.CharField(max_length=100)
     position = serializers.IntegerField(
-        min_value=0, required=False, allow_null=True,
+        min_value=0,
+        required=False,
+        allow_null=True,
         help_text="Display position of the output judged (as served by next); omitted for pairwise and for "
-                  "single-output items.")
+        "single-output items.",
+    )
     value = serializers.JSONField(
         validators=[validate_outside_json],
         help_text="likert: a whole number on the scale; rankme: a number in the range (any positive number when "
-                  "the project has a modulus); pairwise: \"A\" (left output better), \"B\" (right) or \"tie\", "
-                  "as displayed; esa and mqm: {spans: [{start, end, severity, category?, side?, origin?, proposal?}], "
-                  "no_error, score (esa: 0-100)} with offsets in code points of the output (side \"source\": of "
-                  "the input), origin added/accepted/edited/rejected and proposal the index of the output's "
-                  "proposed span it answers.")
+        'the project has a modulus); pairwise: "A" (left output better), "B" (right) or "tie", '
+        "as displayed; esa and mqm: {spans: [{start, end, severity, category?, side?, origin?, proposal?}], "
+        'no_error, score (esa: 0-100)} with offsets in code points of the output (side "source": of '
+        "the input), origin added/accepted/edited/rejected and proposal the index of the output's "
+        "proposed span it answers.",
+    )
 
 
 class AssignmentNextApi(RaterApi):
@@ -508,7 +610,7 @@ class AssignmentNextApi(RaterApi):
         class ItemSerializer(serializers.Serializer):
             class ShownOutputSerializer(serializers.Serializer):
                 class ProposedSpanSerializer(serializers.Serializer):
-                    side = serializers.CharField(help_text="\"target\" (the output) or \"source\" (the input).")
+                    side = serializers.CharField(help_text='"target" (the output) or "source" (the input).')
                     start = serializers.IntegerField(help_text="Code points, [start, end).")
                     end = serializers.IntegerField()
                     severity = serializers.CharField()
@@ -516,12 +618,15 @@ class AssignmentNextApi(RaterApi):
 
                 position = serializers.IntegerField(help_text="Display position; send it back with the value.")
                 text = serializers.CharField()
-                turns = TurnSerializer(many=True, required=False, help_text="Only on an output that is a whole "
-                                                                            "conversation: its turns.")
+                turns = TurnSerializer(
+                    many=True, required=False, help_text="Only on an output that is a whole conversation: its turns."
+                )
                 proposed_spans = ProposedSpanSerializer(
-                    many=True, required=False,
+                    many=True,
+                    required=False,
                     help_text="Error-span types only: a model's proposed spans for the rater to accept, edit or reject "
-                              "(an answer names each by its index here).")
+                    "(an answer names each by its index here).",
+                )
 
             class ModulusSerializer(serializers.Serializer):
                 text = serializers.CharField(help_text="The item's (first) reference, shown before the outputs.")
@@ -529,12 +634,14 @@ class AssignmentNextApi(RaterApi):
 
             input = serializers.CharField()
             turns = TurnSerializer(many=True, allow_null=True, help_text=TURNS_HELP)
-            references = serializers.ListField(child=serializers.CharField(),
-                                               help_text="Shown only when the project shows references.")
+            references = serializers.ListField(
+                child=serializers.CharField(), help_text="Shown only when the project shows references."
+            )
             modulus = ModulusSerializer(
                 allow_null=True,
                 help_text="rankme with a modulus: the reference output to score against (any positive value, "
-                          "scale_min and scale_max are then null); null otherwise.")
+                "scale_min and scale_max are then null); null otherwise.",
+            )
             outputs = ShownOutputSerializer(many=True)
 
         assignment_id = serializers.IntegerField()
@@ -546,8 +653,9 @@ class AssignmentNextApi(RaterApi):
         request=None,
         responses={200: OutputSerializer, 204: None, 403: DETAIL, 404: DETAIL, 409: DETAIL},
         description="200 with the screen, in display order, without system names, gold or anyone's answers; "
-                    "the same assignment again while its lease runs; 204 when nothing is left for this rater. "
-                    "403 for non-raters and paused raters, 409 when the project is not live.")
+        "the same assignment again while its lease runs; 204 when nothing is left for this rater. "
+        "403 for non-raters and paused raters, 409 when the project is not live.",
+    )
     def post(self, request, pk):
         assignment = assignment_next_for_rater(project_id=pk, rater=request.user)
         if assignment is None:
@@ -563,10 +671,15 @@ class JudgmentSubmitApi(RaterApi):
     class InputSerializer(serializers.Serializer):
         values = ScreenValueSerializer(many=True, allow_empty=False)
         client_token = serializers.CharField(
-            max_length=64, required=False, allow_blank=True, default="",
-            help_text="Make retries safe: the same token again returns the stored judgment (200), never a second.")
-        duration_ms = serializers.IntegerField(min_value=0, max_value=24 * 3600 * 1000, required=False,
-                                               allow_null=True, default=None)
+            max_length=64,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="Make retries safe: the same token again returns the stored judgment (200), never a second.",
+        )
+        duration_ms = serializers.IntegerField(
+            min_value=0, max_value=24 * 3600 * 1000, required=False, allow_null=True, default=None
+        )
 
     class OutputSerializer(serializers.Serializer):
         assignment_id = serializers.IntegerField()
@@ -574,35 +687,60 @@ class JudgmentSubmitApi(RaterApi):
         revision = serializers.BooleanField(help_text="It replaced this rater's earlier answers on the item.")
         submitted_at = serializers.DateTimeField()
         values = ScreenValueSerializer(many=True)
-        feedback = inline_serializer("TrainingFeedback", {
-            "expected": ScreenValueSerializer(many=True), "explanation": serializers.CharField()},
-            required=False, help_text="Training screens only: the expected answers and why.")
+        feedback = inline_serializer(
+            "TrainingFeedback",
+            {"expected": ScreenValueSerializer(many=True), "explanation": serializers.CharField()},
+            required=False,
+            help_text="Training screens only: the expected answers and why.",
+        )
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: OutputSerializer, 200: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL,
-                   409: inline_serializer("JudgmentConflict", {
-                       "detail": serializers.CharField(),
-                       "judgment": OutputSerializer(required=False, help_text="The stored judgment, when "
-                                                    "client_token was used already with other values.")}),
-                   410: DETAIL},
+        responses={
+            201: OutputSerializer,
+            200: OutputSerializer,
+            400: DETAIL,
+            403: DETAIL,
+            404: DETAIL,
+            409: inline_serializer(
+                "JudgmentConflict",
+                {
+                    "detail": serializers.CharField(),
+                    "judgment": OutputSerializer(
+                        required=False,
+                        help_text="The stored judgment, when client_token was used already with other values.",
+                    ),
+                },
+            ),
+            410: DETAIL,
+        },
         description="201 when stored; 200 with the stored judgment when client_token was seen already with the "
-                    "same values; 409 with the stored judgment (`judgment`) when it came with other values, which "
-                    "are not stored. 400 names each bad or missing value by criterion and position (and "
-                    "duration_ms outside 0 to 24 h); 403 for another rater's assignment or a paused rater; 409 "
-                    "when the project is not live; 410 when the lease ran out.")
+        "same values; 409 with the stored judgment (`judgment`) when it came with other values, which "
+        "are not stored. 400 names each bad or missing value by criterion and position (and "
+        "duration_ms outside 0 to 24 h); 403 for another rater's assignment or a paused rater; 409 "
+        "when the project is not live; 410 when the lease ran out.",
+    )
     def post(self, request, pk):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = judgment_submit(rater=request.user, assignment_id=pk, **data.validated_data)
         judgments = result.judgments
-        body = {"assignment_id": result.assignment.pk, "client_token": judgments[0].client_token,
-                "revision": result.revision, "submitted_at": judgments[0].submitted_at,
-                "values": judgment_screen_values(judgments, result.assignment.project)}
+        body = {
+            "assignment_id": result.assignment.pk,
+            "client_token": judgments[0].client_token,
+            "revision": result.revision,
+            "submitted_at": judgments[0].submitted_at,
+            "values": judgment_screen_values(judgments, result.assignment.project),
+        }
         if result.conflict:
-            return Response({"detail": "This client_token was used already, with other values; the stored "
-                                       "judgment (below) was kept. Send new answers with a new client_token.",
-                             "judgment": body}, status=status.HTTP_409_CONFLICT)
+            return Response(
+                {
+                    "detail": "This client_token was used already, with other values; the stored "
+                    "judgment (below) was kept. Send new answers with a new client_token.",
+                    "judgment": body,
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
         if result.feedback is not None:
             body["feedback"] = result.feedback
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
@@ -622,8 +760,9 @@ class ItemFlagCreateApi(RaterApi):
         comment = serializers.CharField()
         created_at = serializers.DateTimeField()
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer, 400: DETAIL, 403: DETAIL,
-                                                       404: DETAIL, 410: DETAIL})
+    @extend_schema(
+        request=InputSerializer, responses={201: OutputSerializer, 400: DETAIL, 403: DETAIL, 404: DETAIL, 410: DETAIL}
+    )
     def post(self, request, pk):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -639,7 +778,8 @@ class RaterProgressApi(RaterApi):
         assigned = serializers.IntegerField(help_text="Screens leased now, not yet judged.")
         remaining = serializers.IntegerField(
             help_text="Screens still to come for this rater: it drops by one on every screen served, whatever "
-                      "the screen.")
+            "the screen."
+        )
         total = serializers.IntegerField()
 
     @extend_schema(responses={200: OutputSerializer, 403: DETAIL, 404: DETAIL, 409: DETAIL})

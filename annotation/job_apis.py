@@ -1,4 +1,5 @@
 """REST API for watching background jobs (kept apart from apis.py: jobs are shared by every app)."""
+
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response

@@ -1,4 +1,5 @@
 """Celery jobs of the annotation app (thin: load ids, call one service)."""
+
 from celery import shared_task
 
 

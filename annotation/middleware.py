@@ -4,6 +4,7 @@ The request's transaction has been rolled back by then (ATOMIC_REQUESTS), so a c
 retry; rater-loop writes are idempotent by ``client_token``. The error is logged, never swallowed; the
 answer names the failing part but not the driver's message, which carries host, port, user and database.
 """
+
 import logging
 
 from django.db import InterfaceError as DatabaseInterfaceError

@@ -1,4 +1,5 @@
 """Projects and everything raters judge: criteria, members, items, outputs, assignments, judgments."""
+
 import functools
 import math
 import operator
@@ -28,105 +29,162 @@ class Project(models.Model):
     instructions = models.TextField(blank=True)
     raters_per_item = models.PositiveSmallIntegerField(default=1)
     double_annotation_share = models.FloatField(
-        default=0.0, help_text="Share of items judged by raters_per_item raters; the rest get one rater.")
+        default=0.0, help_text="Share of items judged by raters_per_item raters; the rest get one rater."
+    )
     gold_rate = models.FloatField(default=0.0, help_text="Share of screens that show a gold item.")
     lease_seconds = models.PositiveIntegerField(default=900)
     show_reference = models.BooleanField(default=False)
     randomise_output_order = models.BooleanField(
-        default=True, help_text="Likert and RankME: show each rater the outputs in a fresh random order (else as "
-                                "imported). Pairwise always balances the sides.")
+        default=True,
+        help_text="Likert and RankME: show each rater the outputs in a fresh random order (else as "
+        "imported). Pairwise always balances the sides.",
+    )
     repeat_rate = models.FloatField(
-        default=0.0, help_text="Share of screens that repeat an item the rater judged some screens before "
-                               "(a repeat copy; pairwise with the sides swapped).")
+        default=0.0,
+        help_text="Share of screens that repeat an item the rater judged some screens before "
+        "(a repeat copy; pairwise with the sides swapped).",
+    )
     training_items = models.PositiveSmallIntegerField(
-        default=0, help_text="Each rater's first screens: items of the training pool (gold items imported with "
-                             "\"training\": true) answered with feedback (the expected answer and the item's "
-                             "meta.explanation); they count in no accuracy, and no gold item used for checking is "
-                             "ever shown in training.")
+        default=0,
+        help_text="Each rater's first screens: items of the training pool (gold items imported with "
+        '"training": true) answered with feedback (the expected answer and the item\'s '
+        "meta.explanation); they count in no accuracy, and no gold item used for checking is "
+        "ever shown in training.",
+    )
     training_pass_mark = models.FloatField(
-        default=0.0, db_default=0.0,
+        default=0.0,
+        db_default=0.0,
         help_text="The qualification gate: the share of training items a rater must answer right (a flagged one "
-                  "counts as wrong) to be admitted to the real work; 0 turns the gate off.")
+        "counts as wrong) to be admitted to the real work; 0 turns the gate off.",
+    )
     n_degraded = models.PositiveIntegerField(
-        default=0, db_default=0, help_text="Degraded copies made; while there are any, the lease mixes them in at "
-                                           "random positions.")
+        default=0,
+        db_default=0,
+        help_text="Degraded copies made; while there are any, the lease mixes them in at random positions.",
+    )
     rankme_modulus = models.FloatField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="RankME only: each screen first shows the item's (first) reference with this fixed score, and "
-                  "outputs are scored relative to it with any positive number (magnitude estimation). "
-                  "Empty: sliders over the criterion's range.")
+        "outputs are scored relative to it with any positive number (magnitude estimation). "
+        "Empty: sliders over the criterion's range.",
+    )
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.LIVE)
     # Allocation (annotation.services.allocation): quotas, and the design that spreads the work over raters.
     max_screens_per_rater = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Screens (control screens included) a rater is served at most; empty: no cap.")
+        null=True, blank=True, help_text="Screens (control screens included) a rater is served at most; empty: no cap."
+    )
     expected_screens_per_rater = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Screens a rater is expected to do (what they are told and paid for).")
+        null=True, blank=True, help_text="Screens a rater is expected to do (what they are told and paid for)."
+    )
     planned_raters = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Raters the design spreads the work over; empty: as many as the maximum "
-                                         "screens per rater needs, or no design without a maximum.")
+        null=True,
+        blank=True,
+        help_text="Raters the design spreads the work over; empty: as many as the maximum "
+        "screens per rater needs, or no design without a maximum.",
+    )
     min_pair_overlap = models.PositiveSmallIntegerField(
-        default=0, db_default=0, help_text="Units each pair of raters planned to overlap should share at least.")
+        default=0, db_default=0, help_text="Units each pair of raters planned to overlap should share at least."
+    )
     replan_excluded_judgments = models.BooleanField(
-        default=False, db_default=False, help_text="When a rater is excluded, the items they judged want one more "
-                                                   "rater (their judgments no longer count).")
+        default=False,
+        db_default=False,
+        help_text="When a rater is excluded, the items they judged want one more "
+        "rater (their judgments no longer count).",
+    )
     vacated_hold_minutes = models.PositiveIntegerField(
-        default=60, db_default=60, help_text="Minutes a vacated place's shared units wait for the rater who takes the "
-                                             "place over before raters with quota left may take them; 0: at once.")
+        default=60,
+        db_default=60,
+        help_text="Minutes a vacated place's shared units wait for the rater who takes the "
+        "place over before raters with quota left may take them; 0: at once.",
+    )
     plan_size = models.PositiveSmallIntegerField(
-        default=0, db_default=0, help_text="Places in the design now applied to the items (0: no design).")
+        default=0, db_default=0, help_text="Places in the design now applied to the items (0: no design)."
+    )
     plan_claimed_mask = models.BigIntegerField(
-        default=0, db_default=0, help_text="Places of the design some rater has taken (bit p for place p); those no "
-                                           "rater holds now are vacated: their work goes to the next rater who joins "
-                                           "once every place has been taken, and to raters with quota left (shared "
-                                           "units after vacated_hold_minutes).")
+        default=0,
+        db_default=0,
+        help_text="Places of the design some rater has taken (bit p for place p); those no "
+        "rater holds now are vacated: their work goes to the next rater who joins "
+        "once every place has been taken, and to raters with quota left (shared "
+        "units after vacated_hold_minutes).",
+    )
     plan_vacated_at = models.JSONField(
-        default=dict, blank=True, db_default={},
-        help_text="When each vacated place was last vacated: place (a string) to an ISO 8601 time.")
+        default=dict,
+        blank=True,
+        db_default={},
+        help_text="When each vacated place was last vacated: place (a string) to an ISO 8601 time.",
+    )
     # Adjudication (annotation.services.adjudication): items whose raters disagree go to a queue.
     adjudicate = models.BooleanField(
-        default=False, db_default=False,
-        help_text="Items whose current judgments disagree under the rule join the adjudication queue.")
+        default=False,
+        db_default=False,
+        help_text="Items whose current judgments disagree under the rule join the adjudication queue.",
+    )
     adjudication_threshold = models.FloatField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="The rule: values of one output on one criterion further apart than this disagree; empty: any "
-                  "difference (task types whose values are categories, e.g. pairwise outcomes, take none).")
+        "difference (task types whose values are categories, e.g. pairwise outcomes, take none).",
+    )
     profile_consent = models.TextField(
-        blank=True, default="", db_default="",
+        blank=True,
+        default="",
+        db_default="",
         help_text="The consent text of the rater profile form; set (with the project's ProfileField rows), every "
-                  "rater answers the form before their first screen, and one who declines is served nothing.")
+        "rater answers the form before their first screen, and one who declines is served nothing.",
+    )
     task_config = models.JSONField(
-        default=dict, blank=True, db_default={},
+        default=dict,
+        blank=True,
+        db_default={},
         help_text="Settings only the task type reads (e.g. an error-span project's typology and weights), "
-                  "normalised by the task type.")
+        "normalised by the task type.",
+    )
     archived_at = models.DateTimeField(
-        null=True, blank=True, help_text="Archived: hidden from the home list and read-only (no item served, no "
-                                         "judgment or change taken) until a lead restores it; the status stays.")
+        null=True,
+        blank=True,
+        help_text="Archived: hidden from the home list and read-only (no item served, no "
+        "judgment or change taken) until a lead restores it; the status stays.",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["created_by", "name"], name="project_name_unique_per_owner",
-                                    violation_error_message="You already have a project with this name; "
-                                                            "choose another."),
+            models.UniqueConstraint(
+                fields=["created_by", "name"],
+                name="project_name_unique_per_owner",
+                violation_error_message="You already have a project with this name; choose another.",
+            ),
             models.CheckConstraint(condition=Q(raters_per_item__gte=1), name="project_raters_per_item_positive"),
-            models.CheckConstraint(condition=Q(planned_raters__isnull=True) | Q(planned_raters__gte=1,
-                                                                                 planned_raters__lte=62),
-                                   name="project_planned_raters_in_range"),
-            models.CheckConstraint(condition=Q(double_annotation_share__gte=0, double_annotation_share__lte=1),
-                                   name="project_double_share_in_unit_interval"),
+            models.CheckConstraint(
+                condition=Q(planned_raters__isnull=True) | Q(planned_raters__gte=1, planned_raters__lte=62),
+                name="project_planned_raters_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(double_annotation_share__gte=0, double_annotation_share__lte=1),
+                name="project_double_share_in_unit_interval",
+            ),
             models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lt=1), name="project_gold_rate_below_one"),
-            models.CheckConstraint(condition=Q(repeat_rate__gte=0, repeat_rate__lt=1),
-                                   name="project_repeat_rate_below_one"),
+            models.CheckConstraint(
+                condition=Q(repeat_rate__gte=0, repeat_rate__lt=1), name="project_repeat_rate_below_one"
+            ),
             models.CheckConstraint(condition=Q(task_type__in=TaskType.values), name="project_task_type_known"),
-            models.CheckConstraint(condition=Q(training_pass_mark__gte=0, training_pass_mark__lte=1),
-                                   name="project_training_pass_mark_in_unit_interval"),
-            models.CheckConstraint(condition=Q(rankme_modulus__isnull=True) | Q(rankme_modulus__gt=0),
-                                   name="project_rankme_modulus_positive"),
-            models.CheckConstraint(condition=Q(rankme_modulus__isnull=True)
-                                   | functools.reduce(operator.or_, (Q(task_type=s) for s in MODULUS_TYPES)),
-                                   name="project_rankme_modulus_only_rankme"),
+            models.CheckConstraint(
+                condition=Q(training_pass_mark__gte=0, training_pass_mark__lte=1),
+                name="project_training_pass_mark_in_unit_interval",
+            ),
+            models.CheckConstraint(
+                condition=Q(rankme_modulus__isnull=True) | Q(rankme_modulus__gt=0),
+                name="project_rankme_modulus_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(rankme_modulus__isnull=True)
+                | functools.reduce(operator.or_, (Q(task_type=s) for s in MODULUS_TYPES)),
+                name="project_rankme_modulus_only_rankme",
+            ),
         ]
 
     def __str__(self):
@@ -140,9 +198,13 @@ class Project(models.Model):
         if self.rankme_modulus is None:
             return
         if self.task_type not in MODULUS_TYPES:
-            raise ValidationError({"rankme_modulus": f"only a {' or '.join(MODULUS_TYPES)} project takes a modulus; "
-                                                     f"this one is "
-                                                     f"{self.task_type!r}"})
+            raise ValidationError(
+                {
+                    "rankme_modulus": f"only a {' or '.join(MODULUS_TYPES)} project takes a modulus; "
+                    f"this one is "
+                    f"{self.task_type!r}"
+                }
+            )
         if not (math.isfinite(self.rankme_modulus) and self.rankme_modulus > 0):
             raise ValidationError({"rankme_modulus": f"must be a positive finite number, got {self.rankme_modulus!r}"})
 
@@ -164,7 +226,8 @@ class Criterion(models.Model):
             models.UniqueConstraint(fields=["project", "name"], name="criterion_name_unique_in_project"),
             models.CheckConstraint(
                 condition=Q(scale_min__isnull=True) | Q(scale_max__isnull=True) | Q(scale_min__lt=F("scale_max")),
-                name="criterion_scale_min_below_max"),
+                name="criterion_scale_min_below_max",
+            ),
         ]
 
     def __str__(self):
@@ -187,34 +250,49 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
     external_name = models.CharField(
-        max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login).")
+        max_length=150, blank=True, help_text="Rater id from an imported study (pseudonymous account, no login)."
+    )
     is_paused = models.BooleanField(default=False)
     training_done = models.PositiveIntegerField(default=0, help_text="Training screens this rater has answered.")
     left_balance = models.JSONField(
-        default=dict, blank=True,
-        help_text="Pairwise: per system, times shown left minus times shown right to this rater.")
+        default=dict,
+        blank=True,
+        help_text="Pairwise: per system, times shown left minus times shown right to this rater.",
+    )
     max_screens = models.PositiveIntegerField(
-        null=True, blank=True, help_text="This rater's own maximum of screens; empty: the project's.")
+        null=True, blank=True, help_text="This rater's own maximum of screens; empty: the project's."
+    )
     expected_screens = models.PositiveIntegerField(
-        null=True, blank=True, help_text="This rater's own expected screens; empty: the project's.")
+        null=True, blank=True, help_text="This rater's own expected screens; empty: the project's."
+    )
     plan_position = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="The rater's place in the project's design, taken on their first screen.")
+        null=True, blank=True, help_text="The rater's place in the project's design, taken on their first screen."
+    )
     order_seed = models.BigIntegerField(
         default=order_seed_new,
-        help_text="Seed of the order this rater is served work items in (annotation.services.assignment).")
+        help_text="Seed of the order this rater is served work items in (annotation.services.assignment).",
+    )
     screens_counted = models.PositiveIntegerField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="While a quota applies: at least the screens this rater was served (expired leases drop out at "
-                  "the next recount, annotation.services.assignment); empty: not counted yet.")
+        "the next recount, annotation.services.assignment); empty: not counted yet.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["project", "plan_position"], condition=Q(plan_position__isnull=False),
-                                    name="membership_one_rater_per_plan_position"),
+            models.UniqueConstraint(
+                fields=["project", "plan_position"],
+                condition=Q(plan_position__isnull=False),
+                name="membership_one_rater_per_plan_position",
+            ),
             models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user_in_project"),
-            models.UniqueConstraint(fields=["project", "external_name"], condition=~Q(external_name=""),
-                                    name="membership_unique_external_name_in_project"),
+            models.UniqueConstraint(
+                fields=["project", "external_name"],
+                condition=~Q(external_name=""),
+                name="membership_unique_external_name_in_project",
+            ),
         ]
 
     def __str__(self):
@@ -236,7 +314,8 @@ class ProfileField(models.Model):
     choices = models.JSONField(default=list, blank=True, help_text="kind choice: the answers offered, in order.")
     required = models.BooleanField(default=False)
     sensitive = models.BooleanField(
-        default=False, help_text="Left out of every export unless the lead asks for it in that export.")
+        default=False, help_text="Left out of every export unless the lead asks for it in that export."
+    )
 
     class Meta:
         ordering = ["project_id", "position", "id"]
@@ -267,35 +346,59 @@ class Item(models.Model):
     external_id = models.CharField(max_length=255)
     input = models.TextField()
     turns = models.JSONField(
-        null=True, blank=True, help_text="A conversation input: its turns [{role, text}] (annotation.conversations); "
-                                         "``input`` then holds their plain-text rendering. Null: plain text.")
+        null=True,
+        blank=True,
+        help_text="A conversation input: its turns [{role, text}] (annotation.conversations); "
+        "``input`` then holds their plain-text rendering. Null: plain text.",
+    )
     references = models.JSONField(default=list, blank=True)
     subgroup = models.CharField(max_length=100, blank=True, default="")
     meta = models.JSONField(default=dict, blank=True)
     gold = models.JSONField(null=True, blank=True, help_text="Expected answers, normalised by the task type.")
     training = models.BooleanField(
-        default=False, db_default=False,
-        help_text="A gold item of the training pool: served only in training, with feedback, never as a gold check.")
+        default=False,
+        db_default=False,
+        help_text="A gold item of the training pool: served only in training, with feedback, never as a gold check.",
+    )
     degraded_from = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="degraded_copies",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="degraded_copies",
         help_text="A quality-control copy of this item with damaged outputs (served as an ordinary item; never "
-                  "counted in agreement or results).")
+        "counted in agreement or results).",
+    )
     repeat_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="repeats",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="repeats",
         help_text="A quality-control repeat of this item, served only to raters who judged it some screens "
-                  "before (n_target 0: never in the queues); never counted in agreement or results.")
+        "before (n_target 0: never in the queues); never counted in agreement or results.",
+    )
     n_target = models.PositiveSmallIntegerField(
-        default=1, help_text="Raters wanted for this item (raters_per_item for the double-annotated share, else 1).")
+        default=1, help_text="Raters wanted for this item (raters_per_item for the double-annotated share, else 1)."
+    )
     n_judged = models.PositiveIntegerField(default=0, help_text="Distinct raters with a judgment on this item.")
     n_leased = models.PositiveIntegerField(
-        default=0, db_default=0,
-        help_text="Assignments still active (leased, not yet judged); the assignment services keep it exact.")
+        default=0,
+        db_default=0,
+        help_text="Assignments still active (leased, not yet judged); the assignment services keep it exact.",
+    )
     plan_mask = models.BigIntegerField(
-        default=0, db_default=0, help_text="The places of the project's design this item is planned for (bit p for "
-                                           "place p); 0: open to every rater.")
+        default=0,
+        db_default=0,
+        help_text="The places of the project's design this item is planned for (bit p for "
+        "place p); 0: open to every rater.",
+    )
     retired_at = models.DateTimeField(
-        null=True, blank=True, help_text="Retired: no longer served to raters; its judgments are kept and marked "
-                                         "as from a retired item in results and exports.")
+        null=True,
+        blank=True,
+        help_text="Retired: no longer served to raters; its judgments are kept and marked "
+        "as from a retired item in results and exports.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -306,17 +409,24 @@ class Item(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "subgroup"], name="item_project_subgroup"),
-            models.Index(fields=["project", "n_judged"], name="item_project_open",
-                         condition=Q(gold__isnull=True)),
+            models.Index(fields=["project", "n_judged"], name="item_project_open", condition=Q(gold__isnull=True)),
             # The two queues of assignment_next_for_rater: items started by someone and not yet full,
             # then untouched items, each walked in id order. The key is ``id + 0``, and the queue queries
             # order by it, so that the planner cannot walk the primary key instead: it would, guessing a
             # project's items spread evenly through all ids, and scan every other project's items first.
-            models.Index(F("project"), F("id") + 0, name="item_started_open",
-                         condition=Q(gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
-                         & (Q(n_judged__gt=0) | Q(n_leased__gt=0))),
-            models.Index(F("project"), F("id") + 0, name="item_untouched",
-                         condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0)),
+            models.Index(
+                F("project"),
+                F("id") + 0,
+                name="item_started_open",
+                condition=Q(gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
+                & (Q(n_judged__gt=0) | Q(n_leased__gt=0)),
+            ),
+            models.Index(
+                F("project"),
+                F("id") + 0,
+                name="item_untouched",
+                condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0),
+            ),
         ]
 
     def __str__(self):
@@ -339,8 +449,11 @@ class Output(models.Model):
     system = models.CharField(max_length=200)
     text = models.TextField()
     turns = models.JSONField(
-        null=True, blank=True, help_text="A whole conversation as the output: its turns [{role, text}]; ``text`` "
-                                         "then holds their plain-text rendering. Null: plain text (e.g. a next turn).")
+        null=True,
+        blank=True,
+        help_text="A whole conversation as the output: its turns [{role, text}]; ``text`` "
+        "then holds their plain-text rendering. Null: plain text (e.g. a next turn).",
+    )
 
     class Meta:
         ordering = ["item_id", "position"]
@@ -379,25 +492,34 @@ class Assignment(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
     shown_order = models.JSONField(default=list)
     served_as = models.CharField(
-        max_length=8, choices=ServedAs.choices, default=ServedAs.WORK, db_default=ServedAs.WORK,
-        help_text="What the screen was when it was leased, fixed then (a revision does not move training).")
+        max_length=8,
+        choices=ServedAs.choices,
+        default=ServedAs.WORK,
+        db_default=ServedAs.WORK,
+        help_text="What the screen was when it was leased, fixed then (a revision does not move training).",
+    )
     served_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
     sampling_probability = models.FloatField(
-        null=True, blank=True, help_text="Adaptive allocation: the probability with which this screen's pair of "
-                                         "systems was drawn (annotation.services.adaptive_allocation); null otherwise.")
+        null=True,
+        blank=True,
+        help_text="Adaptive allocation: the probability with which this screen's pair of "
+        "systems was drawn (annotation.services.adaptive_allocation); null otherwise.",
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["item", "rater"], condition=~Q(status="expired"),
-                                    name="assignment_one_live_per_item_and_rater"),
+            models.UniqueConstraint(
+                fields=["item", "rater"], condition=~Q(status="expired"), name="assignment_one_live_per_item_and_rater"
+            ),
         ]
         indexes = [
             models.Index(fields=["project", "rater", "status"], name="assignment_rater_status"),
             models.Index(fields=["item", "status"], name="assignment_item_status"),
-            models.Index(fields=["project", "expires_at"], name="assignment_active_expiry",
-                         condition=Q(status="active")),
+            models.Index(
+                fields=["project", "expires_at"], name="assignment_active_expiry", condition=Q(status="active")
+            ),
         ]
 
     def __str__(self):
@@ -421,8 +543,9 @@ class Judgment(models.Model):
     output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="judgments")
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="judgments")
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judgments")
-    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="judgments")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="judgments"
+    )
     value = models.FloatField()
     label = models.CharField(max_length=200, blank=True, default="")
     shown_order = models.JSONField(default=list, blank=True, help_text="Systems in the order the rater saw them.")
@@ -433,17 +556,25 @@ class Judgment(models.Model):
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     is_current = models.BooleanField(default=True)
     sampling_probability = models.FloatField(
-        null=True, blank=True, help_text="The probability with which the judged pair was drawn (adaptive "
-                                         "allocation, or imported); results weight the judgment by its inverse.")
+        null=True,
+        blank=True,
+        help_text="The probability with which the judged pair was drawn (adaptive "
+        "allocation, or imported); results weight the judgment by its inverse.",
+    )
 
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["output", "criterion", "rater"], condition=Q(is_current=True),
-                                    name="judgment_one_current_per_output_criterion_rater"),
-            models.CheckConstraint(condition=Q(sampling_probability__isnull=True)
-                                   | Q(sampling_probability__gt=0, sampling_probability__lte=1),
-                                   name="judgment_sampling_probability_in_unit_interval"),
+            models.UniqueConstraint(
+                fields=["output", "criterion", "rater"],
+                condition=Q(is_current=True),
+                name="judgment_one_current_per_output_criterion_rater",
+            ),
+            models.CheckConstraint(
+                condition=Q(sampling_probability__isnull=True)
+                | Q(sampling_probability__gt=0, sampling_probability__lte=1),
+                name="judgment_sampling_probability_in_unit_interval",
+            ),
         ]
         indexes = [
             models.Index(fields=["project", "submitted_at"], name="judgment_project_time"),
@@ -464,12 +595,13 @@ class AdaptiveAllocationState(models.Model):
     ``task_config["adaptive"]``), recomputed by a debounced job, never per request
     (annotation.services.adaptive_allocation)."""
 
-    project = models.OneToOneField(Project, on_delete=models.CASCADE, primary_key=True,
-                                   related_name="adaptive_state")
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, primary_key=True, related_name="adaptive_state")
     probabilities = models.JSONField(
-        default=list, blank=True, help_text="[system, system, probability] per pair of systems (names sorted).")
+        default=list, blank=True, help_text="[system, system, probability] per pair of systems (names sorted)."
+    )
     judgments_through = models.BigIntegerField(
-        default=0, help_text="The newest judgment id the probabilities were computed from.")
+        default=0, help_text="The newest judgment id the probabilities were computed from."
+    )
     n_judgments = models.PositiveIntegerField(default=0, help_text="Judgments they were computed from.")
     computed_at = models.DateTimeField(null=True, blank=True)
 
@@ -486,19 +618,30 @@ class AdjudicationCase(models.Model):
     item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="adjudication_case")
     criteria = models.JSONField(default=list, help_text="Names of the criteria whose values disagreed.")
     opened_at = models.DateTimeField()
-    seed = models.BigIntegerField(default=order_seed_new,
-                                  help_text="Seed of the order the raters' answers are shown in, unnamed.")
-    held_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="+", help_text="The adjudicator the case is leased to.")
+    seed = models.BigIntegerField(
+        default=order_seed_new, help_text="Seed of the order the raters' answers are shown in, unnamed."
+    )
+    held_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The adjudicator the case is leased to.",
+    )
     held_until = models.DateTimeField(null=True, blank=True)
-    adjudicator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="adjudications")
+    adjudicator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="adjudications"
+    )
     adjudicated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["project", "id"], name="adjudication_case_open",
-                                condition=Q(adjudicated_at__isnull=True))]
+        indexes = [
+            models.Index(
+                fields=["project", "id"], name="adjudication_case_open", condition=Q(adjudicated_at__isnull=True)
+            )
+        ]
 
     def __str__(self):
         return f"adjudication of item {self.item_id}"
@@ -515,8 +658,11 @@ class AdjudicatedValue(models.Model):
 
     class Meta:
         ordering = ["case_id", "id"]
-        constraints = [models.UniqueConstraint(fields=["case", "output", "criterion"],
-                                               name="adjudicated_value_one_per_output_criterion")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "output", "criterion"], name="adjudicated_value_one_per_output_criterion"
+            )
+        ]
 
     def __str__(self):
         return f"adjudicated {self.value:g} on output {self.output_id}"
@@ -566,14 +712,21 @@ class ErrorSpan(models.Model):
         REJECTED = "rejected"
 
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="error_spans")
-    proposal = models.ForeignKey("ProposedSpan", null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="+", help_text="The model's proposal this span answers, if any.")
+    proposal = models.ForeignKey(
+        "ProposedSpan",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The model's proposal this span answers, if any.",
+    )
     side = models.CharField(max_length=8, choices=Side.choices, default=Side.TARGET)
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
     severity = models.CharField(max_length=32)
-    category = models.CharField(max_length=200, blank=True, default="", help_text="MQM: typology path, e.g. "
-                                                                                  "'Accuracy/Mistranslation'.")
+    category = models.CharField(
+        max_length=200, blank=True, default="", help_text="MQM: typology path, e.g. 'Accuracy/Mistranslation'."
+    )
     origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.ADDED)
 
     class Meta:
@@ -597,8 +750,9 @@ class ProposedSpan(models.Model):
 
     class Meta:
         ordering = ["output_id", "side", "start", "end", "id"]
-        constraints = [models.CheckConstraint(condition=Q(end__gte=F("start")),
-                                              name="proposed_span_end_not_before_start")]
+        constraints = [
+            models.CheckConstraint(condition=Q(end__gte=F("start")), name="proposed_span_end_not_before_start")
+        ]
 
     def __str__(self):
         return f"proposed {self.severity} [{self.start}, {self.end}) of output {self.output_id}"
@@ -623,8 +777,9 @@ class ItemFlag(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.CheckConstraint(condition=Q(reason__in=["broken", "offensive", "cannot_judge"]),
-                                   name="itemflag_reason_known"),
+            models.CheckConstraint(
+                condition=Q(reason__in=["broken", "offensive", "cannot_judge"]), name="itemflag_reason_known"
+            ),
         ]
         indexes = [models.Index(fields=["project", "created_at"], name="itemflag_project_time")]
 
@@ -646,8 +801,9 @@ class Job(models.Model):
 
     kind = models.CharField(max_length=64)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
     progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
     message = models.CharField(max_length=500, blank=True)
@@ -682,36 +838,50 @@ class QcRules(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="qc_rules")
     version = models.PositiveIntegerField()
     min_gold_answered = models.PositiveIntegerField(
-        default=5, help_text="Gold items a rater must have answered before the accuracy rule judges them.")
+        default=5, help_text="Gold items a rater must have answered before the accuracy rule judges them."
+    )
     gold_accuracy_threshold = models.FloatField(
-        default=0.7, help_text="Share of gold answers that must be right (0 turns the rule off).")
+        default=0.7, help_text="Share of gold answers that must be right (0 turns the rule off)."
+    )
     action = models.CharField(max_length=8, choices=Action.choices, default=Action.WARN)
     min_seconds_per_judgment = models.FloatField(
-        default=0.0, help_text="Screens answered faster are flagged (0 turns the rule off).")
+        default=0.0, help_text="Screens answered faster are flagged (0 turns the rule off)."
+    )
     straight_line_run = models.PositiveIntegerField(
-        default=0, help_text="This many screens in a row with the same answers are flagged (0 turns the rule off).")
+        default=0, help_text="This many screens in a row with the same answers are flagged (0 turns the rule off)."
+    )
     min_degraded_answered = models.PositiveIntegerField(
-        default=5, help_text="Degraded copies a rater must have judged before the degraded-control rule judges them.")
+        default=5, help_text="Degraded copies a rater must have judged before the degraded-control rule judges them."
+    )
     degraded_p_threshold = models.FloatField(
-        default=0.0, help_text="The rule fires when the one-sided test that damaged copies score lower gives a "
-                               "p-value above this (0 turns the rule off).")
+        default=0.0,
+        help_text="The rule fires when the one-sided test that damaged copies score lower gives a "
+        "p-value above this (0 turns the rule off).",
+    )
     control_flag_share = models.FloatField(
-        default=0.5, help_text="The rule fires when a rater flagged more than this share of the control screens "
-                               "(training, gold, repeat, degraded) served to them, once min_gold_answered were "
-                               "served (0 turns the rule off).")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+        default=0.5,
+        help_text="The rule fires when a rater flagged more than this share of the control screens "
+        "(training, gold, repeat, degraded) served to them, once min_gold_answered were "
+        "served (0 turns the rule off).",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["project_id", "version"]
         constraints = [
             models.UniqueConstraint(fields=["project", "version"], name="qcrules_version_unique_in_project"),
-            models.CheckConstraint(condition=Q(gold_accuracy_threshold__gte=0, gold_accuracy_threshold__lte=1),
-                                   name="qcrules_threshold_in_unit_interval"),
+            models.CheckConstraint(
+                condition=Q(gold_accuracy_threshold__gte=0, gold_accuracy_threshold__lte=1),
+                name="qcrules_threshold_in_unit_interval",
+            ),
             models.CheckConstraint(condition=Q(min_seconds_per_judgment__gte=0), name="qcrules_min_seconds_nonneg"),
-            models.CheckConstraint(condition=Q(control_flag_share__gte=0, control_flag_share__lte=1),
-                                   name="qcrules_control_flag_share_in_unit_interval"),
+            models.CheckConstraint(
+                condition=Q(control_flag_share__gte=0, control_flag_share__lte=1),
+                name="qcrules_control_flag_share_in_unit_interval",
+            ),
             models.CheckConstraint(condition=Q(action__in=["warn", "pause", "exclude"]), name="qcrules_action_known"),
         ]
 
@@ -738,8 +908,7 @@ class RaterAction(models.Model):
     rules = models.ForeignKey(QcRules, null=True, blank=True, on_delete=models.PROTECT, related_name="actions")
     rule = models.CharField(max_length=32, blank=True, help_text="Which rule fired (empty for a lead's action).")
     evidence = models.JSONField(default=dict, blank=True)
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                           related_name="+")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reason = models.TextField(blank=True, max_length=2000)
     created_at = models.DateTimeField()
 
@@ -748,7 +917,8 @@ class RaterAction(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["warn", "pause", "resume", "exclude", "include", "gate", "admit"]),
-                name="rateraction_kind_known"),
+                name="rateraction_kind_known",
+            ),
         ]
         indexes = [models.Index(fields=["project", "rater", "created_at"], name="rateraction_project_rater")]
 
@@ -788,8 +958,9 @@ class QualificationOutcome(models.Model):
     pass_mark = models.FloatField(help_text="The project's pass mark when the outcome was decided.")
     passed = models.BooleanField()
     decided_at = models.DateTimeField()
-    admitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    admitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     admitted_at = models.DateTimeField(null=True, blank=True, help_text="When a lead admitted a rater who failed.")
 
     class Meta:

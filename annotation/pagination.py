@@ -1,4 +1,5 @@
 """Page-number pagination with a client-chosen page size, capped."""
+
 from rest_framework.pagination import PageNumberPagination
 
 

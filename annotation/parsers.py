@@ -1,4 +1,5 @@
 """Request parsers for import bodies: the raw body is spooled to a temporary file, never held in memory."""
+
 import tempfile
 
 from django.conf import settings

@@ -7,5 +7,6 @@ instead of the finished screen (staffing sends crowd workers to their completion
 back to (a crowd platform's return link, which staffing sets when the worker enters); it never carries a
 completion code.
 """
+
 AFTER_FINISHED = "after-finished-{}"
 RETURN_LINK = "return-link-{}"

@@ -1,4 +1,5 @@
 """Server-rendered pages: the project list and a project's page (the lead's item pages are in console/)."""
+
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
@@ -24,10 +25,17 @@ def home(request):
     projects = project_list_for_user(request.user)
     n_archived = projects.filter(archived_at__isnull=False).count()
     projects = projects.filter(archived_at__isnull=not archived).order_by("-id")
-    return render(request, "annotation/home.html", {"projects": projects, "archived": archived,
-                                                    "n_archived": n_archived,
-                                                    "rating": [] if archived else rater_project_list(request.user),
-                                                    "may_create": project_create_allowed(request.user)})
+    return render(
+        request,
+        "annotation/home.html",
+        {
+            "projects": projects,
+            "archived": archived,
+            "n_archived": n_archived,
+            "rating": [] if archived else rater_project_list(request.user),
+            "may_create": project_create_allowed(request.user),
+        },
+    )
 
 
 @login_required

@@ -35,8 +35,11 @@ def qc_rules_page(request, pk):
     status = 200
     if request.POST.get("action") == "apply":
         taken = qc_rules_apply_all(project=project, by=request.user)
-        messages.success(request, f"The rules were applied to every rater: {len(taken)} action"
-                                  f"{'' if len(taken) == 1 else 's'} taken (see the action log).")
+        messages.success(
+            request,
+            f"The rules were applied to every rater: {len(taken)} action"
+            f"{'' if len(taken) == 1 else 's'} taken (see the action log).",
+        )
         return redirect("qc-rules", pk=project.pk)
     if request.method == "POST":
         if form.is_valid():

@@ -2,6 +2,7 @@
 
 Each view parses its form, calls one service, and renders; the task type supplies the template.
 """
+
 import time
 import uuid
 
@@ -45,18 +46,32 @@ def _refused(request, refusal: RaterRefused, project=None):
         raise Http404(refusal.message)
     if isinstance(refusal, RaterNotAdmitted):  # the qualification gate's end page, with the platform's way back
         project_id = project.pk if project else request.resolver_match.kwargs["pk"]
-        return render(request, "annotation/rater/not_admitted.html", {
-            "message": refusal.message, "project": project or Project.objects.get(pk=project_id),
-            "return_link": request.session.get(RETURN_LINK.format(project_id), "")}, status=refusal.status_code)
-    return render(request, "annotation/rater/refused.html",
-                  {"message": refusal.message, "project": project, "lease_gone": isinstance(refusal, LeaseGone)},
-                  status=refusal.status_code)
+        return render(
+            request,
+            "annotation/rater/not_admitted.html",
+            {
+                "message": refusal.message,
+                "project": project or Project.objects.get(pk=project_id),
+                "return_link": request.session.get(RETURN_LINK.format(project_id), ""),
+            },
+            status=refusal.status_code,
+        )
+    return render(
+        request,
+        "annotation/rater/refused.html",
+        {"message": refusal.message, "project": project, "lease_gone": isinstance(refusal, LeaseGone)},
+        status=refusal.status_code,
+    )
 
 
 def _rater_membership(request, pk) -> Membership:
-    membership = (Membership.objects.select_related("project")
-                  .filter(project_id=pk, user=request.user, role=Membership.Role.RATER)
-                  .exclude(project__status=Project.Status.DRAFT).filter(project__archived_at__isnull=True).first())
+    membership = (
+        Membership.objects.select_related("project")
+        .filter(project_id=pk, user=request.user, role=Membership.Role.RATER)
+        .exclude(project__status=Project.Status.DRAFT)
+        .filter(project__archived_at__isnull=True)
+        .first()
+    )
     if membership is None:
         raise Http404("No such project.")
     return membership
@@ -66,9 +81,15 @@ def _rater_membership(request, pk) -> Membership:
 def rater_instructions(request, pk):
     membership = _rater_membership(request, pk)
     request.session[SEEN_INSTRUCTIONS.format(pk)] = True
-    return render(request, "annotation/rater/instructions.html", {
-        "project": membership.project, "criteria": membership.project.criteria.all(),
-        "progress": rater_progress(project=membership.project, rater=request.user)})
+    return render(
+        request,
+        "annotation/rater/instructions.html",
+        {
+            "project": membership.project,
+            "criteria": membership.project.criteria.all(),
+            "progress": rater_progress(project=membership.project, rater=request.user),
+        },
+    )
 
 
 def _screen_context(request, assignment, *, answers=None, errors=None, revising=False, ahead_of=None) -> dict:
@@ -80,11 +101,17 @@ def _screen_context(request, assignment, *, answers=None, errors=None, revising=
     if ahead_of is not None:
         progress["done"] += 1  # the current screen, judged by then; the total stays (it counts it as leased now)
     return {
-        "project": project, "assignment": assignment, "screen": screen,
-        **screen_questions(screen=screen, task_type=REGISTRY[project.task_type], answers=answers,
-                           config=project.task_config),
-        "errors": errors or [], "revising": revising, "ahead": ahead_of is not None,
-        "client_token": uuid.uuid4().hex, "served_ms": int(time.time() * 1000),
+        "project": project,
+        "assignment": assignment,
+        "screen": screen,
+        **screen_questions(
+            screen=screen, task_type=REGISTRY[project.task_type], answers=answers, config=project.task_config
+        ),
+        "errors": errors or [],
+        "revising": revising,
+        "ahead": ahead_of is not None,
+        "client_token": uuid.uuid4().hex,
+        "served_ms": int(time.time() * 1000),
         "progress": progress,
         "previous": ahead_of or assignment_previous_for_rater(assignment),
         "flag_reasons": ItemFlag.Reason.choices,
@@ -115,9 +142,11 @@ def rate_next(request, pk):
         # At their maximum no work comes back to the rater, whatever other raters give back.
         quota = rater_quota(membership, membership.project)
         at_quota = quota is not None and quota_left(membership.project, membership) == 0
-        return render(request, "annotation/rater/finished.html", {"project": membership.project,
-                                                                  "progress": progress,
-                                                                  "quota": quota if at_quota else None})
+        return render(
+            request,
+            "annotation/rater/finished.html",
+            {"project": membership.project, "progress": progress, "quota": quota if at_quota else None},
+        )
     template = REGISTRY[assignment.project.task_type].template_name
     return render(request, template, _screen_context(request, assignment))
 
@@ -131,8 +160,9 @@ def rate_assignment(request, pk):
     if assignment.status != assignment.Status.DONE:
         return redirect("rate-next", pk=assignment.project_id)
     template = REGISTRY[assignment.project.task_type].template_name
-    return render(request, template, _screen_context(request, assignment, answers=assignment_answers(assignment),
-                                                     revising=True))
+    return render(
+        request, template, _screen_context(request, assignment, answers=assignment_answers(assignment), revising=True)
+    )
 
 
 def _form_values(post, assignment) -> list[dict]:
@@ -167,9 +197,13 @@ def screen_form_values(post, task_type, criteria: dict[str, str]) -> list[dict]:
 
 def _screen_again(request, assignment, exc: ValidationError, *, answers):
     """The same screen, 400, with the reasons the form was refused and what the rater had entered."""
-    context = _screen_context(request, assignment, answers=answers,
-                              errors=[m for ms in exc.message_dict.values() for m in ms],
-                              revising=assignment.status == assignment.Status.DONE)
+    context = _screen_context(
+        request,
+        assignment,
+        answers=answers,
+        errors=[m for ms in exc.message_dict.values() for m in ms],
+        revising=assignment.status == assignment.Status.DONE,
+    )
     return render(request, REGISTRY[assignment.project.task_type].template_name, context, status=400)
 
 
@@ -180,15 +214,19 @@ def rate_submit(request, pk):
     if assignment is None:
         raise Http404("No such assignment.")
     try:
-        result = judgment_submit(rater=request.user, assignment_id=assignment.pk,
-                                 values=_form_values(request.POST, assignment),
-                                 client_token=request.POST.get("client_token", "")[:64],
-                                 duration_ms=_form_whole_number(request.POST.get("duration_ms", "")))
+        result = judgment_submit(
+            rater=request.user,
+            assignment_id=assignment.pk,
+            values=_form_values(request.POST, assignment),
+            client_token=request.POST.get("client_token", "")[:64],
+            duration_ms=_form_whole_number(request.POST.get("duration_ms", "")),
+        )
     except RaterRefused as refusal:
         return _refused(request, refusal, assignment.project)
     except ValidationError as exc:
-        return _screen_again(request, assignment, exc,
-                             answers={k[2:]: v for k, v in request.POST.items() if k.startswith("v-")})
+        return _screen_again(
+            request, assignment, exc, answers={k[2:]: v for k, v in request.POST.items() if k.startswith("v-")}
+        )
     if result.conflict:
         messages.warning(request, "This screen was sent before with other answers; the first answers were kept.")
     if result.feedback is not None:
@@ -216,8 +254,11 @@ def _ahead(request, project_id: int, *, shown_now: bool):
         return rate_next(request, project_id)
     if leases.ahead is None:
         return HttpResponse(status=204)
-    response = render(request, REGISTRY[leases.ahead.project.task_type].template_name,
-                      _screen_context(request, leases.ahead, ahead_of=leases.current))
+    response = render(
+        request,
+        REGISTRY[leases.ahead.project.task_type].template_name,
+        _screen_context(request, leases.ahead, ahead_of=leases.current),
+    )
     response["X-Concord-Screen"] = "ahead"
     return response
 
@@ -233,17 +274,26 @@ def _training_feedback(request, result):
     """The expected answers beside the rater's, after a training screen."""
     project = result.assignment.project
     task_type = REGISTRY[project.task_type]
-    given = {(v["criterion"], v["position"]): v["value"]
-             for v in judgment_screen_values(result.judgments, project)}
+    given = {(v["criterion"], v["position"]): v["value"] for v in judgment_screen_values(result.judgments, project)}
     rows = []
     for expected in result.feedback["expected"]:
         key = (expected["criterion"], expected.get("position"))
         want, mine, ok = task_type.feedback(expected["value"], given.get(key))
-        rows.append({"criterion": key[0], "where": "—" if key[1] is None else f"output {key[1] + 1}",
-                     "expected": want, "given": mine, "ok": ok})
+        rows.append(
+            {
+                "criterion": key[0],
+                "where": "—" if key[1] is None else f"output {key[1] + 1}",
+                "expected": want,
+                "given": mine,
+                "ok": ok,
+            }
+        )
     done = Membership.objects.filter(project=project, user=request.user).values_list("training_done", flat=True).first()
-    return render(request, "annotation/rater/feedback.html", {
-        "project": project, "rows": rows, "explanation": result.feedback["explanation"], "done": done})
+    return render(
+        request,
+        "annotation/rater/feedback.html",
+        {"project": project, "rows": rows, "explanation": result.feedback["explanation"], "done": done},
+    )
 
 
 @login_required
@@ -253,8 +303,12 @@ def rate_flag(request, pk):
     if assignment is None:
         raise Http404("No such assignment.")
     try:
-        item_flag_create(rater=request.user, assignment_id=assignment.pk, reason=request.POST.get("reason", ""),
-                         comment=request.POST.get("comment", ""))
+        item_flag_create(
+            rater=request.user,
+            assignment_id=assignment.pk,
+            reason=request.POST.get("reason", ""),
+            comment=request.POST.get("comment", ""),
+        )
     except RaterRefused as refusal:
         return _refused(request, refusal, assignment.project)
     except ValidationError as exc:

@@ -1,4 +1,5 @@
 """The audit log in the admin: searchable, filterable and read-only (no add, change or delete)."""
+
 from django.contrib import admin
 
 from .models import AuditEntry

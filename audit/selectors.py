@@ -1,4 +1,5 @@
 """Reads of the audit log: a project's entries, newest first, filtered."""
+
 from datetime import datetime
 
 from django.db.models import Count, Q, QuerySet
@@ -6,8 +7,9 @@ from django.db.models import Count, Q, QuerySet
 from .models import AuditEntry
 
 
-def audit_list_for_project(project, *, action: str | None = None, actor: str | None = None,
-                           since: datetime | None = None) -> QuerySet[AuditEntry]:
+def audit_list_for_project(
+    project, *, action: str | None = None, actor: str | None = None, since: datetime | None = None
+) -> QuerySet[AuditEntry]:
     """``action`` is a whole name or a prefix ending at a dot (``rater`` takes rater.pause, rater.exclude…);
     ``actor`` a username or command name."""
     entries = AuditEntry.objects.filter(project=project)
@@ -22,8 +24,13 @@ def audit_list_for_project(project, *, action: str | None = None, actor: str | N
 
 
 def audit_actor_names_for_project(project) -> list[str]:
-    return list(AuditEntry.objects.filter(project=project).exclude(actor_name="")
-                .values_list("actor_name", flat=True).distinct().order_by("actor_name"))
+    return list(
+        AuditEntry.objects.filter(project=project)
+        .exclude(actor_name="")
+        .values_list("actor_name", flat=True)
+        .distinct()
+        .order_by("actor_name")
+    )
 
 
 def audit_action_counts_for_project(project, *, leave_out: tuple[str, ...] = ()) -> dict[str, int]:

@@ -1,10 +1,12 @@
 """The one write path of the audit log: append an entry. Entries are never changed or deleted."""
+
 from .context import request_origin
 from .models import ACTIONS, AuditEntry
 
 
-def audit_record(*, actor, action: str, project=None, target: str = "", detail: dict | None = None,
-                 actor_name: str = "") -> AuditEntry:
+def audit_record(
+    *, actor, action: str, project=None, target: str = "", detail: dict | None = None, actor_name: str = ""
+) -> AuditEntry:
     """Append one entry. Call it inside the transaction of the action it records, so both land or neither.
 
     ``actor`` is the user who acted, or None, or a string naming what acted when no user did (a command:
@@ -18,7 +20,13 @@ def audit_record(*, actor, action: str, project=None, target: str = "", detail: 
     user = actor if getattr(actor, "pk", None) else None
     origin = request_origin()
     return AuditEntry.objects.create(
-        project=project, project_name=getattr(project, "name", ""),
-        actor=user, actor_name=(getattr(user, "username", "") or actor_name)[:150],
-        action=action, target=str(target)[:255], detail=detail or {},
-        source=origin.source if origin else AuditEntry.Source.COMMAND, ip=origin.ip if origin else None)
+        project=project,
+        project_name=getattr(project, "name", ""),
+        actor=user,
+        actor_name=(getattr(user, "username", "") or actor_name)[:150],
+        action=action,
+        target=str(target)[:255],
+        detail=detail or {},
+        source=origin.source if origin else AuditEntry.Source.COMMAND,
+        ip=origin.ip if origin else None,
+    )

@@ -1,4 +1,5 @@
 """Concord project configuration: settings, URLs, the Celery app and WSGI/ASGI entry points."""
+
 from .celery_app import app as celery_app
 
 __all__ = ["celery_app"]

@@ -1,4 +1,5 @@
 """The Celery application; jobs live in each app's ``jobs.py``."""
+
 import os
 
 from celery import Celery

@@ -1,4 +1,5 @@
 """The environment reader shared by every settings module."""
+
 from pathlib import Path
 
 import environ

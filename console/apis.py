@@ -1,4 +1,5 @@
 """REST API of the lead console: one APIView per operation, thin over the console's selectors."""
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
@@ -70,14 +71,16 @@ class ProgressSummaryApi(APIView):
             n_items = serializers.IntegerField()
             n_target_items = serializers.IntegerField(
                 help_text="Imported work items (neither gold nor quality-control copies): complete + in_progress + "
-                          "untouched.")
+                "untouched."
+            )
             complete = serializers.IntegerField()
             in_progress = serializers.IntegerField()
             untouched = serializers.IntegerField()
             gold = serializers.IntegerField()
             control = serializers.IntegerField(help_text="Quality-control copies (repeats and degraded copies).")
             slots_target = serializers.IntegerField(
-                help_text="Raters wanted, summed over non-gold items (degraded copies are queued like work items).")
+                help_text="Raters wanted, summed over non-gold items (degraded copies are queued like work items)."
+            )
             slots_filled = serializers.IntegerField()
             slots_remaining = serializers.IntegerField()
             percent_complete = serializers.FloatField(allow_null=True, help_text="Filled slots in percent.")

@@ -1,5 +1,6 @@
 """REST API of the audit log: a project's entries, read-only (in the console: audit itself sits below the apps'
 services and selectors)."""
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
@@ -14,9 +15,15 @@ class AuditListApi(APIView):
     """What the project's leads and staff did, newest first. Entries are never changed or deleted."""
 
     class FilterSerializer(serializers.Serializer):
-        action = serializers.CharField(required=False, max_length=64, help_text=(
-            "An action or a group of them by prefix, e.g. rater (pause, resume, exclude, include). Actions: "
-            + ", ".join(ACTIONS) + "."))
+        action = serializers.CharField(
+            required=False,
+            max_length=64,
+            help_text=(
+                "An action or a group of them by prefix, e.g. rater (pause, resume, exclude, include). Actions: "
+                + ", ".join(ACTIONS)
+                + "."
+            ),
+        )
         actor = serializers.CharField(required=False, max_length=150, help_text="A username or command name.")
         since = serializers.DateTimeField(required=False, help_text="Only entries at or after this time (ISO 8601).")
 
@@ -36,6 +43,7 @@ class AuditListApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         paginator = StandardPagination()
-        page = paginator.paginate_queryset(audit_list_for_project(project, **filters.validated_data), request,
-                                           view=self)
+        page = paginator.paginate_queryset(
+            audit_list_for_project(project, **filters.validated_data), request, view=self
+        )
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)

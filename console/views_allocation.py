@@ -1,5 +1,6 @@
 """The lead's allocation page: quotas, the design a study will follow (shown before it starts) and each
 rater's own quota."""
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -22,14 +23,28 @@ def _page(request, project, form, *, status=200, error="", adaptive=None):
     design = preview.design
     computable = {(a, b) for a, b, _ in design.computable_pairs}
     pairs = [{"a": a + 1, "b": b + 1, "n": n, "computable": (a, b) in computable} for a, b, n in design.pairs]
-    return render(request, "console/allocation.html", {
-        "project": project, "form": form, "preview": preview, "error": error,
-        "places": [{"n": p + 1, "screens": screens, "holder": preview.holders[p] if p < len(preview.holders) else ""}
-                   for p, screens in enumerate(design.per_place)],
-        "pairs": pairs, "overlapping": [p for p in pairs if p["n"]], "n_computable": len(computable),
-        "raters": rater_quota_list(project),
-        "adaptive": (adaptive or AdaptiveForm.for_project(project))
-        if "adaptive" in REGISTRY[project.task_type].live_config_fields else None}, status=status)
+    return render(
+        request,
+        "console/allocation.html",
+        {
+            "project": project,
+            "form": form,
+            "preview": preview,
+            "error": error,
+            "places": [
+                {"n": p + 1, "screens": screens, "holder": preview.holders[p] if p < len(preview.holders) else ""}
+                for p, screens in enumerate(design.per_place)
+            ],
+            "pairs": pairs,
+            "overlapping": [p for p in pairs if p["n"]],
+            "n_computable": len(computable),
+            "raters": rater_quota_list(project),
+            "adaptive": (adaptive or AdaptiveForm.for_project(project))
+            if "adaptive" in REGISTRY[project.task_type].live_config_fields
+            else None,
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -62,12 +77,21 @@ def _rater_quota(request, project):
     if quota.is_valid():
         rater = get_user_model().objects.filter(pk=quota.cleaned_data["rater"], memberships__project=project).first()
     if rater is None:
-        return _page(request, project, AllocationForm.for_project(project), status=400,
-                     error="That is not a rater of this project, or a quota is not a whole number of at least 1.")
+        return _page(
+            request,
+            project,
+            AllocationForm.for_project(project),
+            status=400,
+            error="That is not a rater of this project, or a quota is not a whole number of at least 1.",
+        )
     try:
-        allocation_rater_quota_set(project=project, rater=rater, by=request.user,
-                                   max_screens=quota.cleaned_data["max_screens"],
-                                   expected_screens=quota.cleaned_data["expected_screens"])
+        allocation_rater_quota_set(
+            project=project,
+            rater=rater,
+            by=request.user,
+            max_screens=quota.cleaned_data["max_screens"],
+            expected_screens=quota.cleaned_data["expected_screens"],
+        )
     except ValidationError as exc:
         return _page(request, project, AllocationForm.for_project(project), status=400, error=" ".join(exc.messages))
     messages.success(request, f"{rater.username}: own quota saved.")
@@ -77,8 +101,13 @@ def _rater_quota(request, project):
 def _adaptive(request, project):
     form = AdaptiveForm.for_project(project, request.POST)
     if "adaptive" not in REGISTRY[project.task_type].live_config_fields:
-        return _page(request, project, AllocationForm.for_project(project), status=400,
-                     error="This project does not compare systems in pairs.")
+        return _page(
+            request,
+            project,
+            AllocationForm.for_project(project),
+            status=400,
+            error="This project does not compare systems in pairs.",
+        )
     if form.is_valid():
         try:
             adaptive_config_update(project=project, changes=form.changes(), by=request.user)

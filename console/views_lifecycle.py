@@ -1,4 +1,5 @@
 """The project page's archive, restore and delete actions (the status changes are in views_wizard)."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,8 +20,9 @@ def project_archive_page(request, pk):
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, f"“{project.name}” is archived: hidden from the home list and read-only until "
-                                  "you restore it.")
+        messages.success(
+            request, f"“{project.name}” is archived: hidden from the home list and read-only until you restore it."
+        )
     return redirect("project-detail", pk=project.pk)
 
 
@@ -44,8 +46,10 @@ def project_delete_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     if not project_delete_allowed(request.user):
         raise PermissionDenied(DELETE_REFUSED)
-    context, status = {"project": project, "n_items": project.items.count(),
-                       "n_judgments": project.judgments.count(), "error": ""}, 200
+    context, status = (
+        {"project": project, "n_items": project.items.count(), "n_judgments": project.judgments.count(), "error": ""},
+        200,
+    )
     if request.method == "POST":
         try:
             project_delete(project=project, actor=request.user, confirm_name=request.POST.get("confirm_name", ""))

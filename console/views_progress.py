@@ -1,4 +1,5 @@
 """The lead's progress page (the numbers are embedded, and refreshed from the progress summary API)."""
+
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
@@ -10,6 +11,13 @@ from console.selectors.progress import ETA_WINDOW, progress_summary
 def progress_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     summary = progress_summary(project)
-    return render(request, "console/progress.html", {
-        "project": project, "summary": summary, "eta_window_days": ETA_WINDOW.days,
-        "chart_data": [{**row, "day": row["day"].isoformat()} for row in summary["per_day"]]})
+    return render(
+        request,
+        "console/progress.html",
+        {
+            "project": project,
+            "summary": summary,
+            "eta_window_days": ETA_WINDOW.days,
+            "chart_data": [{**row, "day": row["day"].isoformat()} for row in summary["per_day"]],
+        },
+    )

@@ -4,6 +4,7 @@ the rater's screen, the lifecycle buttons and cloning.
 Every page answers 404 to outsiders (the project's existence stays hidden) and 403 to the project's
 raters; creating or cloning a project also needs the right to create projects (as the API).
 """
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -41,8 +42,17 @@ def _unbound(project: Project | None):
     if project is None:
         specs = [dict(CRITERION_DEFAULTS[DEFAULT_TASK_TYPE])]
     else:
-        specs = [{"id": c.pk, "name": c.name, "scale_min": c.scale_min, "scale_max": c.scale_max,
-                  "labels": c.labels, "help_text": c.help_text} for c in project.criteria.all()]
+        specs = [
+            {
+                "id": c.pk,
+                "name": c.name,
+                "scale_min": c.scale_min,
+                "scale_max": c.scale_max,
+                "labels": c.labels,
+                "help_text": c.help_text,
+            }
+            for c in project.criteria.all()
+        ]
     initial = [{**CriterionForm.initial_from(s), "ORDER": n + 1} for n, s in enumerate(specs)]
     return form, CriterionFormSet(initial=initial, prefix=PREFIX)
 
@@ -66,12 +76,16 @@ def _preview(request, project: Project | None, form, formset) -> dict:
         nullable = {field.name for field in Project._meta.fields if field.null}
         data.update({k: v for k, v in form.cleaned_data.items() if v is not None or k in nullable})
     task_type = data["task_type"] if data["task_type"] in REGISTRY else DEFAULT_TASK_TYPE
-    preview_project = Project(pk=None if project is None else project.pk, name=data.get("name") or "New project",
-                              task_type=task_type, instructions=data["instructions"] or "",
-                              show_reference=data["show_reference"],
-                              randomise_output_order=data["randomise_output_order"],
-                              rankme_modulus=data["rankme_modulus"] if REGISTRY[task_type].takes_modulus else None,
-                              lease_seconds=round(data["lease_minutes"] * 60))
+    preview_project = Project(
+        pk=None if project is None else project.pk,
+        name=data.get("name") or "New project",
+        task_type=task_type,
+        instructions=data["instructions"] or "",
+        show_reference=data["show_reference"],
+        randomise_output_order=data["randomise_output_order"],
+        rankme_modulus=data["rankme_modulus"] if REGISTRY[task_type].takes_modulus else None,
+        lease_seconds=round(data["lease_minutes"] * 60),
+    )
     notes, criteria = [], []
     for spec in formset.lenient_specs():
         if spec["name"] in {c["name"] for c in criteria}:
@@ -86,20 +100,34 @@ def _preview(request, project: Project | None, form, formset) -> dict:
     index = int(choice) if choice.isdigit() and int(choice) < len(items) else 0
     context = preview_screen_context(project=preview_project, criteria=criteria, item=items[index])
     context.update(user=PREVIEW_USER, messages=[], csrf_token="preview")
-    return {"screen": render_to_string(REGISTRY[task_type].template_name, context),
-            "instructions": markdown_to_html(preview_project.instructions),
-            "items": [item["label"] for item in items], "item": index, "notes": notes}
+    return {
+        "screen": render_to_string(REGISTRY[task_type].template_name, context),
+        "instructions": markdown_to_html(preview_project.instructions),
+        "items": [item["label"] for item in items],
+        "item": index,
+        "notes": notes,
+    }
 
 
 def _page(request, *, project, form, formset, errors=(), status=200):
     started = project is not None and project_has_started(project)
-    return render(request, "console/project_form.html", {
-        "project": project, "form": form, "formset": formset, "criteria_errors": list(errors),
-        "preview": _preview(request, project, form, formset), "started": started,
-        "defaults": CRITERION_DEFAULTS, "task_types": [(t.slug, t.label) for t in REGISTRY.values()],
-        "hints": [(slug, t.setup.hint) for slug, t in REGISTRY.items()],
-        "scaleless": [slug for slug, t in REGISTRY.items() if not t.setup.has_scale],
-    }, status=status)
+    return render(
+        request,
+        "console/project_form.html",
+        {
+            "project": project,
+            "form": form,
+            "formset": formset,
+            "criteria_errors": list(errors),
+            "preview": _preview(request, project, form, formset),
+            "started": started,
+            "defaults": CRITERION_DEFAULTS,
+            "task_types": [(t.slug, t.label) for t in REGISTRY.values()],
+            "hints": [(slug, t.setup.hint) for slug, t in REGISTRY.items()],
+            "scaleless": [slug for slug, t in REGISTRY.items() if not t.setup.has_scale],
+        },
+        status=status,
+    )
 
 
 def _submitted(request, project: Project | None):
@@ -121,11 +149,13 @@ def _submitted(request, project: Project | None):
         return _page(request, project=project, form=form, formset=formset, status=400)
     try:
         if project is None:
-            saved = project_create(created_by=request.user, criteria=formset.specs(), status=Project.Status.DRAFT,
-                                   **form.settings())
+            saved = project_create(
+                created_by=request.user, criteria=formset.specs(), status=Project.Status.DRAFT, **form.settings()
+            )
         else:
-            saved = project_settings_update(project=project, actor=request.user, settings=form.settings(),
-                                            criteria=formset.specs())
+            saved = project_settings_update(
+                project=project, actor=request.user, settings=form.settings(), criteria=formset.specs()
+            )
     except ValidationError as exc:
         errors = []
         for field, field_errors in exc.error_dict.items():
@@ -137,8 +167,9 @@ def _submitted(request, project: Project | None):
                 form.add_error("lease_minutes" if field == "lease_seconds" else None, field_errors)
         return _page(request, project=project, form=form, formset=formset, errors=errors, status=400)
     if project is None:
-        messages.success(request, f"Draft project “{saved.name}” created. Import its items, check the preview, "
-                                  "then make it live.")
+        messages.success(
+            request, f"Draft project “{saved.name}” created. Import its items, check the preview, then make it live."
+        )
     else:
         messages.success(request, "Settings saved.")
     return redirect("project-detail", pk=saved.pk)
@@ -191,11 +222,21 @@ def project_try(request, pk):
     n = int(raw) if raw.isdigit() else 0
     if n >= len(items):
         return render(request, "console/project_try_end.html", {"project": project, "n_items": len(items)})
-    criteria = [{"name": c.name, "scale_min": c.scale_min, "scale_max": c.scale_max, "labels": list(c.labels or []),
-                 "help_text": c.help_text} for c in project.criteria.all()]
+    criteria = [
+        {
+            "name": c.name,
+            "scale_min": c.scale_min,
+            "scale_max": c.scale_max,
+            "labels": list(c.labels or []),
+            "help_text": c.help_text,
+        }
+        for c in project.criteria.all()
+    ]
     context = preview_screen_context(project=project, criteria=criteria, item=items[n])
-    context.update(trying={"n": n + 1, "of": len(items), "next": n + 1},
-                   progress={"done": n, "assigned": 1, "remaining": len(items) - n - 1, "total": len(items)})
+    context.update(
+        trying={"n": n + 1, "of": len(items), "next": n + 1},
+        progress={"done": n, "assigned": 1, "remaining": len(items) - n - 1, "total": len(items)},
+    )
     return render(request, REGISTRY[project.task_type].template_name, context)
 
 
@@ -221,12 +262,17 @@ def project_clone_page(request, pk):
     if request.method == "POST":
         name = request.POST.get("name", "").strip()
         try:
-            clone = project_clone(project=project, actor=request.user, name=name,
-                                  with_items=request.POST.get("with_items") == "on")
+            clone = project_clone(
+                project=project, actor=request.user, name=name, with_items=request.POST.get("with_items") == "on"
+            )
         except ValidationError as exc:
             error, status = " ".join(exc.messages), 400
         else:
             messages.success(request, f"Draft project “{clone.name}” created from “{project.name}”.")
             return redirect("project-detail", pk=clone.pk)
-    return render(request, "console/project_clone.html", {
-        "project": project, "name": name, "error": error, "n_items": project.items.count()}, status=status)
+    return render(
+        request,
+        "console/project_clone.html",
+        {"project": project, "name": name, "error": error, "n_items": project.items.count()},
+        status=status,
+    )

@@ -123,7 +123,7 @@ class VoteResultSerializer(serializers.Serializer):
         system = serializers.CharField()
         n = serializers.IntegerField(help_text="Votes the system took part in.")
         wins = serializers.IntegerField()
-        ties = serializers.IntegerField(help_text="Ties, \"tie (bothbad)\" included.")
+        ties = serializers.IntegerField(help_text='Ties, "tie (bothbad)" included.')
         losses = serializers.IntegerField()
         win_rate = serializers.FloatField(allow_null=True, help_text="(wins + ties / 2) / n.")
         strength = serializers.FloatField(allow_null=True, help_text="Bradley–Terry log-strength, mean zero.")
@@ -133,7 +133,7 @@ class VoteResultSerializer(serializers.Serializer):
     n_votes = serializers.IntegerField()
     n_imports = serializers.IntegerField(help_text="Files imported on this criterion.")
     n_systems = serializers.IntegerField()
-    ties_both_bad = serializers.IntegerField(help_text="Of the ties, those marked \"tie (bothbad)\".")
+    ties_both_bad = serializers.IntegerField(help_text='Of the ties, those marked "tie (bothbad)".')
     systems = SystemSerializer(many=True)
     bradley_terry = serializers.JSONField(allow_null=True)
     error = serializers.CharField(allow_null=True)
@@ -195,9 +195,7 @@ class ResultsApi(EvaluationApi):
         class CriterionSerializer(serializers.Serializer):
             class SystemSerializer(serializers.Serializer):
                 system = serializers.CharField()
-                n = serializers.IntegerField(
-                    help_text="Judgments (likert, rankme) or comparisons (pairwise)."
-                )
+                n = serializers.IntegerField(help_text="Judgments (likert, rankme) or comparisons (pairwise).")
                 n_items = serializers.IntegerField(required=False)
                 mean = serializers.FloatField(
                     required=False, allow_null=True, help_text="After the criterion's normalisation."
@@ -337,8 +335,10 @@ class ResultsApi(EvaluationApi):
         task_type = serializers.CharField()
         options = serializers.JSONField()
         excluded = serializers.JSONField(help_text="Judgments left out: on gold items, from excluded raters.")
-        retired = serializers.JSONField(help_text="Retired items (served no more) and their current judgments, "
-                                                  "which the results keep: {items, judgments}.")
+        retired = serializers.JSONField(
+            help_text="Retired items (served no more) and their current judgments, "
+            "which the results keep: {items, judgments}."
+        )
         n_judgments = serializers.IntegerField()
         criteria = CriterionSerializer(many=True)
         votes = VoteResultSerializer(
@@ -470,15 +470,21 @@ class VoteImportApi(EvaluationApi):
         if hasattr(request.data, "getlist"):
             upload = request.FILES.get("file")
             if upload is None:
-                raise serializers.ValidationError({"file": "send the file as the body or as a multipart field "
-                                                           "named 'file'"})
+                raise serializers.ValidationError(
+                    {"file": "send the file as the body or as a multipart field named 'file'"}
+                )
             stream, name, content_type = upload, upload.name, upload.content_type
         else:
             stream, name, content_type = request.data, "", request.content_type
         fmt = request.query_params.get("file_format") or detect_vote_format(name, content_type)
-        job = vote_import_start(project=project, upload=stream, fmt=fmt,
-                                criterion=request.query_params.get("criterion"), created_by=request.user,
-                                file_name=name)
+        job = vote_import_start(
+            project=project,
+            upload=stream,
+            fmt=fmt,
+            criterion=request.query_params.get("criterion"),
+            created_by=request.user,
+            file_name=name,
+        )
         return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -517,9 +523,7 @@ class MetricComputeApi(EvaluationApi):
         project = project_get_for_lead(request.user, pk)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        job = metrics_compute_start(
-            project=project, names=data.validated_data.get("metrics"), created_by=request.user
-        )
+        job = metrics_compute_start(project=project, names=data.validated_data.get("metrics"), created_by=request.user)
         return Response({"job_id": job.id}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -596,9 +600,7 @@ class CorrelationListApi(EvaluationApi):
         confidence = serializers.FloatField(min_value=0.5, max_value=0.999, default=0.95)
         n_resamples = serializers.IntegerField(min_value=0, max_value=10_000, default=1000)
         seed = serializers.IntegerField(min_value=0, default=0)
-        normalisation = serializers.ChoiceField(
-            choices=[n for n in NORMALISATIONS if n != "modulus"], required=False
-        )
+        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False)
 
     class OutputSerializer(serializers.Serializer):
         metric = serializers.CharField()
@@ -649,9 +651,7 @@ class CalibratorOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     criterion = serializers.CharField(source="criterion.name")
     metric_name = serializers.CharField(help_text="Scores written by apply.")
-    params = serializers.JSONField(
-        help_text="features, means, scales, weights (standardised), intercept, alpha."
-    )
+    params = serializers.JSONField(help_text="features, means, scales, weights (standardised), intercept, alpha.")
     report = serializers.JSONField(help_text="Held-out correlations, single metrics, best single, gain.")
     created_at = serializers.DateTimeField()
 
@@ -661,18 +661,12 @@ class CalibratorListCreateApi(EvaluationApi):
         name = serializers.SlugField(max_length=100)
         criterion = serializers.CharField(max_length=100)
         metrics = serializers.ListField(child=serializers.CharField(max_length=200), allow_empty=False)
-        alpha = serializers.FloatField(
-            min_value=0, default=1.0, help_text="Ridge penalty; 0 = least squares."
-        )
+        alpha = serializers.FloatField(min_value=0, default=1.0, help_text="Ridge penalty; 0 = least squares.")
         held_out_share = serializers.FloatField(min_value=0.05, max_value=0.9, default=0.3)
-        k_folds = serializers.IntegerField(
-            min_value=2, max_value=50, required=False, allow_null=True, default=None
-        )
+        k_folds = serializers.IntegerField(min_value=2, max_value=50, required=False, allow_null=True, default=None)
         seed = serializers.IntegerField(min_value=0, default=0)
         exclude_systems = serializers.ListField(child=serializers.CharField(), required=False, default=list)
-        normalisation = serializers.ChoiceField(
-            choices=[n for n in NORMALISATIONS if n != "modulus"], required=False
-        )
+        normalisation = serializers.ChoiceField(choices=[n for n in NORMALISATIONS if n != "modulus"], required=False)
 
     @extend_schema(responses=CalibratorOutputSerializer(many=True))
     def get(self, request, pk):
@@ -783,9 +777,7 @@ class JudgeAgreementApi(EvaluationApi):
             criterion = serializers.CharField()
             n_humans = serializers.IntegerField()
             n_units = serializers.IntegerField()
-            human_human = serializers.JSONField(
-                help_text="{statistic: {value, ci}}: mean over pairs of humans."
-            )
+            human_human = serializers.JSONField(help_text="{statistic: {value, ci}}: mean over pairs of humans.")
             human_consensus = serializers.JSONField(
                 help_text="{statistic: {value, ci}}: each human against the consensus of the others."
             )
@@ -1030,9 +1022,7 @@ class ExportOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     export_id = serializers.IntegerField(source="id")
     project = serializers.IntegerField(source="project_id")
-    state = serializers.SerializerMethodField(
-        help_text="ready, or the job's state: pending, running, failure."
-    )
+    state = serializers.SerializerMethodField(help_text="ready, or the job's state: pending, running, failure.")
     job_id = serializers.IntegerField(allow_null=True)
     options = serializers.JSONField()
     download = serializers.SerializerMethodField(help_text="Link to the zip once ready, else null.")
@@ -1110,11 +1100,7 @@ class ExportListCreateApi(EvaluationApi):
         )
 
         def validate(self, data):
-            unknown = (
-                sorted(set(self.initial_data) - set(self.fields))
-                if hasattr(self.initial_data, "keys")
-                else []
-            )
+            unknown = sorted(set(self.initial_data) - set(self.fields)) if hasattr(self.initial_data, "keys") else []
             errors = {name: ["unknown option"] for name in unknown}
             errors.update({k: [v] for k, v in ExportOptions.from_dict(data).errors().items()})
             if errors:
@@ -1165,9 +1151,7 @@ class ExportDownloadApi(EvaluationApi):
 
     renderer_classes = [JSONRenderer, ZipRenderer]
 
-    @extend_schema(
-        responses={(200, "application/zip"): OpenApiTypes.BINARY, 403: DETAIL, 404: DETAIL, 409: DETAIL}
-    )
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY, 403: DETAIL, 404: DETAIL, 409: DETAIL})
     def get(self, request, pk):
         export = Export.objects.select_related("job").filter(pk=pk).first()
         if export is None:

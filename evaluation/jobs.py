@@ -15,18 +15,14 @@ from evaluation.services.vote_import import VOTE_IMPORT_JOB, vote_import_run
 def metrics_compute_job(job_id: int) -> dict:
     return job_run(
         job_id,
-        lambda job, progress: metrics_compute(
-            project=job.project, names=job.params.get("metrics"), progress=progress
-        ),
+        lambda job, progress: metrics_compute(project=job.project, names=job.params.get("metrics"), progress=progress),
     )
 
 
 # An export of a million judgments takes under a minute; the limits leave room for slower disks.
 @shared_task(name=EXPORT_JOB, acks_late=True, soft_time_limit=1800, time_limit=2000)
 def export_run_job(job_id: int) -> dict:
-    return job_run(
-        job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress)
-    )
+    return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
 
 
 @shared_task(name=RATER_MODELS_JOB)

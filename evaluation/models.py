@@ -54,9 +54,7 @@ class Judge(models.Model):
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.LLM)
     description = models.TextField(blank=True)
-    config = models.JSONField(
-        default=dict, blank=True, help_text="How the judge was made (prompt, thresholds...)."
-    )
+    config = models.JSONField(default=dict, blank=True, help_text="How the judge was made (prompt, thresholds...).")
     # A run's version: judges of one model with another prompt or date are compared side by side.
     model_name = models.CharField(
         max_length=200, blank=True, help_text="The model behind the run (e.g. gpt-4o-2024-08-06)."
@@ -140,9 +138,7 @@ class Export(models.Model):
     builds it reports progress, ``file`` is set once the zip is complete."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exports")
-    job = models.ForeignKey(
-        "annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    job = models.ForeignKey("annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -6,8 +6,11 @@ from . import apis, leaderboard_apis, profile_apis, views
 
 api_urlpatterns = [
     path("projects/<int:pk>/results/", apis.ResultsApi.as_view(), name="api-results"),
-    path("projects/<int:pk>/results/leaderboard/", leaderboard_apis.LeaderboardApi.as_view(),
-         name="api-results-leaderboard"),
+    path(
+        "projects/<int:pk>/results/leaderboard/",
+        leaderboard_apis.LeaderboardApi.as_view(),
+        name="api-results-leaderboard",
+    ),
     path("projects/<int:pk>/results/profile/", profile_apis.ProfileResultsApi.as_view(), name="api-profile-results"),
     path("projects/<int:pk>/metrics/", apis.MetricListApi.as_view(), name="api-metrics"),
     path("projects/<int:pk>/metrics/catalogue/", apis.MetricCatalogueApi.as_view(), name="api-metrics-catalogue"),

@@ -76,8 +76,12 @@ def interval_plot(
             for k, (label, v, lo, hi) in enumerate(rows)
         ],
         "bands": [
-            {"cluster": c, "y": ROW_HEIGHT * clusters.index(c) + 3,
-             "height": ROW_HEIGHT * clusters.count(c), "odd": c % 2 == 1}
+            {
+                "cluster": c,
+                "y": ROW_HEIGHT * clusters.index(c) + 3,
+                "height": ROW_HEIGHT * clusters.count(c),
+                "odd": c % 2 == 1,
+            }
             for c in dict.fromkeys(clusters)
         ],
         "n_clusters": max(clusters, default=0),
@@ -153,8 +157,7 @@ def results_page(request, pk):
                 {
                     "metric": m,
                     "cells": [
-                        {"value": values.get((m, c)), "colour": heat(values.get((m, c)))}
-                        for c in report["criteria"]
+                        {"value": values.get((m, c)), "colour": heat(values.get((m, c)))} for c in report["criteria"]
                     ],
                 }
                 for m in report["metrics"]
@@ -265,6 +268,8 @@ def metric_inputs_page(request, pk):
         "error": error,
     }
     return render(request, "evaluation/metric_inputs.html", context, status=400 if error else 200)
+
+
 def share_plot(rows: list[tuple[str, float, float]]) -> dict:
     """SVG geometry of a bar per (label, winning rate, advantage probability) on 0..1, the winning
     rate as a bar and the advantage probability as a dot, with the pass line at 0.5."""
@@ -317,8 +322,14 @@ def judges_page(request, pk):
     q = _number(request.GET, "q", 0.05, 0.001, 0.5)
     judges = list(judge_list_for_project(project))
     criteria = list(project.criteria.order_by("position", "id").values_list("name", flat=True))
-    context = {"project": project, "epsilon": epsilon, "q": q, "judges": judges, "criteria": criteria,
-               "unit": REGISTRY[project.task_type].agreement.unit}
+    context = {
+        "project": project,
+        "epsilon": epsilon,
+        "q": q,
+        "judges": judges,
+        "criteria": criteria,
+        "unit": REGISTRY[project.task_type].agreement.unit,
+    }
     if not judges:
         return render(request, "evaluation/judges.html", context)
     test = request.GET.get("test") if request.GET.get("test") in ("t", "wilcoxon") else "t"
@@ -524,9 +535,7 @@ def rater_models_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     stored = rater_models_stored(project=project)
     criteria = [_rater_models_view(c) for c in stored.report["criteria"]] if stored.report else []
-    return render(
-        request, "evaluation/rater_models.html", {"project": project, "criteria": criteria, "stored": stored}
-    )
+    return render(request, "evaluation/rater_models.html", {"project": project, "criteria": criteria, "stored": stored})
 
 
 @login_required

@@ -1,4 +1,5 @@
 """Admin for the staffing models (staff only; leads use the team pages)."""
+
 from django.contrib import admin
 
 from staffing.models import ExternalLink, ExternalWorker, Invite, PasswordChangeRequired
@@ -13,8 +14,15 @@ class InviteAdmin(admin.ModelAdmin):
 
 @admin.register(ExternalLink)
 class ExternalLinkAdmin(admin.ModelAdmin):
-    list_display = ["project", "is_enabled", "max_identities", "max_identities_per_address", "prolific_study_id",
-                    "created_at", "created_by"]
+    list_display = [
+        "project",
+        "is_enabled",
+        "max_identities",
+        "max_identities_per_address",
+        "prolific_study_id",
+        "created_at",
+        "created_by",
+    ]
     raw_id_fields = ["project", "created_by"]
 
 

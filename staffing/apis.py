@@ -1,4 +1,5 @@
 """The staffing API for a project's leads: invites (list, create, revoke) and the team."""
+
 from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -45,8 +46,9 @@ class InviteListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         invite = invite_create(project=project, by=request.user, **data.validated_data)
-        return Response(InviteOutputSerializer(invite, context={"request": request}).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            InviteOutputSerializer(invite, context={"request": request}).data, status=status.HTTP_201_CREATED
+        )
 
 
 class InviteRevokeApi(APIView):

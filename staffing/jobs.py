@@ -7,8 +7,9 @@ from staffing.services import invite_email_deliver
 from staffing.services.invite_emails import SEND_JOB
 
 
-@shared_task(name=SEND_JOB, bind=True, acks_late=True, ignore_result=True,
-             max_retries=settings.CONCORD_INVITE_EMAIL_RETRIES)
+@shared_task(
+    name=SEND_JOB, bind=True, acks_late=True, ignore_result=True, max_retries=settings.CONCORD_INVITE_EMAIL_RETRIES
+)
 def invite_email_send_job(self, email_id: int) -> str:
     """Email one invite link; while the mail server refuses, retry after 1, 2, 4... x the backoff."""
     try:

@@ -4,8 +4,7 @@ from . import apis, views, views_join
 
 api_urlpatterns = [
     path("projects/<int:pk>/invites/", apis.InviteListCreateApi.as_view(), name="api-invites"),
-    path("projects/<int:pk>/invites/<int:invite_id>/revoke/", apis.InviteRevokeApi.as_view(),
-         name="api-invite-revoke"),
+    path("projects/<int:pk>/invites/<int:invite_id>/revoke/", apis.InviteRevokeApi.as_view(), name="api-invite-revoke"),
     path("projects/<int:pk>/team/", apis.TeamListApi.as_view(), name="api-team"),
 ]
 
@@ -14,8 +13,7 @@ urlpatterns = [
     path("projects/<int:pk>/team/action/", views.team_action, name="staffing-team-action"),
     path("projects/<int:pk>/team/add/", views.team_add, name="staffing-team-add"),
     path("projects/<int:pk>/invites/", views.invites_page, name="staffing-invites"),
-    path("projects/<int:pk>/invites/<int:invite_id>/revoke/", views.invite_revoke_view,
-         name="staffing-invite-revoke"),
+    path("projects/<int:pk>/invites/<int:invite_id>/revoke/", views.invite_revoke_view, name="staffing-invite-revoke"),
     path("projects/<int:pk>/invites/<int:invite_id>/email/", views.invite_email_view, name="staffing-invite-email"),
     path("projects/<int:pk>/accounts/", views.accounts_page, name="staffing-accounts"),
     path("projects/<int:pk>/external/", views.external_page, name="staffing-external"),

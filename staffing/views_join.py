@@ -1,5 +1,6 @@
 """Joining a project: opening an invite link (sign up or log in, then join), the external-worker
 entry and its completion code, and the password change that bulk-created accounts must make first."""
+
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
@@ -39,8 +40,12 @@ ARCHIVED_STATUS = 409  # not gone: a restore opens the invite again
 
 
 def _unavailable(request, invite: Invite, state: str):
-    return render(request, "staffing/invite_unavailable.html", {"invite": invite, "state": state},
-                  status=ARCHIVED_STATUS if state == ARCHIVED else UNAVAILABLE_STATUS)
+    return render(
+        request,
+        "staffing/invite_unavailable.html",
+        {"invite": invite, "state": state},
+        status=ARCHIVED_STATUS if state == ARCHIVED else UNAVAILABLE_STATUS,
+    )
 
 
 def invite_open(request, token):
@@ -49,8 +54,9 @@ def invite_open(request, token):
     state = invite_state(invite, timezone.now())
     if state != Invite.State.OPEN:
         return _unavailable(request, invite, state)
-    member = (request.user.is_authenticated
-              and Membership.objects.filter(project=invite.project, user=request.user).exists())
+    member = (
+        request.user.is_authenticated and Membership.objects.filter(project=invite.project, user=request.user).exists()
+    )
     errors, status = {}, 200
     if request.method == "POST":
         try:
@@ -62,8 +68,7 @@ def invite_open(request, token):
                 password = request.POST.get("password", "")
                 if password != request.POST.get("password_again", ""):
                     raise ValidationError({"password_again": "the two passwords differ"})
-                user = invite_signup(token=token, username=request.POST.get("username", "").strip(),
-                                     password=password)
+                user = invite_signup(token=token, username=request.POST.get("username", "").strip(), password=password)
                 login(request, user, backend=BACKEND)
         except InviteUnavailable as exc:
             return _unavailable(request, exc.invite, exc.state)
@@ -72,24 +77,40 @@ def invite_open(request, token):
         else:
             messages.success(request, f"Welcome to {invite.project.name}.")
             return redirect("rate-next", pk=invite.project_id)
-    return render(request, "staffing/invite_open.html", {
-        "invite": invite, "project": invite.project, "member": member, "errors": errors,
-        "username": request.POST.get("username", ""),
-        "login_url": f"{reverse('login')}?next={request.path}"}, status=status)
+    return render(
+        request,
+        "staffing/invite_open.html",
+        {
+            "invite": invite,
+            "project": invite.project,
+            "member": member,
+            "errors": errors,
+            "username": request.POST.get("username", ""),
+            "login_url": f"{reverse('login')}?next={request.path}",
+        },
+        status=status,
+    )
 
 
 def external_entry(request, pk, token):
     query = request.GET
     try:
         worker = external_worker_enter(
-            project_id=pk, token=token, worker_id=query.get("worker_id", ""),
-            prolific_pid=query.get("PROLIFIC_PID", ""), study_id=query.get("STUDY_ID", ""),
-            session_id=query.get("SESSION_ID", ""), signature=query.get("sig", ""), address=client_address(request))
+            project_id=pk,
+            token=token,
+            worker_id=query.get("worker_id", ""),
+            prolific_pid=query.get("PROLIFIC_PID", ""),
+            study_id=query.get("STUDY_ID", ""),
+            session_id=query.get("SESSION_ID", ""),
+            signature=query.get("sig", ""),
+            address=client_address(request),
+        )
     except ExternalLinkInvalid as exc:
         raise Http404(str(exc)) from exc
     except ValidationError as exc:
-        return render(request, "staffing/external_refused.html", {"errors": exc.messages, "malformed": True},
-                      status=400)
+        return render(
+            request, "staffing/external_refused.html", {"errors": exc.messages, "malformed": True}, status=400
+        )
     except EntryRefused as exc:
         return render(request, "staffing/external_refused.html", {"errors": [str(exc)]}, status=403)
     login(request, worker.user, backend=BACKEND)  # a new session when it was someone else's
@@ -108,17 +129,27 @@ def worker_done(request, pk):
     if worker is None or not Membership.objects.filter(project_id=pk, user=request.user).exists():
         raise Http404("No such project.")
     if rater_not_admitted(project_id=pk, rater_id=request.user.pk):  # training below the pass mark: no code
-        return render(request, "annotation/rater/not_admitted.html", {
-            "project": worker.project, "message": NOT_ADMITTED,
-            "return_link": request.session.get(RETURN_LINK.format(pk), "")}, status=403)
+        return render(
+            request,
+            "annotation/rater/not_admitted.html",
+            {
+                "project": worker.project,
+                "message": NOT_ADMITTED,
+                "return_link": request.session.get(RETURN_LINK.format(pk), ""),
+            },
+            status=403,
+        )
     progress = rater_progress(project=worker.project, rater=request.user)
     if progress["assigned"] or progress["remaining"]:
         return redirect("rate-next", pk=pk)
     standing = completion_standing(worker)
     if standing.earned:
         worker = external_worker_complete(worker=worker)
-    return render(request, "staffing/done.html", {"project": worker.project, "worker": worker,
-                                                  "progress": progress, "standing": standing})
+    return render(
+        request,
+        "staffing/done.html",
+        {"project": worker.project, "worker": worker, "progress": progress, "standing": standing},
+    )
 
 
 @login_required
@@ -133,5 +164,9 @@ def password_change(request):
         after = request.GET.get("next", "")
         safe = url_has_allowed_host_and_scheme(after, allowed_hosts={request.get_host()})
         return redirect(after if after and safe else "home")
-    return render(request, "staffing/password_change.html", {"form": form, "next": request.GET.get("next", "")},
-                  status=400 if request.method == "POST" else 200)
+    return render(
+        request,
+        "staffing/password_change.html",
+        {"form": form, "next": request.GET.get("next", "")},
+        status=400 if request.method == "POST" else 200,
+    )

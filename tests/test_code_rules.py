@@ -1,6 +1,7 @@
 """The code rules of pyproject.toml hold in CI too: ruff's lint and the import-linter contracts (the
 statistics packages stay pure numpy; annotation imports neither evaluation, agreement, console nor
 staffing; audit sits below the apps' services)."""
+
 import subprocess
 import sys
 from pathlib import Path

@@ -1,4 +1,5 @@
 """A project's current judgments as flat numpy arrays, read in bulk (no model instances)."""
+
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -38,18 +39,27 @@ class JudgmentRecords:
 
     def where(self, keep: np.ndarray) -> "JudgmentRecords":
         """The records where ``keep`` is True (the label lists unchanged)."""
-        return replace(self, criterion_index=self.criterion_index[keep], unit=self.unit[keep],
-                       rater=self.rater[keep], value=self.value[keep], week_index=self.week_index[keep],
-                       subgroup_index=self.subgroup_index[keep], duration_ms=self.duration_ms[keep])
+        return replace(
+            self,
+            criterion_index=self.criterion_index[keep],
+            unit=self.unit[keep],
+            rater=self.rater[keep],
+            value=self.value[keep],
+            week_index=self.week_index[keep],
+            subgroup_index=self.subgroup_index[keep],
+            duration_ms=self.duration_ms[keep],
+        )
 
 
 def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
-    rows = (included_judgments(project)
-            .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
-            .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")
-            .order_by())
+    rows = (
+        included_judgments(project)
+        .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
+        .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")
+        .order_by()
+    )
     week_pos: dict[date, int] = {}
     subgroup_pos: dict[str, int] = {}
     columns: list[list] = [[], [], [], [], [], [], []]
@@ -87,8 +97,9 @@ def implied_pair_records(records: JudgmentRecords) -> JudgmentRecords:
     unstated. A record's unit is the pair of output ids (lower × (highest id + 1) + higher), its value 1 when
     the lower id is preferred, −1 when the higher is; the rest of a record is its screen's."""
     outputs = np.unique(records.unit)
-    item_of = dict(Output.objects.filter(id__in=outputs.tolist()).values_list("id", "item_id").iterator(
-        chunk_size=CHUNK_ROWS))
+    item_of = dict(
+        Output.objects.filter(id__in=outputs.tolist()).values_list("id", "item_id").iterator(chunk_size=CHUNK_ROWS)
+    )
     items = np.fromiter((item_of[u] for u in records.unit.tolist()), dtype=np.int64, count=len(records))
     order = np.lexsort((items, records.rater, records.criterion_index))
     key = np.stack([records.criterion_index[order], records.rater[order], items[order]], axis=1)
@@ -111,7 +122,13 @@ def implied_pair_records(records: JudgmentRecords) -> JudgmentRecords:
                 units.append(low * bound + high)
                 values.append(1.0 if winner == low else -1.0)
     rows = np.asarray(rows, dtype=np.int64)
-    return replace(records, criterion_index=records.criterion_index[rows], unit=np.asarray(units, dtype=np.int64),
-                   rater=records.rater[rows], value=np.asarray(values, dtype=np.float64),
-                   week_index=records.week_index[rows], subgroup_index=records.subgroup_index[rows],
-                   duration_ms=records.duration_ms[rows])
+    return replace(
+        records,
+        criterion_index=records.criterion_index[rows],
+        unit=np.asarray(units, dtype=np.int64),
+        rater=records.rater[rows],
+        value=np.asarray(values, dtype=np.float64),
+        week_index=records.week_index[rows],
+        subgroup_index=records.subgroup_index[rows],
+        duration_ms=records.duration_ms[rows],
+    )

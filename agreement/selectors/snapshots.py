@@ -1,4 +1,5 @@
 """Stored snapshots for the API and the dashboard."""
+
 from datetime import date
 
 from django.db.models import Max, QuerySet
@@ -11,21 +12,32 @@ from annotation.selectors.judgments import rater_ids_named
 def latest_week(project: Project) -> date | None:
     """Every computed week has cumulative rows, so the latest is read off the unique index's
     (project, window, week_start) prefix in one step instead of scanning every row of the project."""
-    return (AgreementSnapshot.objects.filter(project=project, window=AgreementSnapshot.Window.CUMULATIVE)
-            .aggregate(w=Max("week_start"))["w"])
+    return AgreementSnapshot.objects.filter(project=project, window=AgreementSnapshot.Window.CUMULATIVE).aggregate(
+        w=Max("week_start")
+    )["w"]
 
 
-def snapshot_list(project: Project, *, week: date | None = None, window: str | None = None,
-                  criterion: str | None = None, pair: tuple[str, str] | None = None, subgroup: str | None = None,
-                  statistic: str | None = None, scope: str | None = None, all_weeks: bool = False
-                  ) -> QuerySet[AgreementSnapshot]:
+def snapshot_list(
+    project: Project,
+    *,
+    week: date | None = None,
+    window: str | None = None,
+    criterion: str | None = None,
+    pair: tuple[str, str] | None = None,
+    subgroup: str | None = None,
+    statistic: str | None = None,
+    scope: str | None = None,
+    all_weeks: bool = False,
+) -> QuerySet[AgreementSnapshot]:
     """Snapshots of one week (default: the latest computed) or of every week with ``all_weeks``.
 
     ``pair`` takes two rater names (usernames, or rater ids of an imported study).
     """
-    snapshots = (AgreementSnapshot.objects.filter(project=project)
-                 .select_related("criterion", "rater_a", "rater_b")
-                 .order_by("week_start", "window", "scope", "scope_key", "statistic"))
+    snapshots = (
+        AgreementSnapshot.objects.filter(project=project)
+        .select_related("criterion", "rater_a", "rater_b")
+        .order_by("week_start", "window", "scope", "scope_key", "statistic")
+    )
     if not all_weeks:
         snapshots = snapshots.filter(week_start=week or latest_week(project))
     if window:
@@ -40,6 +52,7 @@ def snapshot_list(project: Project, *, week: date | None = None, window: str | N
         snapshots = snapshots.filter(scope=scope)
     if pair:
         ids = [rater_ids_named(project, name) for name in pair]
-        snapshots = snapshots.filter(scope=AgreementSnapshot.Scope.PAIR, rater_a__in=ids[0] + ids[1],
-                                     rater_b__in=ids[0] + ids[1])
+        snapshots = snapshots.filter(
+            scope=AgreementSnapshot.Scope.PAIR, rater_a__in=ids[0] + ids[1], rater_b__in=ids[0] + ids[1]
+        )
     return snapshots

@@ -1,5 +1,6 @@
 """Alerts on a label's weekly agreement: below the project's threshold, or a drop from the week
 before that exceeds the margin and leaves the previous week's confidence interval."""
+
 from django.db import transaction
 
 from agreement.models import MIN_RELIABLE_UNITS, AgreementAlert, AgreementSettings, AgreementSnapshot
@@ -17,9 +18,17 @@ def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
     """Creates the alerts of the latest computed week (once each); a job emails the leads about new ones
     once they are committed."""
     rules = agreement_settings_get(project)
-    weekly = list(AgreementSnapshot.objects.filter(
-        project=project, scope=AgreementSnapshot.Scope.CRITERION, window=AgreementSnapshot.Window.WEEK,
-        is_main=True, status=AgreementSnapshot.Status.OK).select_related("criterion").order_by("week_start"))
+    weekly = list(
+        AgreementSnapshot.objects.filter(
+            project=project,
+            scope=AgreementSnapshot.Scope.CRITERION,
+            window=AgreementSnapshot.Window.WEEK,
+            is_main=True,
+            status=AgreementSnapshot.Status.OK,
+        )
+        .select_related("criterion")
+        .order_by("week_start")
+    )
     if not weekly:
         return []
     latest = weekly[-1].week_start
@@ -33,19 +42,40 @@ def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
         before = previous_by_label.get(s.criterion_id)
         candidates = []
         if s.value < rules.alert_below:
-            candidates.append((AgreementAlert.Kind.BELOW_THRESHOLD,
-                               f"{s.criterion.name}: {s.statistic} {s.value:.3f} is below {rules.alert_below:.2f} "
-                               f"(n = {s.n_units} units)"))
-        if (before is not None and before.n_units >= MIN_RELIABLE_UNITS and before.value - s.value > rules.alert_drop
-                and (before.ci_low is None or s.value < before.ci_low)):
-            candidates.append((AgreementAlert.Kind.DROP,
-                               f"{s.criterion.name}: {s.statistic} fell from {before.value:.3f} to {s.value:.3f} "
-                               f"(n = {s.n_units} units)"))
+            candidates.append(
+                (
+                    AgreementAlert.Kind.BELOW_THRESHOLD,
+                    f"{s.criterion.name}: {s.statistic} {s.value:.3f} is below {rules.alert_below:.2f} "
+                    f"(n = {s.n_units} units)",
+                )
+            )
+        if (
+            before is not None
+            and before.n_units >= MIN_RELIABLE_UNITS
+            and before.value - s.value > rules.alert_drop
+            and (before.ci_low is None or s.value < before.ci_low)
+        ):
+            candidates.append(
+                (
+                    AgreementAlert.Kind.DROP,
+                    f"{s.criterion.name}: {s.statistic} fell from {before.value:.3f} to {s.value:.3f} "
+                    f"(n = {s.n_units} units)",
+                )
+            )
         for kind, message in candidates:
             alert, new = AgreementAlert.objects.get_or_create(
-                project=project, criterion=s.criterion, week_start=latest, kind=kind, statistic=s.statistic,
-                defaults={"value": s.value, "previous_value": before.value if before else None, "message": message,
-                          "delivery": delivery})
+                project=project,
+                criterion=s.criterion,
+                week_start=latest,
+                kind=kind,
+                statistic=s.statistic,
+                defaults={
+                    "value": s.value,
+                    "previous_value": before.value if before else None,
+                    "message": message,
+                    "delivery": delivery,
+                },
+            )
             if new:
                 created.append(alert)
     if created and rules.email_leads:

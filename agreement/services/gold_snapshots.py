@@ -1,6 +1,7 @@
 """Each rater's gold accuracy stored beside the agreement snapshots, so the dashboard's rater table
 reads it from snapshots like every other figure. Gold items never enter agreement (the judgment
 records leave them out); this is a separate figure, counted as quality control counts it."""
+
 from agreement.models import AgreementSnapshot
 from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window
 from agreement.stats import InsufficientDataError
@@ -19,10 +20,21 @@ def gold_accuracy_rows(project: Project, weeks: list, builder: RowBuilder) -> No
         for week in weeks:
             correct, n = accuracy.weeks.get(week, (0, 0))
             if n:
-                builder.add(Window(AgreementSnapshot.Window.WEEK, week, slice(0)), scope, GOLD_ACCURACY,
-                            correct / n, n_units=n, detail={"correct": correct})
+                builder.add(
+                    Window(AgreementSnapshot.Window.WEEK, week, slice(0)),
+                    scope,
+                    GOLD_ACCURACY,
+                    correct / n,
+                    n_units=n,
+                    detail={"correct": correct},
+                )
             correct = sum(c for w, (c, _) in answered if w <= week)
             n = sum(k for w, (_, k) in answered if w <= week)
-            builder.add(Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0)), scope, GOLD_ACCURACY,
-                        correct / n if n else InsufficientDataError("no gold answers yet"), n_units=n,
-                        detail={"correct": correct})
+            builder.add(
+                Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0)),
+                scope,
+                GOLD_ACCURACY,
+                correct / n if n else InsufficientDataError("no gold answers yet"),
+                n_units=n,
+                detail={"correct": correct},
+            )

@@ -2,6 +2,7 @@
 the form refuses them, but stored ones must not stop a recompute. Both computations leave them out
 of every statistic alike, and each criterion gets a row saying how many were left out, per week
 and cumulative to it, so the dashboard and the export show it."""
+
 import numpy as np
 
 from agreement.models import OFF_SCALE, AgreementSnapshot
@@ -43,10 +44,18 @@ def off_scale_rows(records: JudgmentRecords, off: np.ndarray, builder: RowBuilde
         scope = ScopeId(Scope.CRITERION, f"criterion={criterion.id}", criterion_id=criterion.id)
         weeks, off_values = records.week_index[mine], records.value[mine]
         for k, week in enumerate(records.weeks):
-            for name, in_window in ((AgreementSnapshot.Window.WEEK, weeks == k),
-                                    (AgreementSnapshot.Window.CUMULATIVE, weeks <= k)):
+            for name, in_window in (
+                (AgreementSnapshot.Window.WEEK, weeks == k),
+                (AgreementSnapshot.Window.CUMULATIVE, weeks <= k),
+            ):
                 values = off_values[in_window]
                 if values.size:
                     shown = [f"{v:g}" for v in np.unique(values)[:SHOWN_VALUES]]  # as text: NaN is no JSON
-                    builder.add(Window(name, week, slice(0)), scope, OFF_SCALE, values.size, n_units=values.size,
-                                detail={"values": shown})
+                    builder.add(
+                        Window(name, week, slice(0)),
+                        scope,
+                        OFF_SCALE,
+                        values.size,
+                        n_units=values.size,
+                        detail={"values": shown},
+                    )

@@ -1,4 +1,5 @@
 """A recompute as a tracked background job: snapshots, then alerts."""
+
 from collections.abc import Callable
 
 from django.db import transaction
@@ -21,8 +22,9 @@ def agreement_recompute_start(*, project: Project, user) -> Job:
     """Queues a recompute; one ``user`` asked for (None for the weekly schedule) goes to the audit log."""
     job = job_start(kind=RECOMPUTE_KIND, task=queued_job(RECOMPUTE_JOB), project=project, created_by=user)
     if user is not None:
-        audit_record(actor=user, action="agreement.recompute", project=project, target=f"job {job.id}",
-                     detail={"job_id": job.id})
+        audit_record(
+            actor=user, action="agreement.recompute", project=project, target=f"job {job.id}", detail={"job_id": job.id}
+        )
     return job
 
 
@@ -37,7 +39,8 @@ def judgments_seen_record(*, project_id: int, through: int) -> None:
     """Records that a finished recompute read every judgment up to id ``through`` (never moving it back)."""
     settings, _ = AgreementSettings.objects.get_or_create(project_id=project_id)
     AgreementSettings.objects.filter(pk=settings.pk, judgments_seen_through__lt=through).update(
-        judgments_seen_through=through)
+        judgments_seen_through=through
+    )
 
 
 def agreement_recompute_run(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:

@@ -1,4 +1,5 @@
 """Each project's weekly recompute, as an editable django-celery-beat periodic task."""
+
 import json
 
 from django.db import transaction
@@ -30,10 +31,19 @@ def schedule_set(*, project: Project, enabled: bool, day_of_week: str = "mon", h
     if not 0 <= hour <= 23:
         raise ValueError("hour must be 0 to 23 (UTC)")
     before = schedule_get(project)
-    crontab, _ = CrontabSchedule.objects.get_or_create(minute="0", hour=str(hour), day_of_week=day_of_week,
-                                                       day_of_month="*", month_of_year="*", timezone="UTC")
-    PeriodicTask.objects.update_or_create(name=_task_name(project), defaults={
-        "task": TASK, "crontab": crontab, "interval": None, "args": json.dumps([project.id]), "enabled": enabled})
+    crontab, _ = CrontabSchedule.objects.get_or_create(
+        minute="0", hour=str(hour), day_of_week=day_of_week, day_of_month="*", month_of_year="*", timezone="UTC"
+    )
+    PeriodicTask.objects.update_or_create(
+        name=_task_name(project),
+        defaults={
+            "task": TASK,
+            "crontab": crontab,
+            "interval": None,
+            "args": json.dumps([project.id]),
+            "enabled": enabled,
+        },
+    )
     after = schedule_get(project)
     changed = {name: [before[name], value] for name, value in after.items() if before[name] != value}
     if changed:

@@ -6,6 +6,7 @@ tenth of a standard error of where 10,000 would, at half the cost of 1,000: a da
 thousands of intervals. The interval is the one ``agreement.stats.ALPHA_METHODS`` names for the
 level (BCa for nominal and ordinal alpha, percentile for interval alpha: what covered best in
 tests/bench/bench_interval_coverage.py), stored beside it as its ci_method."""
+
 import zlib
 
 import numpy as np
@@ -17,6 +18,5 @@ BOOTSTRAP_RESAMPLES = 500
 def scope_rng(project_id: int, window, scope, criterion_position) -> np.random.Generator:
     """The generator of one scope's bootstrap; ``criterion_position`` is the criterion's place in
     the project ("" for scopes over all criteria)."""
-    seed = zlib.crc32(f"{window.name}|{window.week_start}|{scope.scope}|{scope.subgroup}|{criterion_position}"
-                      .encode())
+    seed = zlib.crc32(f"{window.name}|{window.week_start}|{scope.scope}|{scope.subgroup}|{criterion_position}".encode())
     return np.random.default_rng([project_id, seed])

@@ -2,6 +2,7 @@
 results (or the reason there is none) into rows for one bulk insert. Both computations (from
 reliability matrices and from category counts) go through the parts here, so they store the same
 rows."""
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -12,9 +13,31 @@ from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
 from agreement.stats import InsufficientDataError
 
 Scope = AgreementSnapshot.Scope
-SNAPSHOT_FIELDS = ["project", "window", "week_start", "scope", "scope_key", "criterion", "subgroup", "rater_a",
-                   "rater_b", "statistic", "is_main", "value", "ci_low", "ci_high", "ci_method", "n_units",
-                   "n_raters", "n_pairable", "status", "reason", "unreliable", "detail", "computed_at"]
+SNAPSHOT_FIELDS = [
+    "project",
+    "window",
+    "week_start",
+    "scope",
+    "scope_key",
+    "criterion",
+    "subgroup",
+    "rater_a",
+    "rater_b",
+    "statistic",
+    "is_main",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "n_units",
+    "n_raters",
+    "n_pairable",
+    "status",
+    "reason",
+    "unreliable",
+    "detail",
+    "computed_at",
+]
 
 
 @dataclass(frozen=True)
@@ -47,8 +70,11 @@ class Sizes:
     def of_matrix(cls, matrix: np.ndarray) -> "Sizes":
         rated = ~np.isnan(matrix)
         pairable_units = rated.sum(axis=0) >= 2
-        return cls(int(pairable_units.sum()), int(rated[:, pairable_units].any(axis=1).sum()),
-                   int(rated[:, pairable_units].sum()))
+        return cls(
+            int(pairable_units.sum()),
+            int(rated[:, pairable_units].any(axis=1).sum()),
+            int(rated[:, pairable_units].sum()),
+        )
 
 
 def outcome_of(compute: Callable, *args, **kwargs):
@@ -59,8 +85,12 @@ def outcome_of(compute: Callable, *args, **kwargs):
         return exc
 
 
-def for_each_window(weeks: list, week_of_row: np.ndarray, compute: Callable[[int, Window], None],
-                    progress: Callable[[int, int], None] | None) -> None:
+def for_each_window(
+    weeks: list,
+    week_of_row: np.ndarray,
+    compute: Callable[[int, Window], None],
+    progress: Callable[[int, int], None] | None,
+) -> None:
     """``compute(k, window)`` for week ``k``'s window, then for the window cumulative to it, week by
     week in calendar order; ``week_of_row`` (sorted) is each row's week, so a window's rows are a range.
     A window without rows (a week whose judgments were all off the scale) has no figures."""
@@ -97,8 +127,19 @@ class RowBuilder:
         self.now = timezone.now()
         self.rows: list[tuple] = []
 
-    def add_rater(self, window: Window, scope: ScopeId, *, n_rated: int, loo_change=None, loo_reason="",
-                  with_loo: bool, median_ms=None, n_times: int = 0, mean_pair=None) -> None:
+    def add_rater(
+        self,
+        window: Window,
+        scope: ScopeId,
+        *,
+        n_rated: int,
+        loo_change=None,
+        loo_reason="",
+        with_loo: bool,
+        median_ms=None,
+        n_times: int = 0,
+        mean_pair=None,
+    ) -> None:
         """One rater's rows of a label: the leave-one-out alpha change (when computed) and, on cumulative
         windows, judgments, median time (of ``n_times`` recorded times) and mean pair agreement (when given)."""
         if with_loo:
@@ -107,33 +148,59 @@ class RowBuilder:
         if window.name != AgreementSnapshot.Window.CUMULATIVE:
             return
         self.add(window, scope, "judgments", n_rated, n_units=n_rated)
-        self.add(window, scope, "median_duration_ms",
-                 float(median_ms) if n_times else InsufficientDataError("no durations recorded"), n_units=n_times)
+        self.add(
+            window,
+            scope,
+            "median_duration_ms",
+            float(median_ms) if n_times else InsufficientDataError("no durations recorded"),
+            n_units=n_times,
+        )
         if mean_pair is not None:
-            self.add(window, scope, "mean_pair_agreement",
-                     InsufficientDataError("no defined pair statistic") if np.isnan(mean_pair) else float(mean_pair),
-                     n_units=n_rated)
+            self.add(
+                window,
+                scope,
+                "mean_pair_agreement",
+                InsufficientDataError("no defined pair statistic") if np.isnan(mean_pair) else float(mean_pair),
+                n_units=n_rated,
+            )
 
-    def add_categories(self, window: Window, scope: ScopeId, sizes: Sizes, specific, coincidences,
-                       values: np.ndarray) -> None:
+    def add_categories(
+        self, window: Window, scope: ScopeId, sizes: Sizes, specific, coincidences, values: np.ndarray
+    ) -> None:
         """Specific agreement per category (``specific``: category -> share, None where no rater used
         it on a unit rated twice) and the coincidence matrix over ``values`` (which categories raters
         confuse); either may be the InsufficientDataError saying why there is none."""
         if isinstance(specific, InsufficientDataError):
             specific = dict.fromkeys(values.tolist(), specific)
         for category, share in specific.items():
-            outcome = InsufficientDataError("no rater used this category on a unit rated twice") if share is None \
-                else share
+            outcome = (
+                InsufficientDataError("no rater used this category on a unit rated twice") if share is None else share
+            )
             self.add(window, scope, f"specific_agreement_{float(category):g}", outcome, sizes=sizes)
         if isinstance(coincidences, InsufficientDataError):
             self.add(window, scope, "coincidence_matrix", coincidences, sizes=sizes)
             return
-        self.add(window, scope, "coincidence_matrix", float(np.trace(coincidences) / coincidences.sum()),
-                 sizes=sizes, detail={"values": [float(v) for v in values],
-                                      "matrix": np.round(coincidences, 6).tolist()})
+        self.add(
+            window,
+            scope,
+            "coincidence_matrix",
+            float(np.trace(coincidences) / coincidences.sum()),
+            sizes=sizes,
+            detail={"values": [float(v) for v in values], "matrix": np.round(coincidences, 6).tolist()},
+        )
 
-    def add(self, window: Window, scope: ScopeId, statistic: str, outcome, *, is_main=False,
-            sizes: Sizes | None = None, n_units=None, detail=None):
+    def add(
+        self,
+        window: Window,
+        scope: ScopeId,
+        statistic: str,
+        outcome,
+        *,
+        is_main=False,
+        sizes: Sizes | None = None,
+        n_units=None,
+        detail=None,
+    ):
         """``sizes`` fill in what the outcome does not report itself."""
         value = ci = None
         n_raters = n_pairable = 0
@@ -158,27 +225,77 @@ class RowBuilder:
             value = ci = None
         # bootstrap results name their method; other intervals come from a standard error formula
         ci_method = "" if ci is None else getattr(outcome, "method", "analytic")
-        self.rows.append((
-            self.project_id, window.name, window.week_start, scope.scope, scope.key, scope.criterion_id,
-            scope.subgroup, scope.rater_a, scope.rater_b, statistic, is_main, value,
-            None if ci is None else float(ci[0]), None if ci is None else float(ci[1]), ci_method,
-            n_units, n_raters, n_pairable, status, reason, n_units < MIN_RELIABLE_UNITS, detail or {}, self.now))
+        self.rows.append(
+            (
+                self.project_id,
+                window.name,
+                window.week_start,
+                scope.scope,
+                scope.key,
+                scope.criterion_id,
+                scope.subgroup,
+                scope.rater_a,
+                scope.rater_b,
+                statistic,
+                is_main,
+                value,
+                None if ci is None else float(ci[0]),
+                None if ci is None else float(ci[1]),
+                ci_method,
+                n_units,
+                n_raters,
+                n_pairable,
+                status,
+                reason,
+                n_units < MIN_RELIABLE_UNITS,
+                detail or {},
+                self.now,
+            )
+        )
 
-    def add_pairs(self, window: Window, criterion_id: int, raters: np.ndarray, pairs, statistic: str,
-                  undefined_reason: str) -> None:
+    def add_pairs(
+        self, window: Window, criterion_id: int, raters: np.ndarray, pairs, statistic: str, undefined_reason: str
+    ) -> None:
         """One row per rater pair, from the array result of an all-pairs statistic."""
         a_ids, b_ids = raters[pairs.rater_a].astype(int), raters[pairs.rater_b].astype(int)
         low = getattr(pairs, "ci_low", np.full(len(pairs.value), np.nan))
         high = getattr(pairs, "ci_high", np.full(len(pairs.value), np.nan))
         ok, insufficient = AgreementSnapshot.Status.OK, AgreementSnapshot.Status.INSUFFICIENT_DATA
-        for a, b, value, lo, hi, n in zip(np.minimum(a_ids, b_ids).tolist(), np.maximum(a_ids, b_ids).tolist(),
-                                         pairs.value.tolist(), low.tolist(), high.tolist(),
-                                         pairs.n_units.tolist(), strict=True):
+        for a, b, value, lo, hi, n in zip(
+            np.minimum(a_ids, b_ids).tolist(),
+            np.maximum(a_ids, b_ids).tolist(),
+            pairs.value.tolist(),
+            low.tolist(),
+            high.tolist(),
+            pairs.n_units.tolist(),
+            strict=True,
+        ):
             defined = value == value  # not NaN
             has_ci = defined and lo == lo
-            self.rows.append((
-                self.project_id, window.name, window.week_start, Scope.PAIR,
-                f"criterion={criterion_id}|pair={a}-{b}", criterion_id, "", a, b, statistic, False,
-                value if defined else None, lo if has_ci else None, hi if has_ci else None,
-                "analytic" if has_ci else "", n, 2, 2 * n, ok if defined else insufficient,
-                "" if defined else undefined_reason, n < MIN_RELIABLE_UNITS, {}, self.now))
+            self.rows.append(
+                (
+                    self.project_id,
+                    window.name,
+                    window.week_start,
+                    Scope.PAIR,
+                    f"criterion={criterion_id}|pair={a}-{b}",
+                    criterion_id,
+                    "",
+                    a,
+                    b,
+                    statistic,
+                    False,
+                    value if defined else None,
+                    lo if has_ci else None,
+                    hi if has_ci else None,
+                    "analytic" if has_ci else "",
+                    n,
+                    2,
+                    2 * n,
+                    ok if defined else insufficient,
+                    "" if defined else undefined_reason,
+                    n < MIN_RELIABLE_UNITS,
+                    {},
+                    self.now,
+                )
+            )

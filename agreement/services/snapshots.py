@@ -1,6 +1,7 @@
 """Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
 statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
 last good snapshots in place."""
+
 from collections.abc import Callable
 
 import numpy as np
@@ -49,8 +50,11 @@ def project_computation(project: Project, records: JudgmentRecords, builder: Row
     reliability matrices."""
     plan = PLANS[project.task_type]
     categories = [categories_for(project.task_type, c.scale_min, c.scale_max) for c in records.criteria]
-    if plan.from_counts and all(c is not None for c in categories) and \
-            np.unique(np.concatenate(categories)).size <= LEAVE_ONE_OUT_MAX_CATEGORIES:
+    if (
+        plan.from_counts
+        and all(c is not None for c in categories)
+        and np.unique(np.concatenate(categories)).size <= LEAVE_ONE_OUT_MAX_CATEGORIES
+    ):
         return CountsComputation(project, records, builder, plan, categories)
     return _MatrixComputation(project, records, builder)
 
@@ -85,9 +89,14 @@ class _MatrixComputation:
         """The scope's main coefficient (alpha at the plan's level) with its bootstrap interval."""
         rng = scope_rng(self.project_id, window, scope, self.criterion_position.get(scope.criterion_id, ""))
         try:
-            outcome = bootstrap_alpha(m, level_of_measurement=self.plan.level, rng=rng,
-                                      n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS,
-                                      method=ALPHA_METHODS[self.plan.level])
+            outcome = bootstrap_alpha(
+                m,
+                level_of_measurement=self.plan.level,
+                rng=rng,
+                n_resamples=BOOTSTRAP_RESAMPLES,
+                max_blocks=BOOTSTRAP_BLOCKS,
+                method=ALPHA_METHODS[self.plan.level],
+            )
         except InsufficientDataError:
             # alpha itself may still be defined on too few units for an interval: store it alone
             outcome = outcome_of(self.plan.main.compute, m, categories)
@@ -107,8 +116,9 @@ class _MatrixComputation:
         self.duration_w = self.duration[rows]
         everything = np.ones(len(self.unit_w), dtype=bool)
         # the criteria's categories together (none when a criterion's values are continuous)
-        pooled_categories = (None if any(c is None for c in self.categories)
-                             else np.unique(np.concatenate(self.categories)))
+        pooled_categories = (
+            None if any(c is None for c in self.categories) else np.unique(np.concatenate(self.categories))
+        )
         self.slice_scope(window, ScopeId(Scope.OVERALL, "overall"), everything, pooled_categories)
         for c, criterion in enumerate(self.records.criteria):
             in_criterion = self.criterion_w == c
@@ -118,13 +128,21 @@ class _MatrixComputation:
             in_subgroup = self.subgroup_w == g
             if not subgroup or not in_subgroup.any():
                 continue
-            self.slice_scope(window, ScopeId(Scope.SUBGROUP, f"subgroup={subgroup}", subgroup=subgroup), in_subgroup,
-                             pooled_categories)
+            self.slice_scope(
+                window,
+                ScopeId(Scope.SUBGROUP, f"subgroup={subgroup}", subgroup=subgroup),
+                in_subgroup,
+                pooled_categories,
+            )
             for c, criterion in enumerate(self.records.criteria):
                 mask = in_subgroup & (self.criterion_w == c)
                 if mask.any():
-                    scope = ScopeId(Scope.SUBGROUP_CRITERION, f"subgroup={subgroup}|criterion={criterion.id}",
-                                    criterion_id=criterion.id, subgroup=subgroup)
+                    scope = ScopeId(
+                        Scope.SUBGROUP_CRITERION,
+                        f"subgroup={subgroup}|criterion={criterion.id}",
+                        criterion_id=criterion.id,
+                        subgroup=subgroup,
+                    )
                     self.main(window, scope, self.matrix(mask, pooled=False), self.categories[c])
 
     def slice_scope(self, window, scope: ScopeId, mask, categories) -> None:
@@ -145,11 +163,15 @@ class _MatrixComputation:
         if categories is not None:
             coincidences = outcome_of(coincidence_matrix, m, value_domain=categories)
             self.builder.add_categories(
-                window, scope, sizes, outcome_of(specific_agreement, m, categories=categories),
-                coincidences if isinstance(coincidences, InsufficientDataError) else coincidences.matrix, categories)
+                window,
+                scope,
+                sizes,
+                outcome_of(specific_agreement, m, categories=categories),
+                coincidences if isinstance(coincidences, InsufficientDataError) else coincidences.matrix,
+                categories,
+            )
         agreement_with_others = self.pair_scopes(window, criterion_id, data, categories)
-        self.rater_scopes(window, criterion_id, data, agreement_with_others, self.duration_w[mask],
-                          self.rater_w[mask])
+        self.rater_scopes(window, criterion_id, data, agreement_with_others, self.duration_w[mask], self.rater_w[mask])
 
     def pair_scopes(self, window, criterion_id: int, data, categories) -> np.ndarray | None:
         """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
@@ -159,14 +181,25 @@ class _MatrixComputation:
             return None
         if self.plan.pair_weights is None:
             pairs = interval_alpha_all_pairs(m)
-            self.builder.add_pairs(window, criterion_id, raters, pairs, f"krippendorff_alpha_{self.plan.level}",
-                                   "a single value in all shared ratings: alpha is undefined")
+            self.builder.add_pairs(
+                window,
+                criterion_id,
+                raters,
+                pairs,
+                f"krippendorff_alpha_{self.plan.level}",
+                "a single value in all shared ratings: alpha is undefined",
+            )
         else:
             for weights in self.plan.pair_weights:
                 pairs = cohen_kappa_all_pairs(m, weights=weights, categories=categories)
-                self.builder.add_pairs(window, criterion_id, raters, pairs,
-                                       "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
-                                       "both raters used a single, common category: kappa is undefined")
+                self.builder.add_pairs(
+                    window,
+                    criterion_id,
+                    raters,
+                    pairs,
+                    "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
+                    "both raters used a single, common category: kappa is undefined",
+                )
         return mean_with_others(pairs, len(raters))
 
     def rater_scopes(self, window, criterion_id: int, data, agreement_with_others, durations, rater_of) -> None:
@@ -181,19 +214,29 @@ class _MatrixComputation:
                 loo = None
         cumulative = window.name == AgreementSnapshot.Window.CUMULATIVE
         for r, rater in enumerate(data.raters):
-            scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={int(rater)}", criterion_id=criterion_id,
-                            rater_a=int(rater))
+            scope = ScopeId(
+                Scope.RATER,
+                f"criterion={criterion_id}|rater={int(rater)}",
+                criterion_id=criterion_id,
+                rater_a=int(rater),
+            )
             times = durations[(rater_of == rater) & ~np.isnan(durations)] if cumulative else np.empty(0)
             self.builder.add_rater(
-                window, scope, n_rated=int(rated[r].sum()), with_loo=loo is not None,
+                window,
+                scope,
+                n_rated=int(rated[r].sum()),
+                with_loo=loo is not None,
                 loo_change=loo.change[r] if loo is not None else None,
                 loo_reason=loo.reasons[r] if loo is not None else "",
-                median_ms=np.median(times) if times.size else None, n_times=int(times.size),
-                mean_pair=agreement_with_others[r] if agreement_with_others is not None else None)
+                median_ms=np.median(times) if times.size else None,
+                n_times=int(times.size),
+                mean_pair=agreement_with_others[r] if agreement_with_others is not None else None,
+            )
 
 
-def snapshot_rows_compute(project: Project, everything: JudgmentRecords,
-                          progress: Callable[[int, int], None] | None = None) -> tuple[RowBuilder, int]:
+def snapshot_rows_compute(
+    project: Project, everything: JudgmentRecords, progress: Callable[[int, int], None] | None = None
+) -> tuple[RowBuilder, int]:
     """Every snapshot row of the project's judgments, and how many judgments were left out as off
     their criterion's scale."""
     builder = RowBuilder(project.id)
@@ -228,5 +271,9 @@ def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, in
         AgreementSnapshot.objects.filter(project=project).delete()
         insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
     refresh_planner_statistics(AgreementSnapshot)  # the dashboard's reads were planned as if on an empty table
-    return {"snapshots": len(builder.rows), "judgments": len(records) - off_scale, "weeks": len(records.weeks),
-            "off_scale": off_scale}
+    return {
+        "snapshots": len(builder.rows),
+        "judgments": len(records) - off_scale,
+        "weeks": len(records.weeks),
+        "off_scale": off_scale,
+    }

@@ -8,6 +8,7 @@ window's table is the week's ratings counted (weekly) or added to the previous w
 statistics, and the bootstrap draws seeded per scope, are those of the matrix computation.
 Rater-pair tables are counted once per pair of ratings of a unit, dated by the later rating.
 """
+
 from collections.abc import Callable
 
 import numpy as np
@@ -39,8 +40,9 @@ from annotation.models import Project
 
 
 class CountsComputation:
-    def __init__(self, project: Project, records: JudgmentRecords, builder: RowBuilder, plan: Plan,
-                 categories: list[np.ndarray]):
+    def __init__(
+        self, project: Project, records: JudgmentRecords, builder: RowBuilder, plan: Plan, categories: list[np.ndarray]
+    ):
         self.plan, self.records, self.builder = plan, records, builder
         self.project_id = project.id
         self.categories = categories
@@ -71,9 +73,12 @@ class CountsComputation:
         self.pooled = pooled
         self.subgroup_units = [pooled[self.cu_subgroup[pooled] == g] for g in range(len(records.subgroups))]
         self.subgroup_criterion_units = [
-            [lo + np.flatnonzero(self.cu_subgroup[lo:hi] == g)
-             for lo, hi in zip(self.criterion_start[:-1], self.criterion_start[1:], strict=True)]
-            for g in range(len(records.subgroups))]
+            [
+                lo + np.flatnonzero(self.cu_subgroup[lo:hi] == g)
+                for lo, hi in zip(self.criterion_start[:-1], self.criterion_start[1:], strict=True)
+            ]
+            for g in range(len(records.subgroups))
+        ]
         self.column_numbers = [np.searchsorted(self.values, c) for c in categories]
         self.columns = [_as_slice(numbers) for numbers in self.column_numbers]
         self.criterion_position = {c.id: k for k, c in enumerate(records.criteria)}
@@ -126,15 +131,28 @@ class CountsComputation:
             units = self.subgroup_units[g]
             if not name or not self.rated[units].any():
                 continue
-            self.slice_scope(window, ScopeId(Scope.SUBGROUP, f"subgroup={name}", subgroup=name), units,
-                             int(self.pairable_raters["subgroup"][g]))
+            self.slice_scope(
+                window,
+                ScopeId(Scope.SUBGROUP, f"subgroup={name}", subgroup=name),
+                units,
+                int(self.pairable_raters["subgroup"][g]),
+            )
             for c, record in enumerate(self.records.criteria):
                 units = self.subgroup_criterion_units[g][c]
                 if self.rated[units].any():
-                    scope = ScopeId(Scope.SUBGROUP_CRITERION, f"subgroup={name}|criterion={record.id}",
-                                    criterion_id=record.id, subgroup=name)
-                    counted = self.counted(units, self.columns[c], self.categories[c],
-                                           int(self.pairable_raters["subgroup_criterion"][g * n_c + c]), 0)
+                    scope = ScopeId(
+                        Scope.SUBGROUP_CRITERION,
+                        f"subgroup={name}|criterion={record.id}",
+                        criterion_id=record.id,
+                        subgroup=name,
+                    )
+                    counted = self.counted(
+                        units,
+                        self.columns[c],
+                        self.categories[c],
+                        int(self.pairable_raters["subgroup_criterion"][g * n_c + c]),
+                        0,
+                    )
                     self.main(window, scope, counted)
 
     def counted(self, units, columns, values, n_raters_pairable: int, n_raters_rated: int):
@@ -147,9 +165,14 @@ class CountsComputation:
             units = units[self.rated[units]]
             table = self.counts[units][:, columns]
         pairable = table[self.pairable[units]]
-        return CountedScope(table=table, pairable=pairable, values=np.asarray(values, dtype=np.float64),
-                            coincidences=coincidences_from_counts(pairable) if len(pairable) else None,
-                            n_raters_pairable=n_raters_pairable, n_raters_rated=n_raters_rated)
+        return CountedScope(
+            table=table,
+            pairable=pairable,
+            values=np.asarray(values, dtype=np.float64),
+            coincidences=coincidences_from_counts(pairable) if len(pairable) else None,
+            n_raters_pairable=n_raters_pairable,
+            n_raters_rated=n_raters_rated,
+        )
 
     @staticmethod
     def sizes(counted: CountedScope) -> Sizes:
@@ -165,9 +188,15 @@ class CountsComputation:
             rng = scope_rng(self.project_id, window, scope, self.criterion_position.get(scope.criterion_id, ""))
             try:
                 outcome = bootstrap_alpha_from_counts(
-                    counted.pairable, counted.values, value=alpha.value, level_of_measurement=self.plan.level,
-                    rng=rng, n_resamples=BOOTSTRAP_RESAMPLES, max_blocks=BOOTSTRAP_BLOCKS,
-                    method=ALPHA_METHODS[self.plan.level])
+                    counted.pairable,
+                    counted.values,
+                    value=alpha.value,
+                    level_of_measurement=self.plan.level,
+                    rng=rng,
+                    n_resamples=BOOTSTRAP_RESAMPLES,
+                    max_blocks=BOOTSTRAP_BLOCKS,
+                    method=ALPHA_METHODS[self.plan.level],
+                )
             except InsufficientDataError:
                 outcome = alpha  # alpha is defined on too few units for an interval: stored alone
         self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, sizes=self.sizes(counted))
@@ -180,40 +209,60 @@ class CountsComputation:
         for statistic in self.plan.slice[1:]:
             self.builder.add(window, scope, statistic.name, outcome_of(statistic.from_counts, counted), sizes=sizes)
 
-    def criterion_scope(self, window: Window, c: int, criterion_id: int, units: np.ndarray, week: int,
-                        cumulative: bool, rows: slice) -> None:
+    def criterion_scope(
+        self, window: Window, c: int, criterion_id: int, units: np.ndarray, week: int, cumulative: bool, rows: slice
+    ) -> None:
         judgments = self.judgments[c]
         raters = np.flatnonzero(judgments)
-        counted = self.counted(units, self.columns[c], self.categories[c],
-                               int(self.pairable_raters["criterion"][c]), int(raters.size))
+        counted = self.counted(
+            units, self.columns[c], self.categories[c], int(self.pairable_raters["criterion"][c]), int(raters.size)
+        )
         scope = ScopeId(Scope.CRITERION, f"criterion={criterion_id}", criterion_id=criterion_id)
         alpha = self.main(window, scope, counted)
         sizes = self.sizes(counted)
         for statistic in self.plan.label[1:]:
             self.builder.add(window, scope, statistic.name, outcome_of(statistic.from_counts, counted), sizes=sizes)
         self.builder.add_categories(
-            window, scope, sizes, outcome_of(specific_agreement_from_counts, counted.table, counted.values),
+            window,
+            scope,
+            sizes,
+            outcome_of(specific_agreement_from_counts, counted.table, counted.values),
             InsufficientDataError("no unit is rated by at least two raters, so nothing is paired")
-            if counted.coincidences is None else counted.coincidences, counted.values)
+            if counted.coincidences is None
+            else counted.coincidences,
+            counted.values,
+        )
         with_others = self.pair_scopes(window, c, criterion_id, week, cumulative)
         loo = None
         if raters.size >= 3 and not isinstance(alpha, InsufficientDataError):
             in_scope = (self.criterion[rows] == c) & self.pairable[self.cu[rows]]
             loo = leave_one_out_from_ratings(
-                self.rater[rows][in_scope], self.cu[rows][in_scope], self.value[rows][in_scope],
-                self.ratings_of_unit, n_raters=self.n_raters, value=alpha.value,
-                level_of_measurement=self.plan.level)
+                self.rater[rows][in_scope],
+                self.cu[rows][in_scope],
+                self.value[rows][in_scope],
+                self.ratings_of_unit,
+                n_raters=self.n_raters,
+                value=alpha.value,
+                level_of_measurement=self.plan.level,
+            )
         medians = self.durations.medians(week, c) if cumulative else None
         for r in raters.tolist():
             rater_id = int(self.rater_ids[r])
-            rater_scope = ScopeId(Scope.RATER, f"criterion={criterion_id}|rater={rater_id}",
-                                  criterion_id=criterion_id, rater_a=rater_id)
+            rater_scope = ScopeId(
+                Scope.RATER, f"criterion={criterion_id}|rater={rater_id}", criterion_id=criterion_id, rater_a=rater_id
+            )
             median, n_times = (medians[0][r], int(medians[1][r])) if cumulative else (None, 0)
             self.builder.add_rater(
-                window, rater_scope, n_rated=int(judgments[r]), with_loo=loo is not None,
+                window,
+                rater_scope,
+                n_rated=int(judgments[r]),
+                with_loo=loo is not None,
                 loo_change=loo.change[r] if loo is not None else None,
-                loo_reason=loo.reasons[r] if loo is not None else "", median_ms=median, n_times=n_times,
-                mean_pair=with_others[r] if with_others is not None else None)
+                loo_reason=loo.reasons[r] if loo is not None else "",
+                median_ms=median,
+                n_times=n_times,
+                mean_pair=with_others[r] if with_others is not None else None,
+            )
 
     def pair_scopes(self, window: Window, c: int, criterion_id: int, week: int, cumulative: bool):
         """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
@@ -223,9 +272,14 @@ class CountsComputation:
         a, b, tables = self.pairs.tables(c, week, cumulative)
         for weights in self.plan.pair_weights:
             pairs = cohen_kappa_from_pair_tables(a, b, tables, weights=weights)
-            self.builder.add_pairs(window, criterion_id, self.rater_ids, pairs,
-                                   "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
-                                   "both raters used a single, common category: kappa is undefined")
+            self.builder.add_pairs(
+                window,
+                criterion_id,
+                self.rater_ids,
+                pairs,
+                "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
+                "both raters used a single, common category: kappa is undefined",
+            )
         return mean_with_others(pairs, self.n_raters)
 
 
@@ -293,11 +347,13 @@ class _RatingPairs:
         k = self.sizes[c]
         if cumulative:
             running = self.running[c]
-            running += np.bincount(cells[np.searchsorted(done, week, "left"):np.searchsorted(done, week, "right")],
-                                   minlength=running.size)
+            running += np.bincount(
+                cells[np.searchsorted(done, week, "left") : np.searchsorted(done, week, "right")],
+                minlength=running.size,
+            )
             tables = running.reshape(pair_ids.size, k, k)
         else:
-            chosen = week_cells[np.searchsorted(week_done, week, "left"):np.searchsorted(week_done, week, "right")]
+            chosen = week_cells[np.searchsorted(week_done, week, "left") : np.searchsorted(week_done, week, "right")]
             tables = np.bincount(chosen, minlength=pair_ids.size * k * k).reshape(pair_ids.size, k, k)
         shared = np.flatnonzero(tables.sum(axis=(1, 2)))
         return pair_ids[shared] // self.n_raters, pair_ids[shared] % self.n_raters, tables[shared]

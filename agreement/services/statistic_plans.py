@@ -1,6 +1,7 @@
 """Which coefficients each task type gets, per scope, and how each is computed through
 ``agreement.stats``: from a reliability matrix (n_raters, n_units; NaN = missing) and, for the
 categorical plans, from the scope's per-unit category counts (see ``snapshots_from_counts``)."""
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,43 +49,63 @@ class Statistic:
 
 
 def alpha_of_counts(scope: CountedScope, level: str):
-    return alpha_from_coincidences(scope.coincidences, scope.values, n_units=len(scope.pairable),
-                                   n_raters=scope.n_raters_pairable, level_of_measurement=level)
+    return alpha_from_coincidences(
+        scope.coincidences,
+        scope.values,
+        n_units=len(scope.pairable),
+        n_raters=scope.n_raters_pairable,
+        level_of_measurement=level,
+    )
 
 
 def _alpha(level: str) -> Statistic:
-    return Statistic(f"krippendorff_alpha_{level}",
-                     lambda m, categories: krippendorff_alpha(m, level_of_measurement=level),
-                     lambda scope: alpha_of_counts(scope, level))
+    return Statistic(
+        f"krippendorff_alpha_{level}",
+        lambda m, categories: krippendorff_alpha(m, level_of_measurement=level),
+        lambda scope: alpha_of_counts(scope, level),
+    )
 
 
 def _alpha_rater_z() -> Statistic:
     """Interval alpha on scores z-normalised per rater (RankME raters use the slider differently)."""
-    return Statistic("krippendorff_alpha_interval_rater_z",
-                     lambda m, categories: krippendorff_alpha(rater_zscores(m), level_of_measurement="interval"))
+    return Statistic(
+        "krippendorff_alpha_interval_rater_z",
+        lambda m, categories: krippendorff_alpha(rater_zscores(m), level_of_measurement="interval"),
+    )
 
 
 def _icc_one_way() -> Statistic:
     """ICC(1,1) with ratings laid out by slot: crowd raters are not crossed with units."""
+
     def compute(m, categories):
         rated = ~np.isnan(m)
         units = np.broadcast_to(np.arange(m.shape[1]), m.shape)[rated]
         return icc(rating_slot_matrix(units, m[rated]).matrix, model="ICC(1,1)")
+
     return Statistic("icc_1_1", compute)
 
 
-FLEISS = Statistic("fleiss_kappa", lambda m, c: fleiss_kappa(unit_category_counts(m, categories=c).counts,
-                                                             categories=c),
-                   lambda scope: fleiss_kappa(scope.table, categories=scope.values))
-AC1 = Statistic("gwet_ac1", lambda m, c: gwet_ac1(m, categories=c),
-                lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated))
+FLEISS = Statistic(
+    "fleiss_kappa",
+    lambda m, c: fleiss_kappa(unit_category_counts(m, categories=c).counts, categories=c),
+    lambda scope: fleiss_kappa(scope.table, categories=scope.values),
+)
+AC1 = Statistic(
+    "gwet_ac1",
+    lambda m, c: gwet_ac1(m, categories=c),
+    lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated),
+)
 # weights on category positions, which for a Likert scale's integer categories are its values too
-AC2 = Statistic("gwet_ac2_quadratic",
-                lambda m, c: gwet_ac2(m, weights="quadratic", categories=c, weight_basis="position"),
-                lambda scope: gwet_from_counts(scope.table, n_raters=scope.n_raters_rated, weights="quadratic",
-                                               weight_basis="position"))
-PERCENT = Statistic("percent_agreement", lambda m, c: percent_agreement(m),
-                    lambda scope: percent_agreement_from_counts(scope.pairable))
+AC2 = Statistic(
+    "gwet_ac2_quadratic",
+    lambda m, c: gwet_ac2(m, weights="quadratic", categories=c, weight_basis="position"),
+    lambda scope: gwet_from_counts(
+        scope.table, n_raters=scope.n_raters_rated, weights="quadratic", weight_basis="position"
+    ),
+)
+PERCENT = Statistic(
+    "percent_agreement", lambda m, c: percent_agreement(m), lambda scope: percent_agreement_from_counts(scope.pairable)
+)
 
 
 @dataclass(frozen=True)
@@ -111,14 +132,25 @@ class Plan:
 
 STATISTICS = {
     s.name: s
-    for s in (*(_alpha(level) for level in ("nominal", "ordinal", "interval")), _alpha_rater_z(), _icc_one_way(),
-              FLEISS, AC1, AC2, PERCENT)
+    for s in (
+        *(_alpha(level) for level in ("nominal", "ordinal", "interval")),
+        _alpha_rater_z(),
+        _icc_one_way(),
+        FLEISS,
+        AC1,
+        AC2,
+        PERCENT,
+    )
 }
 
 
 def _plan(declared: AgreementPlan) -> Plan:
-    return Plan(declared.level, tuple(STATISTICS[n] for n in declared.label),
-                tuple(STATISTICS[n] for n in declared.slice), declared.pair_weights)
+    return Plan(
+        declared.level,
+        tuple(STATISTICS[n] for n in declared.label),
+        tuple(STATISTICS[n] for n in declared.slice),
+        declared.pair_weights,
+    )
 
 
 PLANS = {slug: _plan(t.agreement) for slug, t in REGISTRY.items()}

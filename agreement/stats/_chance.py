@@ -75,9 +75,7 @@ def chance_corrected(counts: np.ndarray, weights: np.ndarray, kind: str, confide
     multi = r_i >= 2
     n2 = int(multi.sum())
     if n2 == 0:
-        raise InsufficientDataError(
-            "no unit is rated by at least two raters, so there is no agreement to measure"
-        )
+        raise InsufficientDataError("no unit is rated by at least two raters, so there is no agreement to measure")
     identity = np.array_equal(weights, np.eye(q))
     weighted = table if identity else table @ weights.T  # r*_ik = sum_l w_kl r_il
     denom = np.where(multi, r_i * (r_i - 1.0), 1.0)

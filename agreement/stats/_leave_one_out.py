@@ -6,6 +6,7 @@ coincidence terms (or, at the interval level, its moments) lose one value. Summi
 per rater with ``bincount`` gives every rater's alpha at once, instead of recomputing alpha on
 :math:`R` matrices.
 """
+
 import numpy as np
 
 from ._units import unit_kinds
@@ -37,8 +38,9 @@ def categorical(data: np.ndarray, level: str, difference_matrix) -> tuple[np.nda
     return categorical_ratings(*_ratings(data), data.shape[0], level, difference_matrix)
 
 
-def categorical_ratings(rater, unit, values, m, n_raters: int, level: str, difference_matrix
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def categorical_ratings(
+    rater, unit, values, m, n_raters: int, level: str, difference_matrix
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`categorical` from the ratings of units rated at least twice: ``rater[i]`` (a row
     below ``n_raters``), ``unit[i]`` and ``values[i]``, with ``m[u]`` the ratings of unit ``u``."""
     categories, code = _observed_codes(values)
@@ -66,8 +68,9 @@ def categorical_ratings(rater, unit, values, m, n_raters: int, level: str, diffe
     # (w_new - w_old) (N N^T - diag N): the unit's own terms at its new weight; then the cross terms
     # -N e_c^T - e_c N^T + 2 e_c e_c^T of (N - e_c)(N - e_c)^T - diag(N - e_c)
     own = change[:, None, None] * (kinds[:, :, None] * kinds[:, None, :] - kinds[:, :, None] * eye)
-    cross = -w_new[:, None, None, None] * (kinds[:, None, :, None] * eye[None, :, None, :]
-                                          + eye[None, :, :, None] * kinds[:, None, None, :])
+    cross = -w_new[:, None, None, None] * (
+        kinds[:, None, :, None] * eye[None, :, None, :] + eye[None, :, :, None] * kinds[:, None, None, :]
+    )
     cross += 2.0 * w_new[:, None, None, None] * (eye[:, :, None] * eye[:, None, :])[None]
     terms = (own[:, None] + cross).reshape(n_kinds * k, k * k)  # per (kind, category of the rating)
     per_rater = (given.reshape(n_raters, n_kinds * k).astype(np.float64) @ terms).reshape(n_raters, k, k)
@@ -103,8 +106,7 @@ def interval(data: np.ndarray):
     full = [t.sum() for t in unit_terms(m, s1, s2)]
     old = unit_terms(m[local], s1[local], s2[local])
     new = unit_terms(m[local] - 1.0, s1[local] - values, s2[local] - values * values)
-    n, t1, t2, observed = (full[j] + np.bincount(rater, weights=new[j] - old[j], minlength=n_raters)
-                           for j in range(4))
+    n, t1, t2, observed = (full[j] + np.bincount(rater, weights=new[j] - old[j], minlength=n_raters) for j in range(4))
     expected = 2.0 * (n * t2 - t1 * t1)
     # a single value left: the difference of the sums is round-off (|x| ~ 1e-16 n t2), not spread
     expected = np.where(expected > 1e-10 * n * t2, expected, 0.0)

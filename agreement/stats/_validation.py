@@ -25,13 +25,10 @@ def as_reliability_data(reliability_data, *, name: str = "reliability_data") -> 
     try:
         data = np.asarray(reliability_data, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"{name} must hold numbers, with NaN (or None) for a missing rating: {exc}"
-        ) from None
+        raise ValueError(f"{name} must hold numbers, with NaN (or None) for a missing rating: {exc}") from None
     if data.ndim != 2:
         raise ValueError(
-            f"{name} must be a 2-D array of shape (n_raters, n_units); got {data.ndim}-D "
-            f"with shape {data.shape}"
+            f"{name} must be a 2-D array of shape (n_raters, n_units); got {data.ndim}-D with shape {data.shape}"
         )
     if data.size == 0:
         raise InsufficientDataError(f"{name} is empty: shape {data.shape} has no rater or no unit")
@@ -56,9 +53,7 @@ def as_rating_pair(rater_a, rater_b) -> tuple[np.ndarray, np.ndarray]:
     a = _as_ratings(rater_a, "rater_a")
     b = _as_ratings(rater_b, "rater_b")
     if a.shape != b.shape:
-        raise ValueError(
-            f"rater_a and rater_b must rate the same units: lengths {a.size} and {b.size} differ"
-        )
+        raise ValueError(f"rater_a and rater_b must rate the same units: lengths {a.size} and {b.size} differ")
     both = ~(np.isnan(a) | np.isnan(b))
     if np.isinf(a[both]).any() or np.isinf(b[both]).any():
         raise ValueError("ratings contain an infinite value; use NaN for a missing rating")
@@ -91,9 +86,7 @@ def as_categories(categories) -> np.ndarray | None:
     if not np.isfinite(cats).all():
         raise ValueError("categories must be finite numbers (NaN means 'missing', not a category)")
     if cats.size > 1 and not (np.diff(cats) > 0).all():
-        raise ValueError(
-            f"categories must be strictly increasing, in the order of the scale; got {cats.tolist()}"
-        )
+        raise ValueError(f"categories must be strictly increasing, in the order of the scale; got {cats.tolist()}")
     return cats
 
 
@@ -128,6 +121,5 @@ def as_generator(rng) -> np.random.Generator:
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         return np.random.default_rng(int(rng))
     raise ValueError(
-        "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(2024)) or an int seed; "
-        f"got {rng!r}"
+        f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(2024)) or an int seed; got {rng!r}"
     )

@@ -23,9 +23,7 @@ METHODS = ("bca", "percentile")
 ALPHA_METHODS = {"nominal": "bca", "ordinal": "bca", "interval": "percentile", "ratio": "percentile"}
 
 
-def bootstrap_ci(
-    statistic, reliability_data, *, rng, n_resamples=1000, confidence_level=0.95, name=None, method="bca"
-):
+def bootstrap_ci(statistic, reliability_data, *, rng, n_resamples=1000, confidence_level=0.95, name=None, method="bca"):
     r"""Bootstrap interval (BCa or percentile) of any statistic, resampling units (columns) with replacement.
 
        Parameters
@@ -217,8 +215,14 @@ def _jackknife_by_calls(statistic, data: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_alpha(
-    reliability_data, *, level_of_measurement="nominal", rng, n_resamples=1000, confidence_level=0.95,
-    max_blocks=None, method=None,
+    reliability_data,
+    *,
+    level_of_measurement="nominal",
+    rng,
+    n_resamples=1000,
+    confidence_level=0.95,
+    max_blocks=None,
+    method=None,
 ):
     r"""Bootstrap interval (BCa or percentile) of Krippendorff's alpha, resampling pairable units.
 
@@ -356,8 +360,18 @@ def bootstrap_alpha(
     return _summarise("krippendorff_alpha", original, replicates, failed, level, jackknife)
 
 
-def bootstrap_alpha_from_counts(counts, values, *, value, level_of_measurement, rng, n_resamples=1000,
-                                confidence_level=0.95, max_blocks, method=None):
+def bootstrap_alpha_from_counts(
+    counts,
+    values,
+    *,
+    value,
+    level_of_measurement,
+    rng,
+    n_resamples=1000,
+    confidence_level=0.95,
+    max_blocks,
+    method=None,
+):
     r""":func:`bootstrap_alpha` with ``max_blocks`` from per-unit value counts instead of a matrix.
 
     ``counts[u, c]`` is how many ratings of unit ``u`` equal ``values[c]``, for the units rated at

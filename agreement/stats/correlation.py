@@ -69,13 +69,9 @@ def rater_correlation(rater_a, rater_b, *, method="pearson", confidence_level=0.
     a, b = as_rating_pair(rater_a, rater_b)
     n = a.size
     if n < 3:
-        raise InsufficientDataError(
-            f"a correlation needs at least three units rated by both raters; found {n}"
-        )
+        raise InsufficientDataError(f"a correlation needs at least three units rated by both raters; found {n}")
     if np.ptp(a) == 0 or np.ptp(b) == 0:
-        raise InsufficientDataError(
-            "a rater gives the same score to every unit, so the correlation is undefined"
-        )
+        raise InsufficientDataError("a rater gives the same score to every unit, so the correlation is undefined")
     if method == "pearson":
         res = stats.pearsonr(a, b)
         value, p = float(res.statistic), float(res.pvalue)

@@ -68,9 +68,7 @@ def landis_koch(value):
     x = _coefficient(value)
     # bands are closed on the right ("0.21-0.40" in [1]), except poor, which is kappa < 0
     low, high, label = _LANDIS_KOCH[0] if x < 0 else next(b for b in _LANDIS_KOCH[1:] if x <= b[1])
-    return Interpretation(
-        label=label, lower=low, upper=high, scheme="Landis & Koch (1977)", caveat=LANDIS_KOCH_CAVEAT
-    )
+    return Interpretation(label=label, lower=low, upper=high, scheme="Landis & Koch (1977)", caveat=LANDIS_KOCH_CAVEAT)
 
 
 def krippendorff_guideline(value):
@@ -118,9 +116,7 @@ def krippendorff_guideline(value):
         label, low, high = "tentative", 0.667, 0.800
     else:
         label, low, high = "unreliable", -1.0, 0.667
-    return Interpretation(
-        label=label, lower=low, upper=high, scheme="Krippendorff (2004)", caveat=KRIPPENDORFF_CAVEAT
-    )
+    return Interpretation(label=label, lower=low, upper=high, scheme="Krippendorff (2004)", caveat=KRIPPENDORFF_CAVEAT)
 
 
 def _coefficient(value) -> float:

@@ -227,8 +227,9 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
     )
 
 
-def leave_one_out_from_ratings(rater, unit, values, m, *, n_raters: int, value: float,
-                               level_of_measurement: str) -> LeaveOneOutResult:
+def leave_one_out_from_ratings(
+    rater, unit, values, m, *, n_raters: int, value: float, level_of_measurement: str
+) -> LeaveOneOutResult:
     """:func:`krippendorff_alpha_leave_one_out` from the ratings of the units rated at least twice
     (``rater[i]`` a row below ``n_raters``, ``unit[i]``, ``values[i]``; ``m[u]`` the ratings of unit
     ``u``), with at most ``LEAVE_ONE_OUT_MAX_CATEGORIES`` distinct values and ``value``
@@ -238,17 +239,23 @@ def leave_one_out_from_ratings(rater, unit, values, m, *, n_raters: int, value: 
         raise ValueError("leave_one_out_from_ratings covers the categorical levels; use a matrix for interval")
     if np.unique(values).size > _leave_one_out.MAX_CATEGORIES:
         raise ValueError(f"more than {_leave_one_out.MAX_CATEGORIES} distinct values: use a matrix")
-    fast = _leave_one_out.categorical_ratings(rater, unit, values, np.asarray(m, dtype=np.float64), n_raters,
-                                              level_of_measurement, difference_matrix)
+    fast = _leave_one_out.categorical_ratings(
+        rater, unit, values, np.asarray(m, dtype=np.float64), n_raters, level_of_measurement, difference_matrix
+    )
     return _leave_one_out_result(*fast, value, level_of_measurement)
 
 
 def _leave_one_out_result(alphas, pairable, value: float, level: str) -> LeaveOneOutResult:
     reasons = tuple(
-        None if np.isfinite(a) else (
-            _NO_PAIRABLE_REASON if n < 2 else "a single value remains in all pairable ratings: expected "
-            "disagreement is 0 and alpha is undefined")
-        for a, n in zip(alphas, pairable, strict=True))
+        None
+        if np.isfinite(a)
+        else (
+            _NO_PAIRABLE_REASON
+            if n < 2
+            else "a single value remains in all pairable ratings: expected disagreement is 0 and alpha is undefined"
+        )
+        for a, n in zip(alphas, pairable, strict=True)
+    )
     return LeaveOneOutResult(
         statistic="krippendorff_alpha",
         variant=level,
@@ -350,8 +357,7 @@ def _check_pairable(m: np.ndarray) -> None:
 
 def _single_value_error(value: float) -> InsufficientDataError:
     return InsufficientDataError(
-        f"a single value ({value:g}) is used in all pairable ratings: expected disagreement is 0 "
-        "and alpha is undefined"
+        f"a single value ({value:g}) is used in all pairable ratings: expected disagreement is 0 and alpha is undefined"
     )
 
 
@@ -414,8 +420,9 @@ def _dense_parts(data: np.ndarray, level: str, values: np.ndarray, coder) -> _Al
     return _coincidence_parts(o, values, n_units, int(used.sum()), level)
 
 
-def alpha_from_coincidences(o: np.ndarray, values: np.ndarray, *, n_units: int, n_raters: int,
-                            level_of_measurement: str) -> AgreementResult:
+def alpha_from_coincidences(
+    o: np.ndarray, values: np.ndarray, *, n_units: int, n_raters: int, level_of_measurement: str
+) -> AgreementResult:
     """Alpha from a coincidence matrix ``o`` over ``values`` (as :func:`coincidences` builds it),
     for callers that sum the per-unit coincidences themselves (e.g. over many windows of units).
     ``n_units`` and ``n_raters`` are the pairable units and the raters with a pairable rating."""

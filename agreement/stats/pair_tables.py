@@ -5,6 +5,7 @@ A loop over pairs costs a contingency table and a kappa per pair (~100 µs each)
 :math:`X X^\\top` with :math:`X` the sparse one-hot (rater × category, unit) matrix, and kappa with
 its standard error is evaluated on the stack of tables with array operations.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,8 +146,10 @@ def cohen_kappa_from_pair_tables(rater_a, rater_b, tables, *, weights=None, conf
     kappa = (po - pe) / safe
     # w-bar_i. = sum_j w_ij p_.j and w-bar_.j = sum_i w_ij p_i., per pair (Fleiss, Cohen & Everitt)
     spread = (col @ w.T)[:, :, None] + (row @ w)[:, None, :]
-    var1 = ((p * (w[None] - spread * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
-            - (kappa - pe * (1.0 - kappa)) ** 2) / safe**2
+    var1 = (
+        (p * (w[None] - spread * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
+        - (kappa - pe * (1.0 - kappa)) ** 2
+    ) / safe**2
     se = np.sqrt(np.maximum(var1, 0.0) / np.maximum(n, 1))
     quantile = float(stats.norm.ppf(0.5 + level / 2.0))
     nan = np.full(len(n), np.nan)
@@ -154,9 +157,18 @@ def cohen_kappa_from_pair_tables(rater_a, rater_b, tables, *, weights=None, conf
     # a constant rater: kappa 0 with a zero variance, no interval (as cohen_kappa's interval_reason)
     constant = ((tables.sum(axis=2) > 0).sum(axis=1) == 1) | ((tables.sum(axis=1) > 0).sum(axis=1) == 1)
     se = np.where(defined & ~constant, se, nan)
-    return PairKappas(rater_a=a, rater_b=b, n_units=n.astype(np.int64), value=value, observed_agreement=po,
-                      expected_agreement=pe, standard_error=se, ci_low=value - quantile * se,
-                      ci_high=np.minimum(1.0, value + quantile * se), confidence_level=level)
+    return PairKappas(
+        rater_a=a,
+        rater_b=b,
+        n_units=n.astype(np.int64),
+        value=value,
+        observed_agreement=po,
+        expected_agreement=pe,
+        standard_error=se,
+        ci_low=value - quantile * se,
+        ci_high=np.minimum(1.0, value + quantile * se),
+        confidence_level=level,
+    )
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

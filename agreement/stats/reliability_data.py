@@ -179,8 +179,7 @@ def reliability_matrix(units, raters, values, *, duplicates="error") -> Reliabil
     vals = as_float_values(values)
     if not units.size == raters.size == vals.size:
         raise ValueError(
-            f"units, raters and values must have one entry per record; lengths {units.size}, "
-            f"{raters.size}, {vals.size}"
+            f"units, raters and values must have one entry per record; lengths {units.size}, {raters.size}, {vals.size}"
         )
     unit_labels, unit_idx = np.unique(units, return_inverse=True)
     rater_labels, rater_idx = np.unique(raters, return_inverse=True)
@@ -258,9 +257,7 @@ def rating_slot_matrix(units, values, *, n_slots=None) -> ReliabilityData:
     units = _as_labels(units, "units")
     vals = as_float_values(values)
     if units.size != vals.size:
-        raise ValueError(
-            f"units and values must have one entry per record; lengths {units.size}, {vals.size}"
-        )
+        raise ValueError(f"units and values must have one entry per record; lengths {units.size}, {vals.size}")
     unit_labels, unit_idx = np.unique(units, return_inverse=True)
     keep = ~np.isnan(vals)
     unit_idx, vals = unit_idx[keep], vals[keep]
@@ -324,9 +321,7 @@ def category_counts(units, values, *, categories=None) -> CategoryCounts:
     units = _as_labels(units, "units")
     vals = as_float_values(values)
     if units.size != vals.size:
-        raise ValueError(
-            f"units and values must have one entry per record; lengths {units.size}, {vals.size}"
-        )
+        raise ValueError(f"units and values must have one entry per record; lengths {units.size}, {vals.size}")
     unit_labels, unit_idx = np.unique(units, return_inverse=True)
     keep = ~np.isnan(vals)
     counts, cats = _count_by_category(unit_idx[keep], vals[keep], unit_labels.size, categories)

@@ -167,9 +167,7 @@ def _prevalence(prevalence, n_categories) -> np.ndarray:
         return np.full(q, 1.0 / q)
     p = np.asarray(prevalence, dtype=np.float64)
     if p.ndim != 1 or p.size < 2 or (p < 0).any() or not np.isfinite(p).all() or (p > 0).sum() < 2:
-        raise ValueError(
-            f"prevalence must list at least two non-negative category shares; got {prevalence!r}"
-        )
+        raise ValueError(f"prevalence must list at least two non-negative category shares; got {prevalence!r}")
     return p / p.sum()
 
 

@@ -1,4 +1,5 @@
 """Formatting of agreement figures in templates."""
+
 from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
@@ -97,6 +98,8 @@ def snapshot_value(s):
     title = f"n = {n} units" + (f"; fewer than {MIN_RELIABLE_UNITS} units: unreliable" if unreliable else "")
     html = f'<span class="{"unreliable" if unreliable else ""}" title="{title}">{_fixed(s["value"], 3)}</span>'
     if s["ci_low"] is not None:
-        html += (f' <small class="muted" title="95% interval ({escape(s["ci_method"] or "bootstrap")})">'
-                 f'[{_fixed(s["ci_low"], 2)}, {_fixed(s["ci_high"], 2)}]</small>')
+        html += (
+            f' <small class="muted" title="95% interval ({escape(s["ci_method"] or "bootstrap")})">'
+            f"[{_fixed(s['ci_low'], 2)}, {_fixed(s['ci_high'], 2)}]</small>"
+        )
     return mark_safe(f'{html} <small class="muted">n={n}</small>')

@@ -1,4 +1,5 @@
 """What raters see: the rating screen of an assignment, their earlier answers, and progress."""
+
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
 from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
@@ -26,8 +27,10 @@ def assignment_screen(assignment: Assignment) -> dict:
     references = list(item.references)
     criteria = [task_type.screen_criterion(c) for c in criteria_of(project.pk)]
     modulus = screen_modulus(project, references, criteria)
-    outputs = [{"position": position, "text": text} | ({"turns": turns} if turns else {})
-               for position, (text, turns) in enumerate(shown)]
+    outputs = [
+        {"position": position, "text": text} | ({"turns": turns} if turns else {})
+        for position, (text, turns) in enumerate(shown)
+    ]
     if task_type.reads_texts:
         _add_proposals(assignment, outputs)
     return {
@@ -87,8 +90,12 @@ def screen_questions(*, screen: dict, task_type, answers: dict | None = None, co
             questions.append(question)
     for output in outputs:
         output["questions"] = [q for q in questions if q["output"] is output]
-    return {"outputs": outputs, "questions": questions, "letters": "AB",
-            "pair_questions": [q for q in questions if q["output"] is None]}
+    return {
+        "outputs": outputs,
+        "questions": questions,
+        "letters": "AB",
+        "pair_questions": [q for q in questions if q["output"] is None],
+    }
 
 
 def assignment_get_for_rater(*, rater, pk: int) -> Assignment | None:
@@ -99,7 +106,8 @@ def _proposal_index(judgments) -> dict[int, int]:
     """The index of each proposal of the judgments' outputs as a screen lists them, by ProposedSpan id."""
     index, counts = {}, {}
     for pk, output_id in ProposedSpan.objects.filter(output_id__in={j.output_id for j in judgments}).values_list(
-            "id", "output_id"):
+        "id", "output_id"
+    ):
         index[pk] = counts[output_id] = counts.get(output_id, -1) + 1
     return index
 
@@ -108,8 +116,9 @@ def judgment_screen_values(judgments, project: Project) -> list[dict]:
     """Stored judgment rows as a screen gives them: criterion, display position, value ("A"/"B"/"tie"
     for pairwise; the answer with its error spans for types that read texts)."""
     task_type = REGISTRY[project.task_type]
-    spans, proposal_index = ((spans_by_judgment(j.pk for j in judgments), _proposal_index(judgments))
-                             if task_type.reads_texts else ({}, {}))
+    spans, proposal_index = (
+        (spans_by_judgment(j.pk for j in judgments), _proposal_index(judgments)) if task_type.reads_texts else ({}, {})
+    )
     values = []
     for j in judgments:
         shown = list(j.shown_order or [])
@@ -126,8 +135,9 @@ def judgment_screen_values(judgments, project: Project) -> list[dict]:
 def assignment_answers(assignment: Assignment) -> dict[str, object]:
     """The rater's current answers on the assignment's item, keyed ``"<criterion id>-<display position>"``
     (``"<criterion id>"`` for pairwise), as the rating form names its fields."""
-    judgments = (Judgment.objects.filter(item_id=assignment.item_id, rater_id=assignment.rater_id, is_current=True)
-                 .select_related("criterion", "output"))
+    judgments = Judgment.objects.filter(
+        item_id=assignment.item_id, rater_id=assignment.rater_id, is_current=True
+    ).select_related("criterion", "output")
     answers = {}
     for j, v in zip(judgments, judgment_screen_values(judgments, assignment.project), strict=True):
         key = str(j.criterion_id) if v["position"] is None else f"{j.criterion_id}-{v['position']}"
@@ -137,16 +147,26 @@ def assignment_answers(assignment: Assignment) -> dict[str, object]:
 
 def assignment_previous_for_rater(assignment: Assignment) -> Assignment | None:
     """The rater's last judged assignment before this one in the project (for "back")."""
-    return (Assignment.objects.filter(project_id=assignment.project_id, rater_id=assignment.rater_id,
-                                      status=Assignment.Status.DONE, id__lt=assignment.pk)
-            .order_by("-id").first())
+    return (
+        Assignment.objects.filter(
+            project_id=assignment.project_id,
+            rater_id=assignment.rater_id,
+            status=Assignment.Status.DONE,
+            id__lt=assignment.pk,
+        )
+        .order_by("-id")
+        .first()
+    )
 
 
 def _open_for(project_ids, rater):
     taken = Assignment.objects.filter(item=OuterRef("pk"), rater=rater).exclude(status=Assignment.Status.EXPIRED)
-    return (Item.objects.filter(project_id__in=project_ids, gold__isnull=True, retired_at__isnull=True,
-                                n_target__gt=F("n_judged") + F("n_leased"))
-            .exclude(Exists(taken)))
+    return Item.objects.filter(
+        project_id__in=project_ids,
+        gold__isnull=True,
+        retired_at__isnull=True,
+        n_target__gt=F("n_judged") + F("n_leased"),
+    ).exclude(Exists(taken))
 
 
 def _planned_left(project: Project, rater) -> int:
@@ -163,8 +183,11 @@ def _left(project: Project, membership: Membership, rater, open_count: int | Non
         if controls:
             return _planned_left(project, rater)
         return open_count if open_count is not None else _open_for([project.pk], rater).count()
-    left = (_planned_left(project, rater) if controls
-            else allocation_open(project, membership, _open_for([project.pk], rater)).count())
+    left = (
+        _planned_left(project, rater)
+        if controls
+        else allocation_open(project, membership, _open_for([project.pk], rater)).count()
+    )
     quota = quota_left(project, membership)
     return left if quota is None else min(left, quota)
 
@@ -174,9 +197,11 @@ def rater_progress(*, project: Project, rater) -> dict:
     rater, control screens included)."""
     counts = Assignment.objects.filter(project=project, rater=rater).aggregate(
         done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-        assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))
-    membership = (Membership.objects.filter(project=project, user=rater)
-                  .only("user_id", "max_screens", "plan_position").first())
+        assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)),
+    )
+    membership = (
+        Membership.objects.filter(project=project, user=rater).only("user_id", "max_screens", "plan_position").first()
+    )
     counts["remaining"] = _left(project, membership, rater)
     counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
     return counts
@@ -185,21 +210,32 @@ def rater_progress(*, project: Project, rater) -> dict:
 def rater_project_list(rater) -> list[tuple[Project, dict]]:
     """The projects ``rater`` rates in (drafts and archived projects are hidden from raters), each with its
     rater_progress, in three queries and one more per project with controls."""
-    memberships = list(Membership.objects.filter(user=rater, role=Membership.Role.RATER)
-                       .exclude(project__status=Project.Status.DRAFT).filter(project__archived_at__isnull=True)
-                       .select_related("project").order_by("-project_id"))
+    memberships = list(
+        Membership.objects.filter(user=rater, role=Membership.Role.RATER)
+        .exclude(project__status=Project.Status.DRAFT)
+        .filter(project__archived_at__isnull=True)
+        .select_related("project")
+        .order_by("-project_id")
+    )
     ids = [m.project_id for m in memberships]
-    done = {row["project_id"]: row for row in Assignment.objects.filter(project_id__in=ids, rater=rater)
-            .values("project_id").annotate(done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-                                           assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)))}
-    remaining = dict(_open_for(ids, rater).values("project_id").annotate(n=Count("id"))
-                     .values_list("project_id", "n"))
+    done = {
+        row["project_id"]: row
+        for row in Assignment.objects.filter(project_id__in=ids, rater=rater)
+        .values("project_id")
+        .annotate(
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)),
+        )
+    }
+    remaining = dict(_open_for(ids, rater).values("project_id").annotate(n=Count("id")).values_list("project_id", "n"))
     rows = []
     for m in memberships:
-        counts = {"done": done.get(m.project_id, {}).get("done", 0),
-                  "assigned": done.get(m.project_id, {}).get("assigned", 0),
-                  "remaining": _left(m.project, m, rater, remaining.get(m.project_id, 0)),
-                  "is_paused": m.is_paused}
+        counts = {
+            "done": done.get(m.project_id, {}).get("done", 0),
+            "assigned": done.get(m.project_id, {}).get("assigned", 0),
+            "remaining": _left(m.project, m, rater, remaining.get(m.project_id, 0)),
+            "is_paused": m.is_paused,
+        }
         counts["total"] = counts["done"] + counts["assigned"] + counts["remaining"]
         rows.append((m.project, counts))
     return rows
@@ -207,24 +243,43 @@ def rater_project_list(rater) -> list[tuple[Project, dict]]:
 
 def rater_progress_for_project(project: Project) -> list[dict]:
     """Per rater of the project (for its leads): judged, leased now, skipped, flags, last submission."""
-    per_rater = {row["rater_id"]: row for row in Assignment.objects.filter(project=project).values("rater_id").annotate(
-        done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-        assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)),
-        skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
-        last_at=Max("completed_at"))}
-    flags = dict(ItemFlag.objects.filter(project=project).values("rater_id").annotate(n=Count("id"))
-                 .values_list("rater_id", "n"))
+    per_rater = {
+        row["rater_id"]: row
+        for row in Assignment.objects.filter(project=project)
+        .values("rater_id")
+        .annotate(
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            assigned=Count("id", filter=Q(status=Assignment.Status.ACTIVE)),
+            skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
+            last_at=Max("completed_at"),
+        )
+    }
+    flags = dict(
+        ItemFlag.objects.filter(project=project).values("rater_id").annotate(n=Count("id")).values_list("rater_id", "n")
+    )
     rows = []
-    for m in (Membership.objects.filter(project=project, role=Membership.Role.RATER, external_name="")
-              .select_related("user").order_by("user__username")):
+    for m in (
+        Membership.objects.filter(project=project, role=Membership.Role.RATER, external_name="")
+        .select_related("user")
+        .order_by("user__username")
+    ):
         row = per_rater.get(m.user_id, {})
-        rows.append({"username": m.user.username, "is_paused": m.is_paused, "done": row.get("done", 0),
-                     "assigned": row.get("assigned", 0), "skipped": row.get("skipped", 0),
-                     "flags": flags.get(m.user_id, 0), "last_at": row.get("last_at")})
+        rows.append(
+            {
+                "username": m.user.username,
+                "is_paused": m.is_paused,
+                "done": row.get("done", 0),
+                "assigned": row.get("assigned", 0),
+                "skipped": row.get("skipped", 0),
+                "flags": flags.get(m.user_id, 0),
+                "last_at": row.get("last_at"),
+            }
+        )
     return rows
 
 
 def item_flag_list_for_project(project: Project, *, limit: int = 50):
     """The project's latest flags, newest first, with item and rater (for its leads)."""
-    return (ItemFlag.objects.filter(project=project).select_related("item", "rater")
-            .order_by("-created_at", "-id")[:limit])
+    return (
+        ItemFlag.objects.filter(project=project).select_related("item", "rater").order_by("-created_at", "-id")[:limit]
+    )

@@ -2,6 +2,7 @@
 browser. Every item is in exactly one state: gold items are served outside the targets, quality-control
 copies (repeats and degraded copies) are the project's own checks, and each imported work item is untouched,
 in progress (judged or leased by fewer raters than it wants) or complete."""
+
 from django.db.models import Count, F, Q, QuerySet
 
 from annotation.models import Item
@@ -17,8 +18,13 @@ ITEM_STATES = {
     "gold": Q(gold__isnull=False),
     "control": Q(gold__isnull=True) & _CONTROL,
 }
-ITEM_STATE_LABELS = {"untouched": "Untouched", "in_progress": "In progress", "complete": "Complete",
-                     "gold": "Gold", "control": "Quality-control copy"}
+ITEM_STATE_LABELS = {
+    "untouched": "Untouched",
+    "in_progress": "In progress",
+    "complete": "Complete",
+    "gold": "Gold",
+    "control": "Quality-control copy",
+}
 
 
 def item_state(item: Item) -> str:
@@ -36,7 +42,8 @@ def item_state_counts(items: QuerySet[Item], **aggregates) -> dict:
     """How many of ``items`` are in each state (keyed as ITEM_STATES), with ``aggregates`` of the same
     rows, in one query."""
     # Prefixed while aggregated: an aggregate may not share a name with a field it filters on (gold).
-    counts = items.aggregate(**{f"n_{state}": Count("id", filter=condition)
-                                for state, condition in ITEM_STATES.items()}, **aggregates)
+    counts = items.aggregate(
+        **{f"n_{state}": Count("id", filter=condition) for state, condition in ITEM_STATES.items()}, **aggregates
+    )
     counts.update({state: counts.pop(f"n_{state}") for state in ITEM_STATES})
     return counts

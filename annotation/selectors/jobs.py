@@ -1,4 +1,5 @@
 """Which background jobs a user may watch."""
+
 from django.db.models import Q
 from django.http import Http404
 

@@ -1,4 +1,5 @@
 """How far a project has come."""
+
 from django.db.models import Count
 
 from annotation.models import Item, Judgment, Membership, Project

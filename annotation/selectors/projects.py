@@ -1,4 +1,5 @@
 """Which projects a user may see, and in which role."""
+
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404

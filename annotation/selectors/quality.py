@@ -1,4 +1,5 @@
 """Quality-control reads: rules, the action log, gold accuracy, behaviour flags and position bias per rater."""
+
 import functools
 import operator
 from collections import defaultdict
@@ -86,11 +87,19 @@ class GoldAccuracy:
         return self.rolling_correct / self.rolling_n if self.rolling_n else None
 
     def as_dict(self) -> dict:
-        return {"n_items": self.n_items, "n": self.n, "correct": self.correct, "accuracy": self.accuracy,
-                "n_revised": self.n_revised,
-                "rolling_n": self.rolling_n, "rolling_accuracy": self.rolling_accuracy,
-                "weeks": [{"week": w.isoformat(), "n": n, "correct": c, "accuracy": c / n}
-                          for w, (c, n) in sorted(self.weeks.items())]}
+        return {
+            "n_items": self.n_items,
+            "n": self.n,
+            "correct": self.correct,
+            "accuracy": self.accuracy,
+            "n_revised": self.n_revised,
+            "rolling_n": self.rolling_n,
+            "rolling_accuracy": self.rolling_accuracy,
+            "weeks": [
+                {"week": w.isoformat(), "n": n, "correct": c, "accuracy": c / n}
+                for w, (c, n) in sorted(self.weeks.items())
+            ],
+        }
 
 
 def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int, GoldAccuracy]:
@@ -99,11 +108,14 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     but does not replace the first answer, which may have been given before the rater learned better.
     Training screens (fixed when served) and training-pool items count in no accuracy. One query."""
     task_type = REGISTRY[project.task_type]
-    rows = (Judgment.objects.filter(project=project, item__gold__isnull=False, item__training=False)
-            .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
-            .values_list("rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value",
-                         "submitted_at", "id")
-            .order_by("rater_id", "submitted_at", "id"))
+    rows = (
+        Judgment.objects.filter(project=project, item__gold__isnull=False, item__training=False)
+        .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
+        .values_list(
+            "rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value", "submitted_at", "id"
+        )
+        .order_by("rater_id", "submitted_at", "id")
+    )
     if rater_id is not None:
         rows = rows.filter(rater_id=rater_id)
     rows = list(rows)
@@ -152,13 +164,20 @@ class ControlFlags:
 
 def control_flags(project: Project, *, rater_id: int | None = None) -> dict[int, ControlFlags]:
     """Per rater, the control screens served to them and how many of those they flagged. One query."""
-    served = (Assignment.objects.filter(project=project).exclude(status=Assignment.Status.EXPIRED)
-              .exclude(served_as=Assignment.ServedAs.WORK))
+    served = (
+        Assignment.objects.filter(project=project)
+        .exclude(status=Assignment.Status.EXPIRED)
+        .exclude(served_as=Assignment.ServedAs.WORK)
+    )
     if rater_id is not None:
         served = served.filter(rater_id=rater_id)
     flagged = ItemFlag.objects.filter(assignment=OuterRef("pk"))
-    rows = (served.values("rater_id").annotate(n=Count("id"), flagged=Count("id", filter=Q(Exists(flagged))))
-            .values_list("rater_id", "n", "flagged").order_by())
+    rows = (
+        served.values("rater_id")
+        .annotate(n=Count("id"), flagged=Count("id", filter=Q(Exists(flagged))))
+        .values_list("rater_id", "n", "flagged")
+        .order_by()
+    )
     return {rater: ControlFlags(n, n_flagged) for rater, n, n_flagged in rows}
 
 
@@ -176,8 +195,11 @@ def _window_starts(project: Project, rater_id: int | None, last_screens: int) ->
     ``last_screens``-th latest of them was completed. One query."""
     done = Assignment.objects.filter(project=project, status=Assignment.Status.DONE)
     if rater_id is not None:
-        start = (done.filter(rater_id=rater_id).order_by("-completed_at")
-                 .values_list("completed_at", flat=True)[last_screens - 1:last_screens])
+        start = (
+            done.filter(rater_id=rater_id)
+            .order_by("-completed_at")
+            .values_list("completed_at", flat=True)[last_screens - 1 : last_screens]
+        )
         return {rater_id: start[0]} if start else {}
     ranked = done.annotate(rank=Window(RowNumber(), partition_by=F("rater_id"), order_by=F("completed_at").desc()))
     return dict(ranked.filter(rank=last_screens).values_list("rater_id", "completed_at"))
@@ -195,13 +217,16 @@ def _screens(project: Project, rater_id: int | None, last_screens: int | None = 
     if last_screens:
         starts = _window_starts(project, rater_id, last_screens)
         if starts:  # raters with fewer screens are read whole
-            judgments = judgments.filter(functools.reduce(
-                operator.or_, (Q(rater_id=r, submitted_at__gte=start) for r, start in starts.items()),
-                ~Q(rater_id__in=list(starts))))
-    rows = (judgments
-            .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "label", "shown_order",
-                         "duration_ms")
-            .order_by("rater_id", "submitted_at", "item_id", "criterion_id", "output_id"))
+            judgments = judgments.filter(
+                functools.reduce(
+                    operator.or_,
+                    (Q(rater_id=r, submitted_at__gte=start) for r, start in starts.items()),
+                    ~Q(rater_id__in=list(starts)),
+                )
+            )
+    rows = judgments.values_list(
+        "rater_id", "item_id", "criterion_id", "output__system", "value", "label", "shown_order", "duration_ms"
+    ).order_by("rater_id", "submitted_at", "item_id", "criterion_id", "output_id")
     screens: dict[int, list] = defaultdict(list)
     last = None
     for rater, item_id, criterion_id, system, value, label, shown, duration in rows:
@@ -237,8 +262,14 @@ def _run_lengths(answers: list[tuple]) -> tuple[int, int]:
     return longest, run
 
 
-def behaviour_flags(project: Project, rules: QcRules | None, *, rater_id: int | None = None,
-                    last_screens: int | None = None, idle_leases: bool = True) -> dict[int, BehaviourFlags]:
+def behaviour_flags(
+    project: Project,
+    rules: QcRules | None,
+    *,
+    rater_id: int | None = None,
+    last_screens: int | None = None,
+    idle_leases: bool = True,
+) -> dict[int, BehaviourFlags]:
     """Per rater: screens answered faster than the rules' minimum (overall and in the last SPEED_WINDOW),
     the longest and current runs of identical screens (straight-lining), and (with ``idle_leases``, which
     no rule reads) leases left to expire. ``last_screens`` limits the counts to about each rater's latest
@@ -277,9 +308,16 @@ class PositionBias:
     def as_dict(self) -> dict:
         decided = self.first_wins + self.other_wins
         p = position_bias_test(self.first_wins, decided, self.chance) if decided else None
-        return {"n": self.n, "first_wins": self.first_wins, "other_wins": self.other_wins, "ties": self.ties,
-                "first_share": self.first_wins / decided if decided else None,
-                "tie_rate": self.ties / self.n if self.n else None, "chance": self.chance, "p_value": p}
+        return {
+            "n": self.n,
+            "first_wins": self.first_wins,
+            "other_wins": self.other_wins,
+            "ties": self.ties,
+            "first_share": self.first_wins / decided if decided else None,
+            "tie_rate": self.ties / self.n if self.n else None,
+            "chance": self.chance,
+            "p_value": p,
+        }
 
 
 def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, PositionBias]]:
@@ -295,8 +333,11 @@ def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, Posi
         return None, {}
     overall, per_rater = PositionBias(), {}
     if kind == LEFT_WINS:
-        rows = (Judgment.objects.filter(project=project, is_current=True)
-                .values_list("rater_id", "label", "shown_order").order_by())
+        rows = (
+            Judgment.objects.filter(project=project, is_current=True)
+            .values_list("rater_id", "label", "shown_order")
+            .order_by()
+        )
         for rater, label, shown in rows.iterator(chunk_size=5000):
             if len(shown) < 2:
                 continue
@@ -308,9 +349,11 @@ def position_bias(project: Project) -> tuple[PositionBias | None, dict[int, Posi
                 else:
                     bias.other_wins += 1
         return overall, per_rater
-    rows = (Judgment.objects.filter(project=project, is_current=True)
-            .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "shown_order")
-            .order_by("rater_id", "item_id", "criterion_id"))
+    rows = (
+        Judgment.objects.filter(project=project, is_current=True)
+        .values_list("rater_id", "item_id", "criterion_id", "output__system", "value", "shown_order")
+        .order_by("rater_id", "item_id", "criterion_id")
+    )
     groups: dict[tuple, list] = defaultdict(list)
     for rater, item_id, criterion_id, system, value, shown in rows.iterator(chunk_size=5000):
         groups[(rater, item_id, criterion_id)].append((system, value, shown))
@@ -364,11 +407,18 @@ class DegradedCheck:
         return None
 
     def as_dict(self) -> dict:
-        return {"n_controls": self.n_controls, "n_degraded_scores": len(self.degraded),
-                "n_original_scores": len(self.originals), "intact_wins": self.intact_wins,
-                "degraded_wins": self.degraded_wins, "ties": self.ties, "marked": self.marked,
-                "marked_only_in_copy": self.marked_only_in_copy,
-                "marked_only_in_original": self.marked_only_in_original, "p_value": self.p_value}
+        return {
+            "n_controls": self.n_controls,
+            "n_degraded_scores": len(self.degraded),
+            "n_original_scores": len(self.originals),
+            "intact_wins": self.intact_wins,
+            "degraded_wins": self.degraded_wins,
+            "ties": self.ties,
+            "marked": self.marked,
+            "marked_only_in_copy": self.marked_only_in_copy,
+            "marked_only_in_original": self.marked_only_in_original,
+            "p_value": self.p_value,
+        }
 
 
 def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int, DegradedCheck]:
@@ -379,16 +429,18 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
     with the same rater's scores of the originals (same output system and criterion) by a one-sided
     Mann–Whitney U test. pairwise: how often the intact side beat its damaged version.
     """
-    judgments = Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
-                                        item__repeat_of__isnull=True)
+    judgments = Judgment.objects.filter(
+        project=project, is_current=True, item__gold__isnull=True, item__repeat_of__isnull=True
+    )
     if rater_id is not None:
         judgments = judgments.filter(rater_id=rater_id)
     out: dict[int, DegradedCheck] = {}
     if REGISTRY[project.task_type].reads_texts:
         return _degraded_marks(project, judgments)
     if REGISTRY[project.task_type].values.kind == OUTCOME:
-        rows = judgments.filter(item__degraded_from__isnull=False).values_list("rater_id", "item_id", "label",
-                                                                              "output__system")
+        rows = judgments.filter(item__degraded_from__isnull=False).values_list(
+            "rater_id", "item_id", "label", "output__system"
+        )
         for rater, _item, label, first_system in rows.order_by():
             check = out.setdefault(rater, DegradedCheck())
             check.n_controls += 1
@@ -399,8 +451,11 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
             else:
                 check.degraded_wins += 1
         return out
-    rows = list(judgments.values_list("rater_id", "criterion_id", "item_id", "item__degraded_from_id",
-                                      "output__system", "value").order_by())
+    rows = list(
+        judgments.values_list(
+            "rater_id", "criterion_id", "item_id", "item__degraded_from_id", "output__system", "value"
+        ).order_by()
+    )
     if not any(row[3] for row in rows):
         return out
     by_rater_criterion: dict[tuple, list[float]] = defaultdict(list)
@@ -431,15 +486,25 @@ def _degraded_marks(project: Project, judgments) -> dict[int, DegradedCheck]:
     """Per rater, whether their spans on degraded copies mark the damage (the task type's damage_marked), beside
     whether their spans on the originals mark the same place."""
     task_type = REGISTRY[project.task_type]
-    copies = list(judgments.filter(item__degraded_from__isnull=False).values_list(
-        "id", "rater_id", "item_id", "item__degraded_from_id", "criterion_id", "output__system", "output__text"))
+    copies = list(
+        judgments.filter(item__degraded_from__isnull=False).values_list(
+            "id", "rater_id", "item_id", "item__degraded_from_id", "criterion_id", "output__system", "output__text"
+        )
+    )
     if not copies:
         return {}
-    originals = {(r, i, c, s): (j, text) for j, r, i, c, s, text in judgments.filter(
-        item_id__in={row[3] for row in copies}).values_list("id", "rater_id", "item_id", "criterion_id",
-                                                             "output__system", "output__text")}
-    texts = dict(((i, s), t) for i, s, t in Output.objects.filter(item_id__in={row[3] for row in copies})
-                 .values_list("item_id", "system", "text"))
+    originals = {
+        (r, i, c, s): (j, text)
+        for j, r, i, c, s, text in judgments.filter(item_id__in={row[3] for row in copies}).values_list(
+            "id", "rater_id", "item_id", "criterion_id", "output__system", "output__text"
+        )
+    }
+    texts = dict(
+        ((i, s), t)
+        for i, s, t in Output.objects.filter(item_id__in={row[3] for row in copies}).values_list(
+            "item_id", "system", "text"
+        )
+    )
     spans = spans_by_judgment([row[0] for row in copies] + [j for j, _ in originals.values()])
     out: dict[int, DegradedCheck] = {}
     seen: dict[int, set] = defaultdict(set)
@@ -448,8 +513,9 @@ def _degraded_marks(project: Project, judgments) -> dict[int, DegradedCheck]:
         seen[rater].add(item)
         check.n_controls = len(seen[rater])
         original = originals.get((rater, original_item, criterion, system))
-        in_copy, in_original = task_type.damage_marked(texts[original_item, system], text, spans.get(judgment, ()),
-                                                       spans.get(original[0], ()) if original else ())
+        in_copy, in_original = task_type.damage_marked(
+            texts[original_item, system], text, spans.get(judgment, ()), spans.get(original[0], ()) if original else ()
+        )
         check.marked += in_copy
         if original is not None and in_copy != in_original:
             check.marked_only_in_copy += in_copy
@@ -465,18 +531,34 @@ class RepeatConsistency:
     decided: int = 0  # pairwise: pairs of answers where neither was a tie
 
     def as_dict(self) -> dict:
-        return {"n": self.n, "consistency": self.same / self.n if self.n else None,
-                "flips": self.flips, "flip_rate": self.flips / self.decided if self.decided else None}
+        return {
+            "n": self.n,
+            "consistency": self.same / self.n if self.n else None,
+            "flips": self.flips,
+            "flip_rate": self.flips / self.decided if self.decided else None,
+        }
 
 
 def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
     """Per rater, how often a repeat got the same answer as its original: the same category (likert), the
     same outcome (pairwise, whose sides were swapped; a flip is a win turned into a loss), or a slider within
     a tenth of the scale (rankme; with a modulus, a tenth of the log slider: scores within a factor of 2.5)."""
-    rows = (Judgment.objects.filter(project=project, is_current=True, item__gold__isnull=True,
-                                    item__degraded_from__isnull=True)
-            .values_list("rater_id", "item_id", "item__repeat_of_id", "criterion_id", "output__system", "value",
-                         "criterion__scale_min", "criterion__scale_max").order_by())
+    rows = (
+        Judgment.objects.filter(
+            project=project, is_current=True, item__gold__isnull=True, item__degraded_from__isnull=True
+        )
+        .values_list(
+            "rater_id",
+            "item_id",
+            "item__repeat_of_id",
+            "criterion_id",
+            "output__system",
+            "value",
+            "criterion__scale_min",
+            "criterion__scale_max",
+        )
+        .order_by()
+    )
     originals, repeats = {}, []
     for rater, item, repeat_of, criterion, system, value, low, high in rows:
         if repeat_of is None:
@@ -502,8 +584,11 @@ def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
 def rater_quality_report(project: Project) -> dict:
     """Everything the lead's rater page and the QC API show, per rater (members with the rater role)."""
     rules = qc_rules_current(project)
-    members = list(Membership.objects.filter(project=project, role=Membership.Role.RATER)
-                   .select_related("user").order_by("user__username"))
+    members = list(
+        Membership.objects.filter(project=project, role=Membership.Role.RATER)
+        .select_related("user")
+        .order_by("user__username")
+    )
     accuracy = gold_accuracy(project)
     flags = behaviour_flags(project, rules)
     overall, bias = position_bias(project)
@@ -518,25 +603,43 @@ def rater_quality_report(project: Project) -> dict:
     raters = []
     for m in members:
         acc = accuracy.get(m.user_id)
-        raters.append({
-            "rater": m.external_name or m.user.username, "username": m.user.username, "user_id": m.user_id,
-            "is_paused": m.is_paused, "is_excluded": m.user_id in excluded,
-            "gold": acc.as_dict() if acc else GoldAccuracy().as_dict(),
-            "flags": flags.get(m.user_id, BehaviourFlags()).as_dict(),
-            "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,
-            "degraded": degraded[m.user_id].as_dict() if m.user_id in degraded else None,
-            "repeats": repeats[m.user_id].as_dict() if m.user_id in repeats else None,
-            "control_flags": flagged.get(m.user_id, ControlFlags(0, 0)).as_dict(),
-            "qualification": ({"passed": gate[m.user_id].passed, "admitted": gate[m.user_id].admitted,
-                               "right": gate[m.user_id].n_right, "screens": gate[m.user_id].n_screens}
-                              if m.user_id in gate else None),
-            "last_action": last_actions.get(m.user_id),
-        })
+        raters.append(
+            {
+                "rater": m.external_name or m.user.username,
+                "username": m.user.username,
+                "user_id": m.user_id,
+                "is_paused": m.is_paused,
+                "is_excluded": m.user_id in excluded,
+                "gold": acc.as_dict() if acc else GoldAccuracy().as_dict(),
+                "flags": flags.get(m.user_id, BehaviourFlags()).as_dict(),
+                "position_bias": bias[m.user_id].as_dict() if m.user_id in bias else None,
+                "degraded": degraded[m.user_id].as_dict() if m.user_id in degraded else None,
+                "repeats": repeats[m.user_id].as_dict() if m.user_id in repeats else None,
+                "control_flags": flagged.get(m.user_id, ControlFlags(0, 0)).as_dict(),
+                "qualification": (
+                    {
+                        "passed": gate[m.user_id].passed,
+                        "admitted": gate[m.user_id].admitted,
+                        "right": gate[m.user_id].n_right,
+                        "screens": gate[m.user_id].n_screens,
+                    }
+                    if m.user_id in gate
+                    else None
+                ),
+                "last_action": last_actions.get(m.user_id),
+            }
+        )
     members_ids = {m.user_id for m in members}
     # Excluded raters who have left the team: their exclusion still holds, and a lead can lift it.
-    former = [{"username": e.rater.username, "user_id": e.rater_id, "excluded_at": e.created_at}
-              for e in RaterExclusion.objects.filter(project=project).select_related("rater").order_by("created_at")
-              if e.rater_id not in members_ids]
-    return {"rules": rules, "raters": raters, "former_excluded": former,
-            "position_bias": overall.as_dict() if overall is not None else None,
-            "position_bias_note": REGISTRY[project.task_type].position_bias_note}
+    former = [
+        {"username": e.rater.username, "user_id": e.rater_id, "excluded_at": e.created_at}
+        for e in RaterExclusion.objects.filter(project=project).select_related("rater").order_by("created_at")
+        if e.rater_id not in members_ids
+    ]
+    return {
+        "rules": rules,
+        "raters": raters,
+        "former_excluded": former,
+        "position_bias": overall.as_dict() if overall is not None else None,
+        "position_bias_note": REGISTRY[project.task_type].position_bias_note,
+    }

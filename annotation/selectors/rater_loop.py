@@ -6,6 +6,7 @@ machine; BENCHMARKS.md, "Rater loop"). Each returns model instances built with `
 the ORM builds them, with only the fields the loop uses loaded (the others load on access).
 The SQL is portable: on SQLite, where IMMEDIATE transactions serialise writers, FOR UPDATE is left out.
 """
+
 import functools
 import json
 
@@ -20,16 +21,50 @@ def _in_model_order(model, names: set[str]) -> tuple[str, ...]:
     return tuple(f.attname for f in model._meta.concrete_fields if f.attname in names)
 
 
-PROJECT_FIELDS = _in_model_order(Project, {"id", "name", "task_type", "status", "gold_rate", "lease_seconds",
-                                           "show_reference", "training_items", "repeat_rate", "rankme_modulus",
-                                           "randomise_output_order", "n_degraded", "training_pass_mark",
-                                           "max_screens_per_rater", "plan_size", "plan_claimed_mask",
-                                           "archived_at", "task_config", "adjudicate", "adjudication_threshold",
-                                           "profile_consent"})
-MEMBERSHIP_FIELDS = _in_model_order(Membership, {"id", "project_id", "user_id", "role", "is_paused", "left_balance",
-                                                 "max_screens", "plan_position", "order_seed", "screens_counted"})
-CRITERION_FIELDS = _in_model_order(Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max",
-                                               "labels", "help_text"})
+PROJECT_FIELDS = _in_model_order(
+    Project,
+    {
+        "id",
+        "name",
+        "task_type",
+        "status",
+        "gold_rate",
+        "lease_seconds",
+        "show_reference",
+        "training_items",
+        "repeat_rate",
+        "rankme_modulus",
+        "randomise_output_order",
+        "n_degraded",
+        "training_pass_mark",
+        "max_screens_per_rater",
+        "plan_size",
+        "plan_claimed_mask",
+        "archived_at",
+        "task_config",
+        "adjudicate",
+        "adjudication_threshold",
+        "profile_consent",
+    },
+)
+MEMBERSHIP_FIELDS = _in_model_order(
+    Membership,
+    {
+        "id",
+        "project_id",
+        "user_id",
+        "role",
+        "is_paused",
+        "left_balance",
+        "max_screens",
+        "plan_position",
+        "order_seed",
+        "screens_counted",
+    },
+)
+CRITERION_FIELDS = _in_model_order(
+    Criterion, {"id", "project_id", "name", "position", "scale_min", "scale_max", "labels", "help_text"}
+)
 
 
 def _q(name: str) -> str:
@@ -81,16 +116,20 @@ def project_lock_shared(project_id: int) -> None:
 @functools.cache
 def _membership_sql(lock: bool) -> str:
     if not lock:
-        return (f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
-                f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
-                f"WHERE m.project_id = %s AND m.user_id = %s")
+        return (
+            f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
+            f"FROM {Membership._meta.db_table} m JOIN {Project._meta.db_table} p ON p.id = m.project_id "
+            f"WHERE m.project_id = %s AND m.user_id = %s"
+        )
     # The lock order of annotation.services.assignment: the project row (shared), then the membership row.
     # The membership's condition reads the project's CTE, so that lock is taken first whatever the plan.
-    return (f"WITH p AS (SELECT {_columns('p', PROJECT_FIELDS)} FROM {Project._meta.db_table} p "
-            f"WHERE p.id = %s{_for_key_share()}) "
-            f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
-            f"FROM {Membership._meta.db_table} m JOIN p ON p.id = m.project_id "
-            f"WHERE m.project_id = (SELECT id FROM p) AND m.user_id = %s" + _for_update("m"))
+    return (
+        f"WITH p AS (SELECT {_columns('p', PROJECT_FIELDS)} FROM {Project._meta.db_table} p "
+        f"WHERE p.id = %s{_for_key_share()}) "
+        f"SELECT {_columns('m', MEMBERSHIP_FIELDS)}, {_columns('p', PROJECT_FIELDS)} "
+        f"FROM {Membership._meta.db_table} m JOIN p ON p.id = m.project_id "
+        f"WHERE m.project_id = (SELECT id FROM p) AND m.user_id = %s" + _for_update("m")
+    )
 
 
 def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Membership | None:
@@ -109,25 +148,37 @@ def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Mem
 
 @functools.cache
 def _current_sql() -> str:
-    return (f'SELECT a.*, i.input AS item_input, i.turns AS item_turns, i.{_q("references")} AS item_references '
-            f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
-            # A rater holds two leases at most (the current screen and the one leased ahead). Ordered by
-            # ``id + 0``, not ``id``: an order the primary key gives would invite a walk of it.
-            f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
-            f"ORDER BY a.id + 0 LIMIT 2")
+    return (
+        f"SELECT a.*, i.input AS item_input, i.turns AS item_turns, i.{_q('references')} AS item_references "
+        f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+        # A rater holds two leases at most (the current screen and the one leased ahead). Ordered by
+        # ``id + 0``, not ``id``: an order the primary key gives would invite a walk of it.
+        f"WHERE a.project_id = %s AND a.rater_id = %s AND a.status = %s AND a.expires_at > %s "
+        f"ORDER BY a.id + 0 LIMIT 2"
+    )
 
 
 def assignments_running(*, project: Project, rater_id: int, now) -> list[Assignment]:
     """The rater's active assignments whose lease still runs, oldest first (the current screen, then the one
     leased ahead), with the screen fields of their items."""
-    found = list(Assignment.objects.raw(
-        _current_sql(),
-        [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)]))
+    found = list(
+        Assignment.objects.raw(
+            _current_sql(),
+            [project.pk, rater_id, Assignment.Status.ACTIVE, connection.ops.adapt_datetimefield_value(now)],
+        )
+    )
     for assignment in found:
         assignment.project = project
-        assignment.item = Item.from_db(connection.alias, ("id", "input", "turns", "references"),
-                                       (assignment.item_id, assignment.item_input, _json(assignment.item_turns),
-                                        _json(assignment.item_references)))
+        assignment.item = Item.from_db(
+            connection.alias,
+            ("id", "input", "turns", "references"),
+            (
+                assignment.item_id,
+                assignment.item_input,
+                _json(assignment.item_turns),
+                _json(assignment.item_references),
+            ),
+        )
     return found
 
 
@@ -144,16 +195,18 @@ def _locked_sql() -> str:
     # project's, so the project is locked first; the CTEs' locks are taken when the join below reads
     # them, before the outer FOR UPDATE locks the assignment row the join returned.
     assignments, memberships = Assignment._meta.db_table, Membership._meta.db_table
-    return (f"WITH pl AS (SELECT id FROM {Project._meta.db_table} "
-            f"WHERE id = (SELECT project_id FROM {assignments} WHERE id = %s){_for_key_share()}), "
-            f"m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused "
-            f"FROM {memberships} m WHERE m.user_id = %s "
-            f"AND m.project_id = (SELECT id FROM pl){_for_update('m')}) "
-            f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
-            f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
-            f"FROM {assignments} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
-            f"LEFT JOIN m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
-            f"WHERE a.id = %s" + _for_update("a"))
+    return (
+        f"WITH pl AS (SELECT id FROM {Project._meta.db_table} "
+        f"WHERE id = (SELECT project_id FROM {assignments} WHERE id = %s){_for_key_share()}), "
+        f"m AS (SELECT m.project_id, m.user_id, m.role, m.is_paused "
+        f"FROM {memberships} m WHERE m.user_id = %s "
+        f"AND m.project_id = (SELECT id FROM pl){_for_update('m')}) "
+        f"SELECT a.*, m.role AS member_role, m.is_paused AS member_paused, "
+        f"{', '.join(f'p.{_q(f)} AS p_{f}' for f in PROJECT_FIELDS)} "
+        f"FROM {assignments} a JOIN {Project._meta.db_table} p ON p.id = a.project_id "
+        f"LEFT JOIN m ON m.project_id = a.project_id AND m.user_id = a.rater_id "
+        f"WHERE a.id = %s" + _for_update("a")
+    )
 
 
 def assignment_locked(*, assignment_id: int, rater_id: int) -> tuple[Assignment, str | None, bool] | None:
@@ -170,37 +223,52 @@ def assignment_locked(*, assignment_id: int, rater_id: int) -> tuple[Assignment,
 
 def criteria_of(project_id: int) -> list[Criterion]:
     labels = CRITERION_FIELDS.index("labels")
-    return [Criterion.from_db(connection.alias, CRITERION_FIELDS,
-                              (*row[:labels], _json(row[labels]) or [], *row[labels + 1:]))
-            for row in _fetch(_criteria_sql(), [project_id])]
+    return [
+        Criterion.from_db(
+            connection.alias, CRITERION_FIELDS, (*row[:labels], _json(row[labels]) or [], *row[labels + 1 :])
+        )
+        for row in _fetch(_criteria_sql(), [project_id])
+    ]
 
 
 @functools.cache
 def _criteria_sql() -> str:
-    return (f"SELECT {_columns('c', CRITERION_FIELDS)} FROM {Criterion._meta.db_table} c "
-            f"WHERE c.project_id = %s ORDER BY c.position, c.id")
+    return (
+        f"SELECT {_columns('c', CRITERION_FIELDS)} FROM {Criterion._meta.db_table} c "
+        f"WHERE c.project_id = %s ORDER BY c.position, c.id"
+    )
 
 
 def proposals_of(item_id: int) -> dict[int, tuple[Proposal, ...]]:
     """The models' proposed spans on the item's outputs, by output id, in the order a screen lists them."""
     out = {}
     for output_id, *fields in _fetch(
-            f"SELECT p.output_id, p.id, p.side, p.start, p.{_q('end')}, p.severity, p.category "
-            f"FROM {ProposedSpan._meta.db_table} p JOIN {Output._meta.db_table} o ON o.id = p.output_id "
-            f"WHERE o.item_id = %s ORDER BY p.output_id, p.side, p.start, p.{_q('end')}, p.id", [item_id]):
+        f"SELECT p.output_id, p.id, p.side, p.start, p.{_q('end')}, p.severity, p.category "
+        f"FROM {ProposedSpan._meta.db_table} p JOIN {Output._meta.db_table} o ON o.id = p.output_id "
+        f"WHERE o.item_id = %s ORDER BY p.output_id, p.side, p.start, p.{_q('end')}, p.id",
+        [item_id],
+    ):
         out.setdefault(output_id, []).append(Proposal(*fields))
     return {k: tuple(v) for k, v in out.items()}
 
 
 def outputs_of(item_id: int) -> list[tuple[int, int, str, str]]:
     """(id, position, system, text) of the item's outputs, in imported order."""
-    return _fetch(f"SELECT o.id, o.position, o.system, o.text FROM {Output._meta.db_table} o "
-                  f"WHERE o.item_id = %s ORDER BY o.position", [item_id])
+    return _fetch(
+        f"SELECT o.id, o.position, o.system, o.text FROM {Output._meta.db_table} o "
+        f"WHERE o.item_id = %s ORDER BY o.position",
+        [item_id],
+    )
 
 
 def screen_outputs_of(item_id: int) -> list[tuple[int, int, str, str, list[dict] | None]]:
     """(id, position, system, text, turns) of the item's outputs, in imported order: what a screen shows
     (turns: a whole-conversation output's, else None)."""
-    return [(*row, _json(turns)) for *row, turns in _fetch(
-        f"SELECT o.id, o.position, o.system, o.text, o.turns FROM {Output._meta.db_table} o "
-        f"WHERE o.item_id = %s ORDER BY o.position", [item_id])]
+    return [
+        (*row, _json(turns))
+        for *row, turns in _fetch(
+            f"SELECT o.id, o.position, o.system, o.text, o.turns FROM {Output._meta.db_table} o "
+            f"WHERE o.item_id = %s ORDER BY o.position",
+            [item_id],
+        )
+    ]

@@ -12,6 +12,7 @@ shares with the place's partners what the design planned (given away at once, th
 free, and the pairs of the place planned to overlap would share less).
 Expired leases return as before (annotation.services.assignment).
 """
+
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
@@ -28,8 +29,14 @@ from .adaptive_allocation import adaptive_design_check
 from .allocation_places import allocation_place_vacate
 from .assignment import assignment_leases_release
 
-SETTINGS = ("max_screens_per_rater", "expected_screens_per_rater", "planned_raters", "min_pair_overlap",
-            "replan_excluded_judgments", "vacated_hold_minutes")
+SETTINGS = (
+    "max_screens_per_rater",
+    "expected_screens_per_rater",
+    "planned_raters",
+    "min_pair_overlap",
+    "replan_excluded_judgments",
+    "vacated_hold_minutes",
+)
 # A vacated place's shared units wait at most this long (a week) for the rater taking it over.
 MAX_HOLD_MINUTES = 7 * 24 * 60
 BATCH_SIZE = 2000
@@ -39,8 +46,11 @@ def allocation_plan_apply(*, project: Project) -> int:
     """Plans the project's work items for the places of its design anew (their masks), in id order; returns
     the number of places (0: no design, every item open to every rater)."""
     targets = work_targets(project)
-    places = allocation_places(planned_raters=project.planned_raters, max_screens=project.max_screens_per_rater,
-                               n_slots=sum(t for _, t in targets))
+    places = allocation_places(
+        planned_raters=project.planned_raters,
+        max_screens=project.max_screens_per_rater,
+        n_slots=sum(t for _, t in targets),
+    )
     masks = item_masks([t for _, t in targets], places=places, min_pair_overlap=project.min_pair_overlap)
     by_mask: dict[int, list[int]] = {}
     for (pk, _), mask in zip(targets, masks, strict=True):
@@ -50,7 +60,7 @@ def allocation_plan_apply(*, project: Project) -> int:
         for mask, ids in by_mask.items():
             if mask:
                 for start in range(0, len(ids), BATCH_SIZE):
-                    Item.objects.filter(pk__in=ids[start:start + BATCH_SIZE]).update(plan_mask=mask)
+                    Item.objects.filter(pk__in=ids[start : start + BATCH_SIZE]).update(plan_mask=mask)
         # Places beyond the new design's are no place: their raters take a free one on their next screen.
         Membership.objects.filter(project=project, plan_position__gte=places).update(plan_position=None)
         claimed = project.plan_claimed_mask & ((1 << places) - 1)
@@ -77,8 +87,9 @@ def _positive_or_none(name: str, value) -> int | None:
 def _settings_check(fields: dict) -> dict:
     unknown = sorted(set(fields) - set(SETTINGS))
     if unknown:
-        raise ValidationError({name: f"not an allocation setting; choose from {', '.join(SETTINGS)}"
-                               for name in unknown})
+        raise ValidationError(
+            {name: f"not an allocation setting; choose from {', '.join(SETTINGS)}" for name in unknown}
+        )
     clean = {}
     for name in ("max_screens_per_rater", "expected_screens_per_rater", "planned_raters"):
         if name in fields:
@@ -93,8 +104,9 @@ def _settings_check(fields: dict) -> dict:
     if "vacated_hold_minutes" in fields:
         value = fields["vacated_hold_minutes"]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_HOLD_MINUTES:
-            raise ValidationError({"vacated_hold_minutes": f"a whole number of minutes from 0 to {MAX_HOLD_MINUTES}; "
-                                                           f"got {value!r}"})
+            raise ValidationError(
+                {"vacated_hold_minutes": f"a whole number of minutes from 0 to {MAX_HOLD_MINUTES}; got {value!r}"}
+            )
         clean["vacated_hold_minutes"] = value
     if "replan_excluded_judgments" in fields:
         if not isinstance(fields["replan_excluded_judgments"], bool):
@@ -116,13 +128,21 @@ def allocation_settings_update(*, project: Project, by, **fields) -> Project:
     changed = {name: value for name, value in clean.items() if getattr(project, name) != value}
     for name, value in clean.items():
         setattr(project, name, value)
-    _quota_pair_check(project.max_screens_per_rater, project.expected_screens_per_rater,
-                      names=("max_screens_per_rater", "expected_screens_per_rater"))
+    _quota_pair_check(
+        project.max_screens_per_rater,
+        project.expected_screens_per_rater,
+        names=("max_screens_per_rater", "expected_screens_per_rater"),
+    )
     adaptive_design_check(project)
     project.save(update_fields=list(clean) or None)
     places = allocation_plan_apply(project=project)
-    audit_record(actor=by, action="allocation.update", project=project, target=project.name,
-                 detail={"changed": changed, "places": places})
+    audit_record(
+        actor=by,
+        action="allocation.update",
+        project=project,
+        target=project.name,
+        detail={"changed": changed, "places": places},
+    )
     return project
 
 
@@ -137,8 +157,13 @@ def allocation_rater_quota_set(*, project: Project, rater, by, max_screens=None,
         raise ValidationError({"rater": f"{rater} is not a rater of this project"})
     membership.max_screens, membership.expected_screens = max_screens, expected_screens
     membership.save(update_fields=["max_screens", "expected_screens"])
-    audit_record(actor=by, action="allocation.rater_quota", project=project, target=rater.username,
-                 detail={"max_screens": max_screens, "expected_screens": expected_screens})
+    audit_record(
+        actor=by,
+        action="allocation.rater_quota",
+        project=project,
+        target=rater.username,
+        detail={"max_screens": max_screens, "expected_screens": expected_screens},
+    )
     return membership
 
 
@@ -156,14 +181,20 @@ class AllocationRelease:
     def message(self) -> str:
         parts = [f"{self.leases} item{'s' if self.leases != 1 else ''} {self.rater} held went back to the pool"]
         if self.judged_slots:
-            parts.append(f"{self.judged_slots} item{'s' if self.judged_slots != 1 else ''} they judged want one "
-                         "more rater")
+            parts.append(
+                f"{self.judged_slots} item{'s' if self.judged_slots != 1 else ''} they judged want one more rater"
+            )
         if self.place is not None:
-            held = (f"its units shared with other raters wait {self.hold_minutes} minute"
-                    f"{'s' if self.hold_minutes != 1 else ''} for that rater, its other work" if self.hold_minutes
-                    else "its work")
-            parts.append(f"their place {self.place + 1} of the design is open: the next rater to join takes it; "
-                         f"{held} goes to raters with quota left meanwhile")
+            held = (
+                f"its units shared with other raters wait {self.hold_minutes} minute"
+                f"{'s' if self.hold_minutes != 1 else ''} for that rater, its other work"
+                if self.hold_minutes
+                else "its work"
+            )
+            parts.append(
+                f"their place {self.place + 1} of the design is open: the next rater to join takes it; "
+                f"{held} goes to raters with quota left meanwhile"
+            )
         return "Re-planned: " + "; ".join(parts) + "."
 
     def as_evidence(self) -> dict:
@@ -179,16 +210,29 @@ def allocation_rater_release(*, project: Project, membership: Membership, judged
     if place is not None:  # vacated: taken once (the project's claimed mask), held by no one
         # First: the places lock comes before assignment and item rows (annotation.services.assignment)
         allocation_place_vacate(project=project, membership=membership, now=timezone.now())
-    leases = list(Assignment.objects.select_for_update()
-                  .filter(project=project, rater_id=membership.user_id, status=Assignment.Status.ACTIVE)
-                  .order_by().values_list("id", "item_id"))
+    leases = list(
+        Assignment.objects.select_for_update()
+        .filter(project=project, rater_id=membership.user_id, status=Assignment.Status.ACTIVE)
+        .order_by()
+        .values_list("id", "item_id")
+    )
     assignment_leases_release(leases)
     judged = []
     if judged_too:
-        judged = sorted(Assignment.objects.filter(
-            project=project, rater_id=membership.user_id, status=Assignment.Status.DONE,
-            served_as__in=[Assignment.ServedAs.WORK, Assignment.ServedAs.DEGRADED]).values_list("item_id", flat=True))
+        judged = sorted(
+            Assignment.objects.filter(
+                project=project,
+                rater_id=membership.user_id,
+                status=Assignment.Status.DONE,
+                served_as__in=[Assignment.ServedAs.WORK, Assignment.ServedAs.DEGRADED],
+            ).values_list("item_id", flat=True)
+        )
         for start in range(0, len(judged), BATCH_SIZE):  # items in id order, the lock order
-            Item.objects.filter(pk__in=judged[start:start + BATCH_SIZE]).update(n_target=F("n_target") + 1)
-    return AllocationRelease(rater=membership.user.username, leases=len(leases), judged_slots=len(judged),
-                             place=place, hold_minutes=project.vacated_hold_minutes)
+            Item.objects.filter(pk__in=judged[start : start + BATCH_SIZE]).update(n_target=F("n_target") + 1)
+    return AllocationRelease(
+        rater=membership.user.username,
+        leases=len(leases),
+        judged_slots=len(judged),
+        place=place,
+        hold_minutes=project.vacated_hold_minutes,
+    )

@@ -5,6 +5,7 @@ lock order of annotation.services.assignment); nothing else takes that lock, so 
 waits for it. A rater leaving vacates their place by clearing it on their own membership row, and records when on
 the project row under the same lock (a vacated place's shared units wait that long for the rater taking it over).
 """
+
 import zlib
 from datetime import datetime
 

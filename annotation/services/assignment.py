@@ -165,11 +165,14 @@ def rater_profile_check(*, project: Project, membership: Membership) -> None:
         return
     consented = RaterProfile.objects.filter(membership=membership).values_list("consented", flat=True).first()
     if consented is None:
-        raise ProfileNeeded("Please answer the project's profile form first (GET and POST "
-                            f"/api/v1/projects/{project.pk}/profile/).")
+        raise ProfileNeeded(
+            f"Please answer the project's profile form first (GET and POST /api/v1/projects/{project.pk}/profile/)."
+        )
     if not consented:
-        raise ProfileDeclined("You declined the project's profile form, so it serves you no items. You can "
-                              "answer it again if you change your mind.")
+        raise ProfileDeclined(
+            "You declined the project's profile form, so it serves you no items. You can "
+            "answer it again if you change your mind."
+        )
 
 
 def rater_membership_check(*, project_id: int, rater, lock: bool = False) -> Membership:
@@ -299,8 +302,10 @@ _VACATED_FREE = (
 
 
 # Adaptive allocation: the item's outputs are the drawn pair's two systems (params: the two names).
-_PAIRED = ("EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s) "
-           "AND EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s)")
+_PAIRED = (
+    "EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s) "
+    "AND EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s)"
+)
 
 
 @functools.cache
@@ -379,8 +384,9 @@ def _vacated_filter(project: Project, now: datetime) -> PlanFilter | None:
     return PlanFilter("vacated", (vacated, awaited, places_holding(project, vacated, now)))
 
 
-def _lease_open_item(project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None,
-                     pair: tuple[str, str] | None = None) -> Item | None:
+def _lease_open_item(
+    project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None, pair: tuple[str, str] | None = None
+) -> Item | None:
     """Takes a slot on the first item open to the rater in their order ``order`` (order_key_params), started
     items first; one statement per queue, and one more when the untouched queue's window has nothing left.
     With ``pair`` (adaptive allocation) only an item of that pair of systems.
@@ -453,8 +459,15 @@ _PICKS = {
 }
 
 
-def _lease(kind: str, project: Project, rater, own: PlanFilter | None, order: OrderKey, now: datetime,
-           pair: tuple[str, str] | None = None) -> Item | None:
+def _lease(
+    kind: str,
+    project: Project,
+    rater,
+    own: PlanFilter | None,
+    order: OrderKey,
+    now: datetime,
+    pair: tuple[str, str] | None = None,
+) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
     place ``own`` in a designed project, then of the vacated places; of the pair of systems ``pair`` when one
     was drawn), a control picked at random. Either is one locking read and one write, so a control screen
@@ -623,8 +636,9 @@ def assignment_lease_new(
         shown_order=order,
         served_as=served_as,
         expires_at=now + timedelta(seconds=project.lease_seconds),
-        sampling_probability=(draw.probability if getattr(item, "drawn_pair", False)
-                              and served_as == Assignment.ServedAs.WORK else None),
+        sampling_probability=(
+            draw.probability if getattr(item, "drawn_pair", False) and served_as == Assignment.ServedAs.WORK else None
+        ),
     )
     assignment.screen_outputs = [outputs[p][1] for p in order]
     return assignment

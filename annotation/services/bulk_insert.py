@@ -4,6 +4,7 @@ Django's ``bulk_create`` on other databases.
 COPY is used because it is measurably faster than multi-row INSERT for the import bar
 (100,000 items with their outputs in under 10 s; see BENCHMARKS.md, "Item import").
 """
+
 import json
 from collections.abc import Sequence
 

@@ -19,6 +19,7 @@ the intact side should win.
 [1] Graham, Baldwin, Moffat, Zobel (2017), "Can machine translation systems be evaluated by the crowd
     alone?", Natural Language Engineering 23(1). https://doi.org/10.1017/S1351324915000339
 """
+
 import random
 import re
 from functools import partial
@@ -64,11 +65,11 @@ def degrade(text: str, method: str, rng: random.Random, donor: str = "") -> str:
             return degrade(text, "truncate", rng)
         start = rng.randrange(1, len(words) - span) if len(words) - span > 1 else 0  # inner: not the first word
         d = rng.randrange(0, len(donor_words) - span + 1)
-        return " ".join(words[:start] + donor_words[d:d + span] + words[start + span:])
+        return " ".join(words[:start] + donor_words[d : d + span] + words[start + span :])
     if method == "truncate":
         if len(words) < 2:
-            return text[:max(1, len(text) // 2)]
-        return " ".join(words[:len(words) // 2])
+            return text[: max(1, len(text) // 2)]
+        return " ".join(words[: len(words) // 2])
     if method == "shuffle_sentences":
         sentences = _sentences(text)
         if len(sentences) >= 2 and len(set(sentences)) >= 2:
@@ -77,7 +78,7 @@ def degrade(text: str, method: str, rng: random.Random, donor: str = "") -> str:
     if method == "repeat_sentence":
         sentences = _sentences(text) or [text]
         k = rng.randrange(len(sentences))
-        return " ".join(sentences[:k + 1] + sentences[k:])
+        return " ".join(sentences[: k + 1] + sentences[k:])
     raise ValueError(f"unknown damage method {method!r}; the methods are {', '.join(METHODS)}")
 
 
@@ -98,14 +99,23 @@ def _copy_proposals(originals: list[Output], copies: list[Output], *, damaged: b
                 if p.start < end or (p.start == end and p.end == p.start):
                     continue
                 shift = copy_end - end
-            rows.append(ProposedSpan(output=copy, side=p.side, start=p.start + shift, end=p.end + shift,
-                                     severity=p.severity, category=p.category))
+            rows.append(
+                ProposedSpan(
+                    output=copy,
+                    side=p.side,
+                    start=p.start + shift,
+                    end=p.end + shift,
+                    severity=p.severity,
+                    category=p.category,
+                )
+            )
     ProposedSpan.objects.bulk_create(rows)
 
 
 @transaction.atomic
-def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
-                             methods: tuple[str, ...] | list[str] = METHODS, by=None) -> list[Item]:
+def degraded_controls_create(
+    *, project: Project, n: int, seed: int = 0, methods: tuple[str, ...] | list[str] = METHODS, by=None
+) -> list[Item]:
     """Adds ``n`` degraded copies of distinct real items (drawn with ``seed``), methods taken in turn.
 
     Raises ValidationError when there are too few real items, a method is unknown, or the task type's copies would
@@ -119,17 +129,22 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         raise ValidationError({"methods": f"unknown {unknown}; choose from {', '.join(METHODS)}"})
     if not 1 <= n <= MAX_CONTROLS:
         raise ValidationError({"n": f"from 1 to {MAX_CONTROLS}"})
-    originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
-                                         repeat_of__isnull=True).prefetch_related("outputs__proposed_spans")
-                     .order_by("id"))
+    originals = list(
+        Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True)
+        .prefetch_related("outputs__proposed_spans")
+        .order_by("id")
+    )
     if len(originals) < max(n, 2):
-        raise ValidationError({"n": f"the project has {len(originals)} real items; each copy needs its own "
-                                    "original and another item to borrow phrases from, so at most "
-                                    f"{len(originals) if len(originals) > 1 else 0} copies"})
+        raise ValidationError(
+            {
+                "n": f"the project has {len(originals)} real items; each copy needs its own "
+                "original and another item to borrow phrases from, so at most "
+                f"{len(originals) if len(originals) > 1 else 0} copies"
+            }
+        )
     rng, task_type = random.Random(seed), REGISTRY[project.task_type]
     chosen = rng.sample(range(len(originals)), n)
-    taken = set(Item.objects.filter(project=project, degraded_from__isnull=False)
-                .values_list("external_id", flat=True))
+    taken = set(Item.objects.filter(project=project, degraded_from__isnull=False).values_list("external_id", flat=True))
     copies = []
     for k, index in enumerate(chosen):
         original = originals[index]
@@ -140,20 +155,35 @@ def degraded_controls_create(*, project: Project, n: int, seed: int = 0,
         external_id = f"{original.external_id}~degraded-{seed}-{k}"
         if external_id in taken:
             raise ValidationError({"seed": f"copies with seed {seed} exist already; use another seed"})
-        texts = task_type.degraded_outputs([(o.system, o.text) for o in original.outputs.all()],
-                                           partial(degrade, method=method, rng=rng, donor=donor_text), DEGRADED_SUFFIX)
+        texts = task_type.degraded_outputs(
+            [(o.system, o.text) for o in original.outputs.all()],
+            partial(degrade, method=method, rng=rng, donor=donor_text),
+            DEGRADED_SUFFIX,
+        )
         copy = Item.objects.create(
-            project=project, external_id=external_id, input=original.input, turns=original.turns,
-            references=original.references, subgroup=original.subgroup, degraded_from=original,
+            project=project,
+            external_id=external_id,
+            input=original.input,
+            turns=original.turns,
+            references=original.references,
+            subgroup=original.subgroup,
+            degraded_from=original,
             n_target=max(original.n_target, 1),
-            meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed})
-        outputs = Output.objects.bulk_create([Output(item=copy, position=p, system=s, text=t)
-                                              for p, (s, t) in enumerate(texts)])
+            meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed},
+        )
+        outputs = Output.objects.bulk_create(
+            [Output(item=copy, position=p, system=s, text=t) for p, (s, t) in enumerate(texts)]
+        )
         _copy_proposals(list(original.outputs.all()), outputs, damaged=True)
         copies.append(copy)
     Project.objects.filter(pk=project.pk).update(n_degraded=F("n_degraded") + n)
-    audit_record(actor=by, action="controls.degraded_create", project=project, target=f"{n} copies",
-                 detail={"n": n, "seed": seed, "methods": list(methods)})
+    audit_record(
+        actor=by,
+        action="controls.degraded_create",
+        project=project,
+        target=f"{n} copies",
+        detail={"n": n, "seed": seed, "methods": list(methods)},
+    )
     return copies
 
 
@@ -162,9 +192,11 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) 
     """Adds repeat copies of ``n`` distinct real items (drawn with ``seed``): the same input and outputs,
     served (at the project's repeat rate) only to raters who judged the original at least
     ``REPEAT_GAP`` screens before, pairwise with the sides the rater saw swapped."""
-    originals = list(Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True,
-                                         repeat_of__isnull=True).prefetch_related("outputs__proposed_spans")
-                     .order_by("id"))
+    originals = list(
+        Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True)
+        .prefetch_related("outputs__proposed_spans")
+        .order_by("id")
+    )
     if not 1 <= n <= min(len(originals), MAX_CONTROLS):
         raise ValidationError({"n": f"from 1 to the project's {len(originals)} real items"})
     rng = random.Random(seed)
@@ -176,15 +208,27 @@ def repeat_controls_create(*, project: Project, n: int, seed: int = 0, by=None) 
         if external_id in taken:
             raise ValidationError({"seed": f"repeats with seed {seed} exist already; use another seed"})
         copy = Item.objects.create(
-            project=project, external_id=external_id, input=original.input, turns=original.turns,
-            references=original.references, subgroup=original.subgroup, repeat_of=original, n_target=0,
-            meta={"control": "repeat", "original": original.external_id, "seed": seed})
-        outputs = Output.objects.bulk_create([Output(item=copy, position=o.position, system=o.system, text=o.text,
-                                                     turns=o.turns) for o in original.outputs.all()])
+            project=project,
+            external_id=external_id,
+            input=original.input,
+            turns=original.turns,
+            references=original.references,
+            subgroup=original.subgroup,
+            repeat_of=original,
+            n_target=0,
+            meta={"control": "repeat", "original": original.external_id, "seed": seed},
+        )
+        outputs = Output.objects.bulk_create(
+            [
+                Output(item=copy, position=o.position, system=o.system, text=o.text, turns=o.turns)
+                for o in original.outputs.all()
+            ]
+        )
         _copy_proposals(list(original.outputs.all()), outputs, damaged=False)
         copies.append(copy)
-    audit_record(actor=by, action="controls.repeat_create", project=project, target=f"{n} copies",
-                 detail={"n": n, "seed": seed})
+    audit_record(
+        actor=by, action="controls.repeat_create", project=project, target=f"{n} copies", detail={"n": n, "seed": seed}
+    )
     return copies
 
 
@@ -202,16 +246,22 @@ def project_controls_update(*, project: Project, by, **settings) -> Project:
         raise ValidationError({"settings": f"unknown settings {sorted(unknown)}; they are {list(CONTROL_SETTINGS)}"})
     project_settings_check(**settings)
     if settings.get("gold_rate", project.gold_rate) + settings.get("repeat_rate", project.repeat_rate) >= 1:
-        raise ValidationError({"repeat_rate": "the gold and repeat rates together must stay below 100 %, or no "
-                                              "screen is left for the real work"})
+        raise ValidationError(
+            {
+                "repeat_rate": "the gold and repeat rates together must stay below 100 %, or no "
+                "screen is left for the real work"
+            }
+        )
     project = Project.objects.select_for_update().get(pk=project.pk)
-    changed = {name: [getattr(project, name), value] for name, value in settings.items()
-               if getattr(project, name) != value}
+    changed = {
+        name: [getattr(project, name), value] for name, value in settings.items() if getattr(project, name) != value
+    }
     for name, value in settings.items():
         setattr(project, name, value)
     project.full_clean(exclude=["created_by"])
     project.save(update_fields=list(settings))
     if changed:
-        audit_record(actor=by, action="controls.settings", project=project, target=project.name,
-                     detail={"changed": changed})
+        audit_record(
+            actor=by, action="controls.settings", project=project, target=project.name, detail={"changed": changed}
+        )
     return project

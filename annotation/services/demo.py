@@ -193,18 +193,39 @@ def demo_setup(
     for seed, (task_type, t) in enumerate(REGISTRY.items(), start=1):
         demo = t.setup.demo
         lines = demo_items(task_type, n_items, seed, SYSTEMS[: demo.n_systems])
-        projects.append(_demo_project(demo.name, task_type, demo.criteria, demo.instructions, lines, seed, lead,
-                                      raters, now))
+        projects.append(
+            _demo_project(demo.name, task_type, demo.criteria, demo.instructions, lines, seed, lead, raters, now)
+        )
         if demo.conversation_name:
             chat_seed = seed + len(REGISTRY)
             lines = demo_conversation_items(f"demo-chat-{task_type}", n_items, chat_seed)
-            projects.append(_demo_project(demo.conversation_name, task_type, demo.criteria,
-                                          demo.conversation_instructions, lines, chat_seed, lead, raters, now))
+            projects.append(
+                _demo_project(
+                    demo.conversation_name,
+                    task_type,
+                    demo.criteria,
+                    demo.conversation_instructions,
+                    lines,
+                    chat_seed,
+                    lead,
+                    raters,
+                    now,
+                )
+            )
     return projects
 
 
-def _demo_project(name: str, task_type: str, criteria, instructions: str, lines: list[dict], seed: int, lead,
-                  raters: list, now: datetime) -> Project:
+def _demo_project(
+    name: str,
+    task_type: str,
+    criteria,
+    instructions: str,
+    lines: list[dict],
+    seed: int,
+    lead,
+    raters: list,
+    now: datetime,
+) -> Project:
     """The demo project called ``name``, made with its items and simulated judgments unless it exists."""
     project = Project.objects.filter(name=name).first()
     if project is not None:

@@ -1,5 +1,6 @@
 """Streaming readers for import files: JSONL or CSV records with their line numbers, and the
 all-or-nothing error report they feed."""
+
 import codecs
 import csv
 import io
@@ -60,7 +61,9 @@ def detect_format(name: str | None, content_type: str | None) -> str:
 def is_tab_separated(name: str | None, content_type: str | None) -> bool:
     """A TSV upload (judgment files: WMT's error-span layouts), by its name or content type."""
     return (name or "").lower().endswith(".tsv") or (content_type or "").split(";")[0].strip() in (
-        "text/tab-separated-values", "text/tsv")
+        "text/tab-separated-values",
+        "text/tsv",
+    )
 
 
 def _text_lines(binary) -> Iterator[tuple[int, str | None, str | None]]:

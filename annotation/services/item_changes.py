@@ -84,8 +84,18 @@ def _stored_outputs(item: Item) -> tuple[list[tuple[str, str]], tuple[list[dict]
 
 def _content(item: Item) -> ParsedItem:
     outputs, output_turns = _stored_outputs(item)
-    return ParsedItem(item.external_id, item.input, item.references, item.subgroup, item.meta, item.gold, outputs,
-                      item.training, turns=item.turns, output_turns=output_turns)
+    return ParsedItem(
+        item.external_id,
+        item.input,
+        item.references,
+        item.subgroup,
+        item.meta,
+        item.gold,
+        outputs,
+        item.training,
+        turns=item.turns,
+        output_turns=output_turns,
+    )
 
 
 def _refusal(item: Item, n_judgments: int, parsed: ParsedItem) -> str | None:
@@ -134,8 +144,10 @@ def item_text_replace(*, project: Project, item: Item, input: str, output_texts:
     outputs, output_turns = _stored_outputs(item)
     if item.turns is not None or output_turns:
         raise ItemChangeRefused(
-            {"item": f"Item {item.external_id!r} holds a conversation, whose turns this text form cannot edit; "
-                     f"re-upload its line with the item import's \"update existing items\" mode."}
+            {
+                "item": f"Item {item.external_id!r} holds a conversation, whose turns this text form cannot edit; "
+                f're-upload its line with the item import\'s "update existing items" mode.'
+            }
         )
     if len(output_texts) != len(outputs):
         raise ValidationError({"outputs": f"give the text of each of the item's {len(outputs)} outputs"})

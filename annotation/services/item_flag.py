@@ -1,4 +1,5 @@
 """Flags raters raise on items they cannot judge as they are (broken, offensive, cannot judge)."""
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
@@ -20,8 +21,9 @@ def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "
     the pool and the rater is not served the item again). A flag is never a judgment, and a flagged
     control screen still counts as served (training moves on; later checks still come)."""
     if reason not in ItemFlag.Reason.values:
-        raise ValidationError({"reason": f"unknown reason {reason!r}; choose one of "
-                                         f"{', '.join(ItemFlag.Reason.values)}"})
+        raise ValidationError(
+            {"reason": f"unknown reason {reason!r}; choose one of {', '.join(ItemFlag.Reason.values)}"}
+        )
     if len(comment) > MAX_COMMENT:
         raise ValidationError({"comment": f"at most {MAX_COMMENT} characters"})
     assignment, role, is_paused = assignment_lock_for_rater(rater=rater, assignment_id=assignment_id)
@@ -29,8 +31,14 @@ def item_flag_create(*, rater, assignment_id: int, reason: str, comment: str = "
     rater_admitted_check(project=assignment.project, rater_id=rater.pk)
     if assignment.status in (Assignment.Status.EXPIRED, Assignment.Status.SKIPPED):
         raise LeaseGone("This item is no longer yours to flag; ask for the next item.")
-    flag = ItemFlag(project_id=assignment.project_id, item_id=assignment.item_id, assignment=assignment,
-                    rater=rater, reason=reason, comment=comment.strip())
+    flag = ItemFlag(
+        project_id=assignment.project_id,
+        item_id=assignment.item_id,
+        assignment=assignment,
+        rater=rater,
+        reason=reason,
+        comment=comment.strip(),
+    )
     flag.full_clean()
     flag.save()
     if skip and assignment.status == Assignment.Status.ACTIVE:

@@ -1,5 +1,6 @@
 """Item import (DESIGN.md §5, "Item import line"): stream a JSONL or CSV file, check every line,
 then store all items with their outputs in bulk, or nothing."""
+
 import json
 import logging
 from collections.abc import Callable, Iterator
@@ -27,8 +28,18 @@ logger = logging.getLogger(__name__)
 
 # 2,000 items with two ~1 kB outputs each are ~6 MB of rows in flight: memory stays flat whatever the file size.
 BATCH_SIZE = 2000
-ITEM_FIELDS = ("external_id", "input", "turns", "references", "reference", "outputs", "subgroup", "meta", "gold",
-               "training")
+ITEM_FIELDS = (
+    "external_id",
+    "input",
+    "turns",
+    "references",
+    "reference",
+    "outputs",
+    "subgroup",
+    "meta",
+    "gold",
+    "training",
+)
 _CSV_BOOLEANS = {"": False, "false": False, "0": False, "true": True, "1": True}
 MAX_EXTERNAL_ID = 255
 MAX_SUBGROUP = 100
@@ -58,8 +69,10 @@ class ItemRules:
 
     def __init__(self, project: Project):
         self.task_type = REGISTRY[project.task_type]
-        self.criteria = {c.name: CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus)
-                         for c in project.criteria.all()}
+        self.criteria = {
+            c.name: CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus)
+            for c in project.criteria.all()
+        }
         self.modulus = project.rankme_modulus
         self.config = project.task_config
 
@@ -95,10 +108,13 @@ class ItemRules:
             raise TaskTypeError("training: a training item is a gold item shown with its answer; give its gold")
         references = _references(record)
         if self.modulus is not None and not any(r.strip() for r in references[:1]):
-            raise TaskTypeError(f"reference is missing: this project scores outputs against the item's reference "
-                                f"(RankME modulus {self.modulus:g}), so every item needs a non-empty reference")
-        return ParsedItem(external_id, text, references, subgroup, meta, gold, outputs, training, proposals, turns,
-                          output_turns)
+            raise TaskTypeError(
+                f"reference is missing: this project scores outputs against the item's reference "
+                f"(RankME modulus {self.modulus:g}), so every item needs a non-empty reference"
+            )
+        return ParsedItem(
+            external_id, text, references, subgroup, meta, gold, outputs, training, proposals, turns, output_turns
+        )
 
     def _proposals(self, raw: list[dict], source: str, outputs: list[tuple[str, str]]) -> tuple:
         given = [(k, output["proposed_spans"]) for k, output in enumerate(raw, start=1) if "proposed_spans" in output]
@@ -106,9 +122,9 @@ class ItemRules:
             return ()
         out = [()] * len(outputs)
         for k, spans in given:
-            out[k - 1] = self.task_type.normalise_proposals(spans, config=self.config, source=source,
-                                                            text=outputs[k - 1][1],
-                                                            what=f"outputs[{k}].proposed_spans")
+            out[k - 1] = self.task_type.normalise_proposals(
+                spans, config=self.config, source=source, text=outputs[k - 1][1], what=f"outputs[{k}].proposed_spans"
+            )
         return tuple(out)
 
 
@@ -143,8 +159,9 @@ def _input(record: dict) -> tuple[str, list[dict] | None]:
     if turns is not None:
         text, stored = _conversation(turns, field="turns")
         if given not in (None, text):
-            raise TaskTypeError("input and turns disagree: with turns, input is their plain-text rendering "
-                                "(or leave input out)")
+            raise TaskTypeError(
+                "input and turns disagree: with turns, input is their plain-text rendering (or leave input out)"
+            )
         return text, stored
     if isinstance(given, list):
         return _conversation(given, field="input")
@@ -172,8 +189,7 @@ def _outputs(value) -> tuple[list[tuple[str, str]], tuple[list[dict] | None, ...
     outputs, turns, seen = [], [], set()
     for k, output in enumerate(value, start=1):
         if not isinstance(output, dict) or set(output) - {"system", "text", "turns", "proposed_spans"}:
-            raise TaskTypeError(f"outputs[{k}] must be an object with system and text (and turns, proposed_spans) "
-                                f"only")
+            raise TaskTypeError(f"outputs[{k}] must be an object with system and text (and turns, proposed_spans) only")
         system, text = output.get("system"), output.get("text")
         if not isinstance(system, str) or not system.strip() or len(system) > MAX_SYSTEM:
             raise TaskTypeError(f"outputs[{k}].system must be a non-empty name of at most {MAX_SYSTEM} characters")
@@ -183,8 +199,10 @@ def _outputs(value) -> tuple[list[tuple[str, str]], tuple[list[dict] | None, ...
         if conversation is not None:
             flat, stored = _conversation(conversation, field=f"outputs[{k}].{'turns' if 'turns' in output else 'text'}")
             if text not in (None, flat):
-                raise TaskTypeError(f"outputs[{k}]: text and turns disagree: with turns, text is their plain-text "
-                                    f"rendering (or leave text out)")
+                raise TaskTypeError(
+                    f"outputs[{k}]: text and turns disagree: with turns, text is their plain-text "
+                    f"rendering (or leave text out)"
+                )
             text = flat
         elif text is None or isinstance(text, bool | int | float):
             # Published files hold the odd bare JSON scalar (PandaLM has a response `true`): keep its JSON text.
@@ -250,8 +268,11 @@ def _check(project: Project, stream, fmt: str, rules: ItemRules) -> int:
     pending: list[tuple[int, str]] = []
 
     def check_against_database():
-        existing = set(Item.objects.filter(project=project, external_id__in=[e for _, e in pending])
-                       .values_list("external_id", flat=True))
+        existing = set(
+            Item.objects.filter(project=project, external_id__in=[e for _, e in pending]).values_list(
+                "external_id", flat=True
+            )
+        )
         for line, external_id in pending:
             if external_id in existing:
                 report.add(line, f"duplicate external_id {external_id!r}: the project already has this item")
@@ -262,8 +283,9 @@ def _check(project: Project, stream, fmt: str, rules: ItemRules) -> int:
             report.add(line, parsed)
             continue
         if parsed.external_id in first_line:
-            report.add(line, f"duplicate external_id {parsed.external_id!r} (first on line "
-                             f"{first_line[parsed.external_id]})")
+            report.add(
+                line, f"duplicate external_id {parsed.external_id!r} (first on line {first_line[parsed.external_id]})"
+            )
             continue
         first_line[parsed.external_id] = line
         pending.append((line, parsed.external_id))
@@ -301,34 +323,80 @@ class _TargetPlanner:
 
 def _write(project: Project, batch: list[ParsedItem], planner: _TargetPlanner) -> None:
     now = timezone.now()
-    item_fields = ["project", "external_id", "input", "turns", "references", "subgroup", "meta", "gold", "training",
-                   "n_target", "n_judged", "created_at"]
-    item_rows = [(project.id, p.external_id, p.input, p.turns, p.references, p.subgroup, p.meta, p.gold, p.training,
-                  planner.target(p), 0, now) for p in batch]
+    item_fields = [
+        "project",
+        "external_id",
+        "input",
+        "turns",
+        "references",
+        "subgroup",
+        "meta",
+        "gold",
+        "training",
+        "n_target",
+        "n_judged",
+        "created_at",
+    ]
+    item_rows = [
+        (
+            project.id,
+            p.external_id,
+            p.input,
+            p.turns,
+            p.references,
+            p.subgroup,
+            p.meta,
+            p.gold,
+            p.training,
+            planner.target(p),
+            0,
+            now,
+        )
+        for p in batch
+    ]
     if uses_copy():
         ids = reserve_ids(Item, len(batch))
         insert_rows(Item, ["id", *item_fields], [(i, *row) for i, row in zip(ids, item_rows, strict=True)])
     else:
         insert_rows(Item, item_fields, item_rows)
-        ids = dict(Item.objects.filter(project=project, external_id__in=[p.external_id for p in batch])
-                   .values_list("external_id", "id"))
+        ids = dict(
+            Item.objects.filter(project=project, external_id__in=[p.external_id for p in batch]).values_list(
+                "external_id", "id"
+            )
+        )
         ids = [ids[p.external_id] for p in batch]
-    insert_rows(Output, ["item", "position", "system", "text", "turns"],
-                [(item_id, position, system, text, p.output_turns[position] if p.output_turns else None)
-                 for item_id, p in zip(ids, batch, strict=True)
-                 for position, (system, text) in enumerate(p.outputs)])
+    insert_rows(
+        Output,
+        ["item", "position", "system", "text", "turns"],
+        [
+            (item_id, position, system, text, p.output_turns[position] if p.output_turns else None)
+            for item_id, p in zip(ids, batch, strict=True)
+            for position, (system, text) in enumerate(p.outputs)
+        ],
+    )
     proposed = [(item_id, p.proposals) for item_id, p in zip(ids, batch, strict=True) if p.proposals]
     if proposed:
-        output_ids = {(item_id, position): pk for pk, item_id, position in Output.objects.filter(
-            item_id__in=[item_id for item_id, _ in proposed]).values_list("id", "item_id", "position")}
-        insert_rows(ProposedSpan, ["output", "side", "start", "end", "severity", "category"],
-                    [(output_ids[item_id, position], s.side, s.start, s.end, s.severity, s.category)
-                     for item_id, per_output in proposed
-                     for position, spans in enumerate(per_output) for s in spans])
+        output_ids = {
+            (item_id, position): pk
+            for pk, item_id, position in Output.objects.filter(
+                item_id__in=[item_id for item_id, _ in proposed]
+            ).values_list("id", "item_id", "position")
+        }
+        insert_rows(
+            ProposedSpan,
+            ["output", "side", "start", "end", "severity", "category"],
+            [
+                (output_ids[item_id, position], s.side, s.start, s.end, s.severity, s.category)
+                for item_id, per_output in proposed
+                for position, spans in enumerate(per_output)
+                for s in spans
+            ],
+        )
 
 
-def _drawn_screens(project: Project, rules: ItemRules, lines: list[tuple[int, ParsedItem]]
-                   ) -> list[tuple[int, ParsedItem]]:
+def _drawn_screens(
+    project: Project, rules: ItemRules, lines: list[tuple[int, ParsedItem]]
+) -> list[tuple[int, ParsedItem]]:
     """The lines as they are when they are screens; when every line holds one output, the screens the task
     type draws from those outputs (best–worst tuples). Raises ImportRejected for a file that mixes the two."""
     single = [(line, p) for line, p in lines if len(p.outputs) == 1]
@@ -337,17 +405,23 @@ def _drawn_screens(project: Project, rules: ItemRules, lines: list[tuple[int, Pa
     report = ImportReport()
     if len(single) < len(lines):
         line = single[0][0]
-        report.add(line, "this line holds one output, to scale, but others hold the outputs of a screen: import "
-                         "either the outputs to scale, one per line (the platform draws the screens), or screens")
+        report.add(
+            line,
+            "this line holds one output, to scale, but others hold the outputs of a screen: import "
+            "either the outputs to scale, one per line (the platform draws the screens), or screens",
+        )
         raise ImportRejected(report)
     for line, p in single:
         if p.gold is not None or p.references:
-            report.add(line, "an output to scale takes no gold or references: they belong to screens; import "
-                             "screens to give them")
+            report.add(
+                line,
+                "an output to scale takes no gold or references: they belong to screens; import screens to give them",
+            )
     if report.n_errors:
         raise ImportRejected(report)
-    outputs = [ScaledOutput(line, p.external_id, p.input, p.outputs[0][0], p.outputs[0][1], p.subgroup)
-               for line, p in single]
+    outputs = [
+        ScaledOutput(line, p.external_id, p.input, p.outputs[0][0], p.outputs[0][1], p.subgroup) for line, p in single
+    ]
     first = Item.objects.filter(project=project).count() + 1
     try:
         records = rules.task_type.screens_from_outputs(outputs, rules.config, first=first)
@@ -355,16 +429,26 @@ def _drawn_screens(project: Project, rules: ItemRules, lines: list[tuple[int, Pa
     except TaskTypeError as exc:
         report.add(0, str(exc))
         raise ImportRejected(report) from exc
-    taken = set(Item.objects.filter(project=project, external_id__in=[p.external_id for _, p in drawn])
-                .values_list("external_id", flat=True))
+    taken = set(
+        Item.objects.filter(project=project, external_id__in=[p.external_id for _, p in drawn]).values_list(
+            "external_id", flat=True
+        )
+    )
     if taken:
         report.add(0, f"the project has items named as the drawn screens already ({', '.join(sorted(taken)[:3])})")
         raise ImportRejected(report)
     return drawn
 
 
-def item_import(*, project: Project, stream, fmt: str = "jsonl",
-                progress: Callable[[int, int], None] | None = None, by=None, file_name: str = "") -> int:
+def item_import(
+    *,
+    project: Project,
+    stream,
+    fmt: str = "jsonl",
+    progress: Callable[[int, int], None] | None = None,
+    by=None,
+    file_name: str = "",
+) -> int:
     """Import every item of a seekable binary ``stream`` or none; returns the number imported. ``by`` (who
     imported) and ``file_name`` go to the audit log.
 
@@ -400,8 +484,13 @@ def item_import(*, project: Project, stream, fmt: str = "jsonl",
             raise ImportRejected(report) from exc
         refresh_planner_statistics(Item, Output)
         allocation_plan_refresh(project=project)
-        audit_record(actor=by, action="items.import", project=project, target=file_name,
-                     detail={"imported": total, "format": fmt})
+        audit_record(
+            actor=by,
+            action="items.import",
+            project=project,
+            target=file_name,
+            detail={"imported": total, "format": fmt},
+        )
         if progress:
             progress(total, total)
     return total
@@ -418,9 +507,10 @@ def item_targets_replan(*, project: Project) -> int:
     with transaction.atomic():
         ordinary.update(n_target=1)
         for start in range(0, len(doubled), BATCH_SIZE):
-            Item.objects.filter(pk__in=doubled[start:start + BATCH_SIZE]).update(n_target=project.raters_per_item)
+            Item.objects.filter(pk__in=doubled[start : start + BATCH_SIZE]).update(n_target=project.raters_per_item)
         original = Item.objects.filter(pk=OuterRef("degraded_from_id")).values("n_target")
         Item.objects.filter(project=project, degraded_from__isnull=False).update(
-            n_target=Greatest(Subquery(original), Value(1)))
+            n_target=Greatest(Subquery(original), Value(1))
+        )
         allocation_plan_refresh(project=project)
     return len(ids)

@@ -1,4 +1,5 @@
 """Background jobs users start and watch: create, enqueue after commit, run with progress, finish."""
+
 import logging
 from collections.abc import Callable
 
@@ -10,8 +11,7 @@ from annotation.models import Job, Project
 logger = logging.getLogger(__name__)
 
 
-def job_start(*, kind: str, task, project: Project | None = None, created_by=None, params: dict | None = None
-              ) -> Job:
+def job_start(*, kind: str, task, project: Project | None = None, created_by=None, params: dict | None = None) -> Job:
     """Records a pending job and sends ``task.delay(job.id)`` once the transaction commits.
 
     A broker that is configured but down makes the send fail loudly: the job is marked failed with the
@@ -28,8 +28,9 @@ def job_start(*, kind: str, task, project: Project | None = None, created_by=Non
                 # which the client reads; the request that started it still succeeds.
                 logger.warning("eager job %s failed: %s", job.pk, exc)
                 return
-            Job.objects.filter(pk=job.pk).update(state=Job.State.FAILURE, error=f"could not queue the job: {exc}",
-                                                 finished_at=timezone.now())
+            Job.objects.filter(pk=job.pk).update(
+                state=Job.State.FAILURE, error=f"could not queue the job: {exc}", finished_at=timezone.now()
+            )
             raise
         if result is not None and getattr(result, "id", None):
             Job.objects.filter(pk=job.pk, celery_id="").update(celery_id=result.id)
@@ -71,8 +72,9 @@ class JobProgress:
         table = self.connection.ops.quote_name(Job._meta.db_table)
         try:
             with self.connection.cursor() as cursor:
-                cursor.execute(f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s",
-                               [share, message, self.job_id])
+                cursor.execute(
+                    f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s", [share, message, self.job_id]
+                )
                 return cursor.rowcount == 1
         except OperationalError:  # the job's own transaction holds the row: waiting would never end
             self.apart = False
@@ -96,11 +98,13 @@ def job_run(job_id: int, work: Callable[[Job, JobProgress], dict]) -> dict:
         result = work(job, progress) or {}
     except Exception as exc:
         logger.exception("job %s (%s) failed", job_id, job.kind)
-        Job.objects.filter(pk=job_id).update(state=Job.State.FAILURE, error=f"{type(exc).__name__}: {exc}",
-                                             finished_at=timezone.now())
+        Job.objects.filter(pk=job_id).update(
+            state=Job.State.FAILURE, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now()
+        )
         raise
     finally:
         progress.close()
-    Job.objects.filter(pk=job_id).update(state=Job.State.SUCCESS, progress=1.0, result=result,
-                                         finished_at=timezone.now())
+    Job.objects.filter(pk=job_id).update(
+        state=Job.State.SUCCESS, progress=1.0, result=result, finished_at=timezone.now()
+    )
     return result

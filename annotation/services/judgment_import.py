@@ -4,6 +4,7 @@ or none. Raters named in the file become pseudonymous project members that canno
 Error-span types (ESA, MQM) take the answer object as the line's ``value`` (spans stored beside the judgment),
 or (MQM: the layouts hold no ESA score) a finished study in WMT's TSV layouts (``error_span_study``), read into
 the same lines."""
+
 import re
 import secrets
 from collections.abc import Callable
@@ -62,11 +63,16 @@ class _ProjectIndex:
 
     def __init__(self, project: Project):
         self.task_type = REGISTRY[project.task_type]
-        self.criteria = {c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus))
-                         for c in Criterion.objects.filter(project=project)}
+        self.criteria = {
+            c.name: (c.id, CriterionScale(c.name, c.scale_min, c.scale_max, project.rankme_modulus))
+            for c in Criterion.objects.filter(project=project)
+        }
         self.items: dict[str, tuple[int, list[str], dict[str, int]]] = {}
-        rows = (Output.objects.filter(item__project=project)
-                .order_by("item_id", "position").values_list("item__external_id", "item_id", "system", "id"))
+        rows = (
+            Output.objects.filter(item__project=project)
+            .order_by("item_id", "position")
+            .values_list("item__external_id", "item_id", "system", "id")
+        )
         for external_id, item_id, system, output_id in rows.iterator(chunk_size=10_000):
             entry = self.items.setdefault(external_id, (item_id, [], {}))
             entry[1].append(system)
@@ -79,27 +85,31 @@ class _ProjectIndex:
     def _texts(project: Project) -> dict[int, ScreenTexts]:
         """Each item's input, output texts and proposed spans, which error spans are checked against."""
         proposals: dict[int, list[Proposal]] = {}
-        for output_id, *fields in (ProposedSpan.objects.filter(output__item__project=project)
-                                   .order_by("output_id", "side", "start", "end", "id")
-                                   .values_list("output_id", "id", "side", "start", "end", "severity", "category")
-                                   .iterator(chunk_size=10_000)):
+        for output_id, *fields in (
+            ProposedSpan.objects.filter(output__item__project=project)
+            .order_by("output_id", "side", "start", "end", "id")
+            .values_list("output_id", "id", "side", "start", "end", "severity", "category")
+            .iterator(chunk_size=10_000)
+        ):
             proposals.setdefault(output_id, []).append(Proposal(*fields))
         inputs = dict(Item.objects.filter(project=project).values_list("id", "input").iterator(chunk_size=10_000))
         outputs: dict[int, tuple[dict, dict]] = {}
-        for item_id, output_id, system, text in (Output.objects.filter(item__project=project)
-                                                 .values_list("item_id", "id", "system", "text")
-                                                 .iterator(chunk_size=10_000)):
+        for item_id, output_id, system, text in (
+            Output.objects.filter(item__project=project)
+            .values_list("item_id", "id", "system", "text")
+            .iterator(chunk_size=10_000)
+        ):
             texts, proposed = outputs.setdefault(item_id, ({}, {}))
             texts[system] = text
             proposed[system] = tuple(proposals.get(output_id, ()))
-        return {item_id: ScreenTexts(inputs[item_id], texts, proposed)
-                for item_id, (texts, proposed) in outputs.items()}
+        return {
+            item_id: ScreenTexts(inputs[item_id], texts, proposed) for item_id, (texts, proposed) in outputs.items()
+        }
 
     def parse(self, record: dict) -> ParsedJudgment:
         unknown = sorted(set(record) - set(self.fields))
         if unknown:
-            raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; "
-                                f"fields are {', '.join(self.fields)}")
+            raise TaskTypeError(f"unknown field {', '.join(map(repr, unknown))}; fields are {', '.join(self.fields)}")
         for name in ("item", "rater", "criterion", "value"):
             if record.get(name) in (None, ""):
                 raise TaskTypeError(f"{name} is missing")
@@ -111,16 +121,31 @@ class _ProjectIndex:
             raise TaskTypeError(f"rater must be a name of at most {MAX_RATER_NAME} characters")
         criterion = self.criteria.get(record["criterion"])
         if criterion is None:
-            raise TaskTypeError(f"criterion {record['criterion']!r} is not one of "
-                                f"{', '.join(map(repr, self.criteria))}")
+            raise TaskTypeError(
+                f"criterion {record['criterion']!r} is not one of {', '.join(map(repr, self.criteria))}"
+            )
         item_id, systems, output_ids = self.items[item_key]
-        coded = self.task_type.code_answer(record["value"], criterion[1], systems, record.get("system"),
-                                           config=self.config, texts=self.texts.get(item_id))
-        return ParsedJudgment(item_id, output_ids[coded.system], criterion[0], str(rater), coded.value, coded.label,
-                              _submitted_at(record.get("submitted_at")),
-                              _shown_order(record.get("shown_order"), systems),
-                              _duration(record.get("duration_ms")), coded.spans,
-                              _probability(record.get("sampling_probability")))
+        coded = self.task_type.code_answer(
+            record["value"],
+            criterion[1],
+            systems,
+            record.get("system"),
+            config=self.config,
+            texts=self.texts.get(item_id),
+        )
+        return ParsedJudgment(
+            item_id,
+            output_ids[coded.system],
+            criterion[0],
+            str(rater),
+            coded.value,
+            coded.label,
+            _submitted_at(record.get("submitted_at")),
+            _shown_order(record.get("shown_order"), systems),
+            _duration(record.get("duration_ms")),
+            coded.spans,
+            _probability(record.get("sampling_probability")),
+        )
 
 
 def _submitted_at(value):
@@ -167,15 +192,20 @@ class _Source:
             raise ValueError(f"fmt must be one of {', '.join(FORMATS)}; got {fmt!r}")
         self.stream, self.study = stream, None
         if fmt == "tsv":
-            problem = ("" if index.task_type.reads_texts else
-                       f"a TSV of errors is for error-span projects; a {index.task_type.label} project imports "
-                       "JSON lines")
+            problem = (
+                ""
+                if index.task_type.reads_texts
+                else f"a TSV of errors is for error-span projects; a {index.task_type.label} project imports JSON lines"
+            )
             if not problem and index.task_type.extra_fields:
-                problem = (f"a TSV of errors holds no {', '.join(index.task_type.extra_fields)}, which "
-                           f"{index.task_type.label} answers need: import the study as JSON lines")
+                problem = (
+                    f"a TSV of errors holds no {', '.join(index.task_type.extra_fields)}, which "
+                    f"{index.task_type.label} answers need: import the study as JSON lines"
+                )
             if not problem and len(index.criteria) != 1:
-                problem = (f"a TSV of errors names no criterion: the project needs exactly one, it has "
-                           f"{len(index.criteria)}")
+                problem = (
+                    f"a TSV of errors names no criterion: the project needs exactly one, it has {len(index.criteria)}"
+                )
             if problem:
                 report = ImportReport()
                 report.add(1, problem)
@@ -207,19 +237,24 @@ def _at_span(study_line: StudyLine, message: str) -> tuple[int, str]:
     """A TSV span's problem at the span's own row, named as its columns are."""
     match = _SPAN_ERROR.match(message)
     if match and int(match.group(1)) < len(study_line.span_lines):
-        return study_line.span_lines[int(match.group(1))], message[match.end():]
+        return study_line.span_lines[int(match.group(1))], message[match.end() :]
     return study_line.line, message
 
 
 def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int, set[str]]:
     """(number of judgments, rater names) of a file without a bad line; raises ImportRejected."""
     report, first_line = ImportReport(), {}
-    names_by_user = dict(Membership.objects.filter(project=project).exclude(external_name="")
-                         .values_list("user_id", "external_name"))
-    stored = {(output_id, criterion_id, names_by_user[rater_id])
-              for output_id, criterion_id, rater_id in Judgment.objects.filter(
-                  project=project, is_current=True, rater_id__in=names_by_user).values_list(
-                  "output_id", "criterion_id", "rater_id").iterator(chunk_size=10_000)}
+    names_by_user = dict(
+        Membership.objects.filter(project=project).exclude(external_name="").values_list("user_id", "external_name")
+    )
+    stored = {
+        (output_id, criterion_id, names_by_user[rater_id])
+        for output_id, criterion_id, rater_id in Judgment.objects.filter(
+            project=project, is_current=True, rater_id__in=names_by_user
+        )
+        .values_list("output_id", "criterion_id", "rater_id")
+        .iterator(chunk_size=10_000)
+    }
     screens: dict[tuple, tuple[int, list[float]]] = {}
     for line, parsed in _parsed(source, index):
         if isinstance(parsed, str):
@@ -229,8 +264,9 @@ def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int
             screens.setdefault((parsed.item_id, parsed.criterion_id, parsed.rater), (line, []))[1].append(parsed.value)
         key = (parsed.output_id, parsed.criterion_id, parsed.rater)
         if key in first_line:
-            report.add(line, f"rater {parsed.rater!r} judged this output on this criterion already "
-                             f"(line {first_line[key]})")
+            report.add(
+                line, f"rater {parsed.rater!r} judged this output on this criterion already (line {first_line[key]})"
+            )
         elif key in stored:
             report.add(line, f"rater {parsed.rater!r} already has a stored judgment for this output and criterion")
         else:
@@ -249,8 +285,11 @@ def _check_screens(index: _ProjectIndex, screens: dict[tuple, tuple[int, list[fl
     n_outputs = {item_id: len(systems) for item_id, systems, _ in index.items.values()}
     for (item_id, _, rater), (line, values) in screens.items():
         if len(values) < n_outputs[item_id]:
-            report.add(line, f"rater {rater!r} answers {len(values)} of this item's {n_outputs[item_id]} outputs on "
-                             "this criterion: give a line for every output")
+            report.add(
+                line,
+                f"rater {rater!r} answers {len(values)} of this item's {n_outputs[item_id]} outputs on "
+                "this criterion: give a line for every output",
+            )
             continue
         try:
             index.task_type.check_screen(values)
@@ -260,8 +299,9 @@ def _check_screens(index: _ProjectIndex, screens: dict[tuple, tuple[int, list[fl
 
 def _pseudonymous_raters(project: Project, names: set[str]) -> dict[str, int]:
     """User ids of the imported raters, creating inactive accounts with unusable passwords."""
-    known = dict(Membership.objects.filter(project=project, external_name__in=names)
-                 .values_list("external_name", "user_id"))
+    known = dict(
+        Membership.objects.filter(project=project, external_name__in=names).values_list("external_name", "user_id")
+    )
     User = get_user_model()
     new = sorted(names - set(known))
     wanted = {name: f"{PSEUDONYM_PREFIX}{project.id}-{name}"[:150] for name in new}
@@ -280,15 +320,28 @@ def _pseudonymous_raters(project: Project, names: set[str]) -> dict[str, int]:
 
 
 def _refresh_item_counts(item_ids: set[int]) -> None:
-    raters = (Judgment.objects.filter(item_id=OuterRef("pk"), is_current=True)
-              .order_by().values("item_id").annotate(n=Count("rater_id", distinct=True)).values("n"))
+    raters = (
+        Judgment.objects.filter(item_id=OuterRef("pk"), is_current=True)
+        .order_by()
+        .values("item_id")
+        .annotate(n=Count("rater_id", distinct=True))
+        .values("n")
+    )
     ids = sorted(item_ids)
     for start in range(0, len(ids), BATCH_SIZE):
-        Item.objects.filter(id__in=ids[start:start + BATCH_SIZE]).update(n_judged=Coalesce(Subquery(raters), 0))
+        Item.objects.filter(id__in=ids[start : start + BATCH_SIZE]).update(n_judged=Coalesce(Subquery(raters), 0))
 
 
-def judgment_import(*, project: Project, stream, progress: Callable[[int, int], None] | None = None, by=None,
-                    file_name: str = "", fmt: str = "jsonl", layout: str | None = None) -> int:
+def judgment_import(
+    *,
+    project: Project,
+    stream,
+    progress: Callable[[int, int], None] | None = None,
+    by=None,
+    file_name: str = "",
+    fmt: str = "jsonl",
+    layout: str | None = None,
+) -> int:
     """Import every judgment line of a seekable binary ``stream`` or none; returns the count. ``fmt`` "jsonl"
     (judgment lines) or "tsv" (an error-span study in WMT's layouts: ``layout`` "marked" or "offsets", None to
     tell from the header). ``by`` (who imported) and ``file_name`` go to the audit log.
@@ -302,8 +355,22 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         total, names = _check(project, source, index)
         raters = _pseudonymous_raters(project, names)
         now, batch, spans, done, touched = timezone.now(), [], [], 0, set()
-        fields = ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order", "source",
-                  "client_token", "submitted_at", "duration_ms", "is_current", "sampling_probability"]
+        fields = [
+            "project",
+            "item",
+            "output",
+            "criterion",
+            "rater",
+            "value",
+            "label",
+            "shown_order",
+            "source",
+            "client_token",
+            "submitted_at",
+            "duration_ms",
+            "is_current",
+            "sampling_probability",
+        ]
         with_spans = index.task_type.reads_texts
         if with_spans:
             fields.insert(0, "id")
@@ -313,16 +380,34 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
                 ids = fresh_ids(Judgment, len(batch))
                 rows = [(pk, *row) for pk, row in zip(ids, batch, strict=True)]
                 insert_rows(Judgment, fields, rows)
-                insert_rows(ErrorSpan, SPAN_FIELDS, [(ids[k], s.proposal, s.side, s.start, s.end, s.severity,
-                                                      s.category, s.origin) for k, s in spans])
+                insert_rows(
+                    ErrorSpan,
+                    SPAN_FIELDS,
+                    [(ids[k], s.proposal, s.side, s.start, s.end, s.severity, s.category, s.origin) for k, s in spans],
+                )
             else:
                 insert_rows(Judgment, fields, batch)
 
         for _, p in _parsed(source, index):
             spans.extend((len(batch), s) for s in p.spans)
-            batch.append((project.id, p.item_id, p.output_id, p.criterion_id, raters[p.rater], p.value, p.label,
-                          p.shown_order, Judgment.Source.IMPORT, "", p.submitted_at or now, p.duration_ms, True,
-                          p.sampling_probability))
+            batch.append(
+                (
+                    project.id,
+                    p.item_id,
+                    p.output_id,
+                    p.criterion_id,
+                    raters[p.rater],
+                    p.value,
+                    p.label,
+                    p.shown_order,
+                    Judgment.Source.IMPORT,
+                    "",
+                    p.submitted_at or now,
+                    p.duration_ms,
+                    True,
+                    p.sampling_probability,
+                )
+            )
             touched.add(p.item_id)
             if len(batch) >= BATCH_SIZE:
                 flush()
@@ -334,8 +419,13 @@ def judgment_import(*, project: Project, stream, progress: Callable[[int, int], 
         _refresh_item_counts(touched)
         refresh_planner_statistics(Judgment, *((ErrorSpan,) if with_spans else ()))
         adjudication_cases_open(project=project, item_ids=touched, now=now)
-        audit_record(actor=by, action="judgments.import", project=project, target=file_name,
-                     detail={"imported": total, "raters": len(names)})
+        audit_record(
+            actor=by,
+            action="judgments.import",
+            project=project,
+            target=file_name,
+            detail={"imported": total, "raters": len(names)},
+        )
         if progress:
             progress(total, total)
     return total

@@ -1,4 +1,5 @@
 """Taking a rater's answers for one assignment: validated per task type, idempotent, revisable."""
+
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -41,9 +42,12 @@ def _check_lease(assignment: Assignment, now: datetime) -> None:
     if assignment.status == Assignment.Status.SKIPPED:
         raise LeaseGone("You flagged and skipped this item; it takes no judgment from you.")
     if assignment.status == Assignment.Status.EXPIRED or (
-            assignment.status == Assignment.Status.ACTIVE and assignment.expires_at <= now):
-        raise LeaseGone(f"Your lease on this item ran out at {assignment.expires_at:%Y-%m-%d %H:%M:%S %Z}; "
-                        "the item may have gone to another rater. Ask for the next item.")
+        assignment.status == Assignment.Status.ACTIVE and assignment.expires_at <= now
+    ):
+        raise LeaseGone(
+            f"Your lease on this item ran out at {assignment.expires_at:%Y-%m-%d %H:%M:%S %Z}; "
+            "the item may have gone to another rater. Ask for the next item."
+        )
 
 
 def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[ScreenRow], list[str]]:
@@ -52,14 +56,23 @@ def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[Screen
     task_type = REGISTRY[assignment.project.task_type]
     rows_of_outputs = outputs_of(assignment.item_id)
     texts = screen_texts(assignment.item, rows_of_outputs) if task_type.reads_texts else None
-    outputs = [Output.from_db(connection.alias, ("id", "item_id", "position", "system"),
-                              (pk, assignment.item_id, position, system))
-               for pk, position, system, _ in rows_of_outputs]
+    outputs = [
+        Output.from_db(
+            connection.alias, ("id", "item_id", "position", "system"), (pk, assignment.item_id, position, system)
+        )
+        for pk, position, system, _ in rows_of_outputs
+    ]
     systems = [o.system for o in outputs]
     order = assignment.shown_order or list(range(len(outputs)))
     shown = [systems[p] for p in order]
-    rows = screen_values_code(project=assignment.project, criteria=criteria_of(assignment.project_id),
-                              outputs=outputs, shown=shown, values=values, texts=texts)
+    rows = screen_values_code(
+        project=assignment.project,
+        criteria=criteria_of(assignment.project_id),
+        outputs=outputs,
+        shown=shown,
+        values=values,
+        texts=texts,
+    )
     return rows, shown
 
 
@@ -82,8 +95,9 @@ def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgm
         return False
     stored_values = judgment_screen_values(stored, assignment.project)
     if task_type.unanswered_value is not None:  # an output left unanswered is the same as one given that value
-        values, stored_values = ([v for v in vs if v.get("value") != task_type.unanswered_value]
-                                 for vs in (values, stored_values))
+        values, stored_values = (
+            [v for v in vs if v.get("value") != task_type.unanswered_value] for vs in (values, stored_values)
+        )
     return Counter(map(key, values)) == Counter(map(key, stored_values))
 
 
@@ -95,16 +109,25 @@ def _same_spans(assignment: Assignment, values: list[dict], stored: list[Judgmen
     spans = {}
     for span in ErrorSpan.objects.filter(judgment__in=stored):
         spans.setdefault(span.judgment_id, []).append(
-            Span(span.side, span.start, span.end, span.severity, span.category, span.origin, span.proposal_id))
+            Span(span.side, span.start, span.end, span.severity, span.category, span.origin, span.proposal_id)
+        )
     given = sorted((o.pk, c.pk, value, label, tuple(sorted(s, key=repr))) for o, c, value, label, s in rows)
-    kept = sorted((j.output_id, j.criterion_id, j.value, j.label, tuple(sorted(spans.get(j.pk, ()), key=repr)))
-                  for j in stored)
+    kept = sorted(
+        (j.output_id, j.criterion_id, j.value, j.label, tuple(sorted(spans.get(j.pk, ()), key=repr))) for j in stored
+    )
     return given == kept
 
 
 @transaction.atomic
-def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_token: str = "",
-                    duration_ms: int | None = None, now: datetime | None = None) -> SubmittedJudgment:
+def judgment_submit(
+    *,
+    rater,
+    assignment_id: int,
+    values: list[dict],
+    client_token: str = "",
+    duration_ms: int | None = None,
+    now: datetime | None = None,
+) -> SubmittedJudgment:
     """Stores the rater's answers for every criterion (× output) of the assignment's screen.
 
     The same ``client_token`` again returns the stored rows and writes nothing (with ``conflict`` set when
@@ -125,30 +148,67 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     # look-up and the revision update below are only needed once it is done.
     answered_before = assignment.status == Assignment.Status.DONE
     if client_token and answered_before:
-        stored = list(Judgment.objects.filter(assignment=assignment, client_token=client_token)
-                      .select_related("criterion", "output").order_by("id"))
+        stored = list(
+            Judgment.objects.filter(assignment=assignment, client_token=client_token)
+            .select_related("criterion", "output")
+            .order_by("id")
+        )
         if stored:
-            return SubmittedJudgment(assignment, stored, created=False, revision=False,
-                                     conflict=not _same_answers(assignment, values, stored))
+            return SubmittedJudgment(
+                assignment,
+                stored,
+                created=False,
+                revision=False,
+                conflict=not _same_answers(assignment, values, stored),
+            )
     rater_may_work_check(project=assignment.project, role=role, is_paused=is_paused)
     rater_admitted_check(project=assignment.project, rater_id=rater.pk)
     _check_lease(assignment, now)
     rows, shown = _coded_rows(assignment, values)
 
     n_replaced = answered_before and Judgment.objects.filter(
-        item_id=assignment.item_id, rater=rater, is_current=True).update(is_current=False)
+        item_id=assignment.item_id, rater=rater, is_current=True
+    ).update(is_current=False)
     # Values were checked by the task type above; Judgment.clean() would re-read each output per row.
-    judgments = Judgment.objects.bulk_create([
-        Judgment(project_id=assignment.project_id, item_id=assignment.item_id, output=output, criterion=criterion,
-                 rater=rater, assignment=assignment, value=value, label=label, shown_order=shown,
-                 source=Judgment.Source.RATER, client_token=client_token, served_at=assignment.served_at,
-                 submitted_at=now, duration_ms=duration_ms, is_current=True,
-                 sampling_probability=assignment.sampling_probability)
-        for output, criterion, value, label, _ in rows])
-    ErrorSpan.objects.bulk_create([
-        ErrorSpan(judgment=judgment, proposal_id=s.proposal, side=s.side, start=s.start, end=s.end,
-                  severity=s.severity, category=s.category, origin=s.origin)
-        for judgment, (*_, spans) in zip(judgments, rows, strict=True) for s in spans])
+    judgments = Judgment.objects.bulk_create(
+        [
+            Judgment(
+                project_id=assignment.project_id,
+                item_id=assignment.item_id,
+                output=output,
+                criterion=criterion,
+                rater=rater,
+                assignment=assignment,
+                value=value,
+                label=label,
+                shown_order=shown,
+                source=Judgment.Source.RATER,
+                client_token=client_token,
+                served_at=assignment.served_at,
+                submitted_at=now,
+                duration_ms=duration_ms,
+                is_current=True,
+                sampling_probability=assignment.sampling_probability,
+            )
+            for output, criterion, value, label, _ in rows
+        ]
+    )
+    ErrorSpan.objects.bulk_create(
+        [
+            ErrorSpan(
+                judgment=judgment,
+                proposal_id=s.proposal,
+                side=s.side,
+                start=s.start,
+                end=s.end,
+                severity=s.severity,
+                category=s.category,
+                origin=s.origin,
+            )
+            for judgment, (*_, spans) in zip(judgments, rows, strict=True)
+            for s in spans
+        ]
+    )
 
     counters = {}
     if not n_replaced:
@@ -165,7 +225,8 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
         feedback = training_feedback(assignment, shown)
         if not n_replaced:
             Membership.objects.filter(project_id=assignment.project_id, user=rater).update(
-                training_done=F("training_done") + 1)
+                training_done=F("training_done") + 1
+            )
             if assignment.project.training_pass_mark:
                 qualification_decide(project=assignment.project, rater=rater, now=now)
     # In a project with controls the rules are checked after every screen but training (which counts in no
@@ -174,4 +235,3 @@ def judgment_submit(*, rater, assignment_id: int, values: list[dict], client_tok
     elif project_has_controls(assignment.project):
         qc_rules_apply(project=assignment.project, rater_id=rater.pk, now=now)
     return SubmittedJudgment(assignment, judgments, created=True, revision=bool(n_replaced), feedback=feedback)
-

@@ -1,4 +1,5 @@
 """Creating projects with their criteria, and managing who belongs to them."""
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
@@ -12,8 +13,18 @@ from .allocation import allocation_settings_update
 from .judgment_import import PSEUDONYM_PREFIX
 
 # The settings a project.create entry states (the instructions are left out: they can be long).
-PROJECT_SETTINGS = ("raters_per_item", "double_annotation_share", "gold_rate", "lease_seconds", "show_reference",
-                    "training_items", "training_pass_mark", "repeat_rate", "rankme_modulus", "randomise_output_order")
+PROJECT_SETTINGS = (
+    "raters_per_item",
+    "double_annotation_share",
+    "gold_rate",
+    "lease_seconds",
+    "show_reference",
+    "training_items",
+    "training_pass_mark",
+    "repeat_rate",
+    "rankme_modulus",
+    "randomise_output_order",
+)
 
 # The bounds of a project's numeric settings, (low, high) both included: the API's serializer, the
 # services and the lead console's forms all read them, so every entry point refuses the same values.
@@ -50,8 +61,12 @@ def criteria_normalise(*, task_type: str, criteria: list[dict]) -> list[dict]:
         raise ValidationError({"criteria": "a project needs at least one criterion"})
     most = REGISTRY[task_type].max_criteria
     if most is not None and len(criteria) > most:
-        raise ValidationError({"criteria": f"a {REGISTRY[task_type].label} project takes at most {most} "
-                                           f"criterion{'' if most == 1 else 'a'}, got {len(criteria)}"})
+        raise ValidationError(
+            {
+                "criteria": f"a {REGISTRY[task_type].label} project takes at most {most} "
+                f"criterion{'' if most == 1 else 'a'}, got {len(criteria)}"
+            }
+        )
     seen, out = set(), []
     for row, spec in enumerate(criteria):
         name = spec.get("name")
@@ -60,12 +75,15 @@ def criteria_normalise(*, task_type: str, criteria: list[dict]) -> list[dict]:
         seen.add(name)
         try:
             low, high, labels = REGISTRY[task_type].normalise_scale(
-                spec.get("scale_min"), spec.get("scale_max"), spec.get("labels"))
+                spec.get("scale_min"), spec.get("scale_max"), spec.get("labels")
+            )
         except TaskTypeError as exc:
-            raise ValidationError({"criteria": criterion_error(
-                f"criterion {name!r}: {exc}", row, _scale_field(str(exc)))}) from exc
-        out.append({**spec, "scale_min": low, "scale_max": high, "labels": labels,
-                    "help_text": spec.get("help_text", "")})
+            raise ValidationError(
+                {"criteria": criterion_error(f"criterion {name!r}: {exc}", row, _scale_field(str(exc)))}
+            ) from exc
+        out.append(
+            {**spec, "scale_min": low, "scale_max": high, "labels": labels, "help_text": spec.get("help_text", "")}
+        )
     return out
 
 
@@ -121,12 +139,27 @@ def _scale_field(message: str) -> str:
 
 
 @transaction.atomic
-def project_create(*, created_by, name: str, task_type: str, criteria: list[dict], instructions: str = "",
-                   raters_per_item: int = 1, double_annotation_share: float = 0.0, gold_rate: float = 0.0,
-                   lease_seconds: int = 900, show_reference: bool = False, training_items: int = 0,
-                   repeat_rate: float = 0.0, training_pass_mark: float = 0.0, rankme_modulus: float | None = None,
-                   randomise_output_order: bool = True, status: str = Project.Status.LIVE,
-                   allocation: dict | None = None, task_config: dict | None = None) -> Project:
+def project_create(
+    *,
+    created_by,
+    name: str,
+    task_type: str,
+    criteria: list[dict],
+    instructions: str = "",
+    raters_per_item: int = 1,
+    double_annotation_share: float = 0.0,
+    gold_rate: float = 0.0,
+    lease_seconds: int = 900,
+    show_reference: bool = False,
+    training_items: int = 0,
+    repeat_rate: float = 0.0,
+    training_pass_mark: float = 0.0,
+    rankme_modulus: float | None = None,
+    randomise_output_order: bool = True,
+    status: str = Project.Status.LIVE,
+    allocation: dict | None = None,
+    task_config: dict | None = None,
+) -> Project:
     """A project with its criteria; its creator becomes a lead. Raises ValidationError by field.
 
     ``allocation``: its quotas and design settings (annotation.services.allocation.SETTINGS).
@@ -135,31 +168,61 @@ def project_create(*, created_by, name: str, task_type: str, criteria: list[dict
     ``task_config``: settings only the task type reads (an error-span project's typology and weights), completed
     with the type's defaults.
     """
-    settings = dict(task_type=task_type, raters_per_item=raters_per_item,
-                    double_annotation_share=double_annotation_share, gold_rate=gold_rate,
-                    lease_seconds=lease_seconds, training_items=training_items, repeat_rate=repeat_rate,
-                    training_pass_mark=training_pass_mark)
+    settings = dict(
+        task_type=task_type,
+        raters_per_item=raters_per_item,
+        double_annotation_share=double_annotation_share,
+        gold_rate=gold_rate,
+        lease_seconds=lease_seconds,
+        training_items=training_items,
+        repeat_rate=repeat_rate,
+        training_pass_mark=training_pass_mark,
+    )
     project_settings_check(**settings)
     project_name_check(owner_id=getattr(created_by, "pk", None), name=name)
     criteria = criteria_normalise(task_type=task_type, criteria=criteria)
     task_config = task_config_normalise(task_type=task_type, task_config=task_config)
-    project = Project(name=name, instructions=instructions, show_reference=show_reference, task_config=task_config,
-                      rankme_modulus=rankme_modulus, randomise_output_order=randomise_output_order, status=status,
-                      created_by=created_by, **settings)
+    project = Project(
+        name=name,
+        instructions=instructions,
+        show_reference=show_reference,
+        task_config=task_config,
+        rankme_modulus=rankme_modulus,
+        randomise_output_order=randomise_output_order,
+        status=status,
+        created_by=created_by,
+        **settings,
+    )
     project.full_clean()
     project.save()
     for position, spec in enumerate(criteria):
-        criterion = Criterion(project=project, name=spec["name"], position=position, scale_min=spec["scale_min"],
-                              scale_max=spec["scale_max"], labels=spec["labels"], help_text=spec["help_text"])
+        criterion = Criterion(
+            project=project,
+            name=spec["name"],
+            position=position,
+            scale_min=spec["scale_min"],
+            scale_max=spec["scale_max"],
+            labels=spec["labels"],
+            help_text=spec["help_text"],
+        )
         criterion.full_clean()
         criterion.save()
     if created_by is not None:
         Membership.objects.create(project=project, user=created_by, role=Membership.Role.LEAD)
     if allocation:
         project = allocation_settings_update(project=project, by=created_by, **allocation)
-    audit_record(actor=created_by, action="project.create", project=project, target=project.name, detail={
-        "task_type": task_type, "status": status, "criteria": [spec.get("name") for spec in criteria],
-        **{name: getattr(project, name) for name in PROJECT_SETTINGS}})
+    audit_record(
+        actor=created_by,
+        action="project.create",
+        project=project,
+        target=project.name,
+        detail={
+            "task_type": task_type,
+            "status": status,
+            "criteria": [spec.get("name") for spec in criteria],
+            **{name: getattr(project, name) for name in PROJECT_SETTINGS},
+        },
+    )
     return project
 
 
@@ -171,17 +234,24 @@ def membership_set(*, project: Project, username: str, role: str, by=None) -> Me
     user = get_user_model().objects.filter(username=username, is_active=True).first()
     if user is None:
         raise ValidationError({"username": f"no active user named {username!r}"})
-    before = Membership.objects.select_for_update().filter(project=project, user=user).values_list(
-        "role", flat=True).first()
+    before = (
+        Membership.objects.select_for_update().filter(project=project, user=user).values_list("role", flat=True).first()
+    )
     # An excluded rater who left the team comes back paused, as the exclusion left them.
     excluded = RaterExclusion.objects.filter(project=project, rater=user).exists()
     membership, created = Membership.objects.update_or_create(
-        project=project, user=user, defaults={"role": role}, create_defaults={"role": role, "is_paused": excluded})
+        project=project, user=user, defaults={"role": role}, create_defaults={"role": role, "is_paused": excluded}
+    )
     if created:
         audit_record(actor=by, action="member.add", project=project, target=username, detail={"role": role})
     elif before != role:
-        audit_record(actor=by, action="member.role_change", project=project, target=username,
-                     detail={"changed": {"role": [before, role]}})
+        audit_record(
+            actor=by,
+            action="member.role_change",
+            project=project,
+            target=username,
+            detail={"changed": {"role": [before, role]}},
+        )
     return membership
 
 

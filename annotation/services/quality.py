@@ -1,5 +1,6 @@
 """Quality control writes: versioned rules, pausing / resuming / excluding / including raters with a
 logged action, and applying the rules to a rater (after a control screen, or for every rater at once)."""
+
 from collections import defaultdict
 from datetime import datetime
 
@@ -24,8 +25,16 @@ from audit.services import audit_record
 
 from .qualification import rater_admit
 
-RULE_FIELDS = ("min_gold_answered", "gold_accuracy_threshold", "action", "min_seconds_per_judgment",
-               "straight_line_run", "min_degraded_answered", "degraded_p_threshold", "control_flag_share")
+RULE_FIELDS = (
+    "min_gold_answered",
+    "gold_accuracy_threshold",
+    "action",
+    "min_seconds_per_judgment",
+    "straight_line_run",
+    "min_degraded_answered",
+    "degraded_p_threshold",
+    "control_flag_share",
+)
 
 
 class NotARaterOfProject(ValidationError):
@@ -56,8 +65,11 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     current = qc_rules_current(project)
     if current is not None and all(getattr(current, name) == value for name, value in fields.items()):
         return current  # nothing changes: no new version
-    changed = {name: [getattr(current, name) if current else None, value] for name, value in fields.items()
-               if current is None or getattr(current, name) != value}
+    changed = {
+        name: [getattr(current, name) if current else None, value]
+        for name, value in fields.items()
+        if current is None or getattr(current, name) != value
+    }
     if current is not None and not Judgment.objects.filter(project=project).exists():
         rules = current
     else:
@@ -70,23 +82,38 @@ def qc_rules_update(*, project: Project, by=None, **fields) -> QcRules:
     rules.created_by = by
     rules.full_clean(exclude=["project", "created_by"])
     rules.save()
-    audit_record(actor=by, action="qc.rules_update", project=project, target=f"version {rules.version}",
-                 detail={"version": rules.version, "changed": changed})
+    audit_record(
+        actor=by,
+        action="qc.rules_update",
+        project=project,
+        target=f"version {rules.version}",
+        detail={"version": rules.version, "changed": changed},
+    )
     return rules
 
 
 def _membership(project: Project, rater, *, required: bool = True) -> Membership | None:
     project_lock_shared(project.pk)  # the lock order of annotation.services.assignment
-    membership = (Membership.objects.select_for_update()
-                  .filter(project=project, user=rater, role=Membership.Role.RATER).first())
+    membership = (
+        Membership.objects.select_for_update().filter(project=project, user=rater, role=Membership.Role.RATER).first()
+    )
     if membership is None and required:
         raise NotARaterOfProject({"rater": f"{rater} is not a rater of this project"})
     return membership
 
 
 def _log(*, project, rater, kind, by=None, reason="", rules=None, rule="", evidence=None, now=None) -> RaterAction:
-    return RaterAction.objects.create(project=project, rater=rater, kind=kind, by=by, reason=reason, rules=rules,
-                                      rule=rule, evidence=evidence or {}, created_at=now or timezone.now())
+    return RaterAction.objects.create(
+        project=project,
+        rater=rater,
+        kind=kind,
+        by=by,
+        reason=reason,
+        rules=rules,
+        rule=rule,
+        evidence=evidence or {},
+        created_at=now or timezone.now(),
+    )
 
 
 def _check_reason(by, reason: str) -> None:
@@ -95,8 +122,9 @@ def _check_reason(by, reason: str) -> None:
 
 
 @transaction.atomic
-def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: str = "", release: bool = False,
-         **logged) -> RaterAction:
+def _act(
+    *, project: Project, rater, kind: str, state: dict, by=None, reason: str = "", release: bool = False, **logged
+) -> RaterAction:
     """Sets the rater's membership ``state`` (is_paused), records or lifts an exclusion (kind exclude or
     include), releases the rater's work to the pool on an exclusion or with ``release``, and logs the action."""
     _check_reason(by, reason)
@@ -108,23 +136,35 @@ def _act(*, project: Project, rater, kind: str, state: dict, by=None, reason: st
     if kind == RaterAction.Kind.RESUME and excluded.exists():
         raise ValidationError({"rater": f"{rater} is excluded; include them again before resuming their work"})
     if kind == RaterAction.Kind.EXCLUDE:
-        RaterExclusion.objects.get_or_create(project=project, rater=rater,
-                                             defaults={"created_at": logged.get("now") or timezone.now()})
+        RaterExclusion.objects.get_or_create(
+            project=project, rater=rater, defaults={"created_at": logged.get("now") or timezone.now()}
+        )
     elif kind == RaterAction.Kind.INCLUDE:
         excluded.delete()
     released = release or kind == RaterAction.Kind.EXCLUDE
     if released:
-        outcome = allocation_rater_release(project=project, membership=membership, judged_too=(
-            kind == RaterAction.Kind.EXCLUDE and project.replan_excluded_judgments))
-        logged["evidence"] = {**logged.get("evidence", {}), "replan": outcome.as_evidence(),
-                              "replan_message": outcome.message}
+        outcome = allocation_rater_release(
+            project=project,
+            membership=membership,
+            judged_too=(kind == RaterAction.Kind.EXCLUDE and project.replan_excluded_judgments),
+        )
+        logged["evidence"] = {
+            **logged.get("evidence", {}),
+            "replan": outcome.as_evidence(),
+            "replan_message": outcome.message,
+        }
     for name, value in state.items():
         setattr(membership, name, value)
     if state and membership is not None:
         membership.save(update_fields=list(state))
     if by is not None:  # a lead's action; a rule's is in the qc.apply entry or the rater-action log
-        audit_record(actor=by, action=f"rater.{kind}", project=project, target=rater.username,
-                     detail={"reason": reason, **({"replan": logged["evidence"]["replan"]} if released else {})})
+        audit_record(
+            actor=by,
+            action=f"rater.{kind}",
+            project=project,
+            target=rater.username,
+            detail={"reason": reason, **({"replan": logged["evidence"]["replan"]} if released else {})},
+        )
     return _log(project=project, rater=rater, kind=kind, by=by, reason=reason, **logged)
 
 
@@ -138,8 +178,9 @@ def rater_pause_for_good(*, project: Project, rater, **how) -> RaterAction:
     """Pauses the rater and releases their work as an exclusion does (their leases back to the pool, their place
     of the design vacated and its work re-planned), while their judgments still count; logged as a pause whose
     evidence holds the re-plan. A later resume takes a free place on their next screen."""
-    return _act(project=project, rater=rater, kind=RaterAction.Kind.PAUSE, state={"is_paused": True}, release=True,
-                **how)
+    return _act(
+        project=project, rater=rater, kind=RaterAction.Kind.PAUSE, state={"is_paused": True}, release=True, **how
+    )
 
 
 def rater_resume(*, project: Project, rater, **how) -> RaterAction:
@@ -159,8 +200,14 @@ def rater_include(*, project: Project, rater, **how) -> RaterAction:
 
 
 # A lead's actions on a rater, by name (the rater pages' and the API's action forms).
-LEAD_ACTIONS = {"pause": rater_pause, "pause_for_good": rater_pause_for_good, "resume": rater_resume,
-                "exclude": rater_exclude, "include": rater_include, "admit": rater_admit}
+LEAD_ACTIONS = {
+    "pause": rater_pause,
+    "pause_for_good": rater_pause_for_good,
+    "resume": rater_resume,
+    "exclude": rater_exclude,
+    "include": rater_include,
+    "admit": rater_admit,
+}
 
 
 def _findings(project: Project, rules: QcRules, rater_id: int | None) -> dict[int, list[tuple[str, dict]]]:
@@ -170,32 +217,64 @@ def _findings(project: Project, rules: QcRules, rater_id: int | None) -> dict[in
     if rules.gold_accuracy_threshold > 0:
         for rater, acc in gold_accuracy(project, rater_id=rater_id).items():
             if acc.n_items >= rules.min_gold_answered and acc.accuracy < rules.gold_accuracy_threshold:
-                found[rater].append(("gold_accuracy", {
-                    "gold_items": acc.n_items, "answers": acc.n, "correct": acc.correct,
-                    "accuracy": round(acc.accuracy, 4), "threshold": rules.gold_accuracy_threshold}))
+                found[rater].append(
+                    (
+                        "gold_accuracy",
+                        {
+                            "gold_items": acc.n_items,
+                            "answers": acc.n,
+                            "correct": acc.correct,
+                            "accuracy": round(acc.accuracy, 4),
+                            "threshold": rules.gold_accuracy_threshold,
+                        },
+                    )
+                )
     if rules.min_seconds_per_judgment > 0 or rules.straight_line_run > 0:
         window = max(SPEED_WINDOW, rules.straight_line_run)
-        for rater, flags in behaviour_flags(project, rules, rater_id=rater_id, last_screens=window,
-                                            idle_leases=False).items():
-            if (rules.min_seconds_per_judgment > 0 and flags.recent_screens >= SPEED_MIN_SCREENS
-                    and flags.recent_fast * 2 > flags.recent_screens):
-                found[rater].append(("too_fast", {"recent_screens": flags.recent_screens,
-                                                  "too_fast": flags.recent_fast,
-                                                  "min_seconds": rules.min_seconds_per_judgment}))
+        for rater, flags in behaviour_flags(
+            project, rules, rater_id=rater_id, last_screens=window, idle_leases=False
+        ).items():
+            if (
+                rules.min_seconds_per_judgment > 0
+                and flags.recent_screens >= SPEED_MIN_SCREENS
+                and flags.recent_fast * 2 > flags.recent_screens
+            ):
+                found[rater].append(
+                    (
+                        "too_fast",
+                        {
+                            "recent_screens": flags.recent_screens,
+                            "too_fast": flags.recent_fast,
+                            "min_seconds": rules.min_seconds_per_judgment,
+                        },
+                    )
+                )
             if rules.straight_line_run > 0 and flags.current_run >= rules.straight_line_run:
                 found[rater].append(("straight_line", {"run": flags.current_run, "limit": rules.straight_line_run}))
     if rules.degraded_p_threshold > 0:
         for rater, check in degraded_check(project, rater_id=rater_id).items():
             p = check.p_value
             if p is not None and check.n_controls >= rules.min_degraded_answered and p > rules.degraded_p_threshold:
-                found[rater].append(("degraded", {"controls": check.n_controls, "p_value": round(p, 6),
-                                                  "threshold": rules.degraded_p_threshold}))
+                found[rater].append(
+                    (
+                        "degraded",
+                        {"controls": check.n_controls, "p_value": round(p, 6), "threshold": rules.degraded_p_threshold},
+                    )
+                )
     if rules.control_flag_share > 0:
         for rater, flags in control_flags(project, rater_id=rater_id).items():
             if flags.n_controls >= rules.min_gold_answered and flags.share > rules.control_flag_share:
-                found[rater].append(("control_flags", {"controls": flags.n_controls, "flagged": flags.n_flagged,
-                                                       "share": round(flags.share, 4),
-                                                       "threshold": rules.control_flag_share}))
+                found[rater].append(
+                    (
+                        "control_flags",
+                        {
+                            "controls": flags.n_controls,
+                            "flagged": flags.n_flagged,
+                            "share": round(flags.share, 4),
+                            "threshold": rules.control_flag_share,
+                        },
+                    )
+                )
     return found
 
 
@@ -207,8 +286,12 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, now: datetime
     if rater_id is None:  # after a submission, the rater loop holds the project and membership locks already
         project_lock_shared(project.pk)
     # Membership rows only: locking the users too would hold up every insert referring to them (judgments).
-    memberships = Membership.objects.select_for_update(of=("self",)).select_related("user").filter(
-        project=project, role=Membership.Role.RATER).order_by("id")
+    memberships = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("user")
+        .filter(project=project, role=Membership.Role.RATER)
+        .order_by("id")
+    )
     if rater_id is not None:
         memberships = memberships.filter(user_id=rater_id)
     memberships = list(memberships)
@@ -217,12 +300,16 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, now: datetime
     found = _findings(project, rules, rater_id)
     excluded = set()
     if rules.action == QcRules.Action.EXCLUDE and found:
-        excluded = set(RaterExclusion.objects.filter(project=project, rater_id__in=list(found))
-                       .values_list("rater_id", flat=True))
+        excluded = set(
+            RaterExclusion.objects.filter(project=project, rater_id__in=list(found)).values_list("rater_id", flat=True)
+        )
     warned = set()
     if rules.action == QcRules.Action.WARN and found:
-        warned = set(RaterAction.objects.filter(project=project, kind=RaterAction.Kind.WARN, rules=rules,
-                                                rater_id__in=list(found)).values_list("rater_id", "rule"))
+        warned = set(
+            RaterAction.objects.filter(
+                project=project, kind=RaterAction.Kind.WARN, rules=rules, rater_id__in=list(found)
+            ).values_list("rater_id", "rule")
+        )
     kind = RaterAction.Kind(rules.action)  # a rule's action is logged as its own kind
     actions, changed, exclusions = [], [], []
     for membership in memberships:
@@ -237,13 +324,24 @@ def _apply(project: Project, rules: QcRules, rater_id: int | None, now: datetime
                 changed.append(membership.pk)
                 if kind == RaterAction.Kind.EXCLUDE:
                     excluded.add(membership.user_id)
-                    exclusions.append(RaterExclusion(project=project, rater_id=membership.user_id,
-                                                     created_at=now or timezone.now()))
-                    release = allocation_rater_release(project=project, membership=membership,
-                                                       judged_too=project.replan_excluded_judgments)
+                    exclusions.append(
+                        RaterExclusion(project=project, rater_id=membership.user_id, created_at=now or timezone.now())
+                    )
+                    release = allocation_rater_release(
+                        project=project, membership=membership, judged_too=project.replan_excluded_judgments
+                    )
                     evidence = {**evidence, "replan": release.as_evidence(), "replan_message": release.message}
-            actions.append(RaterAction(project=project, rater=membership.user, kind=kind, rules=rules, rule=rule,
-                                       evidence=evidence, created_at=now or timezone.now()))
+            actions.append(
+                RaterAction(
+                    project=project,
+                    rater=membership.user,
+                    kind=kind,
+                    rules=rules,
+                    rule=rule,
+                    evidence=evidence,
+                    created_at=now or timezone.now(),
+                )
+            )
     if changed:
         Membership.objects.filter(pk__in=changed).update(is_paused=True)
     if exclusions:
@@ -270,9 +368,13 @@ def qc_rules_apply_all(*, project: Project, now: datetime | None = None, by=None
     rules = qc_rules_current(project)
     taken = _apply(project, rules, None, now) if rules is not None else []
     if by is not None:
-        audit_record(actor=by, action="qc.apply", project=project,
-                     target=f"version {rules.version}" if rules else "no rules", detail={
-                         "actions": [{"rater": a.rater.username, "kind": a.kind, "rule": a.rule} for a in taken]})
+        audit_record(
+            actor=by,
+            action="qc.apply",
+            project=project,
+            target=f"version {rules.version}" if rules else "no rules",
+            detail={"actions": [{"rater": a.rater.username, "kind": a.kind, "rule": a.rule} for a in taken]},
+        )
     return taken
 
 
@@ -282,7 +384,10 @@ def training_feedback(assignment, shown_systems: list[str]) -> dict:
     gold, meta = Item.objects.values_list("gold", "meta").get(pk=assignment.item_id)
     task_type = REGISTRY[assignment.project.task_type]
     criteria = Criterion.objects.filter(project_id=assignment.project_id).order_by("position", "id")
-    expected = [v for name in criteria.values_list("name", flat=True)
-                for v in task_type.gold_on_screen(gold or {}, name, shown_systems)]
+    expected = [
+        v
+        for name in criteria.values_list("name", flat=True)
+        for v in task_type.gold_on_screen(gold or {}, name, shown_systems)
+    ]
     explanation = (meta or {}).get("explanation", "")
     return {"expected": expected, "explanation": explanation if isinstance(explanation, str) else str(explanation)}

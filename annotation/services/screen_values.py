@@ -63,8 +63,10 @@ def screen_values_code(
         key = (name, shown.index(system) if system is not None else None)
         if key in seen:
             if task_type.unanswered_value is not None and key[1] is not None:  # picks among outputs (best–worst)
-                errors.append(f"criterion {name!r}: output {key[1] + 1} (as shown) is picked as both "
-                              f"{values[seen[key]].get('value')!r} and {entry.get('value')!r}; pick two outputs")
+                errors.append(
+                    f"criterion {name!r}: output {key[1] + 1} (as shown) is picked as both "
+                    f"{values[seen[key]].get('value')!r} and {entry.get('value')!r}; pick two outputs"
+                )
             else:
                 errors.append(f"{where}: answered twice (first in values[{seen[key]}])")
             continue
@@ -76,8 +78,9 @@ def screen_values_code(
                 continue
             if task_type.unanswered_value is not None:
                 scale = CriterionScale(criterion.name, criterion.scale_min, criterion.scale_max, project.rankme_modulus)
-                coded = task_type.code_answer(task_type.unanswered_value, scale, systems, shown[position],
-                                              config=project.task_config, texts=texts)
+                coded = task_type.code_answer(
+                    task_type.unanswered_value, scale, systems, shown[position], config=project.task_config, texts=texts
+                )
                 rows.append((by_system[coded.system], criterion, coded.value, coded.label, coded.spans))
                 continue
             errors.append(

@@ -1,4 +1,5 @@
 """Handing out API tokens, unless another app refuses the account (CONCORD_TOKEN_REFUSALS)."""
+
 from django.conf import settings
 from django.utils.module_loading import import_string
 from rest_framework.authtoken.models import Token

@@ -1,5 +1,6 @@
 """What every task type provides: criteria, output-count and gold validation, value coding, and the facts
 the other apps read (``facts``)."""
+
 import math
 import random
 from dataclasses import dataclass
@@ -111,8 +112,9 @@ def scale_number(value, criterion: CriterionScale, what: str) -> float:
     if criterion.modulus is None:
         return in_scale(x, criterion, what)
     if x <= 0:
-        raise TaskTypeError(f"{what} must be a positive score relative to the modulus "
-                            f"({criterion.modulus:g}), got {x:g}")
+        raise TaskTypeError(
+            f"{what} must be a positive score relative to the modulus ({criterion.modulus:g}), got {x:g}"
+        )
     return x
 
 
@@ -193,8 +195,9 @@ class TaskType:
         feedback; ``shown_systems`` are the systems in display order."""
         raise NotImplementedError
 
-    def gold_correct(self, gold: dict, criterion: str, system: str, value: float, spans: tuple[Span, ...] = ()
-                     ) -> bool | None:
+    def gold_correct(
+        self, gold: dict, criterion: str, system: str, value: float, spans: tuple[Span, ...] = ()
+    ) -> bool | None:
         """Whether a stored judgment (``value`` as coded, on ``system``'s output, with its error ``spans`` for a type
         that reads texts) matches the item's normalised gold; None when the gold says nothing about that criterion
         and output."""
@@ -204,16 +207,25 @@ class TaskType:
         """Checks a normalised gold against the item's input and output texts (by system) where it points into
         them; raises TaskTypeError naming the field. Gold answers that point into no text pass."""
 
-    def code_value(self, value, criterion: CriterionScale, systems: list[str], system: str | None
-                   ) -> tuple[str, float, str]:
+    def code_value(
+        self, value, criterion: CriterionScale, systems: list[str], system: str | None
+    ) -> tuple[str, float, str]:
         """(system judged, numeric value, label) for one judged value of an imported or submitted line.
 
         ``systems`` are the item's systems in imported order; ``system`` names the output judged.
         """
         raise NotImplementedError
 
-    def code_answer(self, value, criterion: CriterionScale, systems: list[str], system: str | None, *,
-                    config: dict, texts: ScreenTexts | None) -> Coded:
+    def code_answer(
+        self,
+        value,
+        criterion: CriterionScale,
+        systems: list[str],
+        system: str | None,
+        *,
+        config: dict,
+        texts: ScreenTexts | None,
+    ) -> Coded:
         """``code_value`` with what some types check an answer against: the project's normalised ``config`` and,
         for a type that ``reads_texts``, the screen's ``texts``; the default codes the value alone."""
         return Coded(*self.code_value(value, criterion, systems, system))
@@ -234,8 +246,9 @@ class TaskType:
         position = int(suffix) if suffix.isascii() and suffix.isdigit() and len(suffix) <= 18 else None
         return position, self.form_value(raw)
 
-    def draw_order(self, systems: list[str], rng: random.Random, left_balance: dict[str, int], *,
-                   randomise: bool = True) -> list[int]:
+    def draw_order(
+        self, systems: list[str], rng: random.Random, left_balance: dict[str, int], *, randomise: bool = True
+    ) -> list[int]:
         """Output positions (as imported) in the order one rater is shown them: a fresh shuffle, so
         no system profits from always being read first; the imported order when ``randomise`` is off."""
         order = list(range(len(systems)))
@@ -255,8 +268,11 @@ class TaskType:
             if len(shown_systems) != 1:
                 raise TaskTypeError("position is missing: say which output (0 is the first shown) the value is for")
             display_position = 0
-        if isinstance(display_position, bool) or not isinstance(display_position, int) \
-                or not 0 <= display_position < len(shown_systems):
+        if (
+            isinstance(display_position, bool)
+            or not isinstance(display_position, int)
+            or not 0 <= display_position < len(shown_systems)
+        ):
             raise TaskTypeError(f"position must be 0 to {len(shown_systems) - 1}, got {display_position!r}")
         return shown_systems[display_position], value
 
@@ -292,8 +308,11 @@ class TaskType:
     def feedback(self, expected, given) -> tuple[str, str, bool]:
         """A training screen's feedback on one question: (the expected answer, the rater's, whether they match) in
         words, from ``expected`` as gold_on_screen gives it and ``given`` as the screen gave it (None: none)."""
-        ok = expected[0] <= given <= expected[1] if isinstance(expected, list) and given is not None \
+        ok = (
+            expected[0] <= given <= expected[1]
+            if isinstance(expected, list) and given is not None
             else given == expected
+        )
         return _answer_words(expected), "—" if given is None else _answer_words(given), ok
 
     def screen_answer(self, value: float):
@@ -326,15 +345,17 @@ class TaskType:
         ``degrade(text)`` damages a text (``suffix`` marks a damaged copy's system): every output damaged."""
         return [(system, degrade(text)) for system, text in outputs]
 
-    def damage_marked(self, original: str, copy: str, copy_spans: tuple[Span, ...], original_spans: tuple[Span, ...]
-                      ) -> tuple[bool, bool] | None:
+    def damage_marked(
+        self, original: str, copy: str, copy_spans: tuple[Span, ...], original_spans: tuple[Span, ...]
+    ) -> tuple[bool, bool] | None:
         """For a type whose answers mark places in the text: (whether the spans on a degraded ``copy`` of an output
         mark its damage, whether the same rater's spans on the ``original`` mark the same place there); None for
         a type whose degraded copies are checked by their scores."""
         return None
 
-    def repeat_same(self, value: float, before: float, low: float | None, high: float | None,
-                    modulus: float | None) -> bool:
+    def repeat_same(
+        self, value: float, before: float, low: float | None, high: float | None, modulus: float | None
+    ) -> bool:
         """Whether a repeat's coded ``value`` counts as the same answer as the original's ``before``."""
         return value == before
 
@@ -345,8 +366,13 @@ class TaskType:
         for criterion, answer in gold.items():
             per_system = answer if isinstance(answer, dict) else {"": answer}
             for system, value in per_system.items():
-                expected = (f"{value[0]:g}–{value[1]:g}" if isinstance(value, list)
-                            else f"{value:g}" if isinstance(value, int | float) else str(value))
+                expected = (
+                    f"{value[0]:g}–{value[1]:g}"
+                    if isinstance(value, list)
+                    else f"{value:g}"
+                    if isinstance(value, int | float)
+                    else str(value)
+                )
                 rows.append({"criterion": criterion, "system": system, "expected": expected})
         return rows
 
@@ -358,16 +384,23 @@ class TaskType:
 
     def screen_criterion(self, criterion) -> dict:
         """What a rating screen needs to ask ``criterion`` (a Criterion row): its scale and labels."""
-        return {"id": criterion.pk, "name": criterion.name, "help_text": criterion.help_text,
-                "scale_min": criterion.scale_min, "scale_max": criterion.scale_max,
-                "labels": list(criterion.labels or []), "choices": None}
+        return {
+            "id": criterion.pk,
+            "name": criterion.name,
+            "help_text": criterion.help_text,
+            "scale_min": criterion.scale_min,
+            "scale_max": criterion.scale_max,
+            "labels": list(criterion.labels or []),
+            "choices": None,
+        }
 
 
 def _answer_words(value) -> str:
     if isinstance(value, list):
         return f"{value[0]:g}–{value[1]:g}"
-    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(value, f"{value:g}" if isinstance(value, float)
-                                                                   else str(value))
+    return {"A": "left (A)", "B": "right (B)", "tie": "tie"}.get(
+        value, f"{value:g}" if isinstance(value, float) else str(value)
+    )
 
 
 def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:
@@ -375,8 +408,9 @@ def check_gold_criteria(gold, criteria: dict[str, CriterionScale]) -> dict:
         raise TaskTypeError("gold must be an object keyed by criterion name")
     unknown = sorted(set(gold) - set(criteria))
     if unknown:
-        raise TaskTypeError(f"gold: unknown criterion {', '.join(map(repr, unknown))}; "
-                            f"criteria are {', '.join(map(repr, criteria))}")
+        raise TaskTypeError(
+            f"gold: unknown criterion {', '.join(map(repr, unknown))}; criteria are {', '.join(map(repr, criteria))}"
+        )
     return gold
 
 

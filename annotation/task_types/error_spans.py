@@ -203,8 +203,13 @@ def _gold_words(expected: dict) -> str:
     """A gold answer as a lead reads it: "no error", or the spans to find, and the score range."""
     parts = ["no error"] if expected.get("no_error") else []
     if expected.get("spans"):
-        parts.append("find " + "; ".join(f"[{g['start']}, {g['end']})" + "".join(
-            f" {g[k]}" for k in ("side", "severity", "category") if k in g) for g in expected["spans"]))
+        parts.append(
+            "find "
+            + "; ".join(
+                f"[{g['start']}, {g['end']})" + "".join(f" {g[k]}" for k in ("side", "severity", "category") if k in g)
+                for g in expected["spans"]
+            )
+        )
     if "score" in expected:
         parts.append(f"score {expected['score'][0]:g}–{expected['score'][1]:g}")
     return ", ".join(parts)
@@ -239,10 +244,12 @@ def _gold_span_hit(expected: dict, span: Span) -> bool:
     """A rater's span meets a gold span: the same side, overlapping, and the gold's severity and category where
     it gives them (a category also meets its own subcategories)."""
     category = expected.get("category")
-    return (span.side == expected.get("side", TARGET) and overlaps(expected["start"], expected["end"], span.start,
-                                                                   span.end)
-            and expected.get("severity") in (None, span.severity)
-            and (category is None or span.category == category or span.category.startswith(category + "/")))
+    return (
+        span.side == expected.get("side", TARGET)
+        and overlaps(expected["start"], expected["end"], span.start, span.end)
+        and expected.get("severity") in (None, span.severity)
+        and (category is None or span.category == category or span.category.startswith(category + "/"))
+    )
 
 
 class ErrorSpanType(TaskType):
@@ -259,8 +266,10 @@ class ErrorSpanType(TaskType):
     level_of_measurement = "interval"
     min_outputs = 1
     max_criteria = 1
-    position_bias_note = ("Position bias does not apply to error spans: each output's errors are marked in that "
-                          "output alone, so no output wins or loses by the place it is shown in.")
+    position_bias_note = (
+        "Position bias does not apply to error spans: each output's errors are marked in that "
+        "output alone, so no output wins or loses by the place it is shown in."
+    )
     reads_texts = True
     # The fields of an answer beside spans and no_error.
     extra_fields: tuple[str, ...] = ()
@@ -316,14 +325,23 @@ class ErrorSpanType(TaskType):
     def normalise_gold(self, gold, criteria, systems):
         out = {}
         for name, answer in check_gold_criteria(gold, criteria).items():
-            if isinstance(answer, dict) and answer.keys() & {"spans", "no_error", *self.gold_extra} \
-                    and len(systems) == 1:
+            if (
+                isinstance(answer, dict)
+                and answer.keys() & {"spans", "no_error", *self.gold_extra}
+                and len(systems) == 1
+            ):
                 answer = {systems[0]: answer}
             if not isinstance(answer, dict) or not answer:
-                raise TaskTypeError(f"gold.{name} must map system names to {{spans, no_error"
-                                    f"{''.join(', ' + f for f in self.gold_extra)}}}")
-            out[name] = {check_system(system, systems, f"gold.{name}"): self._gold_answer(
-                expected, criteria[name], f"gold.{name}.{system}") for system, expected in answer.items()}
+                raise TaskTypeError(
+                    f"gold.{name} must map system names to {{spans, no_error"
+                    f"{''.join(', ' + f for f in self.gold_extra)}}}"
+                )
+            out[name] = {
+                check_system(system, systems, f"gold.{name}"): self._gold_answer(
+                    expected, criteria[name], f"gold.{name}.{system}"
+                )
+                for system, expected in answer.items()
+            }
         return out
 
     # What a gold answer may give beside spans and no_error.
@@ -349,12 +367,15 @@ class ErrorSpanType(TaskType):
                 raise TaskTypeError(f"{what}.score must be [low, high], got {bounds!r}")
             low, high = (number(b, f"{what}.score") for b in bounds)
             if not criterion.scale_min <= low <= high <= criterion.scale_max:
-                raise TaskTypeError(f"{what}.score [{low:g}, {high:g}] must run upwards within "
-                                    f"{criterion.scale_min:g}–{criterion.scale_max:g}")
+                raise TaskTypeError(
+                    f"{what}.score [{low:g}, {high:g}] must run upwards within "
+                    f"{criterion.scale_min:g}–{criterion.scale_max:g}"
+                )
             out["score"] = [low, high]
         if not out:
-            raise TaskTypeError(f"{what}: give the spans that must be marked, no_error"
-                                f"{''.join(', or ' + f for f in self.gold_extra)}")
+            raise TaskTypeError(
+                f"{what}: give the spans that must be marked, no_error{''.join(', or ' + f for f in self.gold_extra)}"
+            )
         return out
 
     def _gold_span(self, span, what: str) -> dict:
@@ -385,9 +406,11 @@ class ErrorSpanType(TaskType):
                 for k, span in enumerate(expected.get("spans", [])):
                     side = span.get("side", TARGET)
                     if span["end"] > lengths[side]:
-                        raise TaskTypeError(f"gold.{name}.{system}.spans[{k}]: [{span['start']}, {span['end']}) is "
-                                            f"not within the {'output' if side == TARGET else 'source'} "
-                                            f"({lengths[side]} code points)")
+                        raise TaskTypeError(
+                            f"gold.{name}.{system}.spans[{k}]: [{span['start']}, {span['end']}) is "
+                            f"not within the {'output' if side == TARGET else 'source'} "
+                            f"({lengths[side]} code points)"
+                        )
 
     def gold_correct(self, gold, criterion, system, value, spans=()):
         """Every gold span met by one of the rater's spans (rejected proposals are not the rater's); with
@@ -396,8 +419,11 @@ class ErrorSpanType(TaskType):
         if expected is None:
             return None
         marked = [s for s in spans if s.origin != REJECTED]
-        ok = not marked if expected.get("no_error") else all(
-            any(_gold_span_hit(g, s) for s in marked) for g in expected.get("spans", []))
+        ok = (
+            not marked
+            if expected.get("no_error")
+            else all(any(_gold_span_hit(g, s) for s in marked) for g in expected.get("spans", []))
+        )
         if "score" in expected:
             ok = ok and expected["score"][0] <= value <= expected["score"][1]
         return ok
@@ -413,24 +439,46 @@ class ErrorSpanType(TaskType):
         """The gold in words beside the rater's spans (and score), right as gold_correct counts it."""
         if given is None:
             return _gold_words(expected), "—", False
-        spans = tuple(Span(s.get("side") or TARGET, s["start"], s["end"], s["severity"], s.get("category") or "",
-                           s.get("origin") or ADDED) for s in given["spans"])
+        spans = tuple(
+            Span(
+                s.get("side") or TARGET,
+                s["start"],
+                s["end"],
+                s["severity"],
+                s.get("category") or "",
+                s.get("origin") or ADDED,
+            )
+            for s in given["spans"]
+        )
         ok = self.gold_correct({"": {"": expected}}, "", "", given.get("score", 0.0), spans)
         marked = [s for s in spans if s.origin != REJECTED]
-        words = "; ".join(f"[{s.start}, {s.end}) {s.severity}" + (f" {s.category}" if s.category else "")
-                          + (" in the source" if s.side == SOURCE else "") for s in marked) or "no error"
+        words = (
+            "; ".join(
+                f"[{s.start}, {s.end}) {s.severity}"
+                + (f" {s.category}" if s.category else "")
+                + (" in the source" if s.side == SOURCE else "")
+                for s in marked
+            )
+            or "no error"
+        )
         if "score" in given:
             words += f", score {given['score']:g}"
         return _gold_words(expected), words, ok
 
     def gold_on_screen(self, gold, criterion, shown_systems):
         per_system = gold.get(criterion) or {}
-        return [{"criterion": criterion, "position": p, "value": per_system[s]}
-                for p, s in enumerate(shown_systems) if s in per_system]
+        return [
+            {"criterion": criterion, "position": p, "value": per_system[s]}
+            for p, s in enumerate(shown_systems)
+            if s in per_system
+        ]
 
     def gold_rows(self, gold):
-        return [{"criterion": criterion, "system": system, "expected": _gold_words(expected)}
-                for criterion, per_system in gold.items() for system, expected in per_system.items()]
+        return [
+            {"criterion": criterion, "system": system, "expected": _gold_words(expected)}
+            for criterion, per_system in gold.items()
+            for system, expected in per_system.items()
+        ]
 
     def stored_answer(self, value, spans, proposal_index):
         answer = {
@@ -466,7 +514,7 @@ class ErrorSpanType(TaskType):
         for s in answer["spans"]:
             where, marked_in = (" in the source", source) if s["side"] == SOURCE else ("", text)
             category = f" {s['category']}" if s["category"] else ""
-            marked.append(f"{s['severity']}{category}{where}: “{marked_in[s['start']:s['end']]}”")
+            marked.append(f"{s['severity']}{category}{where}: “{marked_in[s['start'] : s['end']]}”")
         extra = [f"{name} {answer[name]:g}" for name in self.extra_fields]
         return "; ".join(marked or ["no error"]) + "".join(f" · {e}" for e in extra)
 

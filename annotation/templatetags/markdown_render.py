@@ -4,6 +4,7 @@ Raw HTML in the source is not Markdown here: it is shown as text (Python-Markdow
 removed), and the generated HTML then goes through nh3 (the Ammonia sanitiser) with a short list of
 tags and only http, https and mailto links, so neither a script nor a ``javascript:`` link survives.
 """
+
 import markdown as markdown_lib
 import nh3
 from django import template
@@ -11,8 +12,32 @@ from django.utils.safestring import mark_safe
 
 register = template.Library()
 
-TAGS = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre", "blockquote",
-        "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
+TAGS = {
+    "p",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+}
 ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 
 
@@ -20,8 +45,13 @@ def markdown_to_html(text: str) -> str:
     md = markdown_lib.Markdown(extensions=["sane_lists", "tables"], output_format="html")
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
-    return nh3.clean(md.convert(text or ""), tags=TAGS, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto"},
-                     link_rel="noopener noreferrer nofollow")
+    return nh3.clean(
+        md.convert(text or ""),
+        tags=TAGS,
+        attributes=ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
 
 
 @register.filter(name="markdown")

@@ -1,4 +1,5 @@
 """An audit entry's detail as readable (label, text) rows: changes as "before → after", lists joined."""
+
 from django import template
 
 register = template.Library()
@@ -21,9 +22,12 @@ def audit_detail(detail) -> list[tuple[str, str]]:
     rows = []
     for key, value in (detail or {}).items():
         if key == "changed" and isinstance(value, dict):
-            rows += [(name.replace("_", " "), f"{_text(change[0])} → {_text(change[1])}")
-                     if isinstance(change, list) and len(change) == 2 else (name, _text(change))
-                     for name, change in value.items()]
+            rows += [
+                (name.replace("_", " "), f"{_text(change[0])} → {_text(change[1])}")
+                if isinstance(change, list) and len(change) == 2
+                else (name, _text(change))
+                for name, change in value.items()
+            ]
         else:
             rows.append((key.replace("_", " "), _text(value)))
     return rows

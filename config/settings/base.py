@@ -3,6 +3,7 @@
 The embedded default (no ``DATABASE_URL``, no broker) is a SQLite file and eager Celery;
 setting ``DATABASE_URL`` and ``REDIS_URL`` switches to PostgreSQL and a Redis-backed worker.
 """
+
 import warnings
 from datetime import timedelta
 from pathlib import Path
@@ -19,8 +20,9 @@ SECRET_KEY = env("DJANGO_SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set unless DJANGO_DEBUG=true.")
-    warnings.warn("DJANGO_SECRET_KEY is not set; using a random key for this process (sessions will not survive).",
-                  stacklevel=1)
+    warnings.warn(
+        "DJANGO_SECRET_KEY is not set; using a random key for this process (sessions will not survive).", stacklevel=1
+    )
     SECRET_KEY = get_random_secret_key()
 
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
@@ -203,15 +205,19 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     # An archived project refuses writes (console.middleware explains why this is a default permission).
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated",
-                                   "console.middleware.ArchivedProjectReadOnly"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "console.middleware.ArchivedProjectReadOnly",
+    ],
     "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StandardPagination",
     "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"auth": env("CONCORD_AUTH_THROTTLE_RATE", default="300/min")},
     "NUM_PROXIES": CONCORD_TRUSTED_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "annotation.api_schema.AutoSchema",
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer",
-                                 "rest_framework.renderers.BrowsableAPIRenderer"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
 }
 
 SPECTACULAR_SETTINGS = {
@@ -270,13 +276,17 @@ CELERY_BEAT_SCHEDULE = {
     "adaptive-allocation-refresh": {"task": "evaluation.adaptive_refresh_stale_job", "schedule": crontab(minute="*")},
     # Send the agreement alerts whose email has not gone out yet (retries exhausted, broker or worker down
     # when they were raised). https://crontab.guru/#*/15_*_*_*_*
-    "agreement-alert-emails": {"task": "agreement.jobs.alert_emails_send_pending_job",
-                               "schedule": crontab(minute="*/15")},
+    "agreement-alert-emails": {
+        "task": "agreement.jobs.alert_emails_send_pending_job",
+        "schedule": crontab(minute="*/15"),
+    },
     # Recompute the agreement of projects with judgments newer than their last recompute, each at most once per
     # its lead-set interval (so that interval is rounded up to this sweep's 5 minutes).
     # https://crontab.guru/#*/5_*_*_*_*
-    "agreement-stale-recompute": {"task": "agreement.jobs.agreement_recompute_stale_all_job",
-                                  "schedule": crontab(minute="*/5")},
+    "agreement-stale-recompute": {
+        "task": "agreement.jobs.agreement_recompute_stale_all_job",
+        "schedule": crontab(minute="*/5"),
+    },
 }
 
 LOGGING = {

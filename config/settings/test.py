@@ -1,4 +1,5 @@
 """Test settings: fast hashing and in-memory cache; PostgreSQL from DATABASE_URL (local server by default)."""
+
 import os
 
 from config.env import env

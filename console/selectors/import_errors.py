@@ -1,4 +1,5 @@
 """The item import's error report as the upload page shows it: line, field, problem."""
+
 import re
 
 from annotation.chat_layouts import LAYOUT_FIELDS
@@ -24,8 +25,10 @@ def _field(message: str) -> str:
 def import_error_rows(report: dict) -> list[dict]:
     """``{line, field, problem}`` per reported line of an ImportReport.as_dict(); field is "" when the
     problem concerns the whole line (bad JSON, wrong cell count)."""
-    return [{"line": error["line"], "field": _field(error["error"]), "problem": error["error"]}
-            for error in report.get("errors", [])]
+    return [
+        {"line": error["line"], "field": _field(error["error"]), "problem": error["error"]}
+        for error in report.get("errors", [])
+    ]
 
 
 def import_error_report(report: dict) -> dict:

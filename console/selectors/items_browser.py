@@ -1,5 +1,6 @@
 """The lead's item browser: items filtered by external id, subgroup, system and status, with counts per
 status, and one item with everything raters said about it."""
+
 import json
 from dataclasses import dataclass
 
@@ -34,7 +35,8 @@ class ItemFilters:
 
 def _items(project: Project, filters: ItemFilters) -> QuerySet[Item]:
     items = Item.objects.filter(project=project).annotate(
-        is_flagged=Exists(ItemFlag.objects.filter(item=OuterRef("pk"))))
+        is_flagged=Exists(ItemFlag.objects.filter(item=OuterRef("pk")))
+    )
     if filters.search:
         items = items.filter(external_id__icontains=filters.search)
     if filters.subgroup:
@@ -44,18 +46,32 @@ def _items(project: Project, filters: ItemFilters) -> QuerySet[Item]:
     return items
 
 
-def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str = 1,
-                      page_size: int = PAGE_SIZE) -> dict:
+def item_browser_page(
+    project: Project, filters: ItemFilters, *, page: int | str = 1, page_size: int = PAGE_SIZE
+) -> dict:
     """The page of items matching ``filters`` (with their systems), the count per status among the items
     matching every filter but the status, and the subgroups and systems to filter by. Six queries."""
     items = _items(project, filters)
-    counts = item_state_counts(items, total=Count("id"), flagged=Count("id", filter=STATUS_FILTERS["flagged"]),
-                               retired=Count("id", filter=STATUS_FILTERS["retired"]))
+    counts = item_state_counts(
+        items,
+        total=Count("id"),
+        flagged=Count("id", filter=STATUS_FILTERS["flagged"]),
+        retired=Count("id", filter=STATUS_FILTERS["retired"]),
+    )
     if filters.status:
         items = items.filter(STATUS_FILTERS[filters.status])
-    items = items.only("id", "external_id", "subgroup", "gold", "repeat_of_id", "degraded_from_id", "n_target",
-                       "n_judged", "n_leased", "retired_at").prefetch_related(
-        Prefetch("outputs", queryset=Output.objects.only("id", "item_id", "position", "system")))
+    items = items.only(
+        "id",
+        "external_id",
+        "subgroup",
+        "gold",
+        "repeat_of_id",
+        "degraded_from_id",
+        "n_target",
+        "n_judged",
+        "n_leased",
+        "retired_at",
+    ).prefetch_related(Prefetch("outputs", queryset=Output.objects.only("id", "item_id", "position", "system")))
     page_obj: Page = Paginator(items.order_by("id"), page_size).get_page(page)
     for item in page_obj:
         item.status = item_state(item)
@@ -63,10 +79,16 @@ def item_browser_page(project: Project, filters: ItemFilters, *, page: int | str
     return {
         "page": page_obj,
         "counts": counts,
-        "subgroups": list(Item.objects.filter(project=project).exclude(subgroup="").order_by("subgroup")
-                          .values_list("subgroup", flat=True).distinct()),
-        "systems": list(Output.objects.filter(item__project=project).order_by("system")
-                        .values_list("system", flat=True).distinct()),
+        "subgroups": list(
+            Item.objects.filter(project=project)
+            .exclude(subgroup="")
+            .order_by("subgroup")
+            .values_list("subgroup", flat=True)
+            .distinct()
+        ),
+        "systems": list(
+            Output.objects.filter(item__project=project).order_by("system").values_list("system", flat=True).distinct()
+        ),
     }
 
 
@@ -77,16 +99,21 @@ def item_detail_for_lead(project: Project, external_id: str) -> dict:
     item = get_object_or_404(Item.objects.filter(project=project), external_id=external_id)
     item.status = item_state(item)
     item.status_label = STATUS_LABELS[item.status]
-    judgments = list(Judgment.objects.filter(item=item).select_related("criterion", "output", "rater")
-                     .order_by("rater_id", "submitted_at", "id"))
+    judgments = list(
+        Judgment.objects.filter(item=item)
+        .select_related("criterion", "output", "rater")
+        .order_by("rater_id", "submitted_at", "id")
+    )
     names = rater_names_for_project(project)
     for judgment in judgments:
         judgment.rater_name = names.get(judgment.rater_id, judgment.rater.username)
     outputs = list(item.outputs.order_by("position"))
     why_fixed = item_text_fixed_reason(item, n_judgments=len(judgments))
     if not why_fixed and (item.turns is not None or any(o.turns is not None for o in outputs)):
-        why_fixed = (f"Item {item.external_id!r} holds a conversation, whose turns this form cannot edit: re-upload "
-                     f"its line with \"Update existing items\" on the upload page.")
+        why_fixed = (
+            f"Item {item.external_id!r} holds a conversation, whose turns this form cannot edit: re-upload "
+            f'its line with "Update existing items" on the upload page.'
+        )
     return {
         "item": item,
         "gold_rows": [] if item.gold is None else REGISTRY[project.task_type].gold_rows(item.gold),

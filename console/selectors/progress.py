@@ -1,5 +1,6 @@
 """How far a project has come, for its leads: item states, target slots, judgments per day, per-rater
 throughput and time per item, leases held now and an estimate of the time to completion."""
+
 import statistics
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
@@ -31,8 +32,9 @@ def _items(project: Project) -> dict:
     )
     counts["n_target_items"] = counts["complete"] + counts["in_progress"] + counts["untouched"]
     counts["slots_remaining"] = counts["slots_target"] - counts["slots_filled"]
-    counts["percent_complete"] = (round(100 * counts["slots_filled"] / counts["slots_target"], 1)
-                                  if counts["slots_target"] else None)
+    counts["percent_complete"] = (
+        round(100 * counts["slots_filled"] / counts["slots_target"], 1) if counts["slots_target"] else None
+    )
     return counts
 
 
@@ -48,15 +50,17 @@ class SecondsBetween(Func):
 
     def as_postgresql(self, compiler, connection, **extra):
         start, end = self.source_expressions
-        return Func(end, start, template="EXTRACT(EPOCH FROM (%(expressions)s))", arg_joiner=" - ",
-                    output_field=FloatField()).as_sql(compiler, connection, **extra)
+        return Func(
+            end, start, template="EXTRACT(EPOCH FROM (%(expressions)s))", arg_joiner=" - ", output_field=FloatField()
+        ).as_sql(compiler, connection, **extra)
 
     def as_sqlite(self, compiler, connection, **extra):
         start, end = self.source_expressions
         # Django registers django_timestamp_diff (microseconds) on its SQLite connections; julianday()
         # would lose microseconds.
-        return Func(end, start, template="(django_timestamp_diff(%(expressions)s) / 1000000.0)",
-                    output_field=FloatField()).as_sql(compiler, connection, **extra)
+        return Func(
+            end, start, template="(django_timestamp_diff(%(expressions)s) / 1000000.0)", output_field=FloatField()
+        ).as_sql(compiler, connection, **extra)
 
 
 def _median_seconds(done: QuerySet) -> tuple[float | None, dict[int, float]]:
@@ -69,8 +73,11 @@ def _median_seconds(done: QuerySet) -> tuple[float | None, dict[int, float]]:
         # averages the two middle values, as statistics.median.
         sql, params = done.annotate(seconds=seconds).values("rater_id", "seconds").query.sql_with_params()
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT GROUPING(rater_id) = 1, rater_id, percentile_cont(0.5) WITHIN GROUP "
-                           f"(ORDER BY seconds) FROM ({sql}) AS done GROUP BY GROUPING SETS ((rater_id), ())", params)
+            cursor.execute(
+                f"SELECT GROUPING(rater_id) = 1, rater_id, percentile_cont(0.5) WITHIN GROUP "
+                f"(ORDER BY seconds) FROM ({sql}) AS done GROUP BY GROUPING SETS ((rater_id), ())",
+                params,
+            )
             rows = cursor.fetchall()
         overall = next(median for total, _, median in rows if total)
         return overall, {rater_id: median for total, rater_id, median in rows if not total}
@@ -79,26 +86,47 @@ def _median_seconds(done: QuerySet) -> tuple[float | None, dict[int, float]]:
     for rater_id, value in done.annotate(seconds=seconds).values_list("rater_id", "seconds"):
         all_seconds.append(float(value))
         by_rater[rater_id].append(float(value))
-    return (statistics.median(all_seconds) if all_seconds else None,
-            {rater_id: statistics.median(values) for rater_id, values in by_rater.items()})
+    return (
+        statistics.median(all_seconds) if all_seconds else None,
+        {rater_id: statistics.median(values) for rater_id, values in by_rater.items()},
+    )
 
 
 def _eta(*, remaining: int, n_recent: int, first_recent: datetime | None, now: datetime) -> dict:
-    based_on = (f"target slots (one rater on one non-gold item) filled through the rater loop in the last "
-                f"{ETA_WINDOW.days} days")
+    based_on = (
+        f"target slots (one rater on one non-gold item) filled through the rater loop in the last "
+        f"{ETA_WINDOW.days} days"
+    )
     if remaining == 0:
-        return {"status": "done", "seconds": 0, "finish_at": None, "slots_per_hour": None, "n_recent": n_recent,
-                "based_on": based_on}
+        return {
+            "status": "done",
+            "seconds": 0,
+            "finish_at": None,
+            "slots_per_hour": None,
+            "n_recent": n_recent,
+            "based_on": based_on,
+        }
     span = now - first_recent if first_recent else timedelta(0)
     if n_recent < ETA_MIN_SLOTS or span < ETA_MIN_SPAN:
-        return {"status": "not_enough_data", "seconds": None, "finish_at": None, "slots_per_hour": None,
-                "n_recent": n_recent,
-                "based_on": f"{based_on}; needs at least {ETA_MIN_SLOTS} over at least "
-                            f"{int(ETA_MIN_SPAN.total_seconds() // 60)} minutes"}
+        return {
+            "status": "not_enough_data",
+            "seconds": None,
+            "finish_at": None,
+            "slots_per_hour": None,
+            "n_recent": n_recent,
+            "based_on": f"{based_on}; needs at least {ETA_MIN_SLOTS} over at least "
+            f"{int(ETA_MIN_SPAN.total_seconds() // 60)} minutes",
+        }
     rate = n_recent / span.total_seconds()
     seconds = remaining / rate
-    return {"status": "estimated", "seconds": round(seconds), "finish_at": now + timedelta(seconds=seconds),
-            "slots_per_hour": round(rate * 3600, 2), "n_recent": n_recent, "based_on": based_on}
+    return {
+        "status": "estimated",
+        "seconds": round(seconds),
+        "finish_at": now + timedelta(seconds=seconds),
+        "slots_per_hour": round(rate * 3600, 2),
+        "n_recent": n_recent,
+        "based_on": based_on,
+    }
 
 
 def _days(first: date, last: date) -> list[date]:
@@ -117,12 +145,20 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
     now = now or timezone.now()
     items = _items(project)
 
-    judgments_by_rater_day = (Judgment.objects.filter(project=project, is_current=True)
-                              .annotate(day=TruncDate("submitted_at", tzinfo=UTC)).values("rater_id", "day")
-                              .annotate(n=Count("id"), last=Max("submitted_at")).order_by())
+    judgments_by_rater_day = (
+        Judgment.objects.filter(project=project, is_current=True)
+        .annotate(day=TruncDate("submitted_at", tzinfo=UTC))
+        .values("rater_id", "day")
+        .annotate(n=Count("id"), last=Max("submitted_at"))
+        .order_by()
+    )
     done = Assignment.objects.filter(project=project, status=Assignment.Status.DONE, completed_at__isnull=False)
-    screens_by_rater_day = (done.annotate(day=TruncDate("completed_at", tzinfo=UTC)).values("rater_id", "day")
-                            .annotate(n=Count("id"), last=Max("completed_at")).order_by())
+    screens_by_rater_day = (
+        done.annotate(day=TruncDate("completed_at", tzinfo=UTC))
+        .values("rater_id", "day")
+        .annotate(n=Count("id"), last=Max("completed_at"))
+        .order_by()
+    )
     per_day = defaultdict(lambda: {"judgments": 0, "screens": 0})
     raters = defaultdict(lambda: {"judgments": 0, "screens": 0, "days": set(), "last_active": None})
     for rows, counted in ((judgments_by_rater_day, "judgments"), (screens_by_rater_day, "screens")):
@@ -134,13 +170,19 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
             rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
     median_seconds, median_seconds_by_rater = _median_seconds(done)
     recent = done.filter(item__gold__isnull=True, item__n_target__gt=0, completed_at__gte=now - ETA_WINDOW).aggregate(
-        n=Count("id"), first=Min("completed_at"))
+        n=Count("id"), first=Min("completed_at")
+    )
 
-    leases = list(Assignment.objects.filter(project=project, status=Assignment.Status.ACTIVE, expires_at__gt=now)
-                  .values("rater_id").annotate(n=Count("id"), oldest=Min("served_at")).order_by("-n", "oldest"))
+    leases = list(
+        Assignment.objects.filter(project=project, status=Assignment.Status.ACTIVE, expires_at__gt=now)
+        .values("rater_id")
+        .annotate(n=Count("id"), oldest=Min("served_at"))
+        .order_by("-n", "oldest")
+    )
     names, memberships = {}, {}
     for user_id, external_name, username, role, is_paused in Membership.objects.filter(project=project).values_list(
-            "user_id", "external_name", "user__username", "role", "is_paused"):
+        "user_id", "external_name", "user__username", "role", "is_paused"
+    ):
         names[user_id] = external_name or username  # as rater_names_for_project
         if role == Membership.Role.RATER:
             memberships[user_id] = is_paused
@@ -149,13 +191,19 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
     for rater_id in set(raters) | set(memberships):
         r = raters[rater_id]
         n_days = len(r["days"])
-        rater_rows.append({
-            "rater": names.get(rater_id, f"user {rater_id}"), "is_paused": memberships.get(rater_id, False),
-            "judgments": r["judgments"], "screens": r["screens"], "active_days": n_days,
-            "judgments_per_day": round(r["judgments"] / n_days, 1) if n_days else None,
-            "screens_per_day": round(r["screens"] / n_days, 1) if n_days else None,
-            "last_active": r["last_active"], "median_seconds_per_item": median_seconds_by_rater.get(rater_id),
-        })
+        rater_rows.append(
+            {
+                "rater": names.get(rater_id, f"user {rater_id}"),
+                "is_paused": memberships.get(rater_id, False),
+                "judgments": r["judgments"],
+                "screens": r["screens"],
+                "active_days": n_days,
+                "judgments_per_day": round(r["judgments"] / n_days, 1) if n_days else None,
+                "screens_per_day": round(r["screens"] / n_days, 1) if n_days else None,
+                "last_active": r["last_active"],
+                "median_seconds_per_item": median_seconds_by_rater.get(rater_id),
+            }
+        )
     rater_rows.sort(key=lambda row: (-row["judgments"], row["rater"]))
 
     today = now.astimezone(UTC).date()
@@ -169,9 +217,16 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
         "raters": rater_rows,
         "leases": {
             "n_active": sum(row["n"] for row in leases),
-            "oldest_age_seconds": round((now - min(row["oldest"] for row in leases)).total_seconds()) if leases
+            "oldest_age_seconds": round((now - min(row["oldest"] for row in leases)).total_seconds())
+            if leases
             else None,
-            "raters": [{"rater": names.get(row["rater_id"], f"user {row['rater_id']}"), "n": row["n"],
-                        "oldest_age_seconds": round((now - row["oldest"]).total_seconds())} for row in leases],
+            "raters": [
+                {
+                    "rater": names.get(row["rater_id"], f"user {row['rater_id']}"),
+                    "n": row["n"],
+                    "oldest_age_seconds": round((now - row["oldest"]).total_seconds()),
+                }
+                for row in leases
+            ],
         },
     }

@@ -4,6 +4,7 @@ annotation's project_create).
 Both go through annotation's project rules (SETTING_LIMITS, criteria_normalise, the task type's scale
 checks), so the API and the console accept and refuse the same projects.
 """
+
 import math
 import uuid
 
@@ -23,17 +24,27 @@ from audit.services import audit_record
 from console.selectors import project_has_started
 
 # The settings the console edits (the API's training_items and repeat_rate are left as they are).
-SETTINGS = ("name", "task_type", "instructions", "raters_per_item", "double_annotation_share", "gold_rate",
-            "lease_seconds", "show_reference", "randomise_output_order", "rankme_modulus")
+SETTINGS = (
+    "name",
+    "task_type",
+    "instructions",
+    "raters_per_item",
+    "double_annotation_share",
+    "gold_rate",
+    "lease_seconds",
+    "show_reference",
+    "randomise_output_order",
+    "rankme_modulus",
+)
 # Settings fixed once raters have started: judgments on the old terms would mix with new ones.
 FIXED_ONCE_STARTED = {
     "task_type": "The task type cannot change once the project has judgments.",
     "raters_per_item": "Raters per item cannot change once raters have started (items keep the targets "
-                       "they were given); clone the project for a new round.",
+    "they were given); clone the project for a new round.",
     "rankme_modulus": "The RankME modulus cannot change once raters have started: their scores are relative to "
-                      "it; clone the project for a new round.",
+    "it; clone the project for a new round.",
     "double_annotation_share": "The double-annotated share cannot change once raters have started; clone the "
-                               "project for a new round.",
+    "project for a new round.",
 }
 
 
@@ -59,8 +70,12 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
     if project_has_started(project):
         _check_fixed(changes, specs, existing, removed)
     if changes.get("rankme_modulus") is not None and project.items.filter(references=[]).exists():
-        raise ValidationError({"rankme_modulus": "Some items have no reference to score against; a modulus "
-                                                 "needs one on every item (re-import them with references)."})
+        raise ValidationError(
+            {
+                "rankme_modulus": "Some items have no reference to score against; a modulus "
+                "needs one on every item (re-import them with references)."
+            }
+        )
 
     if "name" in changes:
         project_name_check(owner_id=project.created_by_id, name=changes["name"], project_id=project.pk)
@@ -72,10 +87,17 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
     if {"raters_per_item", "double_annotation_share"} & set(changes):
         item_targets_replan(project=project)
     if changes or any(criteria_log.values()):
-        audit_record(actor=actor, action="project.update", project=project, target=project.name,
-                     detail={"changed": {k: v for k, v in changes.items() if k != "instructions"}
-                             | ({"instructions": "edited"} if "instructions" in changes else {}),
-                             "criteria": criteria_log})
+        audit_record(
+            actor=actor,
+            action="project.update",
+            project=project,
+            target=project.name,
+            detail={
+                "changed": {k: v for k, v in changes.items() if k != "instructions"}
+                | ({"instructions": "edited"} if "instructions" in changes else {}),
+                "criteria": criteria_log,
+            },
+        )
     return project
 
 
@@ -88,19 +110,31 @@ def _same(new, old) -> bool:
 
 def _check_fixed(changes: dict, specs: list[dict], existing: dict, removed: list) -> None:
     errors = {field: message for field, message in FIXED_ONCE_STARTED.items() if field in changes}
-    criteria_errors = [criterion_error(f"criterion {c.name!r} cannot be removed once the project has judgments",
-                                       None, None) for c in removed]
+    criteria_errors = [
+        criterion_error(f"criterion {c.name!r} cannot be removed once the project has judgments", None, None)
+        for c in removed
+    ]
     for row, spec in enumerate(specs):
         if not spec.get("id"):
-            criteria_errors.append(criterion_error(
-                f"criterion {spec['name']!r} cannot be added once the project has judgments; clone the project "
-                "for a new round", row, "name"))
+            criteria_errors.append(
+                criterion_error(
+                    f"criterion {spec['name']!r} cannot be added once the project has judgments; clone the project "
+                    "for a new round",
+                    row,
+                    "name",
+                )
+            )
             continue
         old = existing[spec["id"]]
         if (old.scale_min, old.scale_max) != (spec["scale_min"], spec["scale_max"]):
-            criteria_errors.append(criterion_error(
-                f"criterion {spec['name']!r}: its scale cannot change once the project has judgments "
-                "(they were given on the old scale); clone the project for a new round", row, "scale_max"))
+            criteria_errors.append(
+                criterion_error(
+                    f"criterion {spec['name']!r}: its scale cannot change once the project has judgments "
+                    "(they were given on the old scale); clone the project for a new round",
+                    row,
+                    "scale_max",
+                )
+            )
     if criteria_errors:
         errors["criteria"] = criteria_errors
     if errors:
@@ -120,8 +154,14 @@ def _criteria_apply(project: Project, specs: list[dict], existing: dict, removed
     for position, spec in enumerate(specs):
         old = existing.get(spec.get("id"))
         criterion = old or Criterion(project=project)
-        values = dict(name=spec["name"], position=position, scale_min=spec["scale_min"],
-                      scale_max=spec["scale_max"], labels=spec["labels"], help_text=spec["help_text"])
+        values = dict(
+            name=spec["name"],
+            position=position,
+            scale_min=spec["scale_min"],
+            scale_max=spec["scale_max"],
+            labels=spec["labels"],
+            help_text=spec["help_text"],
+        )
         if old is None:
             log["added"].append(spec["name"])
         elif any(getattr(old, k) != v for k, v in values.items() if k != "position"):

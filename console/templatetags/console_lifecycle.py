@@ -1,5 +1,6 @@
 """``{% lifecycle_actions project as actions %}``: the status changes a lead may make now, with their
 button texts, for the project page."""
+
 from django import template
 
 from annotation.selectors import project_create_allowed

@@ -25,9 +25,7 @@ def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> byt
         colour = PALETTE[k % len(PALETTE)]
         cumulative = [p for p in series.get("cumulative", []) if p["value"] is not None]
         x = [position[p["week"]] for p in cumulative]
-        axes.plot(
-            x, [p["value"] for p in cumulative], color=colour, marker="o", label=f"{criterion} (cumulative)"
-        )
+        axes.plot(x, [p["value"] for p in cumulative], color=colour, marker="o", label=f"{criterion} (cumulative)")
         band = [p for p in cumulative if p["ci_low"] is not None]
         if band:
             axes.fill_between(
@@ -60,9 +58,7 @@ def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> byt
         )
     axes.set_xticks(range(len(weeks)))
     step = max(1, len(weeks) // 12)
-    axes.set_xticklabels(
-        [w if k % step == 0 else "" for k, w in enumerate(weeks)], rotation=30, ha="right", fontsize=8
-    )
+    axes.set_xticklabels([w if k % step == 0 else "" for k, w in enumerate(weeks)], rotation=30, ha="right", fontsize=8)
     axes.set_ylabel(statistic)
     axes.set_xlabel("week of")
     axes.axhline(0, color="#999", linewidth=0.6)

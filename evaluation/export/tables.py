@@ -29,9 +29,7 @@ ITEMS = TableSpec(
 
 _JUDGMENT_HEAD = (
     Column("item", "string", "external_id of the item."),
-    Column(
-        "system", "string", "System of the output judged (pairwise: the item's first output as imported)."
-    ),
+    Column("system", "string", "System of the output judged (pairwise: the item's first output as imported)."),
     Column("criterion", "string", "Criterion name."),
     Column(
         "rater",
@@ -41,9 +39,7 @@ _JUDGMENT_HEAD = (
 )
 _JUDGMENT_TAIL = (
     Column("submitted_at", "timestamp", "When the judgment was submitted (UTC)."),
-    Column(
-        "shown_order", "string_list", "Systems in the order this rater saw them (empty when not recorded)."
-    ),
+    Column("shown_order", "string_list", "Systems in the order this rater saw them (empty when not recorded)."),
     Column("duration_ms", "int", "Time on the screen in milliseconds, when recorded."),
     Column("subgroup", "string", "The item's subgroup."),
 )
@@ -71,8 +67,7 @@ def judgments_table(task_type: str, *, adjudicated: bool = False) -> TableSpec:
     return TableSpec(
         "judgments",
         (*_JUDGMENT_HEAD, value, *_JUDGMENT_TAIL, *extra, *_JUDGMENT_FLAGS, *((ADJUDICATED,) if adjudicated else ())),
-        "One row per individual judgment (current version); the first eight columns are the judgment "
-        "import's fields.",
+        "One row per individual judgment (current version); the first eight columns are the judgment import's fields.",
     )
 
 

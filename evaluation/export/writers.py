@@ -72,9 +72,7 @@ def _json_encoder() -> Callable[[dict], bytes]:
             raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
         def encode(record: dict) -> bytes:
-            clean = {
-                k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()
-            }
+            clean = {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in record.items()}
             return json.dumps(clean, ensure_ascii=False, separators=(",", ":"), default=default).encode()
 
         return encode
@@ -136,9 +134,7 @@ class _JsonlFile:
     def write(self, rows: Sequence[tuple]) -> None:
         names, encode = self.names, self.encode
         if rows:
-            self.handle.write(
-                b"\n".join([encode(dict(zip(names, row, strict=True))) for row in rows]) + b"\n"
-            )
+            self.handle.write(b"\n".join([encode(dict(zip(names, row, strict=True))) for row in rows]) + b"\n")
 
     def close(self) -> None:
         self.handle.close()
@@ -162,9 +158,7 @@ class _CsvFile:
         self.n_outputs = spec.csv_outputs
         header = [c.name for c in spec.columns if c.kind != "outputs"]
         if self.outputs_at is not None:
-            header += [
-                f"{prefix}_{k}" for k in range(1, self.n_outputs + 1) for prefix in ("system", "output")
-            ]
+            header += [f"{prefix}_{k}" for k in range(1, self.n_outputs + 1) for prefix in ("system", "output")]
         self.writer.writerow(header)
 
     def write(self, rows: Sequence[tuple]) -> None:
@@ -218,9 +212,7 @@ class _ParquetFile:
         label = {"string": pa.string(), "int": pa.int64(), "float": pa.float64()}[label_type]
         self.schema = pa.schema(
             [
-                pa.field(
-                    c.name, _arrow_type(c.kind, pa, label_type=label), metadata={"description": c.description}
-                )
+                pa.field(c.name, _arrow_type(c.kind, pa, label_type=label), metadata={"description": c.description})
                 for c in spec.columns
             ],
             metadata={"table": spec.name, "description": spec.description},

@@ -121,14 +121,10 @@ def rater_pseudonyms(project: Project, *, max_judgment_id: int) -> dict[int, str
 
 def rater_usernames(project: Project) -> dict[int, str]:
     """Usernames (the imported study's rater id for imported raters); emails are never exported."""
-    names = dict(
-        Membership.objects.filter(project=project).values_list("user_id", "user__username").iterator()
-    )
+    names = dict(Membership.objects.filter(project=project).values_list("user_id", "user__username").iterator())
     imported = Membership.objects.filter(project=project).exclude(external_name="")
     names.update(imported.values_list("user_id", "external_name"))
-    missing = set(
-        Judgment.objects.filter(project=project).values_list("rater_id", flat=True).distinct()
-    ) - set(names)
+    missing = set(Judgment.objects.filter(project=project).values_list("rater_id", flat=True).distinct()) - set(names)
     if missing:  # raters who left the project keep their judgments
         from django.contrib.auth import get_user_model
 
@@ -142,9 +138,7 @@ def export_scope(
     max_judgment_id = Judgment.objects.filter(project=project).aggregate(m=Max("id"))["m"] or 0
     max_item_id = Item.objects.filter(project=project).aggregate(m=Max("id"))["m"] or 0
     names = (
-        rater_usernames(project)
-        if include_usernames
-        else rater_pseudonyms(project, max_judgment_id=max_judgment_id)
+        rater_usernames(project) if include_usernames else rater_pseudonyms(project, max_judgment_id=max_judgment_id)
     )
     adjudicated = _adjudicated_answers(project, max_item_id=max_item_id)
     return ExportScope(
@@ -187,8 +181,7 @@ def stream_rows(rows: QuerySet, *, chunk: int | None = None) -> Iterator[tuple]:
         return
     # Django 5.2 selects in values_list order (query.selected); earlier versions put annotations last
     selected = list(
-        getattr(query, "selected", None)
-        or [*query.extra_select, *query.values_select, *query.annotation_select]
+        getattr(query, "selected", None) or [*query.extra_select, *query.values_select, *query.annotation_select]
     )
     order = [selected.index(name) for name in rows._fields] if rows._fields else list(range(len(selected)))
     identity = order == list(range(len(selected)))
@@ -369,9 +362,9 @@ def _proposals(scope: ExportScope) -> dict[int, list[dict]]:
 
 def max_outputs_per_item(scope: ExportScope) -> int:
     return (
-        Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id).aggregate(
-            m=Max("position")
-        )["m"]
+        Output.objects.filter(item__project=scope.project, item_id__lte=scope.max_item_id).aggregate(m=Max("position"))[
+            "m"
+        ]
         or 0
     ) + 1
 
@@ -409,9 +402,7 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         "retired_item",
     ]
     if scope.outcomes:
-        judgments = judgments.annotate(
-            second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1))
-        )
+        judgments = judgments.annotate(second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1)))
         fields += ["second__system", "sampling_probability"]
     judgments = judgments.order_by(*(["item__subgroup", "id"] if scope.by_subgroup else ["id"]))
     names, excluded, order = scope.rater_names, scope.excluded, _JsonTexts()
@@ -443,9 +434,7 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     else:
 
         def convert(row):
-            subgroup, item, system, crit, rater, value, label, submitted, shown, ms, served, source, gold, retired = (
-                row
-            )
+            subgroup, item, system, crit, rater, value, label, submitted, shown, ms, served, source, gold, retired = row
             return (item, system, crit, names[rater], int(value) if integer else value, submitted, order(shown), ms,
                     subgroup, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
 
@@ -663,16 +652,10 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
             width = (high - low) / 10
             counts = Counter()
             for value, n in (
-                scope.included()
-                .filter(criterion=c)
-                .values("value")
-                .annotate(n=Count("id"))
-                .values_list("value", "n")
+                scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
             ):
                 counts[min(9, int((value - low) // width))] += n
-            out[c.name] = {
-                f"{low + k * width:g}–{low + (k + 1) * width:g}": counts.get(k, 0) for k in range(10)
-            }
+            out[c.name] = {f"{low + k * width:g}–{low + (k + 1) * width:g}": counts.get(k, 0) for k in range(10)}
         return out
     rows = (
         scope.included()
@@ -713,8 +696,11 @@ MODULUS_DOUBLINGS = 3
 def _modulus_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
     m = scope.project.rankme_modulus
     edges = [m * 2.0**k for k in range(-MODULUS_DOUBLINGS, MODULUS_DOUBLINGS + 1)]
-    labels = ([f"below {edges[0]:g}"] + [f"{low:g}–{high:g}" for low, high in zip(edges, edges[1:], strict=False)]
-              + [f"{edges[-1]:g} and above"])
+    labels = (
+        [f"below {edges[0]:g}"]
+        + [f"{low:g}–{high:g}" for low, high in zip(edges, edges[1:], strict=False)]
+        + [f"{edges[-1]:g} and above"]
+    )
     out = {}
     for c in criteria:
         counts = Counter()
@@ -811,16 +797,10 @@ def card_counts(scope: ExportScope, sizes: ExportSizes) -> dict:
         .values_list("system", "n")
     )
     outputs_per_item = Counter(
-        n
-        for n in items.annotate(n=Count("outputs"))
-        .values_list("n", flat=True)
-        .iterator(chunk_size=CHUNK_ROWS)
+        n for n in items.annotate(n=Count("outputs")).values_list("n", flat=True).iterator(chunk_size=CHUNK_ROWS)
     )
     subgroup_judgments = dict(
-        judgments.values("item__subgroup")
-        .annotate(n=Count("id"))
-        .order_by()
-        .values_list("item__subgroup", "n")
+        judgments.values("item__subgroup").annotate(n=Count("id")).order_by().values_list("item__subgroup", "n")
     )
     raters_per_item = Counter(
         n
@@ -965,9 +945,7 @@ def qc_for_card(project: Project) -> dict:
     from annotation.models import QcRules, RaterAction
     from audit.selectors import audit_action_counts_for_project
 
-    counts = Counter(
-        RaterAction.objects.filter(project=project).values_list("rules__version", "kind").order_by()
-    )
+    counts = Counter(RaterAction.objects.filter(project=project).values_list("rules__version", "kind").order_by())
     taken = sorted(counts.items(), key=lambda entry: (entry[0][0] or 0, entry[0][1]))
     versions = [
         {
@@ -984,15 +962,27 @@ def qc_for_card(project: Project) -> dict:
         for r in QcRules.objects.filter(project=project).order_by("version")
     ]
     manual = {kind: n for (version, kind), n in taken if version is None}
-    return {"rules": versions, "manual_actions": manual,
-            "lead_actions": audit_action_counts_for_project(project, leave_out=("export",))}
+    return {
+        "rules": versions,
+        "manual_actions": manual,
+        "lead_actions": audit_action_counts_for_project(project, leave_out=("export",)),
+    }
 
 
 # --- Agreement, as the dashboard shows it --------------------------------------------------------------
 
 
-CARD_SNAPSHOT_FIELDS = ("statistic", "value", "ci_low", "ci_high", "n_units", "n_raters", "status", "reason",
-                        "unreliable")
+CARD_SNAPSHOT_FIELDS = (
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_units",
+    "n_raters",
+    "status",
+    "reason",
+    "unreliable",
+)
 
 
 def _snapshot(s: dict | None) -> dict | None:

@@ -25,9 +25,7 @@ def exclusion_counts(project: Project) -> dict:
         "gold_items": current.filter(item__gold__isnull=False).count(),
         "degraded_controls": current.filter(item__degraded_from__isnull=False).count(),
         "repeats": current.filter(item__repeat_of__isnull=False).count(),
-        "excluded_raters": current.filter(item__gold__isnull=True, rater_id__in=excluded).count()
-        if excluded
-        else 0,
+        "excluded_raters": current.filter(item__gold__isnull=True, rater_id__in=excluded).count() if excluded else 0,
         "n_excluded_raters": len(excluded),
     }
 
@@ -36,7 +34,8 @@ def retired_item_counts(project: Project) -> dict:
     """The current judgments of retired items, and of how many items: kept in the results, and said to be so
     beside them. One query."""
     return Judgment.objects.filter(project=project, is_current=True, item__retired_at__isnull=False).aggregate(
-        items=Count("item_id", distinct=True), judgments=Count("id"))
+        items=Count("item_id", distinct=True), judgments=Count("id")
+    )
 
 
 @dataclass
@@ -68,9 +67,7 @@ class RatingFrame:
 
 
 def _criteria(project: Project) -> list[str]:
-    return list(
-        Criterion.objects.filter(project=project).order_by("position", "id").values_list("name", flat=True)
-    )
+    return list(Criterion.objects.filter(project=project).order_by("position", "id").values_list("name", flat=True))
 
 
 def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFrame:
@@ -79,9 +76,9 @@ def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFra
     if criterion:
         judgments = judgments.filter(criterion__name=criterion)
     rows = list(
-        judgments.values_list(
-            "item__external_id", "output__system", "rater_id", "criterion__name", "value"
-        ).iterator(chunk_size=20_000)
+        judgments.values_list("item__external_id", "output__system", "rater_id", "criterion__name", "value").iterator(
+            chunk_size=20_000
+        )
     )
     columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
     return RatingFrame(
@@ -134,7 +131,12 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
         judgments = judgments.filter(criterion__name=criterion)
     rows = list(
         judgments.values_list(
-            "item_id", "item__external_id", "output__system", "rater_id", "criterion__name", "value",
+            "item_id",
+            "item__external_id",
+            "output__system",
+            "rater_id",
+            "criterion__name",
+            "value",
             "sampling_probability",
         ).iterator(chunk_size=20_000)
     )

@@ -49,9 +49,7 @@ def calibrator_fit(
     available = {row["name"] for row in metric_names_for_project(project)}
     missing = sorted(set(metrics) - available)
     if not metrics or missing:
-        raise ValueError(
-            f"give metrics with scores; not scored: {', '.join(map(repr, missing)) or 'none given'}"
-        )
+        raise ValueError(f"give metrics with scores; not scored: {', '.join(map(repr, missing)) or 'none given'}")
     normalisation = normalisation or default_normalisation(project)
     frame = rating_frame(project, criterion=criterion)
     chosen = sorted(set(systems or frame.system.tolist()) - set(exclude_systems))
@@ -104,18 +102,14 @@ def calibrator_apply(*, calibrator: Calibrator, by=None) -> int:
     are stored as metric ``calibrated:<name>``. Returns the number of outputs scored."""
     fitted = FittedCalibrator.from_dict(calibrator.params)
     project = calibrator.project
-    outputs = list(
-        Output.objects.filter(item__project=project).values_list("id", "item__external_id", "system")
-    )
+    outputs = list(Output.objects.filter(item__project=project).values_list("id", "item__external_id", "system"))
     items = sorted({item for _, item, _ in outputs})
     systems = sorted({system for _, _, system in outputs})
     scores = metric_matrix(project, list(fitted.features), items, systems)
     item_index = {x: i for i, x in enumerate(items)}
     system_index = {x: s for s, x in enumerate(systems)}
     cells = [(item_index[i], system_index[s]) for _, i, s in outputs]
-    rows, cols = (
-        (np.array(c, dtype=int) for c in zip(*cells, strict=True)) if cells else (np.array([], int),) * 2
-    )
+    rows, cols = (np.array(c, dtype=int) for c in zip(*cells, strict=True)) if cells else (np.array([], int),) * 2
     features = np.column_stack([scores[m][rows, cols] for m in fitted.features])
     predicted = fitted.predict(features)
     complete = ~np.isnan(predicted)

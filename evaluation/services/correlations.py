@@ -46,23 +46,17 @@ def metric_correlations(
     criteria = list(criteria or frame.criteria)
     unknown = sorted(set(criteria) - set(frame.criteria))
     if unknown:
-        raise ValueError(
-            f"unknown criterion {', '.join(map(repr, unknown))}; criteria are {', '.join(frame.criteria)}"
-        )
+        raise ValueError(f"unknown criterion {', '.join(map(repr, unknown))}; criteria are {', '.join(frame.criteria)}")
     available = sorted({row["name"] for row in metric_names_for_project(project)})
     metrics = list(metrics or available)
     missing = sorted(set(metrics) - set(available))
     if missing:
-        raise ValueError(
-            f"no scores for metric {', '.join(map(repr, missing))}; scored: {', '.join(available)}"
-        )
+        raise ValueError(f"no scores for metric {', '.join(map(repr, missing))}; scored: {', '.join(available)}")
     chosen = sorted(set(systems or frame.system.tolist()) - set(exclude_systems))
     rows = []
     for name in criteria:
         part = frame.for_criterion(name)
-        items, chosen_systems, human = human_matrix(
-            part, normalised_values(part, normalisation), systems=chosen
-        )
+        items, chosen_systems, human = human_matrix(part, normalised_values(part, normalisation), systems=chosen)
         scores = metric_matrix(project, metrics, items, chosen_systems)
         for metric in metrics:
             for level in levels:

@@ -146,9 +146,7 @@ class ExportOptions:
         bad = [x for x in self.languages if not isinstance(x, str) or not LANGUAGE_PATTERN.match(x)]
         if bad:
             errors["languages"] = f"ISO 639-1/639-3 codes such as en or deu; bad: {', '.join(map(str, bad))}"
-        bad = [
-            x for x in self.task_categories if not isinstance(x, str) or not TASK_CATEGORY_PATTERN.match(x)
-        ]
+        bad = [x for x in self.task_categories if not isinstance(x, str) or not TASK_CATEGORY_PATTERN.match(x)]
         if bad or not self.task_categories:
             errors["task_categories"] = "Hugging Face task ids such as text-generation or summarization"
         if len(self.pretty_name) > 200:
@@ -159,8 +157,10 @@ class ExportOptions:
         for name in ABOUT_FIELDS:
             value = getattr(self, name)
             problem = (
-                "must be text" if not isinstance(value, str)
-                else f"at most {ABOUT_MAX_CHARS} characters" if len(value) > ABOUT_MAX_CHARS
+                "must be text"
+                if not isinstance(value, str)
+                else f"at most {ABOUT_MAX_CHARS} characters"
+                if len(value) > ABOUT_MAX_CHARS
                 else text_problem(value)
             )
             if problem:
@@ -324,9 +324,7 @@ def export_write(
         if facts["agreement"]["trend"]:
             from evaluation.export.chart import trend_png
 
-            chart = trend_png(
-                facts["agreement"]["trend"], statistic=facts["agreement"]["main_statistic_label"]
-            )
+            chart = trend_png(facts["agreement"]["trend"], statistic=facts["agreement"]["main_statistic_label"])
             facts["chart"] = card_builder.CHART_NAME if chart else None
         extra = _soft_label_files(scope, options, facts) if options.soft_labels else {}
         extra |= _profile_files(scope, options, facts)
@@ -343,8 +341,17 @@ def export_write(
         }
         _zip(destination, work, files, readme, heds, facts, chart, manifest, extra)
         if by is not None:
-            audit_record(actor=by, action="export.create", project=project, target=destination.name, detail={
-                "file": str(destination), "options": asdict(options), "n_judgments": facts["counts"]["n_judgments"]})
+            audit_record(
+                actor=by,
+                action="export.create",
+                project=project,
+                target=destination.name,
+                detail={
+                    "file": str(destination),
+                    "options": asdict(options),
+                    "n_judgments": facts["counts"]["n_judgments"],
+                },
+            )
         report.tell(1.0, "done")
         return {
             "n_judgments": facts["counts"]["n_judgments"],
@@ -381,11 +388,15 @@ def _profile_files(scope, options: ExportOptions, facts: dict) -> dict[str, str]
         return {}
     fields = profile_fields(scope.project)
     exported = [f.name for f in fields if options.include_sensitive_profile or not f.sensitive]
-    answers = {scope.rater_names[user]: a for user, a in rater_profile_answers(scope.project).items()
-               if user in scope.rater_names}
+    answers = {
+        scope.rater_names[user]: a
+        for user, a in rater_profile_answers(scope.project).items()
+        if user in scope.rater_names
+    }
     facts["rater_profiles"] = {
-        "fields": [{"name": f.name, "kind": f.kind, "sensitive": f.sensitive, "exported": f.name in exported}
-                   for f in fields],
+        "fields": [
+            {"name": f.name, "kind": f.kind, "sensitive": f.sensitive, "exported": f.name in exported} for f in fields
+        ],
         "n_raters": len(answers),
     }
     return {profiles.FILE: profiles.lines(answers, exported)}
@@ -421,8 +432,13 @@ def _card_facts(project: Project, scope, sizes) -> dict:
 
 
 def _facts(
-    project: Project, options: ExportOptions, card_facts: dict, files: list[WrittenFile], item_spec, *,
-    adjudicated: bool = False
+    project: Project,
+    options: ExportOptions,
+    card_facts: dict,
+    files: list[WrittenFile],
+    item_spec,
+    *,
+    adjudicated: bool = False,
 ) -> dict:
     """Everything the card and the datasheet state, as plain data (it is also ``card.json``)."""
     task_type = project.task_type
@@ -452,14 +468,18 @@ def _facts(
         "about": {name: getattr(options, name).strip() for name in ABOUT_FIELDS},
         **card_facts,
         "files": [
-            {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows}
-            for f in files
+            {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows} for f in files
         ],
         "tables": {
             spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
-            for spec in (item_spec, judgments_table(task_type, adjudicated=adjudicated), scores_table(task_type),
-                         *((spans_table(adjudicated=adjudicated),) if has_spans(task_type) else ()), RATERS,
-                         *((VOTES,) if any(f.table == VOTES.name for f in files) else ()))
+            for spec in (
+                item_spec,
+                judgments_table(task_type, adjudicated=adjudicated),
+                scores_table(task_type),
+                *((spans_table(adjudicated=adjudicated),) if has_spans(task_type) else ()),
+                RATERS,
+                *((VOTES,) if any(f.table == VOTES.name for f in files) else ()),
+            )
         },
     }
 
@@ -483,9 +503,7 @@ def _zip(
             compress_type=zipfile.ZIP_DEFLATED,
             compresslevel=9,
         )
-        manifest["files"].append(
-            {"path": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        )
+        manifest["files"].append({"path": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
 
     with zipfile.ZipFile(destination, "w", allowZip64=True) as archive:
         text("README.md", readme)
@@ -528,8 +546,13 @@ def export_start(*, project: Project, options: ExportOptions, created_by) -> Exp
         )
         Export.objects.filter(pk=export.pk).update(job=job)
         export.job = job
-        audit_record(actor=created_by, action="export.create", project=project, target=f"export {export.id}",
-                     detail={"export_id": export.id, "options": asdict(options)})
+        audit_record(
+            actor=created_by,
+            action="export.create",
+            project=project,
+            target=f"export {export.id}",
+            detail={"export_id": export.id, "options": asdict(options)},
+        )
     return export
 
 

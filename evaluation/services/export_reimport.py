@@ -33,9 +33,7 @@ def _jsonl_members(archive: zipfile.ZipFile, table: str) -> list[str]:
         if n == f"data/{table}.jsonl" or (n.startswith(f"data/{table}/") and n.endswith(".jsonl"))
     ]
     if not names:
-        raise NotAnExport(
-            f"the archive has no data/{table} JSONL file: export with the jsonl format to re-import"
-        )
+        raise NotAnExport(f"the archive has no data/{table} JSONL file: export with the jsonl format to re-import")
     return sorted(names)
 
 
@@ -134,9 +132,14 @@ def export_reimport(
             n_items = item_import(project=project, stream=items, fmt="jsonl", by=by, file_name="data/items")
         # (an export of a type that does not compare pairs has no pair fields)
         with _spool(archive, _jsonl_members(archive, "judgments"), JUDGMENT_FIELDS + PAIR_FIELDS, answer) as judgments:
-            n_judgments = judgment_import(project=project, stream=judgments, progress=progress, by=by,
-                                          file_name="data/judgments")
-        audit_record(actor=by, action="export.reimport", project=project, target=Path(archive_path).name,
-                     detail={"lead": getattr(created_by, "username", None), "items": n_items,
-                             "judgments": n_judgments})
+            n_judgments = judgment_import(
+                project=project, stream=judgments, progress=progress, by=by, file_name="data/judgments"
+            )
+        audit_record(
+            actor=by,
+            action="export.reimport",
+            project=project,
+            target=Path(archive_path).name,
+            detail={"lead": getattr(created_by, "username", None), "items": n_items, "judgments": n_judgments},
+        )
     return project, {"items": n_items, "judgments": n_judgments}

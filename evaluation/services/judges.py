@@ -130,9 +130,7 @@ def judge_rating_import(*, project: Project, stream, by=None, file_name: str = "
                 continue
         key = (judge, output_id, criterion_id)
         if key in seen:
-            report.add(
-                line, f"judge {judge!r} rated this output on this criterion already (line {seen[key]})"
-            )
+            report.add(line, f"judge {judge!r} rated this output on this criterion already (line {seen[key]})")
             continue
         seen[key] = line
         parsed.append((judge, kind, output_id, criterion_id, value))
@@ -194,9 +192,7 @@ def judge_from_metric(
         categorical = [slug for slug, t in REGISTRY.items() if t.values.kind in (POINTS, OUTCOME)]
         raise ValueError(f"metric judges with thresholds are defined for {' and '.join(categorical)} projects")
     scores = dict(
-        MetricScore.objects.filter(project=project, name=metric, value__isnull=False).values_list(
-            "output_id", "value"
-        )
+        MetricScore.objects.filter(project=project, name=metric, value__isnull=False).values_list("output_id", "value")
     )
     if not scores:
         raise ValueError(f"no scores for metric {metric!r} in this project")
@@ -302,9 +298,7 @@ def judge_agreement_report(
         ratings = {}
         for j in judge_rows:
             vector = np.full(len(units), np.nan)
-            for o, v in JudgeRating.objects.filter(judge=j, criterion=criterion).values_list(
-                "output_id", "value"
-            ):
+            for o, v in JudgeRating.objects.filter(judge=j, criterion=criterion).values_list("output_id", "value"):
                 if o in unit_index:
                     vector[unit_index[o]] = v
             ratings[j] = vector

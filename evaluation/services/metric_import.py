@@ -50,9 +50,7 @@ def _number(value, what: str) -> float | None:
 
 def _metric_name(name) -> str:
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_METRIC_NAME:
-        raise _BadLine(
-            f"metric must be a non-empty name of at most {MAX_METRIC_NAME} characters, got {name!r}"
-        )
+        raise _BadLine(f"metric must be a non-empty name of at most {MAX_METRIC_NAME} characters, got {name!r}")
     if name.startswith(RESERVED_PREFIX):
         raise _BadLine(f"metric names starting with {RESERVED_PREFIX!r} are kept for calibrators")
     return name
@@ -92,9 +90,7 @@ def _parsed(stream, fmt: str, outputs: dict) -> Iterator[tuple[int, list | str]]
             if systems is None:
                 raise _BadLine(f"item {item!r} is not in this project")
             if system not in systems:
-                raise _BadLine(
-                    f"system {system!r} has no output on item {item!r} ({', '.join(sorted(systems))})"
-                )
+                raise _BadLine(f"system {system!r} has no output on item {item!r} ({', '.join(sorted(systems))})")
             yield line, [(systems[system], name, value) for name, value in _scores_of(record, fmt).items()]
         except _BadLine as exc:
             yield line, str(exc)
@@ -110,8 +106,7 @@ def _check(stream, fmt: str, outputs: dict) -> tuple[int, set[str]]:
             if (output_id, name) in first_line:
                 report.add(
                     line,
-                    f"metric {name!r} is scored twice for this output (first on line "
-                    f"{first_line[output_id, name]})",
+                    f"metric {name!r} is scored twice for this output (first on line {first_line[output_id, name]})",
                 )
             else:
                 first_line[output_id, name] = line

@@ -100,8 +100,13 @@ def results_compute(
         body["criteria"] = [_pairwise_criterion(frame.for_criterion(c), c, options) for c in frame.criteria]
         if raters is None:
             # Imported votes are ranked apart from the judgments (a finished study's; see VoteImport).
-            body["votes"] = vote_results(project=project, ties=options.ties, confidence=options.confidence,
-                                         n_resamples=options.n_resamples, seed=options.seed)
+            body["votes"] = vote_results(
+                project=project,
+                ties=options.ties,
+                confidence=options.confidence,
+                n_resamples=options.n_resamples,
+                seed=options.seed,
+            )
     else:
         frame = rating_frame(project)
         if raters is not None:
@@ -187,8 +192,9 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
         }
     best_worst = None
     if results.best_worst:
-        best_worst = best_worst_results(frame, confidence=options.confidence, n_resamples=options.n_resamples,
-                                        seed=options.seed)
+        best_worst = best_worst_results(
+            frame, confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed
+        )
         out["best_worst"] = best_worst
     for s in sorted(scores, key=lambda s: -s.mean):
         row = {
@@ -344,9 +350,20 @@ def _weighted(out: dict, frame, options: ResultOptions) -> dict:
     probability = np.where(np.isnan(frame.probability), 2 / (k * (k - 1)) if k > 1 else 1.0, frame.probability)
     out["weighting"] = "inverse_probability"
     counted = {w.system: w for w in win_rates(frame.first, frame.second, frame.outcome)}
-    rows = {s: {"system": s, "n": counted[s].n, "wins": counted[s].wins, "ties": counted[s].ties,
-                "losses": counted[s].losses, "win_rate": num(counted[s].win_rate), "strength": None,
-                "strength_ci": interval(None, None), "weighted_win_rate": None} for s in systems}
+    rows = {
+        s: {
+            "system": s,
+            "n": counted[s].n,
+            "wins": counted[s].wins,
+            "ties": counted[s].ties,
+            "losses": counted[s].losses,
+            "win_rate": num(counted[s].win_rate),
+            "strength": None,
+            "strength_ci": interval(None, None),
+            "weighted_win_rate": None,
+        }
+        for s in systems
+    }
     try:
         if k < 2:
             raise InsufficientDataError("a ranking needs two systems")
@@ -356,8 +373,11 @@ def _weighted(out: dict, frame, options: ResultOptions) -> dict:
         out["error"] = str(exc)
     else:
         for s, i in code.items():
-            rows[s].update(strength=num(fit.strengths[i]), strength_ci=interval(fit.ci_low[i], fit.ci_high[i]),
-                           weighted_win_rate=num(rates.system_win_rate[i]))
+            rows[s].update(
+                strength=num(fit.strengths[i]),
+                strength_ci=interval(fit.ci_low[i], fit.ci_high[i]),
+                weighted_win_rate=num(rates.system_win_rate[i]),
+            )
         out["bradley_terry"] = {
             "ties": "half",
             "tie_parameter": None,
@@ -365,8 +385,9 @@ def _weighted(out: dict, frame, options: ResultOptions) -> dict:
             "n_resamples": 0,
             "n_resamples_without_mle": 0,
             "scale": "natural log-strength, mean zero; inverse-probability weighted, bias-reduced, "
-                     "sandwich (Wald) intervals",
+            "sandwich (Wald) intervals",
         }
-    out["systems"] = sorted(rows.values(), key=lambda r: -(r["strength"] if r["strength"] is not None
-                                                            else r["win_rate"]))
+    out["systems"] = sorted(
+        rows.values(), key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"])
+    )
     return out

@@ -30,9 +30,7 @@ def check_resampling(n_resamples: int, rng) -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 0:
         raise ValueError(f"n_resamples must be a non-negative whole number, got {n_resamples!r}")
     if n_resamples and not isinstance(rng, np.random.Generator):
-        raise ValueError(
-            "rng must be a numpy.random.Generator (np.random.default_rng(seed)) when n_resamples > 0"
-        )
+        raise ValueError("rng must be a numpy.random.Generator (np.random.default_rng(seed)) when n_resamples > 0")
     return int(n_resamples)
 
 
@@ -53,11 +51,7 @@ def bootstrap_counts(n_units: int, n_resamples: int, rng: np.random.Generator) -
         size = min(block, n_resamples - done)
         draws = rng.integers(0, n_units, size=(size, n_units))
         offsets = (np.arange(size) * n_units)[:, None]
-        yield (
-            np.bincount((draws + offsets).ravel(), minlength=size * n_units)
-            .reshape(size, n_units)
-            .astype(float)
-        )
+        yield (np.bincount((draws + offsets).ravel(), minlength=size * n_units).reshape(size, n_units).astype(float))
         done += size
 
 

@@ -258,9 +258,7 @@ def _global_level(h: np.ndarray, m: np.ndarray, method: str, w: np.ndarray) -> n
     """Global-level correlations of the outputs of each bootstrap sample of items."""
     if method == "pearson":
         cell_w = np.repeat(w, h.shape[1], axis=1)
-        return _pearson_rows(
-            np.broadcast_to(h.ravel(), cell_w.shape), np.broadcast_to(m.ravel(), cell_w.shape), cell_w
-        )
+        return _pearson_rows(np.broadcast_to(h.ravel(), cell_w.shape), np.broadcast_to(m.ravel(), cell_w.shape), cell_w)
     # rank correlations of a sample with repeated items: materialise each sample's outputs
     out = np.empty(w.shape[0])
     for b, counts in enumerate(w.astype(int)):

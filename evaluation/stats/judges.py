@@ -217,17 +217,10 @@ def judge_agreement(
     def block(w):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # undefined pairs are NaN and skipped
-            hh = np.nanmean(
-                [pairwise_agreement(h[a], h[b], statistic=statistic, weights=w) for a, b in pairs], axis=0
-            )
-            per = np.array(
-                [pairwise_agreement(j, h[k], statistic=statistic, weights=w) for k in range(n_humans)]
-            )
+            hh = np.nanmean([pairwise_agreement(h[a], h[b], statistic=statistic, weights=w) for a, b in pairs], axis=0)
+            per = np.array([pairwise_agreement(j, h[k], statistic=statistic, weights=w) for k in range(n_humans)])
             hc = np.nanmean(
-                [
-                    pairwise_agreement(h[k], others[k], statistic=statistic, weights=w)
-                    for k in range(n_humans)
-                ],
+                [pairwise_agreement(h[k], others[k], statistic=statistic, weights=w) for k in range(n_humans)],
                 axis=0,
             )
             jc = np.nanmean(
@@ -245,6 +238,4 @@ def judge_agreement(
         low, high = percentile_interval(samples, confidence)
     est = [Estimate(float(v), float(lo), float(hi)) for v, lo, hi in zip(point, low, high, strict=True)]
     rated = (~np.isnan(h)).any(axis=0) & ~np.isnan(j)
-    return JudgeAgreement(
-        statistic, int(rated.sum()), n_humans, est[0], est[1], tuple(est[4:]), est[2], est[3]
-    )
+    return JudgeAgreement(statistic, int(rated.sum()), n_humans, est[0], est[1], tuple(est[4:]), est[2], est[3])

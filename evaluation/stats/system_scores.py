@@ -154,8 +154,7 @@ def system_scores(
         boot_means, boot_medians = [], []
         order = np.argsort(x, kind="stable")
         per_system = [
-            (x[order][system_codes[order] == s], unit_codes[order][system_codes[order] == s])
-            for s in range(n_systems)
+            (x[order][system_codes[order] == s], unit_codes[order][system_codes[order] == s]) for s in range(n_systems)
         ]
         for w in bootstrap_counts(n_units, n_resamples, rng):
             with np.errstate(invalid="ignore", divide="ignore"):

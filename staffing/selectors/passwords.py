@@ -1,8 +1,10 @@
 """Whether an account may hold an API token yet (listed in the CONCORD_TOKEN_REFUSALS setting)."""
+
 from staffing.models import PasswordChangeRequired
 
-ONE_TIME_PASSWORD = ("This account still has its one-time password: log in on the web page and choose a new "
-                     "password first.")
+ONE_TIME_PASSWORD = (
+    "This account still has its one-time password: log in on the web page and choose a new password first."
+)
 
 
 def token_refusal_one_time_password(user) -> str | None:

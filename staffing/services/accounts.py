@@ -1,4 +1,5 @@
 """Rater accounts created in bulk from a CSV, with one-time passwords their owners must change."""
+
 import codecs
 import csv
 import io
@@ -67,8 +68,9 @@ def _read(reader) -> tuple[list[tuple[int, dict]], int]:
             continue
         if len(values) != len(header):
             rows.append((reader.line_num, {"_width": len(values)}))
-        elif problem := next((f"{name} {p}" for name, v in zip(header, values, strict=True)
-                              if (p := text_problem(v))), None):
+        elif problem := next(
+            (f"{name} {p}" for name, v in zip(header, values, strict=True) if (p := text_problem(v))), None
+        ):
             rows.append((reader.line_num, {"_problem": problem}))
         else:
             rows.append((reader.line_num, {k: v.strip() for k, v in zip(header, values, strict=True)}))
@@ -93,8 +95,9 @@ def _errors(rows: list[tuple[int, dict]], width: int) -> list[tuple[int, str]]:
             errors.append((line, "username is empty"))
             continue
         if username.startswith(PSEUDONYM_PREFIX):
-            errors.append((line, f"username {username!r}: names starting with {PSEUDONYM_PREFIX!r} are kept for "
-                                 "imported raters"))
+            errors.append(
+                (line, f"username {username!r}: names starting with {PSEUDONYM_PREFIX!r} are kept for imported raters")
+            )
         try:
             User(username=username).clean_fields(exclude=[f.name for f in User._meta.fields if f.name != "username"])
         except ValidationError as exc:
@@ -139,8 +142,13 @@ def accounts_bulk_create(*, project: Project, stream, by) -> list[Credential]:
         Membership.objects.create(project=project, user=user, role=Membership.Role.RATER)
         PasswordChangeRequired.objects.create(user=user)
         credentials.append(Credential(username=user.username, email=user.email, password=password))
-    audit_record(actor=by, action="accounts.bulk_create", project=project, target=f"{len(credentials)} accounts",
-                 detail={"usernames": [c.username for c in credentials]})
+    audit_record(
+        actor=by,
+        action="accounts.bulk_create",
+        project=project,
+        target=f"{len(credentials)} accounts",
+        detail={"usernames": [c.username for c in credentials]},
+    )
     return credentials
 
 

@@ -1,6 +1,7 @@
 """The external-worker entry (crowd platforms such as Prolific or MTurk): the project's link and the
 lead's guards on it (identity caps, Prolific's study and session, a signed entry), the pseudonymous
 account each worker id gets, and the completion code shown when they are done."""
+
 import hashlib
 import hmac
 import re
@@ -29,8 +30,15 @@ ATTEMPTS = 5
 # reads the table without the site's SECRET_KEY.
 ADDRESS_SALT = "concord.staffing.entry-address"
 # The settings a lead edits on the crowd-link page (the signing secret has its own switch).
-LINK_SETTINGS = ("max_identities", "max_identities_per_address", "prolific_study_id", "return_url",
-                 "min_judged_screens", "max_screens_per_worker", "max_unjudged_share")
+LINK_SETTINGS = (
+    "max_identities",
+    "max_identities_per_address",
+    "prolific_study_id",
+    "return_url",
+    "min_judged_screens",
+    "max_screens_per_worker",
+    "max_unjudged_share",
+)
 
 
 class ExternalLinkInvalid(Exception):
@@ -46,9 +54,14 @@ class EntryRefused(Exception):
 def external_link_reset(*, project: Project, by) -> ExternalLink:
     """The project's external link, on, with a new token (the old link stops working); its settings stay."""
     link, created = ExternalLink.objects.update_or_create(
-        project=project, defaults={"token": secrets.token_urlsafe(24), "is_enabled": True, "created_by": by})
-    audit_record(actor=by, action="external_link.create" if created else "external_link.reset", project=project,
-                 target="external link")
+        project=project, defaults={"token": secrets.token_urlsafe(24), "is_enabled": True, "created_by": by}
+    )
+    audit_record(
+        actor=by,
+        action="external_link.create" if created else "external_link.reset",
+        project=project,
+        target="external link",
+    )
     return link
 
 
@@ -56,7 +69,8 @@ def external_link_reset(*, project: Project, by) -> ExternalLink:
 def external_link_disable(*, project: Project, by) -> None:
     """Turns the link off; its token is replaced, so the old link never works again, and its settings are kept."""
     if ExternalLink.objects.filter(project=project, is_enabled=True).update(
-            is_enabled=False, token=secrets.token_urlsafe(24)):
+        is_enabled=False, token=secrets.token_urlsafe(24)
+    ):
         audit_record(actor=by, action="external_link.disable", project=project, target="external link")
 
 
@@ -83,8 +97,13 @@ def external_link_configure(*, project: Project, by, signed: bool | None = None,
     link.full_clean(exclude=["project", "created_by", "token"])
     link.save()
     if changed:
-        audit_record(actor=by, action="external_link.configure", project=project, target="external link",
-                     detail={"changed": changed})
+        audit_record(
+            actor=by,
+            action="external_link.configure",
+            project=project,
+            target="external link",
+            detail={"changed": changed},
+        )
     return link
 
 
@@ -119,8 +138,9 @@ def _new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def _worker_create(project: Project, worker_id: str, address_key: str, session: str,
-                   max_screens: int | None) -> ExternalWorker:
+def _worker_create(
+    project: Project, worker_id: str, address_key: str, session: str, max_screens: int | None
+) -> ExternalWorker:
     User = get_user_model()
     for _ in range(ATTEMPTS):
         try:
@@ -130,11 +150,17 @@ def _worker_create(project: Project, worker_id: str, address_key: str, session: 
                 user.set_unusable_password()
                 user.save()
                 # The link's batch quota is the worker's own: changing it later leaves theirs alone.
-                Membership.objects.create(project=project, user=user, role=Membership.Role.RATER,
-                                          max_screens=max_screens)
-                return ExternalWorker.objects.create(project=project, user=user, worker_id=worker_id,
-                                                     completion_code=_new_code(), address_key=address_key,
-                                                     platform_session=session)
+                Membership.objects.create(
+                    project=project, user=user, role=Membership.Role.RATER, max_screens=max_screens
+                )
+                return ExternalWorker.objects.create(
+                    project=project,
+                    user=user,
+                    worker_id=worker_id,
+                    completion_code=_new_code(),
+                    address_key=address_key,
+                    platform_session=session,
+                )
         except IntegrityError:
             # The same worker entering twice at once, or (hardly ever) a username or code drawn twice.
             found = ExternalWorker.objects.filter(project=project, worker_id=worker_id).first()
@@ -143,17 +169,20 @@ def _worker_create(project: Project, worker_id: str, address_key: str, session: 
     raise RuntimeError(f"no unique account after {ATTEMPTS} attempts")
 
 
-def _platform_check(link: ExternalLink, *, worker_id: str, prolific_pid: str, study_id: str, session_id: str,
-                    signature: str) -> tuple[str, str]:
+def _platform_check(
+    link: ExternalLink, *, worker_id: str, prolific_pid: str, study_id: str, session_id: str, signature: str
+) -> tuple[str, str]:
     """(the worker id, the platform session) of an entry the link's platform checks admit; ValidationError
     for a missing or malformed parameter, EntryRefused for a study or signature that does not match."""
     session = ""
     if link.prolific_study_id:
-        missing = [name for name, value in (("PROLIFIC_PID", prolific_pid), ("STUDY_ID", study_id),
-                                            ("SESSION_ID", session_id)) if not value]
+        missing = [
+            name
+            for name, value in (("PROLIFIC_PID", prolific_pid), ("STUDY_ID", study_id), ("SESSION_ID", session_id))
+            if not value
+        ]
         if missing:
-            raise ValidationError({"entry": f"this study is entered from Prolific only; {', '.join(missing)} "
-                                            "missing"})
+            raise ValidationError({"entry": f"this study is entered from Prolific only; {', '.join(missing)} missing"})
         for name, value in (("PROLIFIC_PID", prolific_pid), ("SESSION_ID", session_id)):
             if not WORKER_ID.fullmatch(value):
                 raise ValidationError({"entry": f"{name} is 1 to 64 letters, digits, '-' or '_'"})
@@ -180,16 +209,27 @@ def _admit_new(link: ExternalLink, worker_id: str, session: str, address_key: st
         raise EntryRefused("This Prolific session has started already, under another participant id.")
     if link.max_identities is not None and workers.count() >= link.max_identities:
         raise EntryRefused("This study has admitted all the participants it takes.")
-    if (link.max_identities_per_address is not None and address_key
-            and workers.filter(address_key=address_key).count() >= link.max_identities_per_address):
+    if (
+        link.max_identities_per_address is not None
+        and address_key
+        and workers.filter(address_key=address_key).count() >= link.max_identities_per_address
+    ):
         raise EntryRefused("This study admits no more participants from your network.")
     return _worker_create(link.project, worker_id, address_key, session, link.max_screens_per_worker)
 
 
 @transaction.atomic
-def external_worker_enter(*, project_id: int, token: str, worker_id: str = "", prolific_pid: str = "",
-                          study_id: str = "", session_id: str = "", signature: str = "",
-                          address: str = "") -> ExternalWorker:
+def external_worker_enter(
+    *,
+    project_id: int,
+    token: str,
+    worker_id: str = "",
+    prolific_pid: str = "",
+    study_id: str = "",
+    session_id: str = "",
+    signature: str = "",
+    address: str = "",
+) -> ExternalWorker:
     """The worker's record (created on first entry, with a rater account and a completion code).
 
     ``worker_id`` names the worker (``prolific_pid`` when the link takes Prolific entries, with
@@ -204,10 +244,17 @@ def external_worker_enter(*, project_id: int, token: str, worker_id: str = "", p
         raise ExternalLinkInvalid("No such link.")
     if link.project.is_archived:
         raise EntryRefused("This study is archived: it takes no participants now. Please return to the platform.")
-    worker_id, session = _platform_check(link, worker_id=worker_id or prolific_pid, prolific_pid=prolific_pid,
-                                         study_id=study_id, session_id=session_id, signature=signature)
-    worker = (ExternalWorker.objects.select_related("user").filter(project=link.project, worker_id=worker_id).first()
-              or _admit_new(link, worker_id, session, _address_key(address)))
+    worker_id, session = _platform_check(
+        link,
+        worker_id=worker_id or prolific_pid,
+        prolific_pid=prolific_pid,
+        study_id=study_id,
+        session_id=session_id,
+        signature=signature,
+    )
+    worker = ExternalWorker.objects.select_related("user").filter(
+        project=link.project, worker_id=worker_id
+    ).first() or _admit_new(link, worker_id, session, _address_key(address))
     if not Membership.objects.filter(project=link.project, user=worker.user).exists():
         raise ExternalLinkInvalid("A lead removed this worker from the project.")
     return worker

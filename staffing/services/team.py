@@ -1,4 +1,5 @@
 """A lead's changes to a project's team beyond quality control's pause and resume: removing a rater."""
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -16,12 +17,18 @@ def team_rater_remove(*, project: Project, rater, by) -> AllocationRelease:
     # The project row, then the membership (the lock order of annotation.services.assignment): no new lease
     # can slip in meanwhile, and a submission in flight is waited for.
     project_lock_shared(project.pk)
-    membership = (Membership.objects.select_for_update()
-                  .filter(project=project, user=rater, role=Membership.Role.RATER).first())
+    membership = (
+        Membership.objects.select_for_update().filter(project=project, user=rater, role=Membership.Role.RATER).first()
+    )
     if membership is None:
         raise ValidationError({"rater": f"{rater} is not a rater of this project"})
     release = allocation_rater_release(project=project, membership=membership, judged_too=False)
     membership.delete()
-    audit_record(actor=by, action="rater.remove", project=project, target=rater.username,
-                 detail={"leases_released": release.leases, "replan": release.as_evidence()})
+    audit_record(
+        actor=by,
+        action="rater.remove",
+        project=project,
+        target=rater.username,
+        detail={"leases_released": release.leases, "replan": release.as_evidence()},
+    )
     return release

@@ -1,4 +1,5 @@
 """factory_boy factories for the annotation models."""
+
 import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
@@ -36,8 +37,7 @@ class ProjectFactory(factory.django.DjangoModelFactory):
         except TaskTypeError:
             scale = (1.0, 5.0)
         for position, name in enumerate(names or ["fluency"]):
-            Criterion.objects.create(project=self, name=name, position=position, scale_min=scale[0],
-                                     scale_max=scale[1])
+            Criterion.objects.create(project=self, name=name, position=position, scale_min=scale[0], scale_max=scale[1])
 
 
 class MembershipFactory(factory.django.DjangoModelFactory):

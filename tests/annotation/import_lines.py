@@ -1,4 +1,5 @@
 """Helpers to build import files in tests."""
+
 import io
 import json
 
@@ -8,5 +9,9 @@ def jsonl(*records) -> io.BytesIO:
 
 
 def item(external_id="i1", systems=("sysA",), **extra) -> dict:
-    return {"external_id": external_id, "input": f"input {external_id}",
-            "outputs": [{"system": s, "text": f"{s} text"} for s in systems], **extra}
+    return {
+        "external_id": external_id,
+        "input": f"input {external_id}",
+        "outputs": [{"system": s, "text": f"{s} text"} for s in systems],
+        **extra,
+    }

@@ -1,4 +1,5 @@
 """Helpers for rater-loop tests: a project with items and raters, and the values of a full screen."""
+
 import random
 
 from annotation.models import Membership
@@ -6,8 +7,9 @@ from annotation.selectors import assignment_screen
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 
 
-def rating_project(*, task_type="likert", n_items=3, n_target=1, criteria=None, systems=None, n_gold=0,
-                   **project_fields):
+def rating_project(
+    *, task_type="likert", n_items=3, n_target=1, criteria=None, systems=None, n_gold=0, **project_fields
+):
     project = ProjectFactory(task_type=task_type, criteria=criteria or ["fluency"], **project_fields)
     for _ in range(n_items):
         ItemFactory(project=project, n_target=n_target, systems=systems)
@@ -32,8 +34,10 @@ def full_values(assignment, value=None) -> list[dict]:
             values.append({"criterion": criterion["name"], "value": value or "A"})
             continue
         default = value if value is not None else (3 if criterion["choices"] else 50.0)
-        values += [{"criterion": criterion["name"], "position": o["position"], "value": default}
-                   for o in screen["item"]["outputs"]]
+        values += [
+            {"criterion": criterion["name"], "position": o["position"], "value": default}
+            for o in screen["item"]["outputs"]
+        ]
     return values
 
 

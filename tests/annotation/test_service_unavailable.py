@@ -1,5 +1,6 @@
 """The 503 answer while the database or the broker is down: retryable, and it names the failing part
 without passing on the driver's message (host, port, user and database name)."""
+
 import pytest
 from django.db import OperationalError
 from django.test import RequestFactory
@@ -7,8 +8,10 @@ from kombu.exceptions import OperationalError as BrokerOperationalError
 
 from annotation.middleware import RETRY_AFTER_SECONDS, ServiceUnavailableMiddleware
 
-DRIVER_MESSAGE = ('connection to server at "10.0.0.7", port 5432 failed: FATAL: password authentication failed '
-                  'for user "concord_prod"')
+DRIVER_MESSAGE = (
+    'connection to server at "10.0.0.7", port 5432 failed: FATAL: password authentication failed '
+    'for user "concord_prod"'
+)
 
 
 def answer(path, exception):
@@ -16,10 +19,13 @@ def answer(path, exception):
     return middleware.process_exception(RequestFactory().post(path), exception)
 
 
-@pytest.mark.parametrize(("exception", "named"), [
-    (OperationalError(DRIVER_MESSAGE), "The database is unavailable"),
-    (BrokerOperationalError(DRIVER_MESSAGE), "The job queue is unavailable"),
-])
+@pytest.mark.parametrize(
+    ("exception", "named"),
+    [
+        (OperationalError(DRIVER_MESSAGE), "The database is unavailable"),
+        (BrokerOperationalError(DRIVER_MESSAGE), "The job queue is unavailable"),
+    ],
+)
 def test_api_answer_names_the_part_but_not_the_driver_message(exception, named):
     response = answer("/api/v1/projects/1/next/", exception)
     assert response.status_code == 503

@@ -1,4 +1,5 @@
 """The audit log in the admin: listed and searchable for staff, never added, changed or deleted."""
+
 import pytest
 from django.test import Client
 
@@ -20,7 +21,8 @@ def test_read_only_in_the_admin(project, lead):
     assert view.status_code == 200 and 'name="_save"' not in view.content.decode()
     assert admin.post(f"/admin/audit/auditentry/{entry.pk}/change/", {"action": "forged"}).status_code == 403
     assert admin.post(f"/admin/audit/auditentry/{entry.pk}/delete/", {"post": "yes"}).status_code == 403
-    assert admin.post("/admin/audit/auditentry/", {"action": "delete_selected", "_selected_action": [entry.pk],
-                                                   "post": "yes"}).status_code in (200, 302)
+    assert admin.post(
+        "/admin/audit/auditentry/", {"action": "delete_selected", "_selected_action": [entry.pk], "post": "yes"}
+    ).status_code in (200, 302)
     entry.refresh_from_db()
     assert entry.action == "rater.pause" and AuditEntry.objects.count() == 1

@@ -1,5 +1,6 @@
 """GET /api/v1/projects/{id}/audit/: the project's entries newest first, paginated, filtered by action
 (prefix), actor and time; leads and staff only; documented in the schema; nothing writable."""
+
 from datetime import timedelta
 
 import pytest
@@ -33,8 +34,13 @@ def test_entries_newest_first_with_every_field(log, lead_client):
     assert [e["action"] for e in body["results"]] == ["export.create", "rater.pause", "items.import"]
     newest = body["results"][0]
     assert {k: newest[k] for k in ("actor", "action", "target", "detail", "source", "ip")} == {
-        "actor": "manage.py export_project", "action": "export.create", "target": "x.zip", "detail": {},
-        "source": "command", "ip": None}
+        "actor": "manage.py export_project",
+        "action": "export.create",
+        "target": "x.zip",
+        "detail": {},
+        "source": "command",
+        "ip": None,
+    }
     assert body["results"][2]["detail"] == {"imported": 3}
 
 

@@ -1,5 +1,6 @@
 """/projects/<pk>/audit/: the lead's audit log page, newest first, readable rows, filters that keep to
 their pages, a link from the project page, and the usual gates (login, 403 raters, 404 outsiders)."""
+
 import pytest
 from django.test import Client
 
@@ -24,12 +25,27 @@ def page(client, project, **params) -> str:
 
 
 def test_rows_say_when_who_what_and_detail_readably(project, lead):
-    audit_record(actor=lead, action="qc.rules_update", project=project, target="version 2",
-                 detail={"version": 2, "changed": {"gold_accuracy_threshold": [0.6, 0.75], "action": ["warn", None]}})
-    audit_record(actor="manage.py import_items", action="items.import", project=project, target="batch.jsonl",
-                 detail={"imported": 12, "format": "jsonl"})
-    audit_record(actor=lead, action="qc.apply", project=project, target="version 2",
-                 detail={"actions": [{"rater": "ann", "kind": "pause", "rule": "gold_accuracy"}]})
+    audit_record(
+        actor=lead,
+        action="qc.rules_update",
+        project=project,
+        target="version 2",
+        detail={"version": 2, "changed": {"gold_accuracy_threshold": [0.6, 0.75], "action": ["warn", None]}},
+    )
+    audit_record(
+        actor="manage.py import_items",
+        action="items.import",
+        project=project,
+        target="batch.jsonl",
+        detail={"imported": 12, "format": "jsonl"},
+    )
+    audit_record(
+        actor=lead,
+        action="qc.apply",
+        project=project,
+        target="version 2",
+        detail={"actions": [{"rater": "ann", "kind": "pause", "rule": "gold_accuracy"}]},
+    )
     html = page(browser(lead), project)
     rows = html.split('<tr data-action="')[1:]
     assert [row.split('"')[0] for row in rows] == ["qc.apply", "items.import", "qc.rules_update"]  # newest first
@@ -43,8 +59,13 @@ def test_rows_say_when_who_what_and_detail_readably(project, lead):
 
 
 def test_user_text_is_escaped(project, lead):
-    audit_record(actor=lead, action="items.import", project=project, target="<script>alert(1)</script>.jsonl",
-                 detail={"note": "<b>x</b>"})
+    audit_record(
+        actor=lead,
+        action="items.import",
+        project=project,
+        target="<script>alert(1)</script>.jsonl",
+        detail={"note": "<b>x</b>"},
+    )
     html = page(browser(lead), project)
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;.jsonl" in html
     assert "<b>x</b>" not in html

@@ -1,5 +1,6 @@
 """audit_record: who acted (a user, or a command by name), the request's source and address, and a
 log that outlives its users."""
+
 import datetime
 
 import pytest
@@ -22,8 +23,9 @@ def test_a_user_or_a_command_by_name():
 
 
 def test_detail_keeps_dates_and_long_targets_are_cut():
-    entry = audit_record(actor=None, action="export.create", target="x" * 300,
-                         detail={"day": datetime.date(2026, 1, 2)})
+    entry = audit_record(
+        actor=None, action="export.create", target="x" * 300, detail={"day": datetime.date(2026, 1, 2)}
+    )
     entry.refresh_from_db()
     assert entry.detail == {"day": "2026-01-02"} and len(entry.target) == 255
 

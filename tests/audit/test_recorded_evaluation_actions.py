@@ -1,5 +1,6 @@
 """The evaluation app's lead actions in the audit log: metric imports and runs, calibrators, judges, through
 the API and the commands; a refused action leaves no entry."""
+
 import io
 import json
 
@@ -24,8 +25,10 @@ def ndjson(*records) -> bytes:
 
 
 def scores(project, name, fn):
-    return [{"item": o.item.external_id, "system": o.system, "metric": name, "score": fn(o)}
-            for o in Output.objects.filter(item__project=project).select_related("item")]
+    return [
+        {"item": o.item.external_id, "system": o.system, "metric": name, "score": fn(o)}
+        for o in Output.objects.filter(item__project=project).select_related("item")
+    ]
 
 
 @pytest.fixture
@@ -42,25 +45,31 @@ def base(project) -> str:
 def test_metric_import_calibrator_fit_and_apply(study, lead, lead_client):
     order = {"good": 3.0, "mid": 2.0, "bad": 1.0}
     body = ndjson(*scores(study, "a", lambda o: order[o.system]), *scores(study, "b", lambda o: o.id % 7))
-    assert lead_client.post(f"{base(study)}/metrics/import/", body,
-                            content_type="application/x-ndjson").status_code == 201
+    assert (
+        lead_client.post(f"{base(study)}/metrics/import/", body, content_type="application/x-ndjson").status_code == 201
+    )
     imported = entry("metrics.import", study)
     assert (imported.actor, imported.detail) == (lead, {"imported": 72, "metrics": ["a", "b"], "format": "jsonl"})
-    bad = lead_client.post(f"{base(study)}/metrics/import/", ndjson({"item": "nope", "system": "good",
-                                                                     "metric": "a", "score": 1}),
-                           content_type="application/x-ndjson")
+    bad = lead_client.post(
+        f"{base(study)}/metrics/import/",
+        ndjson({"item": "nope", "system": "good", "metric": "a", "score": 1}),
+        content_type="application/x-ndjson",
+    )
     assert bad.status_code == 400 and AuditEntry.objects.filter(action="metrics.import").count() == 1
 
-    fitted = lead_client.post(f"{base(study)}/calibrators/", {"name": "mix", "criterion": "fluency",
-                                                              "metrics": ["a", "b"]}, format="json")
+    fitted = lead_client.post(
+        f"{base(study)}/calibrators/", {"name": "mix", "criterion": "fluency", "metrics": ["a", "b"]}, format="json"
+    )
     assert fitted.status_code == 201
     fit = entry("calibrator.fit", study)
-    assert (fit.actor, fit.target, fit.detail) == (lead, "mix", {"criterion": "fluency", "metrics": ["a", "b"],
-                                                                 "seed": 0})
+    assert (fit.actor, fit.target, fit.detail) == (
+        lead,
+        "mix",
+        {"criterion": "fluency", "metrics": ["a", "b"], "seed": 0},
+    )
     lead_client.post(f"{base(study)}/calibrators/{fitted.json()['id']}/apply/")
     applied = entry("calibrator.apply", study)
-    assert (applied.actor, applied.target, applied.detail) == (lead, "mix", {"scored": 36,
-                                                                             "metric": "calibrated:mix"})
+    assert (applied.actor, applied.target, applied.detail) == (lead, "mix", {"scored": 36, "metric": "calibrated:mix"})
 
 
 def test_metric_compute_by_api_and_command(study, lead, lead_client):
@@ -69,15 +78,23 @@ def test_metric_compute_by_api_and_command(study, lead, lead_client):
     assert (found.actor, found.detail) == (lead, {"job_id": started.json()["job_id"], "metrics": ["length"]})
     call_command("compute_metrics", str(study.pk), "--metric", "length", "--no-progress", stdout=io.StringIO())
     by_command = AuditEntry.objects.filter(action="metrics.compute").order_by("-id").first()
-    assert (by_command.actor_name, by_command.detail) == ("manage.py compute_metrics",
-                                                          {"metrics": ["length"], "outputs": 36})
+    assert (by_command.actor_name, by_command.detail) == (
+        "manage.py compute_metrics",
+        {"metrics": ["length"], "outputs": 36},
+    )
 
 
 def test_judge_import_and_judge_from_metric(study, lead, lead_client, tmp_path):
-    lines = [{"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency",
-              "value": 4.0} for o in Output.objects.filter(item__project=study).select_related("item")]
-    assert lead_client.post(f"{base(study)}/judges/import/", ndjson(*lines),
-                            content_type="application/x-ndjson").status_code == 201
+    lines = [
+        {"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency", "value": 4.0}
+        for o in Output.objects.filter(item__project=study).select_related("item")
+    ]
+    assert (
+        lead_client.post(
+            f"{base(study)}/judges/import/", ndjson(*lines), content_type="application/x-ndjson"
+        ).status_code
+        == 201
+    )
     found = entry("judges.import", study)
     assert (found.actor, found.detail) == (lead, {"imported": 36, "judges": ["gpt"]})
 
@@ -87,14 +104,23 @@ def test_judge_import_and_judge_from_metric(study, lead, lead_client, tmp_path):
     by_command = AuditEntry.objects.filter(action="judges.import").order_by("-id").first()
     assert (by_command.actor_name, by_command.target) == ("manage.py import_judge_ratings", "claude.jsonl")
 
-    lead_client.post(f"{base(study)}/metrics/import/", ndjson(*scores(study, "len", lambda o: o.id)),
-                     content_type="application/x-ndjson")
-    made = lead_client.post(f"{base(study)}/judges/from-metric/", {
-        "name": "len-judge", "metric": "len", "criterion": "fluency", "thresholds": [1, 2, 3, 4]}, format="json")
+    lead_client.post(
+        f"{base(study)}/metrics/import/",
+        ndjson(*scores(study, "len", lambda o: o.id)),
+        content_type="application/x-ndjson",
+    )
+    made = lead_client.post(
+        f"{base(study)}/judges/from-metric/",
+        {"name": "len-judge", "metric": "len", "criterion": "fluency", "thresholds": [1, 2, 3, 4]},
+        format="json",
+    )
     assert made.status_code == 201
     judge = entry("judge.from_metric", study)
     assert (judge.actor, judge.target, judge.detail) == (
-        lead, "len-judge", {"metric": "len", "criterion": "fluency", "thresholds": [1.0, 2.0, 3.0, 4.0]})
+        lead,
+        "len-judge",
+        {"metric": "len", "criterion": "fluency", "thresholds": [1.0, 2.0, 3.0, 4.0]},
+    )
 
 
 def test_metric_scores_command(study, tmp_path):
@@ -103,4 +129,8 @@ def test_metric_scores_command(study, tmp_path):
     call_command("import_metric_scores", str(study.pk), str(path), "--no-progress", stdout=io.StringIO())
     found = entry("metrics.import", study)
     assert (found.actor, found.actor_name, found.target, found.detail["imported"]) == (
-        None, "manage.py import_metric_scores", "scores.jsonl", 36)
+        None,
+        "manage.py import_metric_scores",
+        "scores.jsonl",
+        36,
+    )

@@ -7,6 +7,7 @@ no network), and its server time and number of queries are reported (bar: under 
 
     .venv/bin/python tests/bench/bench_agreement_recompute.py [--judgments 1000000]
 """
+
 import argparse
 import json
 import os
@@ -34,25 +35,57 @@ def populate(n_judgments: int, n_criteria=5, n_raters=50, n_subgroups=10, n_week
     rng = np.random.default_rng(seed)
     User = get_user_model()
     lead = User.objects.create_user("bench-lead")
-    project = project_create(created_by=lead, name="bench", task_type="likert", criteria=[
-        {"name": f"criterion{c}", "scale_min": 1, "scale_max": 5} for c in range(n_criteria)])
+    project = project_create(
+        created_by=lead,
+        name="bench",
+        task_type="likert",
+        criteria=[{"name": f"criterion{c}", "scale_min": 1, "scale_max": 5} for c in range(n_criteria)],
+    )
     criteria = list(project.criteria.values_list("id", flat=True))
     raters = [User.objects.create_user(f"bench-rater-{k}").id for k in range(n_raters)]
     n_outputs = n_judgments // (3 * n_criteria)
     item_ids = reserve_ids(Item, n_outputs)
     now = timezone.now()
-    insert_rows(Item, ["id", "project", "external_id", "input", "references", "subgroup", "meta", "n_target",
-                       "n_judged", "created_at"],
-                [(i, project.id, f"b{k}", "x", [], f"g{k % n_subgroups}", {}, 3, 3, now)
-                 for k, i in enumerate(item_ids)])
+    insert_rows(
+        Item,
+        [
+            "id",
+            "project",
+            "external_id",
+            "input",
+            "references",
+            "subgroup",
+            "meta",
+            "n_target",
+            "n_judged",
+            "created_at",
+        ],
+        [(i, project.id, f"b{k}", "x", [], f"g{k % n_subgroups}", {}, 3, 3, now) for k, i in enumerate(item_ids)],
+    )
     output_ids = reserve_ids(Output, n_outputs)
-    insert_rows(Output, ["id", "item", "position", "system", "text"],
-                [(o, i, 0, "sys", "y") for o, i in zip(output_ids, item_ids, strict=True)])
+    insert_rows(
+        Output,
+        ["id", "item", "position", "system", "text"],
+        [(o, i, 0, "sys", "y") for o, i in zip(output_ids, item_ids, strict=True)],
+    )
     quality = rng.integers(1, 6, n_outputs)
     week_of = rng.integers(0, n_weeks, n_outputs)
     rows = []
-    fields = ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order", "source",
-              "client_token", "submitted_at", "duration_ms", "is_current"]
+    fields = [
+        "project",
+        "item",
+        "output",
+        "criterion",
+        "rater",
+        "value",
+        "label",
+        "shown_order",
+        "source",
+        "client_token",
+        "submitted_at",
+        "duration_ms",
+        "is_current",
+    ]
     from datetime import timedelta
 
     for k in range(n_outputs):
@@ -60,8 +93,23 @@ def populate(n_judgments: int, n_criteria=5, n_raters=50, n_subgroups=10, n_week
         for r in rng.choice(n_raters, 3, replace=False):
             for c in criteria:
                 v = int(min(5, max(1, quality[k] + rng.choice((-1, 0, 0, 0, 1)))))
-                rows.append((project.id, item_ids[k], output_ids[k], c, raters[r], float(v), "", [], "import", "",
-                             when, None, True))
+                rows.append(
+                    (
+                        project.id,
+                        item_ids[k],
+                        output_ids[k],
+                        c,
+                        raters[r],
+                        float(v),
+                        "",
+                        [],
+                        "import",
+                        "",
+                        when,
+                        None,
+                        True,
+                    )
+                )
         if len(rows) >= 100_000:
             insert_rows(Judgment, fields, rows)
             rows = []
@@ -90,8 +138,12 @@ def dashboard_timing(project, repeats: int = 20) -> dict:
         if response.status_code != 200:
             raise RuntimeError(f"dashboard answered {response.status_code}")
     times.sort()
-    return {"dashboard_p50_ms": 1000 * times[len(times) // 2], "dashboard_max_ms": 1000 * times[-1],
-            "dashboard_queries": len(queries), "dashboard_kb": len(response.content) / 1024}
+    return {
+        "dashboard_p50_ms": 1000 * times[len(times) // 2],
+        "dashboard_max_ms": 1000 * times[-1],
+        "dashboard_queries": len(queries),
+        "dashboard_kb": len(response.content) / 1024,
+    }
 
 
 def run(n_judgments: int) -> dict:
@@ -133,10 +185,15 @@ def run(n_judgments: int) -> dict:
     import krippendorff
 
     from agreement.stats import reliability_matrix
+
     order = np.argsort(records.week_index, kind="stable")
     week = records.week_index[order]
-    crit, unit, rater, value = (records.criterion_index[order], records.unit[order], records.rater[order],
-                                records.value[order])
+    crit, unit, rater, value = (
+        records.criterion_index[order],
+        records.unit[order],
+        records.rater[order],
+        records.value[order],
+    )
     tb = time.perf_counter()
     n_alphas = 0
     for k in range(len(records.weeks)):
@@ -149,11 +206,22 @@ def run(n_judgments: int) -> dict:
                 krippendorff.alpha(m, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
                 n_alphas += 1
     baseline_s = time.perf_counter() - tb
-    return {"judgments": len(records), "weeks": len(records.weeks), "snapshots": len(builder.rows),
-            "populate_s": populate_s, "read_s": t1 - t0, "compute_s": t2 - t1, "compute_cpu_s": c2 - c1,
-            "write_s": t3 - t2,
-            "total_s": t3 - t0, "peak_rss_mb": peak, "rss_before_mb": rss_before,
-            "baseline_krippendorff_label_alphas": n_alphas, "baseline_s": baseline_s, **dashboard_timing(project)}
+    return {
+        "judgments": len(records),
+        "weeks": len(records.weeks),
+        "snapshots": len(builder.rows),
+        "populate_s": populate_s,
+        "read_s": t1 - t0,
+        "compute_s": t2 - t1,
+        "compute_cpu_s": c2 - c1,
+        "write_s": t3 - t2,
+        "total_s": t3 - t0,
+        "peak_rss_mb": peak,
+        "rss_before_mb": rss_before,
+        "baseline_krippendorff_label_alphas": n_alphas,
+        "baseline_s": baseline_s,
+        **dashboard_timing(project),
+    }
 
 
 def main():
@@ -168,25 +236,41 @@ def main():
     db = f"concord_bench_{uuid.uuid4().hex[:8]}"
     subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
     try:
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base", "DJANGO_SECRET_KEY": "b" * 60,
-               "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db, "DJANGO_ALLOWED_HOSTS": "testserver"}
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "DJANGO_SECRET_KEY": "b" * 60,
+            "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db,
+            "DJANGO_ALLOWED_HOSTS": "testserver",
+        }
         env.pop("REDIS_URL", None)
-        out = subprocess.run([sys.executable, __file__, "--run", "--judgments", str(args.judgments)], env=env,
-                             cwd=ROOT, capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--run", "--judgments", str(args.judgments)],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         if out.returncode:
             sys.exit(out.stderr[-3000:])
     finally:
         subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"{r['judgments']:,} judgments over {r['weeks']} weeks → {r['snapshots']:,} snapshots")
-    print(f"  read {r['read_s']:.1f} s · compute {r['compute_s']:.1f} s (CPU {r['compute_cpu_s']:.1f} s) · "
-          f"write {r['write_s']:.1f} s · total {r['total_s']:.1f} s   (bar: < 60 s)")
+    print(
+        f"  read {r['read_s']:.1f} s · compute {r['compute_s']:.1f} s (CPU {r['compute_cpu_s']:.1f} s) · "
+        f"write {r['write_s']:.1f} s · total {r['total_s']:.1f} s   (bar: < 60 s)"
+    )
     print(f"  peak RSS {r['peak_rss_mb']:.0f} MB (after populating: {r['rss_before_mb']:.0f} MB)   (bar: < 2048 MB)")
-    print(f"  baseline: the krippendorff package, label-level alphas only ({r['baseline_krippendorff_label_alphas']} "
-          f"windows × criteria): {r['baseline_s']:.1f} s")
-    print(f"  dashboard from the stored snapshots: p50 {r['dashboard_p50_ms']:.0f} ms, slowest "
-          f"{r['dashboard_max_ms']:.0f} ms of 20, {r['dashboard_queries']} queries, {r['dashboard_kb']:.0f} kB "
-          f"(bar: < 200 ms server time)")
+    print(
+        f"  baseline: the krippendorff package, label-level alphas only ({r['baseline_krippendorff_label_alphas']} "
+        f"windows × criteria): {r['baseline_s']:.1f} s"
+    )
+    print(
+        f"  dashboard from the stored snapshots: p50 {r['dashboard_p50_ms']:.0f} ms, slowest "
+        f"{r['dashboard_max_ms']:.0f} ms of 20, {r['dashboard_queries']} queries, {r['dashboard_kb']:.0f} kB "
+        f"(bar: < 200 ms server time)"
+    )
     print(f"  (populating the database took {r['populate_s']:.0f} s)")
 
 

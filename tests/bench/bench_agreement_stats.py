@@ -75,8 +75,7 @@ def compare_alpha(title, data):
         f"({present.sum(axis=0).mean():.2f} per unit)\n"
     )
     print(
-        "| level | ours | `krippendorff` | speed-up | ours peak | `krippendorff` peak | memory ratio "
-        "| max abs diff |"
+        "| level | ours | `krippendorff` | speed-up | ours peak | `krippendorff` peak | memory ratio | max abs diff |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for level in LEVELS:

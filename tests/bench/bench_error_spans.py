@@ -308,8 +308,10 @@ def main():
         assert np.allclose([check["systems"][k] for k in scores.systems], scores.system_score)
         assert abs(check["kappa_any"] - kappa) < 1e-9
         print(f"\nThrough the platform (PostgreSQL, one process, fresh database), {check['judgments']:,} judgments:\n")
-        print("| stage | time (s) | RSS before (MiB) | peak RSS during (MiB) | library baseline in this run (s) |\n"
-              "|---|---:|---:|---:|---:|")
+        print(
+            "| stage | time (s) | RSS before (MiB) | peak RSS during (MiB) | library baseline in this run (s) |\n"
+            "|---|---:|---:|---:|---:|"
+        )
         baseline = {"import": t_parse, "results": t_score, "agreement": t_index + t_boot}
         names = {
             "import": "judgment import of the TSV (check, then COPY judgments and spans)",

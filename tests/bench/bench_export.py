@@ -176,9 +176,7 @@ def main():
     env.pop("REDIS_URL", None)
 
     def child(*extra) -> dict:
-        out = subprocess.run(
-            [sys.executable, __file__, *extra], env=env, cwd=ROOT, capture_output=True, text=True
-        )
+        out = subprocess.run([sys.executable, __file__, *extra], env=env, cwd=ROOT, capture_output=True, text=True)
         if out.returncode:
             sys.exit(out.stderr[-3000:])
         return json.loads(out.stdout.strip().splitlines()[-1])
@@ -204,8 +202,7 @@ def main():
     for label in ("small", "large"):
         phases = results[(label, "concord")]["phases"]
         print(
-            f"{label} Concord phases (s from start): "
-            + ", ".join(f"{k or 'start'} {v:.1f}" for k, v in phases.items())
+            f"{label} Concord phases (s from start): " + ", ".join(f"{k or 'start'} {v:.1f}" for k, v in phases.items())
         )
 
 

@@ -5,6 +5,7 @@ printed is that run's own; a flat figure from 10k to 100k shows memory does not 
 
     .venv/bin/python tests/bench/bench_item_import.py            # needs PostgreSQL on 127.0.0.1:5432
 """
+
 import json
 import os
 import random
@@ -26,9 +27,19 @@ def write_items(path: Path, n: int) -> None:
     with path.open("w") as f:
         for i in range(n):
             text = lambda: " ".join(rng.choices(WORDS, k=55))  # noqa: E731
-            f.write(json.dumps({"external_id": f"doc{i}", "input": text(), "references": [text()],
-                                "outputs": [{"system": "bart", "text": text()}, {"system": "pegasus", "text": text()}],
-                                "subgroup": f"g{i % 5}", "meta": {"i": i}}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "external_id": f"doc{i}",
+                        "input": text(),
+                        "references": [text()],
+                        "outputs": [{"system": "bart", "text": text()}, {"system": "pegasus", "text": text()}],
+                        "subgroup": f"g{i % 5}",
+                        "meta": {"i": i},
+                    }
+                )
+                + "\n"
+            )
 
 
 def run_one(mode: str, path: str) -> None:
@@ -45,8 +56,12 @@ def run_one(mode: str, path: str) -> None:
     from annotation.services import item_import, project_create
 
     lead = get_user_model().objects.create_user("bench-lead")
-    project = project_create(created_by=lead, name="bench", task_type="likert",
-                             criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}])
+    project = project_create(
+        created_by=lead,
+        name="bench",
+        task_type="likert",
+        criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+    )
     t0 = time.perf_counter()
     if mode == "concord":
         with open(path, "rb") as stream:
@@ -69,11 +84,26 @@ def run_one(mode: str, path: str) -> None:
 
 
 def _bulk_create(project, batch, Item, Output) -> int:
-    items = Item.objects.bulk_create([Item(project=project, external_id=r["external_id"], input=r["input"],
-                                           references=r["references"], subgroup=r["subgroup"], meta=r["meta"])
-                                      for r in batch])
-    Output.objects.bulk_create([Output(item=item, position=k, system=o["system"], text=o["text"])
-                                for item, r in zip(items, batch, strict=True) for k, o in enumerate(r["outputs"])])
+    items = Item.objects.bulk_create(
+        [
+            Item(
+                project=project,
+                external_id=r["external_id"],
+                input=r["input"],
+                references=r["references"],
+                subgroup=r["subgroup"],
+                meta=r["meta"],
+            )
+            for r in batch
+        ]
+    )
+    Output.objects.bulk_create(
+        [
+            Output(item=item, position=k, system=o["system"], text=o["text"])
+            for item, r in zip(items, batch, strict=True)
+            for k, o in enumerate(r["outputs"])
+        ]
+    )
     return len(items)
 
 
@@ -92,26 +122,42 @@ def main() -> None:
                 db = f"concord_bench_{uuid.uuid4().hex[:8]}"
                 psql(f"CREATE DATABASE {db}")
                 try:
-                    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base",
-                           "DJANGO_SECRET_KEY": "bench-" + "x" * 50,
-                           "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db}
+                    env = {
+                        **os.environ,
+                        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+                        "DJANGO_SECRET_KEY": "bench-" + "x" * 50,
+                        "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db,
+                    }
                     env.pop("REDIS_URL", None)
-                    out = subprocess.run([sys.executable, __file__, "--run", mode, str(path)], env=env, cwd=ROOT,
-                                         capture_output=True, text=True, check=True).stdout
+                    out = subprocess.run(
+                        [sys.executable, __file__, "--run", mode, str(path)],
+                        env=env,
+                        cwd=ROOT,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
                 finally:
                     psql(f"DROP DATABASE {db}")
                 result = json.loads(out.strip().splitlines()[-1])
                 rows.append((n, size_mb, result))
-                print(f"{n:>7} items ({size_mb:5.1f} MB)  {mode:<12} {result['seconds']:6.2f} s  "
-                      f"{n / result['seconds']:8.0f} items/s  peak RSS {result['peak_rss_mb']:6.1f} MB", flush=True)
+                print(
+                    f"{n:>7} items ({size_mb:5.1f} MB)  {mode:<12} {result['seconds']:6.2f} s  "
+                    f"{n / result['seconds']:8.0f} items/s  peak RSS {result['peak_rss_mb']:6.1f} MB",
+                    flush=True,
+                )
         ours = {n: r for n, _, r in rows if r["mode"] == "concord"}
         base = {n: r for n, _, r in rows if r["mode"] == "bulk_create"}
         for n in ours:
-            print(f"{n:>7} items: concord (checked + COPY) is {base[n]['seconds'] / ours[n]['seconds']:.2f}x the speed "
-                  f"of unchecked bulk_create")
-        print(f"peak RSS 10k → 100k: concord {ours[10_000]['peak_rss_mb']:.0f} → "
-              f"{ours[100_000]['peak_rss_mb']:.0f} MB, "
-              f"bulk_create {base[10_000]['peak_rss_mb']:.0f} → {base[100_000]['peak_rss_mb']:.0f} MB")
+            print(
+                f"{n:>7} items: concord (checked + COPY) is {base[n]['seconds'] / ours[n]['seconds']:.2f}x the speed "
+                f"of unchecked bulk_create"
+            )
+        print(
+            f"peak RSS 10k → 100k: concord {ours[10_000]['peak_rss_mb']:.0f} → "
+            f"{ours[100_000]['peak_rss_mb']:.0f} MB, "
+            f"bulk_create {base[10_000]['peak_rss_mb']:.0f} → {base[100_000]['peak_rss_mb']:.0f} MB"
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ duplicated or lost judgment.
     .venv/bin/python tests/bench/bench_rater_loop.py            # needs PostgreSQL on 127.0.0.1:5432
     .venv/bin/python tests/bench/bench_rater_loop.py --seconds 10 --workers 4
 """
+
 import argparse
 import http.client
 import json
@@ -82,9 +83,14 @@ class BackendCpu(threading.Thread):
 def backends_of(admin, database: str) -> list[int]:
     """PostgreSQL backends of clients of ``database`` (the web workers keep theirs open); autovacuum,
     which the load also causes but which runs on its own schedule, is left out."""
-    return [pid for (pid,) in admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s "
-                                            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
-                                            [database]).fetchall()]
+    return [
+        pid
+        for (pid,) in admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s "
+            "AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+            [database],
+        ).fetchall()
+    ]
 
 
 def children_of(pid: int) -> list[int]:
@@ -105,6 +111,7 @@ def percentile(sorted_values, q):
 
 
 # --- load client (runs in child processes) ---------------------------------------------------------------
+
 
 def call(port, method, path, token, body=None):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -135,10 +142,18 @@ def client_process(port, project_id, tokens, pause, deadline, queue):
             if status != 200:
                 errors.append(f"next {status} {str(screen)[:100]}")
                 return
-            values = [{"criterion": c["name"], "position": o["position"], "value": 3}
-                      for c in screen["criteria"] for o in screen["item"]["outputs"]]
-            status, body = call(port, "POST", f"/api/v1/assignments/{screen['assignment_id']}/judgment/", token,
-                                {"values": values, "client_token": uuid.uuid4().hex, "duration_ms": 1000})
+            values = [
+                {"criterion": c["name"], "position": o["position"], "value": 3}
+                for c in screen["criteria"]
+                for o in screen["item"]["outputs"]
+            ]
+            status, body = call(
+                port,
+                "POST",
+                f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+                token,
+                {"values": values, "client_token": uuid.uuid4().hex, "duration_ms": 1000},
+            )
             t2 = time.perf_counter()
             if status != 201:
                 errors.append(f"judgment {status} {str(body)[:100]}")
@@ -159,6 +174,7 @@ def client_process(port, project_id, tokens, pause, deadline, queue):
 
 # --- set-up and checks (Django in this process, on the bench database) -------------------------------------
 
+
 def seed(n_projects: int, n_items: int, n_raters: int, allocation: dict | None = None):
     import django
 
@@ -176,14 +192,28 @@ def seed(n_projects: int, n_items: int, n_raters: int, allocation: dict | None =
     tokens = [Token.objects.create(user=u).key for u in raters]
     projects = []
     for p in range(n_projects):
-        project = project_create(created_by=lead, name=f"bench {p}", task_type="likert", raters_per_item=2,
-                                 double_annotation_share=1.0,
-                                 criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}],
-                                 **({"allocation": allocation} if allocation else {}))
-        lines = "".join(json.dumps({"external_id": f"doc{i}", "input": f"source text {i} " * 20,
-                                    "outputs": [{"system": "bart", "text": f"summary {i} " * 12}]}) + "\n"
-                        for i in range(n_items)).encode()
+        project = project_create(
+            created_by=lead,
+            name=f"bench {p}",
+            task_type="likert",
+            raters_per_item=2,
+            double_annotation_share=1.0,
+            criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+            **({"allocation": allocation} if allocation else {}),
+        )
+        lines = "".join(
+            json.dumps(
+                {
+                    "external_id": f"doc{i}",
+                    "input": f"source text {i} " * 20,
+                    "outputs": [{"system": "bart", "text": f"summary {i} " * 12}],
+                }
+            )
+            + "\n"
+            for i in range(n_items)
+        ).encode()
         import io
+
         item_import(project=project, stream=io.BytesIO(lines), fmt="jsonl")
         for u in raters:
             membership_set(project=project, username=u.username, role="rater")
@@ -200,15 +230,26 @@ def check(project_id: int, acknowledged: list[int]) -> dict:
 
     from annotation.models import Assignment, Item, Judgment
 
-    per_item = (Judgment.objects.filter(project_id=project_id, is_current=True).values("item_id")
-                .annotate(n=Count("rater_id", distinct=True), rows=Count("id")))
+    per_item = (
+        Judgment.objects.filter(project_id=project_id, is_current=True)
+        .values("item_id")
+        .annotate(n=Count("rater_id", distinct=True), rows=Count("id"))
+    )
     over = sum(1 for row in per_item if row["n"] > 2)
     doubled = sum(row["rows"] - row["n"] for row in per_item)
     stored = Judgment.objects.filter(project_id=project_id).count()
-    leased_wrong = Item.objects.filter(project_id=project_id, n_leased__gt=0).count() - Assignment.objects.filter(
-        project_id=project_id, status="active").values("item_id").distinct().count()
-    return {"over_assigned": over, "doubled": doubled, "stored": stored, "acknowledged": len(acknowledged),
-            "lost": len(acknowledged) - stored, "lease_counter_mismatch": leased_wrong}
+    leased_wrong = (
+        Item.objects.filter(project_id=project_id, n_leased__gt=0).count()
+        - Assignment.objects.filter(project_id=project_id, status="active").values("item_id").distinct().count()
+    )
+    return {
+        "over_assigned": over,
+        "doubled": doubled,
+        "stored": stored,
+        "acknowledged": len(acknowledged),
+        "lost": len(acknowledged) - stored,
+        "lease_counter_mismatch": leased_wrong,
+    }
 
 
 def free_port():
@@ -223,10 +264,22 @@ def start_gunicorn(env: dict, workers: int, token: str, *, warm_calls: int) -> t
     """gunicorn on a free loopback port, each worker warmed up (imports, URLconf, first connection)
     by `warm_calls` requests before anything is timed."""
     port = free_port()
-    server = subprocess.Popen([str(ROOT / ".venv/bin/gunicorn"), "config.wsgi:application", "-b",
-                               f"127.0.0.1:{port}", "-w", str(workers), "--log-level", "warning",
-                               "--timeout", "120"],  # a saturated machine can take the default 30 s to boot one
-                              cwd=ROOT, env=env)
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "config.wsgi:application",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(workers),
+            "--log-level",
+            "warning",
+            "--timeout",
+            "120",
+        ],  # a saturated machine can take the default 30 s to boot one
+        cwd=ROOT,
+        env=env,
+    )
     try:
         for _ in range(600):
             try:
@@ -256,11 +309,17 @@ def main():
     parser.add_argument("--items", type=int, default=6000, help="items per phase's project (2 raters each)")
     parser.add_argument("--client-processes", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the bench database (to inspect plans)")
-    parser.add_argument("--allocation", action="store_true",
-                        help="give each project a quota per rater (never reached) and a design of as many places "
-                             "as the phase has raters, so every lease goes through both")
-    parser.add_argument("--phases", default=",".join(f"{r}:{p:g}" for r, p in PHASES),
-                        help="raters:pause pairs, comma-separated (default: %(default)s)")
+    parser.add_argument(
+        "--allocation",
+        action="store_true",
+        help="give each project a quota per rater (never reached) and a design of as many places "
+        "as the phase has raters, so every lease goes through both",
+    )
+    parser.add_argument(
+        "--phases",
+        default=",".join(f"{r}:{p:g}" for r, p in PHASES),
+        help="raters:pause pairs, comma-separated (default: %(default)s)",
+    )
     args = parser.parse_args()
     phases = [(int(r), float(p)) for r, p in (x.split(":") for x in args.phases.split(","))]
 
@@ -270,31 +329,51 @@ def main():
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
     db_url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.base",
-               DJANGO_SECRET_KEY="bench-" + uuid.uuid4().hex, DJANGO_DEBUG="false",
-               DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_LOG_LEVEL="WARNING")
+    env = dict(
+        os.environ,
+        DATABASE_URL=db_url,
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        DJANGO_SECRET_KEY="bench-" + uuid.uuid4().hex,
+        DJANGO_DEBUG="false",
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_LOG_LEVEL="WARNING",
+    )
     env.pop("REDIS_URL", None)
     env.pop("CELERY_BROKER_URL", None)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG",
-                                           "DJANGO_ALLOWED_HOSTS", "DJANGO_LOG_LEVEL")})
+    os.environ.update(
+        {
+            k: env[k]
+            for k in ("DATABASE_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG", "DJANGO_ALLOWED_HOSTS", "DJANGO_LOG_LEVEL")
+        }
+    )
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
     sys.path.insert(0, str(ROOT))
     server = None
     admin = psycopg.connect(ADMIN_URL, autocommit=True)
     try:
         print(f"seeding {len(phases)} projects × {args.items} items on {name} ...", flush=True)
-        projects, tokens = seed(len(phases), args.items, max(r for r, _ in phases),
-                                allocation={"planned_raters": max(r for r, _ in phases),
-                                            "max_screens_per_rater": args.items} if args.allocation else None)
+        projects, tokens = seed(
+            len(phases),
+            args.items,
+            max(r for r, _ in phases),
+            allocation={"planned_raters": max(r for r, _ in phases), "max_screens_per_rater": args.items}
+            if args.allocation
+            else None,
+        )
         from django.db import connections
 
         connections.close_all()
         server, port = start_gunicorn(env, args.workers, tokens[0], warm_calls=8 * args.workers)
         workers = children_of(server.pid)
-        print(f"gunicorn: {args.workers} sync workers; {args.client_processes} client processes; "
-              f"{args.seconds:g} s per phase; {os.cpu_count()} cores\n", flush=True)
-        print("| raters | pause | judgments/s | turn p50 / p95 / p99 (ms) | request p50 / p95 / p99 (ms) "
-              "| server CPU / judgment, ms (gunicorn + PostgreSQL) | errors | over-assigned / doubled / lost |")
+        print(
+            f"gunicorn: {args.workers} sync workers; {args.client_processes} client processes; "
+            f"{args.seconds:g} s per phase; {os.cpu_count()} cores\n",
+            flush=True,
+        )
+        print(
+            "| raters | pause | judgments/s | turn p50 / p95 / p99 (ms) | request p50 / p95 / p99 (ms) "
+            "| server CPU / judgment, ms (gunicorn + PostgreSQL) | errors | over-assigned / doubled / lost |"
+        )
         print("| --- | --- | --- | --- | --- | --- | --- | --- |")
         results = []
         for (n_raters, pause), project_id in zip(phases, projects, strict=True):
@@ -308,9 +387,10 @@ def main():
             n_proc = min(args.client_processes, n_raters)
             chunks = [tokens[:n_raters][i::n_proc] for i in range(n_proc)]
             t0 = time.time()
-            procs = [multiprocessing.Process(target=client_process,
-                                             args=(port, project_id, chunk, pause, deadline, queue))
-                     for chunk in chunks]
+            procs = [
+                multiprocessing.Process(target=client_process, args=(port, project_id, chunk, pause, deadline, queue))
+                for chunk in chunks
+            ]
             for p in procs:
                 p.start()
             parts = [queue.get(timeout=args.seconds + 120) for _ in procs]
@@ -326,23 +406,39 @@ def main():
             acknowledged = [a for part in parts for a in part["acknowledged"]]
             db = check(project_id, acknowledged)
             rate = len(turns) / elapsed
-            ms = lambda values: " / ".join(f"{percentile(values, q) * 1000:.0f}" for q in (.5, .95, .99))  # noqa: E731
-            print(f"| {n_raters} | {pause:g} s | {rate:.1f} | {ms(turns)} | {ms(requests)} | "
-                  f"{cpu / max(1, len(turns)) * 1000:.1f} ({web / max(1, len(turns)) * 1000:.1f} + "
-                  f"{pg / max(1, len(turns)) * 1000:.1f}) | {len(errors)} | "
-                  f"{db['over_assigned']} / {db['doubled']} / {db['lost']} |", flush=True)
+            ms = lambda values: " / ".join(f"{percentile(values, q) * 1000:.0f}" for q in (0.5, 0.95, 0.99))  # noqa: E731
+            print(
+                f"| {n_raters} | {pause:g} s | {rate:.1f} | {ms(turns)} | {ms(requests)} | "
+                f"{cpu / max(1, len(turns)) * 1000:.1f} ({web / max(1, len(turns)) * 1000:.1f} + "
+                f"{pg / max(1, len(turns)) * 1000:.1f}) | {len(errors)} | "
+                f"{db['over_assigned']} / {db['doubled']} / {db['lost']} |",
+                flush=True,
+            )
             if errors:
                 print("   first errors:", errors[:3])
-            results.append({"raters": n_raters, "pause": pause, "rate": rate, "turns": len(turns),
-                            "p95_turn_ms": percentile(turns, .95) * 1000, "errors": len(errors), **db})
+            results.append(
+                {
+                    "raters": n_raters,
+                    "pause": pause,
+                    "rate": rate,
+                    "turns": len(turns),
+                    "p95_turn_ms": percentile(turns, 0.95) * 1000,
+                    "errors": len(errors),
+                    **db,
+                }
+            )
         clean = all(r["errors"] == r["over_assigned"] == r["doubled"] == r["lost"] == 0 for r in results)
         for r in results:
             if r["raters"] == 32 and r["pause"] == 0:
-                print(f"\nbar 32 raters no pause >= 85 judgments/s: {r['rate']:.1f} "
-                      f"({'met' if r['rate'] >= 85 else 'NOT met'})")
+                print(
+                    f"\nbar 32 raters no pause >= 85 judgments/s: {r['rate']:.1f} "
+                    f"({'met' if r['rate'] >= 85 else 'NOT met'})"
+                )
             if r["raters"] == 32 and r["pause"] > 0:
-                print(f"bar 32 raters pausing 1 s, p95 next+judgment < 50 ms: {r['p95_turn_ms']:.0f} ms "
-                      f"({'met' if r['p95_turn_ms'] < 50 else 'NOT met'})")
+                print(
+                    f"bar 32 raters pausing 1 s, p95 next+judgment < 50 ms: {r['p95_turn_ms']:.0f} ms "
+                    f"({'met' if r['p95_turn_ms'] < 50 else 'NOT met'})"
+                )
         print(f"no error, no over-assignment, nothing lost or doubled: {'yes' if clean else 'NO'}")
     finally:
         if server is not None:

@@ -21,6 +21,7 @@ active (no leaked lease).
 refused, the server's connections terminated, on the bench database only), and brings it back after
 ``--outage-seconds``: the raters see 503s, retry, and the audit must still come out clean.
 """
+
 import argparse
 import http.client
 import json
@@ -96,14 +97,22 @@ def client_process(port, project_id, tokens, deadline, think, seed_value, queue)
             assignment = screen["assignment_id"]
             roll = rng.random()
             if roll < 0.04:
-                status, _ = request("flag", "POST", f"/api/v1/assignments/{assignment}/flag/", token,
-                                    {"reason": "cannot_judge", "comment": "soak"})
+                status, _ = request(
+                    "flag",
+                    "POST",
+                    f"/api/v1/assignments/{assignment}/flag/",
+                    token,
+                    {"reason": "cannot_judge", "comment": "soak"},
+                )
                 if status == 201:
                     flags.append(assignment)
                 continue
             value = rng.randint(1, 5)
-            values = [{"criterion": c["name"], "position": o["position"], "value": value}
-                      for c in screen["criteria"] for o in screen["item"]["outputs"]]
+            values = [
+                {"criterion": c["name"], "position": o["position"], "value": value}
+                for c in screen["criteria"]
+                for o in screen["item"]["outputs"]
+            ]
             body = {"values": values, "client_token": uuid.uuid4().hex, "duration_ms": 1000}
             path = f"/api/v1/assignments/{assignment}/judgment/"
             status, _ = request("judge", "POST", path, token, body)
@@ -116,10 +125,8 @@ def client_process(port, project_id, tokens, deadline, think, seed_value, queue)
             if 0.10 <= roll < 0.18 and judged:  # go back and change an earlier answer
                 old_assignment, old_values = rng.choice(judged)
                 new_value = rng.randint(1, 5)
-                revised = {"values": [{**v, "value": new_value} for v in old_values],
-                           "client_token": uuid.uuid4().hex}
-                status, _ = request("revise", "POST", f"/api/v1/assignments/{old_assignment}/judgment/", token,
-                                    revised)
+                revised = {"values": [{**v, "value": new_value} for v in old_values], "client_token": uuid.uuid4().hex}
+                status, _ = request("revise", "POST", f"/api/v1/assignments/{old_assignment}/judgment/", token, revised)
                 if status in (200, 201):
                     acks.append((old_assignment, revised["client_token"], new_value, len(old_values)))
 
@@ -136,8 +143,9 @@ def audit(project_id: int, acks: list, flags: list) -> dict:
 
     from annotation.models import Assignment, Item, Judgment
 
-    rows_by_token = Counter(Judgment.objects.filter(project_id=project_id).exclude(client_token="")
-                            .values_list("client_token", flat=True))
+    rows_by_token = Counter(
+        Judgment.objects.filter(project_id=project_id).exclude(client_token="").values_list("client_token", flat=True)
+    )
     not_once = sum(1 for _, token, _, n in acks if rows_by_token.get(token, 0) != n)
     unacknowledged = len(set(rows_by_token) - {token for _, token, _, _ in acks})
     last = {}
@@ -145,18 +153,27 @@ def audit(project_id: int, acks: list, flags: list) -> dict:
         last[assignment] = value
     current = defaultdict(set)
     for assignment, value in Judgment.objects.filter(project_id=project_id, is_current=True).values_list(
-            "assignment_id", "value"):
+        "assignment_id", "value"
+    ):
         current[assignment].add(value)
     wrong_current = sum(1 for a, v in last.items() if current.get(a) != {float(v)})
     items = Item.objects.filter(project_id=project_id).annotate(
         raters=Count("judgments__rater", filter=Q(judgments__is_current=True), distinct=True),
-        active=Count("assignments", filter=Q(assignments__status="active"), distinct=True))
+        active=Count("assignments", filter=Q(assignments__status="active"), distinct=True),
+    )
     over = sum(1 for i in items if i.raters > i.n_target)
     bad_counters = sum(1 for i in items if i.n_judged != i.raters or i.n_leased != i.active)
-    return {"acknowledged": len(acks), "stored_not_exactly_once": not_once, "unacknowledged_rows": unacknowledged,
-            "current_not_last_acknowledged": wrong_current, "over_target": over, "counter_mismatch": bad_counters,
-            "leases_left_active": Assignment.objects.filter(project_id=project_id, status="active").count(),
-            "flags": len(flags), "items_done": sum(1 for i in items if i.raters >= i.n_target)}
+    return {
+        "acknowledged": len(acks),
+        "stored_not_exactly_once": not_once,
+        "unacknowledged_rows": unacknowledged,
+        "current_not_last_acknowledged": wrong_current,
+        "over_target": over,
+        "counter_mismatch": bad_counters,
+        "leases_left_active": Assignment.objects.filter(project_id=project_id, status="active").count(),
+        "flags": len(flags),
+        "items_done": sum(1 for i in items if i.raters >= i.n_target),
+    }
 
 
 def database_outage(name: str, at: float, seconds: float) -> None:
@@ -177,9 +194,25 @@ def database_outage(name: str, at: float, seconds: float) -> None:
 def start_redis():
     port = free_port()
     workdir = tempfile.mkdtemp(prefix="soak-redis-")
-    subprocess.run([shutil.which("redis-server") or "redis-server", "--port", str(port), "--daemonize", "yes",
-                    "--save", "", "--appendonly", "no", "--dir", workdir, "--pidfile", f"{workdir}/redis.pid"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            shutil.which("redis-server") or "redis-server",
+            "--port",
+            str(port),
+            "--daemonize",
+            "yes",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            workdir,
+            "--pidfile",
+            f"{workdir}/redis.pid",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return port, workdir
 
 
@@ -187,8 +220,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=300.0, help="how long the raters work (default 5 min)")
     parser.add_argument("--raters", type=int, default=64)
-    parser.add_argument("--think", type=float, default=0.5,
-                        help="mean think time in seconds (uniform 0..2×; default %(default)s)")
+    parser.add_argument(
+        "--think", type=float, default=0.5, help="mean think time in seconds (uniform 0..2×; default %(default)s)"
+    )
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
     parser.add_argument("--items", type=int, default=20000, help="items (2 raters each)")
     parser.add_argument("--client-processes", type=int, default=4)
@@ -205,37 +239,62 @@ def main():
     db_url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
     redis_port, redis_dir = start_redis()
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
-    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.base",
-               DJANGO_SECRET_KEY="soak-" + uuid.uuid4().hex, DJANGO_DEBUG="false", REDIS_URL=redis_url,
-               DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_LOG_LEVEL="WARNING",
-               CONCORD_AUTH_THROTTLE_RATE="10000/min")
+    env = dict(
+        os.environ,
+        DATABASE_URL=db_url,
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        DJANGO_SECRET_KEY="soak-" + uuid.uuid4().hex,
+        DJANGO_DEBUG="false",
+        REDIS_URL=redis_url,
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_LOG_LEVEL="WARNING",
+        CONCORD_AUTH_THROTTLE_RATE="10000/min",
+    )
     env.pop("CELERY_BROKER_URL", None)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SECRET_KEY", "DJANGO_DEBUG", "REDIS_URL",
-                                           "DJANGO_ALLOWED_HOSTS", "DJANGO_LOG_LEVEL", "DJANGO_SETTINGS_MODULE")})
+    os.environ.update(
+        {
+            k: env[k]
+            for k in (
+                "DATABASE_URL",
+                "DJANGO_SECRET_KEY",
+                "DJANGO_DEBUG",
+                "REDIS_URL",
+                "DJANGO_ALLOWED_HOSTS",
+                "DJANGO_LOG_LEVEL",
+                "DJANGO_SETTINGS_MODULE",
+            )
+        }
+    )
     sys.path.insert(0, str(ROOT))
     server = None
     try:
-        print(f"seeding {args.items} items, {args.raters} raters on {name}; Redis on port {redis_port} ...",
-              flush=True)
+        print(f"seeding {args.items} items, {args.raters} raters on {name}; Redis on port {redis_port} ...", flush=True)
         (project_id,), tokens = seed(1, args.items, args.raters)
         from django.db import connections
 
         connections.close_all()
         server, port = start_gunicorn(env, args.workers, tokens[0], warm_calls=4 * args.workers)
-        print(f"gunicorn {args.workers} sync workers; {args.raters} raters in {args.client_processes} client "
-              f"processes; think 0-{2 * args.think:g} s; {args.seconds:g} s; {os.cpu_count()} cores", flush=True)
+        print(
+            f"gunicorn {args.workers} sync workers; {args.raters} raters in {args.client_processes} client "
+            f"processes; think 0-{2 * args.think:g} s; {args.seconds:g} s; {os.cpu_count()} cores",
+            flush=True,
+        )
         deadline = time.time() + args.seconds
         queue = multiprocessing.Queue()
-        chunks = [tokens[i::args.client_processes] for i in range(args.client_processes)]
+        chunks = [tokens[i :: args.client_processes] for i in range(args.client_processes)]
         t0 = time.time()
-        procs = [multiprocessing.Process(target=client_process,
-                                         args=(port, project_id, chunk, deadline, args.think, args.seed + i, queue))
-                 for i, chunk in enumerate(chunks)]
+        procs = [
+            multiprocessing.Process(
+                target=client_process, args=(port, project_id, chunk, deadline, args.think, args.seed + i, queue)
+            )
+            for i, chunk in enumerate(chunks)
+        ]
         for p in procs:
             p.start()
         if args.outage_at is not None:
-            threading.Thread(target=database_outage, args=(name, args.outage_at, args.outage_seconds),
-                             daemon=True).start()
+            threading.Thread(
+                target=database_outage, args=(name, args.outage_at, args.outage_seconds), daemon=True
+            ).start()
         parts = [queue.get(timeout=args.seconds + 600) for _ in procs]
         for p in procs:
             p.join()
@@ -249,22 +308,35 @@ def main():
         flags = [f for part in parts for f in part["flags"]]
         n_requests = sum(len(v) for v in latencies.values())
         n_judgments = len(latencies["judge"])
-        print(f"\n{elapsed:.0f} s: {n_requests} requests ({n_requests / elapsed:.1f}/s), {n_judgments} judgments "
-              f"({n_judgments / elapsed:.1f}/s), {len(latencies['revise'])} revisions, "
-              f"{len(latencies['retry'])} duplicate sends, {len(flags)} flags; "
-              f"{sum(p['n_503'] for p in parts)} answers 503 (retried); {len(errors)} errors")
+        print(
+            f"\n{elapsed:.0f} s: {n_requests} requests ({n_requests / elapsed:.1f}/s), {n_judgments} judgments "
+            f"({n_judgments / elapsed:.1f}/s), {len(latencies['revise'])} revisions, "
+            f"{len(latencies['retry'])} duplicate sends, {len(flags)} flags; "
+            f"{sum(p['n_503'] for p in parts)} answers 503 (retried); {len(errors)} errors"
+        )
         print("\n| request | n | p50 ms | p95 ms | p99 ms |\n| --- | --- | --- | --- | --- |")
         for kind in ("next", "judge", "retry", "revise", "flag"):
             values = sorted(latencies[kind])
-            print(f"| {kind} | {len(values)} | " + " | ".join(f"{percentile(values, q) * 1000:.1f}"
-                                                              for q in (.5, .95, .99)) + " |")
+            print(
+                f"| {kind} | {len(values)} | "
+                + " | ".join(f"{percentile(values, q) * 1000:.1f}" for q in (0.5, 0.95, 0.99))
+                + " |"
+            )
         if errors:
             print("first errors:", Counter(errors).most_common(5))
         result = audit(project_id, acks, flags)
         print("\naudit:", json.dumps(result))
-        clean = not errors and all(result[k] == 0 for k in (
-            "stored_not_exactly_once", "unacknowledged_rows", "current_not_last_acknowledged", "over_target",
-            "counter_mismatch", "leases_left_active"))
+        clean = not errors and all(
+            result[k] == 0
+            for k in (
+                "stored_not_exactly_once",
+                "unacknowledged_rows",
+                "current_not_last_acknowledged",
+                "over_target",
+                "counter_mismatch",
+                "leases_left_active",
+            )
+        )
         print(f"consistent and error-free: {'yes' if clean else 'NO'}")
         return 0 if clean else 1
     finally:

@@ -6,6 +6,7 @@ i0..i3 judged by r1 and r2 (complete), i4 and i5 by r1 only, i6 leased to r3 now
 r2 not yet swept: in progress), i7..i9 untouched; g0 (gold) judged by r1. Each judgment is one screen
 (one criterion, one output), served and submitted at the times of ``screens(now)``.
 """
+
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -60,29 +61,56 @@ def known_project(*, extra_untouched: int = 0, now: datetime = NOW) -> KnownProj
     items = {}
     for k in range(10 + extra_untouched):
         name = f"i{k}"
-        items[name] = ItemFactory(project=project, external_id=name, n_target=2, n_judged=len(judged_by.get(name, ())),
-                                  n_leased=2 if name == "i6" else 0, subgroup="news" if k % 2 else "sport",
-                                  systems=["bart"] if k < 5 else ["pegasus"])
+        items[name] = ItemFactory(
+            project=project,
+            external_id=name,
+            n_target=2,
+            n_judged=len(judged_by.get(name, ())),
+            n_leased=2 if name == "i6" else 0,
+            subgroup="news" if k % 2 else "sport",
+            systems=["bart"] if k < 5 else ["pegasus"],
+        )
     items["g0"] = ItemFactory(project=project, external_id="g0", n_target=0, n_judged=1, gold={"fluency": 4})
     items["g1"] = ItemFactory(project=project, external_id="g1", n_target=0, gold={"fluency": 2})
     criterion = project.criteria.get()
     for rater, item_name, served_at, seconds in screens(now):
         item = items[item_name]
         assignment = Assignment.objects.create(
-            project=project, item=item, rater=raters[rater], status=Assignment.Status.DONE,
-            expires_at=served_at + timedelta(minutes=15), completed_at=served_at + timedelta(seconds=seconds))
+            project=project,
+            item=item,
+            rater=raters[rater],
+            status=Assignment.Status.DONE,
+            expires_at=served_at + timedelta(minutes=15),
+            completed_at=served_at + timedelta(seconds=seconds),
+        )
         Assignment.objects.filter(pk=assignment.pk).update(served_at=served_at)  # auto_now_add on create
         Judgment.objects.create(
-            project=project, item=item, output=item.outputs.get(), criterion=criterion, rater=raters[rater],
-            assignment=assignment, value=4, shown_order=[item.outputs.get().system], served_at=served_at,
-            submitted_at=served_at + timedelta(seconds=seconds), duration_ms=seconds * 1000)
+            project=project,
+            item=item,
+            output=item.outputs.get(),
+            criterion=criterion,
+            rater=raters[rater],
+            assignment=assignment,
+            value=4,
+            shown_order=[item.outputs.get().system],
+            served_at=served_at,
+            submitted_at=served_at + timedelta(seconds=seconds),
+            duration_ms=seconds * 1000,
+        )
     # A revised answer: r2 first gave i0 a 2, then changed it; only the current row counts as a judgment.
     Judgment.objects.filter(item=items["i0"], rater=raters["r2"]).update(is_current=False, value=2)
     Judgment.objects.create(
-        project=project, item=items["i0"], output=items["i0"].outputs.get(), criterion=criterion,
-        rater=raters["r2"], value=5, submitted_at=screens(now)[7][2] + timedelta(minutes=30))
+        project=project,
+        item=items["i0"],
+        output=items["i0"].outputs.get(),
+        criterion=criterion,
+        rater=raters["r2"],
+        value=5,
+        submitted_at=screens(now)[7][2] + timedelta(minutes=30),
+    )
     for rater, served_at in (("r3", now - timedelta(minutes=30)), ("r2", now - timedelta(hours=2))):
-        lease = Assignment.objects.create(project=project, item=items["i6"], rater=raters[rater],
-                                          expires_at=served_at + timedelta(minutes=45))
+        lease = Assignment.objects.create(
+            project=project, item=items["i6"], rater=raters[rater], expires_at=served_at + timedelta(minutes=45)
+        )
         Assignment.objects.filter(pk=lease.pk).update(served_at=served_at)
     return KnownProject(project, lead, raters, items)

@@ -42,14 +42,11 @@ def rated_study(project, *, n_items=8, systems=("good", "bad"), n_raters=2, seed
     """
     rng = np.random.default_rng(seed)
     raters = [
-        MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user
-        for _ in range(n_raters)
+        MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user for _ in range(n_raters)
     ]
     low, high = (1, 5) if project.task_type == "likert" else (0, 100)
     items = [ItemFactory(project=project, systems=list(systems)) for _ in range(n_items)]
-    items += [
-        ItemFactory(project=project, systems=list(systems), gold={"fluency": 5}) for _ in range(gold_items)
-    ]
+    items += [ItemFactory(project=project, systems=list(systems), gold={"fluency": 5}) for _ in range(gold_items)]
     step = (high - low - 2) / max(len(systems) - 1, 1)
     for item in items:
         for output in item.outputs.all():
@@ -69,8 +66,7 @@ def rated_study(project, *, n_items=8, systems=("good", "bad"), n_raters=2, seed
 def pairwise_study(project, *, n_items=12, n_raters=3):
     """Three systems in a round robin; "a" beats "b" beats "c", with a tie now and then."""
     raters = [
-        MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user
-        for _ in range(n_raters)
+        MembershipFactory(project=project, user=UserFactory(), role=Membership.Role.RATER).user for _ in range(n_raters)
     ]
     pairs = [("a", "b"), ("b", "c"), ("a", "c")]
     for k in range(n_items):

@@ -3,6 +3,7 @@
 The tests that use it need committed data (``transactional_db``), since the worker has its own
 database connection.
 """
+
 import contextlib
 import os
 import signal
@@ -42,9 +43,15 @@ class Worker:
 
     def __init__(self, database_url: str, queue: str):
         self.queue = queue
-        self.env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url,
-                    "REDIS_URL": BROKER, "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
-                    "CELERY_UNACKED_RESTORE_INTERVAL": "1", "CELERY_UNACKED_RESTORE_THROTTLE": "1"}
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": BROKER,
+            "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+            "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+            "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+        }
         self.proc = None
         self.log = None
 
@@ -52,10 +59,30 @@ class Worker:
         (ROOT / "artifacts").mkdir(exist_ok=True)
         self.log = open(ROOT / "artifacts" / "celery-worker.log", "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", self.queue,
-             "-n", f"{self.queue}@%h"],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool",
+                "solo",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-Q",
+                self.queue,
+                "-n",
+                f"{self.queue}@%h",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             self._wait_until_ready()
         except RuntimeError:
@@ -66,8 +93,9 @@ class Worker:
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"the Celery worker exited with {self.proc.returncode}; "
-                                   "see artifacts/celery-worker.log")
+                raise RuntimeError(
+                    f"the Celery worker exited with {self.proc.returncode}; see artifacts/celery-worker.log"
+                )
             replies = celery_app.control.ping(destination=[f"{self.queue}@{socket.gethostname()}"], timeout=0.5)
             if replies:
                 return
@@ -100,8 +128,7 @@ def _on_the_worker_broker(queue: str):
     try:
         yield
     finally:
-        (conf.task_always_eager, conf.broker_url, conf.task_default_queue,
-         conf.broker_transport_options) = previous
+        (conf.task_always_eager, conf.broker_url, conf.task_default_queue, conf.broker_transport_options) = previous
         reset_celery_connections()
 
 
@@ -110,8 +137,10 @@ def worker_database_url(django_db_blocker) -> str:
     with django_db_blocker.unblock():
         db = settings.DATABASES["default"]
         credentials = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-        return (f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
-                f"{connection.settings_dict['NAME']}")
+        return (
+            f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+            f"{connection.settings_dict['NAME']}"
+        )
 
 
 @pytest.fixture(scope="session")

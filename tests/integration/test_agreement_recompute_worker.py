@@ -1,5 +1,6 @@
 """Agreement recompute through the API on a real Redis broker and a real Celery worker process,
 including a worker killed in the middle of a job."""
+
 import random
 import time
 from datetime import timedelta
@@ -40,8 +41,11 @@ def test_recompute_through_the_api_runs_on_the_worker(celery_worker_process, dat
     started = client.post(f"/api/v1/projects/{project.id}/agreement/recompute/")
     assert started.status_code == 202
     job_id = started.json()["job_id"]
-    final = wait_for(lambda: (body := client.get(f"/api/v1/jobs/{job_id}/").json())["state"] in ("success", "failure")
-                     and body, 120, "the job to finish")
+    final = wait_for(
+        lambda: (body := client.get(f"/api/v1/jobs/{job_id}/").json())["state"] in ("success", "failure") and body,
+        120,
+        "the job to finish",
+    )
     assert final["state"] == "success", final["error"]
     assert final["progress"] == 1.0 and final["result"]["judgments"] == 2997
     assert Job.objects.get(pk=job_id).celery_id  # it went through the broker, not eagerly
@@ -65,10 +69,42 @@ def busy_project(n_items=900, n_raters=14, n_weeks=16):
         for rater in rng.sample(raters, 3):
             for criterion in criteria:
                 value = min(5, max(1, truth + rng.choice([-1, 0, 0, 0, 1])))
-                rows.append((project.id, item.id, output.id, criterion.id, rater.id, float(value), "", [], "import",
-                             "", now - timedelta(weeks=rng.randrange(n_weeks)), None, True))
-    insert_rows(Judgment, ["project", "item", "output", "criterion", "rater", "value", "label", "shown_order",
-                           "source", "client_token", "submitted_at", "duration_ms", "is_current"], rows)
+                rows.append(
+                    (
+                        project.id,
+                        item.id,
+                        output.id,
+                        criterion.id,
+                        rater.id,
+                        float(value),
+                        "",
+                        [],
+                        "import",
+                        "",
+                        now - timedelta(weeks=rng.randrange(n_weeks)),
+                        None,
+                        True,
+                    )
+                )
+    insert_rows(
+        Judgment,
+        [
+            "project",
+            "item",
+            "output",
+            "criterion",
+            "rater",
+            "value",
+            "label",
+            "shown_order",
+            "source",
+            "client_token",
+            "submitted_at",
+            "duration_ms",
+            "is_current",
+        ],
+        rows,
+    )
     return project
 
 

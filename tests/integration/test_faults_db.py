@@ -5,6 +5,7 @@ by itself once the database is back.
 The outage is simulated on this test's own database only (the shared server keeps running): new
 connections are refused (ALLOW_CONNECTIONS false) and the server's open connections terminated.
 """
+
 import contextlib
 
 import psycopg
@@ -21,8 +22,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _admin_dsn() -> str:
     db = connection.settings_dict
-    return psycopg.conninfo.make_conninfo(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432,
-                                          user=db["USER"], password=db["PASSWORD"] or None, dbname="postgres")
+    return psycopg.conninfo.make_conninfo(
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"],
+        password=db["PASSWORD"] or None,
+        dbname="postgres",
+    )
 
 
 @contextlib.contextmanager
@@ -34,8 +40,11 @@ def database_outage():
     with psycopg.connect(_admin_dsn(), autocommit=True) as admin:
         admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
         try:
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                          "WHERE datname = %s AND pid <> %s AND pid <> pg_backend_pid()", [name, own_pid])
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> %s AND pid <> pg_backend_pid()",
+                [name, own_pid],
+            )
             yield
         finally:
             admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
@@ -54,10 +63,16 @@ def test_a_database_outage_answers_503_and_recovers_without_a_restart(live_serve
         return api.post(f"{base}/projects/{project.pk}/next/", timeout=30)
 
     def judge(screen, client_token):
-        values = [{"criterion": c["name"], "position": o["position"], "value": 4}
-                  for c in screen["criteria"] for o in screen["item"]["outputs"]]
-        return api.post(f"{base}/assignments/{screen['assignment_id']}/judgment/",
-                        json={"values": values, "client_token": client_token}, timeout=30)
+        values = [
+            {"criterion": c["name"], "position": o["position"], "value": 4}
+            for c in screen["criteria"]
+            for o in screen["item"]["outputs"]
+        ]
+        return api.post(
+            f"{base}/assignments/{screen['assignment_id']}/judgment/",
+            json={"values": values, "client_token": client_token},
+            timeout=30,
+        )
 
     first = next_screen()
     assert first.status_code == 200

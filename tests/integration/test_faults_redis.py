@@ -3,6 +3,7 @@ queue, the Job recorded as failed with the reason), never queued into the void; 
 
 Uses its own Redis on port 6390, started and stopped here, so other runs' Redis is untouched.
 """
+
 import shutil
 import subprocess
 import time
@@ -31,8 +32,23 @@ def stopped_redis(settings, tmp_path):
     """A Redis of our own as broker and cache, stopped once the app has used it."""
     if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed")
-    subprocess.run(["redis-server", "--port", str(PORT), "--daemonize", "yes", "--save", "", "--appendonly", "no",
-                    "--dir", str(tmp_path)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "redis-server",
+            "--port",
+            str(PORT),
+            "--daemonize",
+            "yes",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
     client = redis.Redis.from_url(URL)
     for _ in range(50):
         try:
@@ -67,8 +83,9 @@ def test_rating_goes_on_and_recompute_fails_loudly_while_redis_is_down(stopped_r
     screen = rater_api.post(f"/api/v1/projects/{project.pk}/next/")
     assert screen.status_code == 200
     assignment = Assignment.objects.get(pk=screen.json()["assignment_id"])
-    submitted = rater_api.post(f"/api/v1/assignments/{assignment.pk}/judgment/",
-                               {"values": full_values(assignment, 4)}, format="json")
+    submitted = rater_api.post(
+        f"/api/v1/assignments/{assignment.pk}/judgment/", {"values": full_values(assignment, 4)}, format="json"
+    )
     assert submitted.status_code == 201
     assert Judgment.objects.filter(assignment=assignment).count() == 1
 

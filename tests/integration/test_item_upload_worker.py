@@ -1,5 +1,6 @@
 """The upload page's import on a real Redis broker and a real Celery worker process: the page's job goes
 through the broker, and its progress is seen climbing while the import's transaction is still open."""
+
 import json
 import time
 
@@ -19,14 +20,21 @@ def test_upload_runs_on_the_worker_with_visible_progress(celery_worker_process):
     project = ProjectFactory(criteria=["fluency"])
     lead = UserFactory(username="upload-worker-lead")
     MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
-    body = "".join(json.dumps({"external_id": f"w{k}", "input": f"input {k}",
-                               "outputs": [{"system": "bart", "text": f"output {k}"}]}) + "\n"
-                   for k in range(N_ITEMS)).encode()
+    body = "".join(
+        json.dumps(
+            {"external_id": f"w{k}", "input": f"input {k}", "outputs": [{"system": "bart", "text": f"output {k}"}]}
+        )
+        + "\n"
+        for k in range(N_ITEMS)
+    ).encode()
     client = Client()
     client.force_login(lead)
 
-    response = client.post(f"/projects/{project.pk}/items/upload/",
-                           {"file": SimpleUploadedFile("big.jsonl", body)}, HTTP_ACCEPT="application/json")
+    response = client.post(
+        f"/projects/{project.pk}/items/upload/",
+        {"file": SimpleUploadedFile("big.jsonl", body)},
+        HTTP_ACCEPT="application/json",
+    )
     assert response.status_code == 202
     job_url = response.json()["job_url"]
 

@@ -2,6 +2,7 @@
 beat's sweep job starts a tracked recompute for a project with new judgments, the worker computes it, and the
 next sweeps start none until both new judgments and the lead-set interval are there. The interval's passing is
 written into the database, never waited for."""
+
 from datetime import timedelta
 
 import pytest
@@ -53,7 +54,8 @@ def test_the_sweep_recomputes_stale_agreement_once_per_interval_on_the_worker(ce
     # The interval has passed: one more recompute, which reads the new judgments
     AgreementSettings.objects.filter(project=project).update(
         auto_recompute_started_at=AgreementSettings.objects.get(project=project).auto_recompute_started_at
-        - timedelta(minutes=61))
+        - timedelta(minutes=61)
+    )
     assert _sweep() == [project.pk]
     second = _recomputes(project)[-1]
     wait_for(lambda: job_state(second) == "success", 120, "the second automatic recompute")
@@ -62,5 +64,6 @@ def test_the_sweep_recomputes_stale_agreement_once_per_interval_on_the_worker(ce
     # Nothing new: no recompute, though the interval has passed again
     AgreementSettings.objects.filter(project=project).update(
         auto_recompute_started_at=AgreementSettings.objects.get(project=project).auto_recompute_started_at
-        - timedelta(minutes=61))
+        - timedelta(minutes=61)
+    )
     assert _sweep() == [] and len(_recomputes(project)) == 2

@@ -1,5 +1,6 @@
 """CSRF on every session-authenticated write, token clients exempt; passwords validated when users are
 created; secrets only from the environment. The login limits are in test_login_limits.py."""
+
 import re
 import subprocess
 import sys
@@ -26,8 +27,11 @@ def _admitted_role(name: str) -> str | None:
 
 # Deleting a project takes an admin, whom the world has not: tests/console/views/test_study_management_pages.py
 # checks CSRF on those routes with one.
-POSTS = [(route, name) for route, name in ROUTES if "post" in EXPECTED[name] and name not in OPEN_TO_ALL
-         and _admitted_role(name) is not None]
+POSTS = [
+    (route, name)
+    for route, name in ROUTES
+    if "post" in EXPECTED[name] and name not in OPEN_TO_ALL and _admitted_role(name) is not None
+]
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +57,11 @@ def test_session_writes_without_a_csrf_token_are_refused(route, name):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("route", "name"), [r for r in POSTS if r[0].startswith("api/")],
-                         ids=[name for route, name in POSTS if route.startswith("api/")])
+@pytest.mark.parametrize(
+    ("route", "name"),
+    [r for r in POSTS if r[0].startswith("api/")],
+    ids=[name for route, name in POSTS if route.startswith("api/")],
+)
 def test_token_clients_need_no_csrf_token(route, name):
     world = build_world()
     path = _path(route, world)
@@ -73,8 +80,12 @@ def test_a_session_write_with_the_csrf_token_goes_through():
     client.force_login(world.users["rater"])
     client.get(f"/projects/{world.project.pk}/instructions/")
     token = client.cookies["csrftoken"].value
-    response = client.post(f"/api/v1/assignments/{world.assignment.pk}/flag/", data={"reason": "broken"},
-                           content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    response = client.post(
+        f"/api/v1/assignments/{world.assignment.pk}/flag/",
+        data={"reason": "broken"},
+        content_type="application/json",
+        HTTP_X_CSRFTOKEN=token,
+    )
     assert response.status_code == 201
 
 
@@ -102,11 +113,11 @@ def test_a_strong_password_is_accepted_and_stored_hashed():
     world = build_world()
     client = APIClient()
     client.force_authenticate(world.users["staff"])
-    response = client.post("/api/v1/users/", {"username": "newrater", "password": "violet-Harbour-91"},
-                           format="json")
+    response = client.post("/api/v1/users/", {"username": "newrater", "password": "violet-Harbour-91"}, format="json")
     assert response.status_code == 201
     assert "password" not in response.json()
     from django.contrib.auth import get_user_model
+
     assert not get_user_model().objects.get(username="newrater").password.startswith("violet")
 
 
@@ -135,9 +146,14 @@ def test_no_secret_key_in_the_tracked_files():
 
 
 def test_production_settings_refuse_to_start_without_a_secret_key():
-    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "DJANGO_ALLOWED_HOSTS": "example.org", "DATABASE_URL": "postgres://u:p@localhost/db"}
-    result = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env,
-                            capture_output=True, text=True)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_ALLOWED_HOSTS": "example.org",
+        "DATABASE_URL": "postgres://u:p@localhost/db",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr

@@ -1,5 +1,6 @@
 """Stored XSS: HTML and JavaScript imported in item texts, system names and flag comments are shown
 as text on the rater's screen and the lead's pages; no script runs and no dialog opens."""
+
 import io
 import json
 
@@ -17,19 +18,27 @@ PAYLOAD = '<script>window.__xss=1;alert("xss")</script><img src=x onerror="windo
 
 
 def _hostile_project():
-    project = ProjectFactory(name="xss study", criteria=["fluency"], raters_per_item=2, double_annotation_share=1,
-                             instructions="Judge. " + PAYLOAD)
+    project = ProjectFactory(
+        name="xss study",
+        criteria=["fluency"],
+        raters_per_item=2,
+        double_annotation_share=1,
+        instructions="Judge. " + PAYLOAD,
+    )
     lead, rater, flagger = UserFactory(username="xlead"), UserFactory(username="xrater"), UserFactory(username="xflag")
     MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     for user in (rater, flagger):
         MembershipFactory(project=project, user=user, role=Membership.Role.RATER)
-    line = {"external_id": "x1", "input": "Input " + PAYLOAD, "subgroup": "sg" + PAYLOAD[:30],
-            "references": ["Ref " + PAYLOAD],
-            "outputs": [{"system": "sys" + PAYLOAD[:40], "text": "Output " + PAYLOAD}]}
+    line = {
+        "external_id": "x1",
+        "input": "Input " + PAYLOAD,
+        "subgroup": "sg" + PAYLOAD[:30],
+        "references": ["Ref " + PAYLOAD],
+        "outputs": [{"system": "sys" + PAYLOAD[:40], "text": "Output " + PAYLOAD}],
+    }
     item_import(project=project, stream=io.BytesIO((json.dumps(line) + "\n").encode()), fmt="jsonl")
     flagged = assignment_next_for_rater(project_id=project.pk, rater=flagger)
-    item_flag_create(rater=flagger, assignment_id=flagged.pk, reason="offensive", comment="Flag " + PAYLOAD,
-                     skip=False)
+    item_flag_create(rater=flagger, assignment_id=flagged.pk, reason="offensive", comment="Flag " + PAYLOAD, skip=False)
     return project, lead, rater
 
 
@@ -61,8 +70,9 @@ def test_item_texts_are_shown_as_text_to_the_rater(page, live_server, screenshot
     _assert_inert(page, dialogs, ["Input <script>window.__xss=1;", "Output <script>window.__xss=1;"])
 
 
-@pytest.mark.parametrize("path", ["/projects/{pk}/", "/projects/{pk}/results/", "/projects/{pk}/agreement/",
-                                  "/projects/{pk}/export/"])
+@pytest.mark.parametrize(
+    "path", ["/projects/{pk}/", "/projects/{pk}/results/", "/projects/{pk}/agreement/", "/projects/{pk}/export/"]
+)
 def test_item_texts_and_flag_comments_are_shown_as_text_to_the_lead(page, live_server, path):
     project, lead, _ = _hostile_project()
     dialogs = _watch(page)
@@ -72,9 +82,11 @@ def test_item_texts_and_flag_comments_are_shown_as_text_to_the_lead(page, live_s
     _assert_inert(page, dialogs, expected)
 
 
-MARKDOWN_PAYLOAD = ("## Steps\n\nRead **carefully**. [help](javascript:window.__xss=1) "
-                    "[data](data:text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==) "
-                    "![x](x\" onerror=\"window.__xss=1)\n\n" + PAYLOAD)
+MARKDOWN_PAYLOAD = (
+    "## Steps\n\nRead **carefully**. [help](javascript:window.__xss=1) "
+    "[data](data:text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==) "
+    '![x](x" onerror="window.__xss=1)\n\n' + PAYLOAD
+)
 
 
 @pytest.mark.parametrize("who", ["rater", "lead"])
@@ -115,8 +127,16 @@ def test_the_lead_console_shows_item_texts_system_names_and_flags_as_text(page, 
     log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/items/")
     _assert_inert(page, dialogs, ["sys<script>window.__xss=1;"])
     page.goto(f"{live_server.url}/projects/{project.pk}/items/{item.pk}/")
-    _assert_inert(page, dialogs, ["Input <script>window.__xss=1;", "Output <script>window.__xss=1;",
-                                  "Ref <script>window.__xss=1;", "Flag <script>window.__xss=1;"])
+    _assert_inert(
+        page,
+        dialogs,
+        [
+            "Input <script>window.__xss=1;",
+            "Output <script>window.__xss=1;",
+            "Ref <script>window.__xss=1;",
+            "Flag <script>window.__xss=1;",
+        ],
+    )
     page.goto(f"{live_server.url}/projects/{project.pk}/progress/")
     _assert_inert(page, dialogs, [])
 

@@ -1,4 +1,5 @@
 """What import_items and import_judgments share: open the file, show a progress bar, report bad lines."""
+
 import sys
 from pathlib import Path
 
@@ -44,5 +45,6 @@ class ImportCommand(BaseCommand):
                 self.stderr.write(f"{file}:{line}: {message}")
             raise CommandError(exc.report.as_dict()["detail"]) from exc
         bar.close()
-        self.stdout.write(self.style.SUCCESS(f"Imported {n} {self.noun} into project {project_obj.id} "
-                                             f"({project_obj.name})."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Imported {n} {self.noun} into project {project_obj.id} ({project_obj.name}).")
+        )

@@ -8,5 +8,11 @@ class Command(ImportCommand):
     noun = "items"
 
     def run_import(self, project, stream, name, progress):
-        return item_import(project=project, stream=stream, fmt=detect_format(name, None), progress=progress,
-                           by="manage.py import_items", file_name=name)
+        return item_import(
+            project=project,
+            stream=stream,
+            fmt=detect_format(name, None),
+            progress=progress,
+            by="manage.py import_items",
+            file_name=name,
+        )

@@ -1,5 +1,6 @@
 """Likert scales (direct assessment): one input, one or more outputs, each rated on each criterion's
 integer scale, e.g. 1–5 fluency as in the HANNA and SummEval protocols."""
+
 from ..base import (
     CriterionScale,
     TaskType,
@@ -48,8 +49,9 @@ class Likert(TaskType):
         for name, answer in check_gold_criteria(gold, criteria).items():
             per_system = answer if isinstance(answer, dict) else dict.fromkeys(systems, answer)
             out[name] = {
-                check_system(s, systems, f"gold.{name}"): int(in_scale(
-                    integer(v, f"gold.{name}"), criteria[name], f"gold.{name} value"))
+                check_system(s, systems, f"gold.{name}"): int(
+                    in_scale(integer(v, f"gold.{name}"), criteria[name], f"gold.{name} value")
+                )
                 for s, v in per_system.items()
             }
         return out
@@ -57,8 +59,11 @@ class Likert(TaskType):
     def gold_on_screen(self, gold, criterion, shown_systems):
         answer = gold.get(criterion)
         per_system = answer if isinstance(answer, dict) else dict.fromkeys(shown_systems, answer)
-        return [{"criterion": criterion, "position": p, "value": per_system[s]}
-                for p, s in enumerate(shown_systems) if per_system.get(s) is not None]
+        return [
+            {"criterion": criterion, "position": p, "value": per_system[s]}
+            for p, s in enumerate(shown_systems)
+            if per_system.get(s) is not None
+        ]
 
     def gold_correct(self, gold, criterion, system, value, spans=()):
         """Exact: the category given is the expected one."""
@@ -85,4 +90,3 @@ class Likert(TaskType):
         labels = screen["labels"] or [""] * len(points)
         screen["choices"] = [{"value": v, "label": label} for v, label in zip(points, labels, strict=True)]
         return screen
-

@@ -1,5 +1,6 @@
 """Pairwise A/B comparison with ties (win / tie / lose), as in Chatbot Arena and PandaLM: two outputs,
 their left/right order drawn per assignment and recorded, judgments mapped back to systems."""
+
 import json
 
 from ..adaptive import MAX_JUDGMENTS, adaptive_config_normalise
@@ -33,8 +34,10 @@ class Pairwise(TaskType):
     max_outputs = 2
     per_output = False
     position_bias = LEFT_WINS
-    category_note = ("Outcomes are coded for the item's first output as imported (\"first wins\": it was preferred),"
-                     " whatever side each rater saw it on.")
+    category_note = (
+        'Outcomes are coded for the item\'s first output as imported ("first wins": it was preferred),'
+        " whatever side each rater saw it on."
+    )
     live_config_fields = CONFIG_FIELDS
 
     def normalise_config(self, config):
@@ -49,8 +52,9 @@ class Pairwise(TaskType):
         minimum = config.get("min_judgments_per_system")
         if minimum is not None:
             if isinstance(minimum, bool) or not isinstance(minimum, int) or not 0 <= minimum <= MAX_JUDGMENTS:
-                raise TaskTypeError(f"task_config.min_judgments_per_system: a whole number from 0 to "
-                                    f"{MAX_JUDGMENTS:,}; got {minimum!r}")
+                raise TaskTypeError(
+                    f"task_config.min_judgments_per_system: a whole number from 0 to {MAX_JUDGMENTS:,}; got {minimum!r}"
+                )
             if minimum:
                 out["min_judgments_per_system"] = minimum
         return out
@@ -73,8 +77,13 @@ class Pairwise(TaskType):
         winner = gold.get(criterion)
         if winner is None:
             return []
-        return [{"criterion": criterion, "position": None,
-                 "value": TIE if winner == TIE else ("A" if winner == shown_systems[0] else "B")}]
+        return [
+            {
+                "criterion": criterion,
+                "position": None,
+                "value": TIE if winner == TIE else ("A" if winner == shown_systems[0] else "B"),
+            }
+        ]
 
     def gold_correct(self, gold, criterion, system, value, spans=()):
         """The judgment sits on the first output (``system``) and codes its outcome, whatever side the
@@ -118,8 +127,10 @@ class Pairwise(TaskType):
     def screen_value(self, value, shown_systems, display_position):
         """``"A"`` (left wins), ``"B"`` (right wins) or ``"tie"`` → the winning system's name or "tie"."""
         if value not in SCREEN_CHOICES:
-            raise TaskTypeError(f"value must be one of {', '.join(map(repr, SCREEN_CHOICES))} "
-                                f"(the left output, a tie, the right output), got {value!r}")
+            raise TaskTypeError(
+                f"value must be one of {', '.join(map(repr, SCREEN_CHOICES))} "
+                f"(the left output, a tie, the right output), got {value!r}"
+            )
         return None, TIE if value == TIE else shown_systems[0 if value == "A" else 1]
 
     def imported_order_answer(self, value):
@@ -132,8 +143,10 @@ class Pairwise(TaskType):
         return [(system, text), (system + suffix, degrade(text))]
 
     def gold_rows(self, gold):
-        return [{"criterion": criterion, "system": "",
-                 "expected": "a tie" if winner == TIE else f"{winner} is better"} for criterion, winner in gold.items()]
+        return [
+            {"criterion": criterion, "system": "", "expected": "a tie" if winner == TIE else f"{winner} is better"}
+            for criterion, winner in gold.items()
+        ]
 
     def category_name(self, value, criterion):
         """The coded outcome for the item's first output as imported (not the side it was shown on)."""
@@ -141,8 +154,14 @@ class Pairwise(TaskType):
 
     def screen_criterion(self, criterion):
         screen = super().screen_criterion(criterion)
-        screen.update(scale_min=None, scale_max=None, labels=[],
-                      choices=[{"value": "A", "label": "A is better"}, {"value": TIE, "label": "Tie"},
-                               {"value": "B", "label": "B is better"}])
+        screen.update(
+            scale_min=None,
+            scale_max=None,
+            labels=[],
+            choices=[
+                {"value": "A", "label": "A is better"},
+                {"value": TIE, "label": "Tie"},
+                {"value": "B", "label": "B is better"},
+            ],
+        )
         return screen
-

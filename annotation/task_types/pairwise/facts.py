@@ -15,9 +15,13 @@ VALUES = Values(
     export_columns=(
         ("system_b", "string", "The item's second output's system."),
         ("outcome", "int", "For `system`: 0 it loses, 1 tie, 2 it wins."),
-        ("sampling_probability", "float", "The probability the judged pair was drawn with (adaptive allocation, "
-                                          "or imported); empty otherwise. Results weight the judgment by its "
-                                          "inverse."),
+        (
+            "sampling_probability",
+            "float",
+            "The probability the judged pair was drawn with (adaptive allocation, "
+            "or imported); empty otherwise. Results weight the judgment by its "
+            "inverse.",
+        ),
     ),
     disagreement=CATEGORIES_DIFFER,
 )

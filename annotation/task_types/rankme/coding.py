@@ -4,6 +4,7 @@ side, one continuous slider per output and criterion (default range 0–100).
 With a project modulus, the item's reference is shown first with that fixed score and every output
 takes any positive score relative to it (magnitude estimation: 200 = twice as good as the reference).
 """
+
 import math
 import random
 
@@ -90,8 +91,11 @@ class RankME(TaskType):
 
     def gold_on_screen(self, gold, criterion, shown_systems):
         ranges = gold.get(criterion) or {}
-        return [{"criterion": criterion, "position": p, "value": ranges[s]}
-                for p, s in enumerate(shown_systems) if s in ranges]
+        return [
+            {"criterion": criterion, "position": p, "value": ranges[s]}
+            for p, s in enumerate(shown_systems)
+            if s in ranges
+        ]
 
     def gold_correct(self, gold, criterion, system, value, spans=()):
         """The slider falls within the expected [low, high], both ends included."""
@@ -127,11 +131,19 @@ class RankME(TaskType):
             mid = math.log10(modulus)
             low, high, step = mid - LOG_DECADES, mid + LOG_DECADES, 0.01
             at = math.log10(at) if at is not None and at > 0 else None
-        slider = {"low": f"{low:g}", "high": f"{high:g}", "step": f"{step:g}",
-                  "position": f"{mid if at is None else at:g}", "log_scale": modulus is not None}
+        slider = {
+            "low": f"{low:g}",
+            "high": f"{high:g}",
+            "step": f"{step:g}",
+            "position": f"{mid if at is None else at:g}",
+            "log_scale": modulus is not None,
+        }
         # the scores at the slider's ends, shown beside them where the criterion names no ends of its own
-        slider["ends"] = ((f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}") if modulus is not None
-                          else (f"{low:g}", f"{high:g}"))
+        slider["ends"] = (
+            (f"{modulus / 10**LOG_DECADES:g}", f"{modulus * 10**LOG_DECADES:g}")
+            if modulus is not None
+            else (f"{low:g}", f"{high:g}")
+        )
         return slider
 
 
@@ -142,4 +154,3 @@ def _as_number(answer) -> float | None:
     except (TypeError, ValueError):
         return None
     return x if math.isfinite(x) else None
-

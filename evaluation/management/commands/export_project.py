@@ -27,12 +27,8 @@ class Command(BaseCommand):
             dest="formats",
             help="repeat for several; default: all",
         )
-        parser.add_argument(
-            "--split", choices=SPLITS, default="all", help="one file per table or per subgroup"
-        )
-        parser.add_argument(
-            "--include-usernames", action="store_true", help="usernames instead of pseudonyms"
-        )
+        parser.add_argument("--split", choices=SPLITS, default="all", help="one file per table or per subgroup")
+        parser.add_argument("--include-usernames", action="store_true", help="usernames instead of pseudonyms")
         parser.add_argument(
             "--with-excluded",
             action="store_true",
@@ -68,23 +64,20 @@ class Command(BaseCommand):
             csv_raw_text=o["csv_raw_text"],
             soft_labels=o["soft_labels"],
         )
-        bar = tqdm(
-            total=100, unit="%", disable=no_progress, file=sys.stderr, bar_format="{l_bar}{bar}| {elapsed}"
-        )
+        bar = tqdm(total=100, unit="%", disable=no_progress, file=sys.stderr, bar_format="{l_bar}{bar}| {elapsed}")
 
         def progress(done, total, message=""):
             bar.set_description(message or "exporting")
             bar.update(round(100 * done / total) - bar.n)
 
         try:
-            summary = export_write(project=project, options=options, destination=output, progress=progress,
-                                   by="manage.py export_project")
+            summary = export_write(
+                project=project, options=options, destination=output, progress=progress, by="manage.py export_project"
+            )
         except ExportOptionsError as exc:
             raise CommandError(str(exc)) from exc
         finally:
             bar.close()
         self.stdout.write(
-            self.style.SUCCESS(
-                f"Exported {summary['n_judgments']} judgments of project {project.id} to {output}."
-            )
+            self.style.SUCCESS(f"Exported {summary['n_judgments']} judgments of project {project.id} to {output}.")
         )

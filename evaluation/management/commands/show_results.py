@@ -20,9 +20,7 @@ def ci(pair) -> str:
 def table(rows: list[list[str]]) -> str:
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     lines = [
-        "  ".join(
-            c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
+        "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True)))
         for r in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -30,9 +28,7 @@ def table(rows: list[list[str]]) -> str:
 
 
 class Command(BaseCommand):
-    help = (
-        "Print a project's results, metric correlations and judge agreement as the results page shows them."
-    )
+    help = "Print a project's results, metric correlations and judge agreement as the results page shows them."
 
     def add_arguments(self, parser):
         parser.add_argument("project", help="project id or exact name")
@@ -44,9 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--method", choices=METHODS, default="kendall")
         parser.add_argument("--exclude-system", action="append", default=[])
 
-    def handle(
-        self, *args, project, n_resamples, seed, aggregate, ties, level, method, exclude_system, **options
-    ):
+    def handle(self, *args, project, n_resamples, seed, aggregate, ties, level, method, exclude_system, **options):
         project = project_from_arg(project)
         try:
             results = results_compute(
@@ -91,8 +85,7 @@ class Command(BaseCommand):
                 ]
             else:
                 rows = [["system", "n", "mean", "95% CI", "median"]] + [
-                    [s["system"], str(s["n"]), fmt(s["mean"]), ci(s["mean_ci"]), fmt(s["median"])]
-                    for s in c["systems"]
+                    [s["system"], str(s["n"]), fmt(s["mean"]), ci(s["mean_ci"]), fmt(s["median"])] for s in c["systems"]
                 ]
                 pairs = [["A", "B", "A − B", "Holm p", "holds"]] + [
                     [

@@ -1,6 +1,7 @@
 """Quotas and the balanced design through the HTTP API, starting with the failure of issue 18: in a pairwise
 project with half the items double-annotated, the first rater took all 24 items, the second the 12 overlap
 slots, and the third was told "All done" (0 items) while their instructions still offered "Start rating"."""
+
 import pytest
 from django.test import Client
 
@@ -49,8 +50,9 @@ def test_a_quota_of_twelve_gives_each_of_three_raters_twelve_and_every_pair_over
 
 
 def test_a_rater_past_their_quota_is_told_nothing_is_left_on_the_api_and_the_pages(lead):
-    pk, lead_client = study_create(lead, n_items=10, double_annotation_share=0,
-                                   allocation={"max_screens_per_rater": 3, "planned_raters": 1})
+    pk, lead_client = study_create(
+        lead, n_items=10, double_annotation_share=0, allocation={"max_screens_per_rater": 3, "planned_raters": 1}
+    )
     rater = rater_join(lead_client, pk, "r0")
     client = client_for(rater)
 
@@ -65,14 +67,24 @@ def test_a_rater_past_their_quota_is_told_nothing_is_left_on_the_api_and_the_pag
 
 
 def test_a_raters_own_quota_overrides_the_projects(lead):
-    pk, lead_client = study_create(lead, n_items=10, double_annotation_share=0,
-                                   allocation={"max_screens_per_rater": 3, "planned_raters": 1})
+    pk, lead_client = study_create(
+        lead, n_items=10, double_annotation_share=0, allocation={"max_screens_per_rater": 3, "planned_raters": 1}
+    )
     rater = rater_join(lead_client, pk, "r0")
-    response = lead_client.post(f"/api/v1/projects/{pk}/allocation/raters/",
-                                {"username": "r0", "max_screens": 5, "expected_screens": 4}, format="json")
+    response = lead_client.post(
+        f"/api/v1/projects/{pk}/allocation/raters/",
+        {"username": "r0", "max_screens": 5, "expected_screens": 4},
+        format="json",
+    )
     assert response.status_code == 200
-    assert response.json() == {"username": "r0", "max_screens": 5, "expected_screens": 4, "quota": 5,
-                               "served": 0, "place": None}
+    assert response.json() == {
+        "username": "r0",
+        "max_screens": 5,
+        "expected_screens": 4,
+        "quota": 5,
+        "served": 0,
+        "place": None,
+    }
     assert lead_client.get(f"/api/v1/projects/{pk}/allocation/raters/").json()["results"] == [response.json()]
 
     assert rate_all(client_for(rater), pk) == 5
@@ -80,21 +92,23 @@ def test_a_raters_own_quota_overrides_the_projects(lead):
 
 def test_without_a_planned_number_the_maximum_sizes_the_design_and_holds_shares_for_later_raters(lead):
     # 10 single items, at most 3 screens each: 4 places of 3, 3, 2, 2 screens
-    pk, lead_client = study_create(lead, n_items=10, double_annotation_share=0,
-                                   allocation={"max_screens_per_rater": 3})
+    pk, lead_client = study_create(lead, n_items=10, double_annotation_share=0, allocation={"max_screens_per_rater": 3})
     assert lead_client.get(f"/api/v1/projects/{pk}/allocation/").json()["design"]["per_rater"] == [3, 3, 2, 2]
     raters = [rater_join(lead_client, pk, f"r{i}") for i in range(4)]
 
     assert [rate_all(client_for(r), pk) for r in raters] == [3, 3, 2, 2]
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"max_screens_per_rater": 0}, "max_screens_per_rater"),
-    ({"planned_raters": 63}, "planned_raters"),
-    ({"min_pair_overlap": -1}, "min_pair_overlap"),
-    ({"max_screens_per_rater": 3, "expected_screens_per_rater": 5}, "expected_screens_per_rater"),
-    ({"max_screens_per_rater": "NaN"}, "max_screens_per_rater"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"max_screens_per_rater": 0}, "max_screens_per_rater"),
+        ({"planned_raters": 63}, "planned_raters"),
+        ({"min_pair_overlap": -1}, "min_pair_overlap"),
+        ({"max_screens_per_rater": 3, "expected_screens_per_rater": 5}, "expected_screens_per_rater"),
+        ({"max_screens_per_rater": "NaN"}, "max_screens_per_rater"),
+    ],
+)
 def test_bad_allocation_settings_are_refused_naming_the_field(lead, payload, field):
     pk, lead_client = study_create(lead, n_items=2)
 
@@ -119,9 +133,9 @@ def test_a_rater_who_joins_late_finds_their_share_waiting(lead):
 def test_an_excluded_raters_place_and_judged_slots_are_served_again(lead):
     # Given 3 planned raters (a and c took places 1 and 2, b place 3) and judged items of an excluded rater
     # wanting a new rater
-    pk, lead_client = study_create(lead, n_items=24, allocation={"planned_raters": 3,
-                                                                 "replan_excluded_judgments": True,
-                                                                 "vacated_hold_minutes": 0})
+    pk, lead_client = study_create(
+        lead, n_items=24, allocation={"planned_raters": 3, "replan_excluded_judgments": True, "vacated_hold_minutes": 0}
+    )
     a, b, c = (rater_join(lead_client, pk, f"r{i}") for i in range(3))
     rate_one(client_for(a), pk)
     rate_one(client_for(c), pk)
@@ -129,13 +143,20 @@ def test_an_excluded_raters_place_and_judged_slots_are_served_again(lead):
         rate_one(client_for(b), pk)
     held = client_for(b).post(f"/api/v1/projects/{pk}/next/").json()["assignment_id"]
     # When the lead excludes b
-    response = lead_client.post(f"/api/v1/projects/{pk}/qc/actions/",
-                                {"rater": "r1", "action": "exclude", "reason": "random clicking"}, format="json")
+    response = lead_client.post(
+        f"/api/v1/projects/{pk}/qc/actions/",
+        {"rater": "r1", "action": "exclude", "reason": "random clicking"},
+        format="json",
+    )
     assert response.status_code == 201, response.content
     # Then the lead is told what went back to the pool, b's lease is returned and their place freed
     assert "Re-planned" in response.json()["evidence"]["replan_message"]
-    assert response.json()["evidence"]["replan"] == {"leases_returned": 1, "judged_slots_returned": 5, "place": 2,
-                                                     "hold_minutes": 0}
+    assert response.json()["evidence"]["replan"] == {
+        "leases_returned": 1,
+        "judged_slots_returned": 5,
+        "place": 2,
+        "hold_minutes": 0,
+    }
     assert Assignment.objects.get(pk=held).status == Assignment.Status.EXPIRED
     assert Membership.objects.get(project_id=pk, user=b).plan_position is None
     # And a and c, with no maximum, coming back until neither gets a screen, take all of b's place's work at once
@@ -154,8 +175,9 @@ def test_an_excluded_raters_place_and_judged_slots_are_served_again(lead):
 
 
 def test_the_instructions_offer_no_start_when_the_quota_is_used_up(lead):
-    pk, lead_client = study_create(lead, n_items=6, double_annotation_share=0,
-                                   allocation={"max_screens_per_rater": 2, "planned_raters": 1})
+    pk, lead_client = study_create(
+        lead, n_items=6, double_annotation_share=0, allocation={"max_screens_per_rater": 2, "planned_raters": 1}
+    )
     rater = rater_join(lead_client, pk, "r0")
     page = Client()
     page.force_login(rater)
@@ -176,8 +198,9 @@ def test_the_lead_sees_what_an_exclusion_re_planned_on_the_quality_page(lead):
     page = Client()
     page.force_login(lead)
 
-    response = page.post(f"/projects/{pk}/raters/action/", {"rater": rater.pk, "action": "exclude",
-                                                            "reason": "careless"}, follow=True)
+    response = page.post(
+        f"/projects/{pk}/raters/action/", {"rater": rater.pk, "action": "exclude", "reason": "careless"}, follow=True
+    )
 
     text = response.content.decode()
     assert "Re-planned: 1 item r0 held went back to the pool" in text

@@ -1,5 +1,6 @@
 """Quotas and the design under real concurrency on PostgreSQL: raters as threads with their own connections,
 a lead excluding one of them while they work, and one rater's requests racing each other past their quota."""
+
 import threading
 import time
 from collections import Counter
@@ -22,14 +23,14 @@ N_RATERS = 10  # two more than places: one of them takes the excluded rater's pl
 EXCLUDED, EXCLUDE_AFTER = 3, 4
 
 
-
 def _designed_project():
     project = rating_project(task_type="pairwise", n_items=0, criteria=["overall"])
     for i in range(N_ITEMS):
         ItemFactory(project=project, n_target=2 if i % 2 == 0 else 1, systems=["bart", "t5"])
     lead = UserFactory(username=f"lead{project.pk}")
-    project = allocation_settings_update(project=project, by=lead, planned_raters=PLACES, max_screens_per_rater=QUOTA,
-                               replan_excluded_judgments=True)
+    project = allocation_settings_update(
+        project=project, by=lead, planned_raters=PLACES, max_screens_per_rater=QUOTA, replan_excluded_judgments=True
+    )
     return project, lead
 
 
@@ -56,8 +57,12 @@ def test_racing_raters_keep_quotas_targets_and_planned_pairs_while_one_is_exclud
             try:
                 assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
                 if assignment is not None:
-                    result = judgment_submit(rater=rater, assignment_id=assignment.pk,
-                                             values=full_values(assignment), client_token=f"{i}-{assignment.pk}")
+                    result = judgment_submit(
+                        rater=rater,
+                        assignment_id=assignment.pk,
+                        values=full_values(assignment),
+                        client_token=f"{i}-{assignment.pk}",
+                    )
             except RaterPaused:  # the excluded rater is paused: refused from then on, a lease or an answer
                 assert i == EXCLUDED
                 return
@@ -86,13 +91,18 @@ def test_racing_raters_keep_quotas_targets_and_planned_pairs_while_one_is_exclud
     # Then no error, no item over its target, every judgment stored once, every quota kept
     assert not errors, errors[:3]
     items = {item.pk: item for item in Item.objects.filter(project=project)}
-    per_item = dict(Judgment.objects.filter(project=project, is_current=True).values("item_id")
-                    .annotate(n=Count("rater_id", distinct=True)).values_list("item_id", "n"))
+    per_item = dict(
+        Judgment.objects.filter(project=project, is_current=True)
+        .values("item_id")
+        .annotate(n=Count("rater_id", distinct=True))
+        .values_list("item_id", "n")
+    )
     assert all(per_item.get(pk, 0) == item.n_judged <= item.n_target for pk, item in items.items())
     assert all(item.n_leased == 0 for item in items.values())
     assert sum(acknowledged.values()) == Judgment.objects.filter(project=project).count()
-    served = Counter(Assignment.objects.filter(project=project).exclude(status="expired")
-                     .values_list("rater_id", flat=True))
+    served = Counter(
+        Assignment.objects.filter(project=project).exclude(status="expired").values_list("rater_id", flat=True)
+    )
     assert max(served.values()) <= QUOTA
     # And every slot was served, the excluded rater's again to others
     assert all(item.n_judged == item.n_target for item in items.values()), "work left undone"
@@ -101,8 +111,9 @@ def test_racing_raters_keep_quotas_targets_and_planned_pairs_while_one_is_exclud
     assert mine and all(items[pk].n_target == (2 if planned_masks[pk].bit_count() == 2 else 1) + 1 for pk in mine)
     # And every pair of places shares at least what the design planned, the excluded rater's place too: an
     # unplaced rater took it over, and its shared units waited for them (the project's hold)
-    place = dict(Membership.objects.filter(project=project, plan_position__isnull=False)
-                 .values_list("user_id", "plan_position"))
+    place = dict(
+        Membership.objects.filter(project=project, plan_position__isnull=False).values_list("user_id", "plan_position")
+    )
     assert sorted(place.values()) == list(range(PLACES))
     judged = {}
     for rater, item in Assignment.objects.filter(project=project, status="done").values_list("rater_id", "item_id"):
@@ -126,8 +137,12 @@ def test_one_raters_racing_requests_never_pass_their_quota():
 
     def rater_tab(_):
         while (assignment := assignment_next_for_rater(project_id=project.pk, rater=rater)) is not None:
-            judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment),
-                            client_token=f"tab-{assignment.pk}")
+            judgment_submit(
+                rater=rater,
+                assignment_id=assignment.pk,
+                values=full_values(assignment),
+                client_token=f"tab-{assignment.pk}",
+            )
 
     errors = run_threads(8, rater_tab)
 

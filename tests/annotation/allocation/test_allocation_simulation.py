@@ -3,6 +3,7 @@ quota, one is excluded midway and the last to join takes their place over. Every
 quota or the pool ends, each pair of raters the design plans to overlap shares at least its planned units (the
 rater who took the place over too: its shared units waited for them), no item goes over its target, and the
 excluded rater's slots (their lease and what they judged) are served again."""
+
 import pytest
 
 from annotation.models import Assignment, Item, Membership
@@ -22,9 +23,16 @@ EXCLUDED, EXCLUDE_AT = 2, 6
 
 def test_six_raters_joining_over_time_with_a_quota_and_an_exclusion():
     lead = UserFactory(username="lead", is_staff=True)
-    pk, lead_client = study_create(lead, n_items=N_ITEMS, allocation={
-        "planned_raters": PLACES, "max_screens_per_rater": QUOTA, "min_pair_overlap": 2,
-        "replan_excluded_judgments": True})
+    pk, lead_client = study_create(
+        lead,
+        n_items=N_ITEMS,
+        allocation={
+            "planned_raters": PLACES,
+            "max_screens_per_rater": QUOTA,
+            "min_pair_overlap": 2,
+            "replan_excluded_judgments": True,
+        },
+    )
     design = lead_client.get(f"/api/v1/projects/{pk}/allocation/").json()["design"]
     assert design["per_rater"] == [18] * PLACES and design["connected"] and not design["warnings"]
     planned = {tuple(p["places"]): p["shared_units"] for p in design["pairs"]}
@@ -41,8 +49,11 @@ def test_six_raters_joining_over_time_with_a_quota_and_an_exclusion():
         if tick == EXCLUDE_AT:
             # b holds a lease when excluded
             assert clients[EXCLUDED].post(f"/api/v1/projects/{pk}/next/").status_code == 200
-            response = lead_client.post(f"/api/v1/projects/{pk}/qc/actions/", {
-                "rater": f"r{EXCLUDED}", "action": "exclude", "reason": "failed the checks"}, format="json")
+            response = lead_client.post(
+                f"/api/v1/projects/{pk}/qc/actions/",
+                {"rater": f"r{EXCLUDED}", "action": "exclude", "reason": "failed the checks"},
+                format="json",
+            )
             assert response.status_code == 201
             replan = response.json()["evidence"]["replan"]
             assert replan["leases_returned"] == 1 and replan["judged_slots_returned"] > 0
@@ -65,15 +76,15 @@ def test_six_raters_joining_over_time_with_a_quota_and_an_exclusion():
 
     # Every rater got work on their first visit, and stopped only at their quota or when the pool ended
     assert all(first_answer[i] for i in range(len(JOIN_AT)))
-    served = {r.pk: Assignment.objects.filter(project_id=pk, rater=r).exclude(status="expired").count()
-              for r in raters}
+    served = {r.pk: Assignment.objects.filter(project_id=pk, rater=r).exclude(status="expired").count() for r in raters}
     assert all(served[r.pk] <= QUOTA for r in raters)
     items = list(Item.objects.filter(project_id=pk))
     assert all(item.n_judged >= item.n_target and item.n_leased == 0 for item in items), "work left undone"
     assert over_target(pk) == []
     # Each pair of raters still in shares at least what the design planned for their places
-    place = dict(Membership.objects.filter(project_id=pk, plan_position__isnull=False)
-                 .values_list("user_id", "plan_position"))
+    place = dict(
+        Membership.objects.filter(project_id=pk, plan_position__isnull=False).values_list("user_id", "plan_position")
+    )
     judged = judged_items(pk)
     staying = [r for i, r in enumerate(raters) if i != EXCLUDED]
     for a in staying:

@@ -1,5 +1,6 @@
 """Output order per rater: pairwise sides balanced per pair of systems and per system, RankME positions by a
 Williams Latin square seeded per rater (the seed recorded in the rater's balance)."""
+
 import random
 from collections import Counter
 from itertools import combinations
@@ -63,5 +64,6 @@ def test_the_lease_records_the_rankme_order_of_the_latin_square():
     assert len(orders) == 6 and orders[:3] == orders[3:] and len(set(orders)) == 3
     assert Counter(o[0] for o in orders) == {0: 2, 1: 2, 2: 2}
     assert Membership.objects.get(project=project, user=rater).left_balance[""]["n"] == 6
-    assert [tuple(a) for a in Assignment.objects.filter(rater=rater).order_by("id")
-            .values_list("shown_order", flat=True)] == orders
+    assert [
+        tuple(a) for a in Assignment.objects.filter(rater=rater).order_by("id").values_list("shown_order", flat=True)
+    ] == orders

@@ -1,6 +1,7 @@
 """The quota's counter of screens served (Membership.screens_counted): it never falls below the exact count, so a
 quota is never passed, and the quota's end is decided on the exact count, so expired leases give screens back;
 alone and under racing clients on PostgreSQL, with leases expiring under them."""
+
 import threading
 import time
 from datetime import timedelta
@@ -117,8 +118,12 @@ def test_racing_clients_with_leases_expiring_under_them_end_exactly_at_their_quo
                 time.sleep(0.005)
                 continue
             try:
-                judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment),
-                                client_token=f"tab{i}-{assignment.pk}")
+                judgment_submit(
+                    rater=rater,
+                    assignment_id=assignment.pk,
+                    values=full_values(assignment),
+                    client_token=f"tab{i}-{assignment.pk}",
+                )
             except LeaseGone:
                 pass
 

@@ -71,8 +71,15 @@ def _form(screen: dict, values: list[dict], page: str) -> dict:
     """The page's form filled in with ``values`` (field ``v-<criterion id>-<position>``)."""
     ids = {c["name"]: c["id"] for c in screen["criteria"]}
     token = re.search(r'name="client_token" value="([^"]*)"', page).group(1)
-    return {"client_token": token, **{f"v-{ids[v['criterion']]}-{v['position']}": json.dumps(v["value"])
-                                      if isinstance(v["value"], dict) else str(v["value"]) for v in values}}
+    return {
+        "client_token": token,
+        **{
+            f"v-{ids[v['criterion']]}-{v['position']}": json.dumps(v["value"])
+            if isinstance(v["value"], dict)
+            else str(v["value"])
+            for v in values
+        },
+    }
 
 
 def _progress(client, project) -> dict:

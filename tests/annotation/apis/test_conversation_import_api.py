@@ -243,4 +243,5 @@ def test_a_csv_line_takes_the_turns_as_a_json_cell_and_names_a_bad_one(project, 
     bad = b'external_id,turns,output_1,system_1\nc2,"[{""role"": ""bot"", ""text"": ""x""}]",Paris.,s1\n'
     response = lead_client.post(url, bad, content_type="text/csv")
     assert response.status_code == 400 and response.json()["errors"] == [
-        {"line": 2, "error": "turns[1].role 'bot' is not a role; roles are system, user, assistant"}]
+        {"line": 2, "error": "turns[1].role 'bot' is not a role; roles are system, user, assistant"}
+    ]

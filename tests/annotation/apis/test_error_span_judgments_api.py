@@ -357,8 +357,10 @@ def test_a_typology_category_of_200_characters_is_taken(staff):
 @pytest.mark.parametrize(
     ("state", "message"),
     [
-        ('{"spans": [{"start": 1%s, "end": 3, "severity": "minor", "status": "added"}], "score": 50}' % ("0" * 400),
-         "is too large a number"),
+        (
+            '{"spans": [{"start": 1%s, "end": 3, "severity": "minor", "status": "added"}], "score": 50}' % ("0" * 400),
+            "is too large a number",
+        ),
         ('{"spans": [], "no_error": true, "score": 1%s}' % ("0" * 400), "is too large a number"),
         ('{"spans": [{"start": 0, "end": 3, "severity": "min\\u0000or", "status": "added"}], "score": 50}', "NUL"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),

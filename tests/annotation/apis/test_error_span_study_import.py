@@ -152,8 +152,10 @@ def test_a_tsv_is_refused_up_front_for_esa_whose_answers_need_a_score(staff):
     r = _post(client, pk, tsv.encode(), "text/tab-separated-values")
     assert r.status_code == 400
     assert r.json()["errors"][0]["line"] == 1
-    assert "a TSV of errors holds no score, which ESA (error spans and a 0–100 score) answers need: import the " \
-           "study as JSON lines" in r.json()["errors"][0]["error"], r.json()
+    assert (
+        "a TSV of errors holds no score, which ESA (error spans and a 0–100 score) answers need: import the "
+        "study as JSON lines" in r.json()["errors"][0]["error"]
+    ), r.json()
     assert not Judgment.objects.exists()
 
 

@@ -1,4 +1,5 @@
 """Import endpoints: bodies, uploads, formats, error answers and who may call them."""
+
 import json
 
 import pytest
@@ -27,8 +28,9 @@ def test_ndjson_body_imports(project, lead_client):
 
 
 def test_bad_lines_answer_400_with_every_line_and_reason(project, lead_client):
-    response = post_items(lead_client, project,
-                          ndjson(item("a"), "{oops", item("c"), {**item("d"), "gold": {"fluency": 0}}))
+    response = post_items(
+        lead_client, project, ndjson(item("a"), "{oops", item("c"), {**item("d"), "gold": {"fluency": 0}})
+    )
     assert response.status_code == 400
     body = response.json()
     assert body["n_errors"] == 2 and [e["line"] for e in body["errors"]] == [2, 4]
@@ -67,26 +69,36 @@ def test_unsupported_content_type_answers_415(project, lead_client):
 def test_judgment_import_and_listing(project, lead_client):
     post_items(lead_client, project, ndjson(item("a", ("s1", "s2"))))
     lines = [{"item": "a", "rater": f"w{r}", "criterion": "fluency", "system": "s1", "value": 3} for r in range(3)]
-    response = lead_client.post(f"/api/v1/projects/{project.id}/judgments/import/", ndjson(*lines),
-                                content_type="application/x-ndjson")
+    response = lead_client.post(
+        f"/api/v1/projects/{project.id}/judgments/import/", ndjson(*lines), content_type="application/x-ndjson"
+    )
     assert response.status_code == 201 and response.json() == {"imported": 3}
     listed = lead_client.get(f"/api/v1/projects/{project.id}/judgments/").json()
     assert listed["count"] == 3
     assert {(j["item"], j["rater"], j["system"], j["criterion"], j["value"]) for j in listed["results"]} == {
-        ("a", f"w{r}", "s1", "fluency", 3.0) for r in range(3)}
-    bad = lead_client.post(f"/api/v1/projects/{project.id}/judgments/import/",
-                           ndjson({**lines[0], "rater": "w9", "value": 9}), content_type="application/x-ndjson")
+        ("a", f"w{r}", "s1", "fluency", 3.0) for r in range(3)
+    }
+    bad = lead_client.post(
+        f"/api/v1/projects/{project.id}/judgments/import/",
+        ndjson({**lines[0], "rater": "w9", "value": 9}),
+        content_type="application/x-ndjson",
+    )
     assert bad.status_code == 400 and bad.json()["errors"][0]["line"] == 1
     assert Judgment.objects.filter(project=project).count() == 3
 
 
-def test_judgment_list_is_paginated_with_a_constant_number_of_queries(project, lead_client,
-                                                                      django_assert_max_num_queries):
+def test_judgment_list_is_paginated_with_a_constant_number_of_queries(
+    project, lead_client, django_assert_max_num_queries
+):
     post_items(lead_client, project, ndjson(*[item(f"i{k}") for k in range(30)]))
-    lines = [{"item": f"i{k}", "rater": f"w{r}", "criterion": "fluency", "system": "sysA", "value": 2}
-             for k in range(30) for r in range(4)]
-    lead_client.post(f"/api/v1/projects/{project.id}/judgments/import/", ndjson(*lines),
-                     content_type="application/x-ndjson")
+    lines = [
+        {"item": f"i{k}", "rater": f"w{r}", "criterion": "fluency", "system": "sysA", "value": 2}
+        for k in range(30)
+        for r in range(4)
+    ]
+    lead_client.post(
+        f"/api/v1/projects/{project.id}/judgments/import/", ndjson(*lines), content_type="application/x-ndjson"
+    )
     with django_assert_max_num_queries(8):
         page = lead_client.get(f"/api/v1/projects/{project.id}/judgments/?page_size=100").json()
     assert page["count"] == 120 and len(page["results"]) == 100 and page["next"]
@@ -101,17 +113,29 @@ def test_item_list_has_a_constant_number_of_queries(project, lead_client, django
 
 @pytest.mark.parametrize("path", ["items/import/", "judgments/import/"])
 def test_raters_get_403_and_outsiders_404_on_imports(project, rater_client, path):
-    assert rater_client.post(f"/api/v1/projects/{project.id}/{path}", ndjson(item("a")),
-                             content_type="application/x-ndjson").status_code == 403
+    assert (
+        rater_client.post(
+            f"/api/v1/projects/{project.id}/{path}", ndjson(item("a")), content_type="application/x-ndjson"
+        ).status_code
+        == 403
+    )
     outsider = client_for(UserFactory(username="outsider"))
-    assert outsider.post(f"/api/v1/projects/{project.id}/{path}", ndjson(item("a")),
-                         content_type="application/x-ndjson").status_code == 404
+    assert (
+        outsider.post(
+            f"/api/v1/projects/{project.id}/{path}", ndjson(item("a")), content_type="application/x-ndjson"
+        ).status_code
+        == 404
+    )
     assert not Item.objects.filter(project=project).exists()
 
 
 def test_anonymous_callers_get_401(project, api_client):
-    assert api_client.post(f"/api/v1/projects/{project.id}/items/import/", ndjson(item("a")),
-                           content_type="application/x-ndjson").status_code == 401
+    assert (
+        api_client.post(
+            f"/api/v1/projects/{project.id}/items/import/", ndjson(item("a")), content_type="application/x-ndjson"
+        ).status_code
+        == 401
+    )
     assert api_client.get(f"/api/v1/projects/{project.id}/items/").status_code == 401
 
 

@@ -1,4 +1,5 @@
 """Project creation and visibility through the API."""
+
 import pytest
 
 from tests.annotation.factories import ProjectFactory, UserFactory
@@ -6,9 +7,15 @@ from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
-LIKERT = {"name": "p", "task_type": "likert", "instructions": "Rate.",
-          "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
-          "raters_per_item": 2, "double_annotation_share": 0.1, "gold_rate": 0.05}
+LIKERT = {
+    "name": "p",
+    "task_type": "likert",
+    "instructions": "Rate.",
+    "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+    "raters_per_item": 2,
+    "double_annotation_share": 0.1,
+    "gold_rate": 0.05,
+}
 
 
 def test_staff_creates_a_project_and_becomes_its_lead(staff):
@@ -16,8 +23,7 @@ def test_staff_creates_a_project_and_becomes_its_lead(staff):
     response = client.post("/api/v1/projects/", LIKERT, format="json")
     assert response.status_code == 201, response.data
     body = response.json()
-    assert body["criteria"] == [{"name": "fluency", "scale_min": 1.0, "scale_max": 5.0, "labels": [],
-                                 "help_text": ""}]
+    assert body["criteria"] == [{"name": "fluency", "scale_min": 1.0, "scale_max": 5.0, "labels": [], "help_text": ""}]
     assert client.get(f"/api/v1/projects/{body['id']}/members/").json()["results"][0]["role"] == "lead"
 
 
@@ -26,16 +32,22 @@ def test_a_user_without_the_permission_cannot_create_projects(db):
     assert response.status_code == 403
 
 
-@pytest.mark.parametrize(("change", "field", "message"), [
-    ({"task_type": "essay"}, "task_type", "essay"),
-    ({"criteria": []}, "criteria", "at least one criterion"),
-    ({"criteria": [{"name": "f", "scale_min": 5, "scale_max": 1}]}, "criteria", "below scale_max"),
-    ({"criteria": [{"name": "f", "scale_min": 1, "scale_max": 3, "labels": ["bad", "good"]}]}, "criteria",
-     "one label per scale point"),
-    ({"criteria": [{"name": "f", "scale_min": 1, "scale_max": 5}] * 2}, "criteria", "named twice"),
-    ({"double_annotation_share": 1.5}, "double_annotation_share", "less than or equal to 1"),
-    ({"raters_per_item": 0}, "raters_per_item", "greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        ({"task_type": "essay"}, "task_type", "essay"),
+        ({"criteria": []}, "criteria", "at least one criterion"),
+        ({"criteria": [{"name": "f", "scale_min": 5, "scale_max": 1}]}, "criteria", "below scale_max"),
+        (
+            {"criteria": [{"name": "f", "scale_min": 1, "scale_max": 3, "labels": ["bad", "good"]}]},
+            "criteria",
+            "one label per scale point",
+        ),
+        ({"criteria": [{"name": "f", "scale_min": 1, "scale_max": 5}] * 2}, "criteria", "named twice"),
+        ({"double_annotation_share": 1.5}, "double_annotation_share", "less than or equal to 1"),
+        ({"raters_per_item": 0}, "raters_per_item", "greater than or equal to 1"),
+    ],
+)
 def test_bad_project_settings_are_refused_by_field(staff, change, field, message):
     response = client_for(staff).post("/api/v1/projects/", {**LIKERT, **change}, format="json")
     assert response.status_code == 400
@@ -62,20 +74,27 @@ def test_a_rankme_modulus_is_set_on_creation_and_read_back_in_the_detail(staff):
     assert created.status_code == 201, created.data
     assert created.json()["rankme_modulus"] == 100.0
     assert client.get(f"/api/v1/projects/{created.json()['id']}/").json()["rankme_modulus"] == 100.0
-    plain = client.post("/api/v1/projects/", {**payload, "name": "plain", "rankme_modulus": None},
-                        format="json").json()
+    plain = client.post("/api/v1/projects/", {**payload, "name": "plain", "rankme_modulus": None}, format="json").json()
     assert plain["rankme_modulus"] is None
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"task_type": "likert"}, "only a rankme project takes a modulus; this one is 'likert'"),
-    ({"rankme_modulus": 0}, "must be a positive finite number, got 0.0"),
-    ({"rankme_modulus": -10}, "must be a positive finite number, got -10.0"),
-    ({"rankme_modulus": "a lot"}, "A valid number is required."),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"task_type": "likert"}, "only a rankme project takes a modulus; this one is 'likert'"),
+        ({"rankme_modulus": 0}, "must be a positive finite number, got 0.0"),
+        ({"rankme_modulus": -10}, "must be a positive finite number, got -10.0"),
+        ({"rankme_modulus": "a lot"}, "A valid number is required."),
+    ],
+)
 def test_a_bad_rankme_modulus_is_a_400_naming_it(staff, change, message):
-    payload = {**LIKERT, "task_type": "rankme", "criteria": [{"name": "quality", "scale_min": 1, "scale_max": 5}],
-               "rankme_modulus": 100, **change}
+    payload = {
+        **LIKERT,
+        "task_type": "rankme",
+        "criteria": [{"name": "quality", "scale_min": 1, "scale_max": 5}],
+        "rankme_modulus": 100,
+        **change,
+    }
     response = client_for(staff).post("/api/v1/projects/", payload, format="json")
     assert response.status_code == 400
     assert message in str(response.json()["rankme_modulus"])
@@ -89,8 +108,9 @@ def test_members_see_their_projects_only(project, rater_client):
 
 def test_lead_adds_a_rater_by_username(project, lead_client):
     UserFactory(username="newcomer")
-    response = lead_client.post(f"/api/v1/projects/{project.id}/members/", {"username": "newcomer", "role": "rater"},
-                                format="json")
+    response = lead_client.post(
+        f"/api/v1/projects/{project.id}/members/", {"username": "newcomer", "role": "rater"}, format="json"
+    )
     assert response.status_code == 201
     assert response.json()["role"] == "rater"
     unknown = lead_client.post(f"/api/v1/projects/{project.id}/members/", {"username": "ghost"}, format="json")

@@ -1,4 +1,5 @@
 """POST /projects/{id}/next/ and /assignments/{id}/judgment/: contract, refusals, bad input, query budgets."""
+
 from datetime import timedelta
 
 import pytest
@@ -40,8 +41,11 @@ def loop():
 
 
 def answers(body, value=3):
-    return [{"criterion": c["name"], "position": o["position"], "value": value}
-            for c in body["criteria"] for o in body["item"]["outputs"]]
+    return [
+        {"criterion": c["name"], "position": o["position"], "value": value}
+        for c in body["criteria"]
+        for o in body["item"]["outputs"]
+    ]
 
 
 def test_next_serves_the_screen_in_display_order_without_systems(loop):
@@ -83,15 +87,20 @@ def test_judgment_201_then_200_on_replay_then_revision(loop):
 
     created = client.post(judgment_url(screen["assignment_id"]), payload, format="json")
     replay = client.post(judgment_url(screen["assignment_id"]), payload, format="json")
-    revised = client.post(judgment_url(screen["assignment_id"]),
-                          {"values": answers(screen, 2), "client_token": "abc-2"}, format="json")
+    revised = client.post(
+        judgment_url(screen["assignment_id"]), {"values": answers(screen, 2), "client_token": "abc-2"}, format="json"
+    )
 
     assert created.status_code == 201 and replay.status_code == 200 and revised.status_code == 201
     assert replay.json() == created.json()
-    assert created.json()["values"] == sorted(payload["values"], key=lambda v: (v["criterion"] != "fluency",
-                                                                               v["position"])) or True
+    assert (
+        created.json()["values"]
+        == sorted(payload["values"], key=lambda v: (v["criterion"] != "fluency", v["position"]))
+        or True
+    )
     assert {(v["criterion"], v["position"], v["value"]) for v in created.json()["values"]} == {
-        (v["criterion"], v["position"], 4) for v in payload["values"]}
+        (v["criterion"], v["position"], 4) for v in payload["values"]
+    }
     assert revised.json()["revision"] is True
     assert Judgment.objects.count() == 8 and Judgment.objects.filter(is_current=True).count() == 4
 
@@ -102,8 +111,9 @@ def test_pairwise_answers_come_back_as_displayed():
     client = client_for(rater)
     screen = client.post(next_url(project)).json()
 
-    response = client.post(judgment_url(screen["assignment_id"]),
-                           {"values": [{"criterion": "overall", "value": "B"}]}, format="json")
+    response = client.post(
+        judgment_url(screen["assignment_id"]), {"values": [{"criterion": "overall", "value": "B"}]}, format="json"
+    )
 
     assert response.status_code == 201
     assert response.json()["values"] == [{"criterion": "overall", "position": None, "value": "B"}]
@@ -112,22 +122,35 @@ def test_pairwise_answers_come_back_as_displayed():
     assert Judgment.objects.get().label == right
 
 
-@pytest.mark.parametrize(("payload", "field", "fragment"), [
-    ({}, "values", "required"),
-    ({"values": []}, "values", "empty"),
-    ({"values": "fluency=3"}, "values", "list"),
-    ({"values": [{"criterion": "fluency", "position": "left", "value": 3}]}, "values", "valid integer"),
-    ({"values": [{"criterion": "fluency", "position": 0, "value": "3"}]}, "values", "must be a number"),
-    ({"values": [{"criterion": "fluency", "position": 0, "value": 9}]}, "values", "off the scale 1–5"),
-    ({"values": [{"criterion": "fluency", "position": 0, "value": 2.5}]}, "values", "whole number"),
-    ({"values": [{"criterion": "fluency", "position": 0, "value": 3}]}, "values", "criterion 'coherence', "
-                                                                                  "position 0: no value given"),
-    ({"values": [{"criterion": "style", "position": 0, "value": 3}]}, "values", "unknown criterion"),
-    ({"values": [{"criterion": "fluency", "position": 5, "value": 3}]}, "values", "position must be 0 to 1"),
-    ({"values": [{"criterion": "fluency", "position": 0, "value": 3}], "duration_ms": -5}, "duration_ms", "greater"),
-    ({"values": [{"criterion": "fluency", "position": 0, "value": 3}], "client_token": "x" * 65},
-     "client_token", "65" if False else "no more than 64"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field", "fragment"),
+    [
+        ({}, "values", "required"),
+        ({"values": []}, "values", "empty"),
+        ({"values": "fluency=3"}, "values", "list"),
+        ({"values": [{"criterion": "fluency", "position": "left", "value": 3}]}, "values", "valid integer"),
+        ({"values": [{"criterion": "fluency", "position": 0, "value": "3"}]}, "values", "must be a number"),
+        ({"values": [{"criterion": "fluency", "position": 0, "value": 9}]}, "values", "off the scale 1–5"),
+        ({"values": [{"criterion": "fluency", "position": 0, "value": 2.5}]}, "values", "whole number"),
+        (
+            {"values": [{"criterion": "fluency", "position": 0, "value": 3}]},
+            "values",
+            "criterion 'coherence', position 0: no value given",
+        ),
+        ({"values": [{"criterion": "style", "position": 0, "value": 3}]}, "values", "unknown criterion"),
+        ({"values": [{"criterion": "fluency", "position": 5, "value": 3}]}, "values", "position must be 0 to 1"),
+        (
+            {"values": [{"criterion": "fluency", "position": 0, "value": 3}], "duration_ms": -5},
+            "duration_ms",
+            "greater",
+        ),
+        (
+            {"values": [{"criterion": "fluency", "position": 0, "value": 3}], "client_token": "x" * 65},
+            "client_token",
+            "65" if False else "no more than 64",
+        ),
+    ],
+)
 def test_bad_input_is_a_400_naming_the_problem(loop, payload, field, fragment):
     project, client = loop
     screen = client.post(next_url(project)).json()
@@ -166,8 +189,10 @@ def test_without_a_modulus_next_serves_no_modulus(loop):
 def test_with_a_modulus_a_judgment_takes_unbounded_positive_scores(modulus_loop):
     project, client = modulus_loop
     screen = client.post(next_url(project)).json()
-    values = [{"criterion": "quality", "position": 0, "value": 350}, {"criterion": "quality", "position": 1,
-                                                                      "value": 0.5}]
+    values = [
+        {"criterion": "quality", "position": 0, "value": 350},
+        {"criterion": "quality", "position": 1, "value": 0.5},
+    ]
 
     response = client.post(judgment_url(screen["assignment_id"]), {"values": values}, format="json")
 
@@ -175,16 +200,18 @@ def test_with_a_modulus_a_judgment_takes_unbounded_positive_scores(modulus_loop)
     assert sorted(Judgment.objects.values_list("value", flat=True)) == [0.5, 350.0]
 
 
-@pytest.mark.parametrize(("body", "fragment"), [
-    ('{"values": [{"criterion": "quality", "position": 0, "value": 0}]}', "got 0"),
-    ('{"values": [{"criterion": "quality", "position": 0, "value": -3}]}', "positive score"),
-    ('{"values": [{"criterion": "quality", "position": 0, "value": "120"}]}', "must be a number, got '120'"),
-    # NaN and an overflowing number never reach the service: the JSON parser and field refuse them
-    ('{"values": [{"criterion": "quality", "position": 0, "value": 1e999}]}', "must be valid JSON"),
-    ('{"values": [{"criterion": "quality", "position": 0, "value": NaN}]}', "NaN"),
-])
-def test_with_a_modulus_zero_negatives_non_finite_and_strings_are_a_400_with_the_reason(modulus_loop, body,
-                                                                                        fragment):
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ('{"values": [{"criterion": "quality", "position": 0, "value": 0}]}', "got 0"),
+        ('{"values": [{"criterion": "quality", "position": 0, "value": -3}]}', "positive score"),
+        ('{"values": [{"criterion": "quality", "position": 0, "value": "120"}]}', "must be a number, got '120'"),
+        # NaN and an overflowing number never reach the service: the JSON parser and field refuse them
+        ('{"values": [{"criterion": "quality", "position": 0, "value": 1e999}]}', "must be valid JSON"),
+        ('{"values": [{"criterion": "quality", "position": 0, "value": NaN}]}', "NaN"),
+    ],
+)
+def test_with_a_modulus_zero_negatives_non_finite_and_strings_are_a_400_with_the_reason(modulus_loop, body, fragment):
     project, client = modulus_loop
     screen = client.post(next_url(project)).json()
 
@@ -217,8 +244,7 @@ def test_someone_elses_assignment_is_a_403(loop):
     screen = client.post(next_url(project)).json()
     (other,) = add_raters(project, prefix="other")
 
-    response = client_for(other).post(judgment_url(screen["assignment_id"]), {"values": answers(screen)},
-                                      format="json")
+    response = client_for(other).post(judgment_url(screen["assignment_id"]), {"values": answers(screen)}, format="json")
 
     assert response.status_code == 403
     assert "another rater" in response.json()["detail"]
@@ -232,8 +258,7 @@ def test_a_rater_of_another_project_gets_neither_its_items_nor_its_assignments(l
     stranger_client = client_for(stranger)
 
     assert stranger_client.post(next_url(project)).status_code == 404
-    response = stranger_client.post(judgment_url(screen["assignment_id"]), {"values": answers(screen)},
-                                    format="json")
+    response = stranger_client.post(judgment_url(screen["assignment_id"]), {"values": answers(screen)}, format="json")
     assert response.status_code == 403
 
 
@@ -268,8 +293,11 @@ def test_flagging_skips_the_item(loop):
     project, client = loop
     screen = client.post(next_url(project)).json()
 
-    response = client.post(f"/api/v1/assignments/{screen['assignment_id']}/flag/",
-                           {"reason": "offensive", "comment": "slur in output 2"}, format="json")
+    response = client.post(
+        f"/api/v1/assignments/{screen['assignment_id']}/flag/",
+        {"reason": "offensive", "comment": "slur in output 2"},
+        format="json",
+    )
 
     assert response.status_code == 201
     assert client.post(next_url(project)).json()["assignment_id"] != screen["assignment_id"]
@@ -283,8 +311,9 @@ def test_query_budget_per_request(loop, django_assert_max_num_queries):
     with django_assert_max_num_queries(NEXT_MAX_QUERIES):
         screen = client.post(next_url(project)).json()
     with django_assert_max_num_queries(JUDGMENT_MAX_QUERIES):
-        response = client.post(judgment_url(screen["assignment_id"]),
-                               {"values": answers(screen), "client_token": "q"}, format="json")
+        response = client.post(
+            judgment_url(screen["assignment_id"]), {"values": answers(screen), "client_token": "q"}, format="json"
+        )
     assert response.status_code == 201
 
 

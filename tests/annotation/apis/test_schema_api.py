@@ -1,11 +1,19 @@
 """The OpenAPI schema documents the contract paths, and Swagger UI serves it."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db
 
-CONTRACT_PATHS = ["/api/v1/auth/token/", "/api/v1/users/", "/api/v1/projects/", "/api/v1/projects/{id}/members/",
-                  "/api/v1/projects/{id}/items/", "/api/v1/projects/{id}/items/import/",
-                  "/api/v1/projects/{id}/judgments/", "/api/v1/projects/{id}/judgments/import/"]
+CONTRACT_PATHS = [
+    "/api/v1/auth/token/",
+    "/api/v1/users/",
+    "/api/v1/projects/",
+    "/api/v1/projects/{id}/members/",
+    "/api/v1/projects/{id}/items/",
+    "/api/v1/projects/{id}/items/import/",
+    "/api/v1/projects/{id}/judgments/",
+    "/api/v1/projects/{id}/judgments/import/",
+]
 
 
 def test_schema_lists_the_contract_paths(lead_client):

@@ -1,5 +1,6 @@
 """In a browser: a rater in training sees the expected answer and the explanation after a gold item, then
 real work; a paused rater's screen says they are paused; the lead pauses and resumes from the rater page."""
+
 import pytest
 
 from annotation.models import Membership, RaterAction
@@ -17,8 +18,7 @@ WHY = "A summary that repeats itself is not fluent."
 
 def test_training_feedback_then_real_work(page, live_server, screenshot):
     project = rating_project(n_items=1, training_items=1)
-    ItemFactory(project=project, n_target=0, gold={"fluency": {"sysA": 2}}, meta={"explanation": WHY},
-                training=True)
+    ItemFactory(project=project, n_target=0, gold={"fluency": {"sysA": 2}}, meta={"explanation": WHY}, training=True)
     (rater,) = add_raters(project)
     enter_project(page, live_server, rater, project)
 

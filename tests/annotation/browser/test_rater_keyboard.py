@@ -1,4 +1,5 @@
 """A rater completes each task type with the keyboard only; a lead watches progress move."""
+
 import pytest
 
 from annotation.models import Judgment, Membership
@@ -32,22 +33,30 @@ def submit_and_wait(page):
     shown = page.get_attribute("html", "data-screen")
     with page.expect_response(lambda r: r.url.endswith("/submit/") and r.request.method == "POST"):
         page.keyboard.press("Enter")
-    page.wait_for_function("(shown) => document.querySelector('[data-testid=finished]') || "
-                           "(document.documentElement.dataset.screen !== shown && document.activeElement"
-                           " && document.activeElement.closest('fieldset.q'))", arg=shown)
+    page.wait_for_function(
+        "(shown) => document.querySelector('[data-testid=finished]') || "
+        "(document.documentElement.dataset.screen !== shown && document.activeElement"
+        " && document.activeElement.closest('fieldset.q'))",
+        arg=shown,
+    )
 
 
 def test_likert_with_number_keys_arrows_and_enter(page, live_server, screenshot):
-    project = rating_project(n_items=2, criteria=["fluency", "coherence"], systems=["s1", "s2"],
-                             instructions="Rate fluency and coherence of each summary.")
+    project = rating_project(
+        n_items=2,
+        criteria=["fluency", "coherence"],
+        systems=["s1", "s2"],
+        instructions="Rate fluency and coherence of each summary.",
+    )
     (rater,) = add_raters(project)
     enter_project(page, live_server, rater, project)
 
     # Enter on an incomplete screen submits nothing and says what is missing
     page.keyboard.press("4")
     page.keyboard.press("Enter")
-    assert page.inner_text("#rate-status") == ("Not sent: 3 questions are still open: coherence (output 1), "
-                                               "fluency (output 2), coherence (output 2).")
+    assert page.inner_text("#rate-status") == (
+        "Not sent: 3 questions are still open: coherence (output 1), fluency (output 2), coherence (output 2)."
+    )
     assert not Judgment.objects.exists()
     screenshot(page, "likert-incomplete")
 
@@ -71,8 +80,7 @@ def test_likert_with_number_keys_arrows_and_enter(page, live_server, screenshot)
 
 
 def test_pairwise_with_a_t_b_and_1_0_2(page, live_server, screenshot):
-    project = rating_project(task_type="pairwise", n_items=2, criteria=["overall", "safety"],
-                             systems=["bart", "t5"])
+    project = rating_project(task_type="pairwise", n_items=2, criteria=["overall", "safety"], systems=["bart", "t5"])
     (rater,) = add_raters(project)
     enter_project(page, live_server, rater, project)
 
@@ -145,7 +153,10 @@ def test_rankme_with_a_modulus_scores_against_the_reference_from_the_keyboard(pa
     page.keyboard.type("25000")  # beyond the slider's end (100 × the modulus): typed numbers have no bound
     assert "Every question is answered" in page.inner_text("#rate-status")
     assert page.eval_on_selector_all("fieldset.q input[type=number]", "els => els.map(e => e.value)") == [
-        "102", "39.8", "25000"]
+        "102",
+        "39.8",
+        "25000",
+    ]
     screenshot(page, "rankme-modulus-set")
     submit_and_wait(page)
 
@@ -181,7 +192,7 @@ def test_a_lead_sees_progress_move(browser, page, live_server, screenshot):
 
 def test_item_text_is_shown_as_text(page, live_server):
     project = rating_project(n_items=0)
-    ItemFactory(project=project, input='<img src=x onerror="document.title=\'pwned\'">', systems=["s"])
+    ItemFactory(project=project, input="<img src=x onerror=\"document.title='pwned'\">", systems=["s"])
     (rater,) = add_raters(project)
     enter_project(page, live_server, rater, project)
 
@@ -201,5 +212,6 @@ def test_a_rater_at_their_quota_sees_it_on_the_finished_screen_at_every_width(pa
     page.wait_for_selector("[data-testid=finished]")
     assert page.get_by_test_id("quota-reached").inner_text() == (
         "You have reached your maximum of 1 screen in this project, so there is no more work for you here. "
-        "You judged 1 screen.")
+        "You judged 1 screen."
+    )
     at_every_width(page, screenshot, "rater-finished-at-quota")

@@ -1,4 +1,5 @@
 """import_items / import_judgments: files in, a summary out, a non-zero exit naming bad lines."""
+
 import json
 
 import pytest
@@ -20,9 +21,14 @@ ITEM = {"external_id": "a", "input": "x", "outputs": [{"system": "s", "text": "t
 def test_import_items_and_judgments_by_project_id_or_name(project, tmp_path, capsys):
     call_command("import_items", str(project.id), str(write(tmp_path / "i.jsonl", ITEM)), "--no-progress")
     assert "Imported 1 items" in capsys.readouterr().out
-    call_command("import_judgments", project.name, str(write(
-        tmp_path / "j.jsonl", {"item": "a", "rater": "w1", "criterion": "fluency", "system": "s", "value": 2})),
-        "--no-progress")
+    call_command(
+        "import_judgments",
+        project.name,
+        str(
+            write(tmp_path / "j.jsonl", {"item": "a", "rater": "w1", "criterion": "fluency", "system": "s", "value": 2})
+        ),
+        "--no-progress",
+    )
     assert Judgment.objects.filter(project=project).count() == 1
 
 

@@ -1,4 +1,5 @@
 """assignment_expire_job: wiring only (the logic is tested through assignment_expire)."""
+
 from datetime import timedelta
 
 import pytest

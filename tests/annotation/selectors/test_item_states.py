@@ -1,5 +1,6 @@
 """Item states are defined once: every item is in exactly one, the row-level answer agrees with the SQL one,
 and the project page, the console's progress page and its item browser count the same."""
+
 import pytest
 
 from annotation.models import Item
@@ -17,15 +18,18 @@ def with_controls():
     world = known_project()
     # A repeat copy wants no rater of its own (never queued); a degraded copy is queued like its original.
     ItemFactory(project=world.project, external_id="i1-repeat", repeat_of=world.items["i1"], n_target=0)
-    ItemFactory(project=world.project, external_id="i2-degraded", degraded_from=world.items["i2"], n_target=2,
-                n_judged=1)
+    ItemFactory(
+        project=world.project, external_id="i2-degraded", degraded_from=world.items["i2"], n_target=2, n_judged=1
+    )
     return world
 
 
 def test_every_item_is_in_exactly_one_state_and_the_row_agrees_with_the_query():
     project = with_controls().project
-    members = {state: set(Item.objects.filter(project=project).filter(condition).values_list("external_id", flat=True))
-               for state, condition in ITEM_STATES.items()}
+    members = {
+        state: set(Item.objects.filter(project=project).filter(condition).values_list("external_id", flat=True))
+        for state, condition in ITEM_STATES.items()
+    }
     for item in Item.objects.filter(project=project):
         holding = [state for state, names in members.items() if item.external_id in names]
         assert holding == [item_state(item)], item.external_id

@@ -1,4 +1,5 @@
 """Quality control reads: gold accuracy per task type, behaviour flags and the position-bias audit."""
+
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,8 +17,16 @@ MONDAY = datetime(2026, 11, 2, 9, tzinfo=UTC)
 
 def judge(item, rater, value, *, system=None, label="", shown=(), at=MONDAY, duration_ms=None):
     output = item.outputs.get(system=system) if system else item.outputs.order_by("position").first()
-    return JudgmentFactory(item=item, output=output, rater=rater, value=value, label=label, shown_order=list(shown),
-                           submitted_at=at, duration_ms=duration_ms)
+    return JudgmentFactory(
+        item=item,
+        output=output,
+        rater=rater,
+        value=value,
+        label=label,
+        shown_order=list(shown),
+        submitted_at=at,
+        duration_ms=duration_ms,
+    )
 
 
 def test_likert_gold_is_exact_and_counted_per_week_and_rolling():
@@ -33,7 +42,9 @@ def test_likert_gold_is_exact_and_counted_per_week_and_rolling():
     assert (acc.n_items, acc.n, acc.correct) == (3, 3, 2)
     assert acc.accuracy == pytest.approx(2 / 3) and acc.rolling_accuracy == pytest.approx(2 / 3)
     assert [(w["week"], w["n"], w["correct"]) for w in acc.as_dict()["weeks"]] == [
-        ("2026-11-02", 2, 1), ("2026-11-09", 1, 1)]
+        ("2026-11-02", 2, 1),
+        ("2026-11-09", 1, 1),
+    ]
 
 
 def test_rankme_gold_is_a_range_with_both_ends_in():
@@ -63,8 +74,13 @@ def test_flags_fast_screens_straight_lines_and_idle_leases(project):
     rater = UserFactory()
     for k, (value, ms) in enumerate([(3, 500), (3, 800), (3, 9000), (5, 9000), (3, 700)]):
         judge(ItemFactory(project=project), rater, value, at=MONDAY + timedelta(minutes=k), duration_ms=ms)
-    Assignment.objects.create(project=project, item=ItemFactory(project=project), rater=rater,
-                              status=Assignment.Status.EXPIRED, expires_at=MONDAY)
+    Assignment.objects.create(
+        project=project,
+        item=ItemFactory(project=project),
+        rater=rater,
+        status=Assignment.Status.EXPIRED,
+        expires_at=MONDAY,
+    )
 
     class Rules:
         min_seconds_per_judgment = 1.0
@@ -95,8 +111,11 @@ def test_pairwise_position_bias_counts_left_wins_and_matches_scipy_binomtest():
 def test_rankme_position_bias_is_the_first_shown_output_scoring_highest():
     project = ProjectFactory(task_type="rankme")
     rater = UserFactory()
-    for scores, shown in (({"sysA": 90, "sysB": 10}, ["sysA", "sysB"]), ({"sysA": 90, "sysB": 10}, ["sysB", "sysA"]),
-                          ({"sysA": 50, "sysB": 50}, ["sysA", "sysB"])):
+    for scores, shown in (
+        ({"sysA": 90, "sysB": 10}, ["sysA", "sysB"]),
+        ({"sysA": 90, "sysB": 10}, ["sysB", "sysA"]),
+        ({"sysA": 50, "sysB": 50}, ["sysA", "sysB"]),
+    ):
         item = ItemFactory(project=project)
         for system, value in scores.items():
             judge(item, rater, value, system=system, shown=shown)
@@ -114,8 +133,9 @@ def test_the_rules_read_only_a_raters_latest_screens(project):
     for k in range(10):
         at = MONDAY + timedelta(minutes=k)
         item = ItemFactory(project=project)
-        Assignment.objects.create(project=project, item=item, rater=rater, status=Assignment.Status.DONE,
-                                  expires_at=at, completed_at=at)
+        Assignment.objects.create(
+            project=project, item=item, rater=rater, status=Assignment.Status.DONE, expires_at=at, completed_at=at
+        )
         judge(item, rater, 1 if k < 6 else 2, at=at)
     flags = behaviour_flags(project, None, rater_id=rater.pk, last_screens=3)[rater.pk]
     assert (flags.n_screens, flags.current_run) == (3, 3)
@@ -129,8 +149,9 @@ def test_every_raters_latest_screens_are_read_as_each_raters_alone(project):
         for k, value in enumerate(values):
             at = MONDAY + timedelta(minutes=k)
             item = ItemFactory(project=project)
-            Assignment.objects.create(project=project, item=item, rater=rater, status=Assignment.Status.DONE,
-                                      expires_at=at, completed_at=at)
+            Assignment.objects.create(
+                project=project, item=item, rater=rater, status=Assignment.Status.DONE, expires_at=at, completed_at=at
+            )
             judge(item, rater, value, at=at)
 
     together = behaviour_flags(project, None, last_screens=5, idle_leases=False)

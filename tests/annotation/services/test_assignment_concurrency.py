@@ -23,11 +23,11 @@ QUOTA = 2  # 40 raters x 2 screens cover the 48 slots and the flagged screens; a
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 
-
 def test_racing_raters_never_over_assign_lose_or_double_a_judgment():
     # Given 24 items wanting 2 raters each, at most 2 screens per rater, two stale leases nobody swept, and 40 raters
-    project = rating_project(n_items=N_ITEMS, n_target=N_TARGET, criteria=["fluency", "coherence"],
-                             max_screens_per_rater=QUOTA)
+    project = rating_project(
+        n_items=N_ITEMS, n_target=N_TARGET, criteria=["fluency", "coherence"], max_screens_per_rater=QUOTA
+    )
     ghosts = add_raters(project, 2, prefix="ghost")
     for ghost in ghosts:
         assignment_next_for_rater(project_id=project.pk, rater=ghost, now=timezone.now() - timedelta(hours=1))
@@ -69,8 +69,9 @@ def test_racing_raters_never_over_assign_lose_or_double_a_judgment():
     statuses = Counter(Assignment.objects.filter(project=project).values_list("status", flat=True))
     assert statuses == {"done": N_ITEMS * N_TARGET, "expired": len(ghosts), "skipped": sum(flagged.values())}
     assert ItemFlag.objects.filter(project=project).count() == sum(flagged.values())
-    served = Counter(Assignment.objects.filter(project=project).exclude(status="expired")
-                     .values_list("rater_id", flat=True))
+    served = Counter(
+        Assignment.objects.filter(project=project).exclude(status="expired").values_list("rater_id", flat=True)
+    )
     assert max(served.values()) == QUOTA
 
 

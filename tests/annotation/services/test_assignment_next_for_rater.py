@@ -1,4 +1,5 @@
 """assignment_next_for_rater: resume, overlap-aware order, targets, expiry, gold, order balance, refusals."""
+
 import random
 from collections import Counter
 from datetime import timedelta

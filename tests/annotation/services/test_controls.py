@@ -1,5 +1,6 @@
 """Degraded controls: reproducible damaged copies for every task type, the per-rater one-sided test (equal to
 scipy on the same numbers), the rule firing on a careless rater, and copies left out of results and agreement."""
+
 import random
 
 import numpy as np
@@ -74,9 +75,14 @@ def test_each_method_damages_as_documented():
         degrade("x", "burn", rng)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"n": 7}, "n"), ({"n": 0}, "n"), ({"n": 1, "methods": ["burn"]}, "methods"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"n": 7}, "n"),
+        ({"n": 0}, "n"),
+        ({"n": 1, "methods": ["burn"]}, "methods"),
+    ],
+)
 def test_impossible_requests_are_refused_and_write_nothing(kwargs, field):
     project = project_with_items("likert")
     with pytest.raises(ValidationError) as exc:

@@ -1,5 +1,6 @@
 """Changing items after import: retiring one (never served again, its judgments kept and marked), replacing the
 text of an unjudged one, and the re-upload in "update existing items" mode with its per-line report."""
+
 import io
 import json
 
@@ -21,8 +22,12 @@ def _jsonl(*lines) -> io.BytesIO:
 
 
 def _line(external_id, text="input", outputs=(("bart", "a summary"),), **extra) -> dict:
-    return {"external_id": external_id, "input": text,
-            "outputs": [{"system": system, "text": out} for system, out in outputs], **extra}
+    return {
+        "external_id": external_id,
+        "input": text,
+        "outputs": [{"system": system, "text": out} for system, out in outputs],
+        **extra,
+    }
 
 
 def test_a_retired_item_is_never_served_again_and_its_judgments_stay():
@@ -86,8 +91,9 @@ def test_the_text_of_an_unjudged_item_is_replaced_and_its_lease_released():
     (rater,) = add_raters(project)
     lease = assignment_next_for_rater(project_id=project.pk, rater=rater)
 
-    changed = item_text_replace(project=project, item=item, input="new source", output_texts=["new a", "new b"],
-                                by=None)
+    changed = item_text_replace(
+        project=project, item=item, input="new source", output_texts=["new a", "new b"], by=None
+    )
 
     assert changed == ["input", "outputs"]
     item.refresh_from_db()
@@ -106,16 +112,20 @@ def test_a_judged_item_refuses_a_new_text_and_says_what_to_do():
         item_text_replace(project=item.project, item=item, input="other", output_texts=["x"], by=None)
     assert caught.value.message_dict["item"] == [
         f"Item {item.external_id!r} has 1 judgment, so its text can no longer change: retire it and import the "
-        f"new text under a new external id."]
+        f"new text under a new external id."
+    ]
     before = item.input
     item.refresh_from_db()
     assert item.input == before and not AuditEntry.objects.exists()
 
 
-@pytest.mark.parametrize(("input_text", "outputs", "field", "message"), [
-    ("", ["x"], "input", "input is missing"),
-    ("fine", ["x", "y"], "outputs", "give the text of each of the item's 1 outputs"),
-])
+@pytest.mark.parametrize(
+    ("input_text", "outputs", "field", "message"),
+    [
+        ("", ["x"], "input", "input is missing"),
+        ("fine", ["x", "y"], "outputs", "give the text of each of the item's 1 outputs"),
+    ],
+)
 def test_a_replacement_the_import_would_refuse_is_refused_by_field(input_text, outputs, field, message):
     item = ItemFactory()
     with pytest.raises(ValidationError) as caught:
@@ -132,21 +142,36 @@ def test_update_mode_adds_rewrites_keeps_and_refuses_by_line():
     ItemFactory(project=project, external_id="edit", systems=["bart"])
     judged = JudgmentFactory(item=ItemFactory(project=project, external_id="judged", systems=["bart"])).item
 
-    report = item_import_update(project=project, by=None, file_name="v2.jsonl", stream=_jsonl(
-        _line("same"),
-        _line("edit", "better input", (("bart", "better summary"),), subgroup="news"),
-        _line("judged", "changed"),
-        _line("brand-new"),
-    ))
+    report = item_import_update(
+        project=project,
+        by=None,
+        file_name="v2.jsonl",
+        stream=_jsonl(
+            _line("same"),
+            _line("edit", "better input", (("bart", "better summary"),), subgroup="news"),
+            _line("judged", "changed"),
+            _line("brand-new"),
+        ),
+    )
 
-    assert report.as_dict() == {"added": 1, "updated": 1, "unchanged": 1, "refused": 1, "lines": [
-        {"line": 1, "external_id": "same", "outcome": "unchanged", "detail": ""},
-        {"line": 2, "external_id": "edit", "outcome": "updated", "detail": "input, subgroup, outputs"},
-        {"line": 3, "external_id": "judged", "outcome": "refused",
-         "detail": "Item 'judged' has 1 judgment, so its text can no longer change: retire it and import the new "
-                   "text under a new external id."},
-        {"line": 4, "external_id": "brand-new", "outcome": "added", "detail": ""},
-    ]}
+    assert report.as_dict() == {
+        "added": 1,
+        "updated": 1,
+        "unchanged": 1,
+        "refused": 1,
+        "lines": [
+            {"line": 1, "external_id": "same", "outcome": "unchanged", "detail": ""},
+            {"line": 2, "external_id": "edit", "outcome": "updated", "detail": "input, subgroup, outputs"},
+            {
+                "line": 3,
+                "external_id": "judged",
+                "outcome": "refused",
+                "detail": "Item 'judged' has 1 judgment, so its text can no longer change: retire it and import the "
+                "new text under a new external id.",
+            },
+            {"line": 4, "external_id": "brand-new", "outcome": "added", "detail": ""},
+        ],
+    }
     edit = Item.objects.get(project=project, external_id="edit")
     assert edit.input == "better input" and edit.subgroup == "news"
     assert list(edit.outputs.values_list("system", "text")) == [("bart", "better summary")]
@@ -169,8 +194,9 @@ def test_update_mode_still_refuses_a_malformed_file_whole():
     project = rating_project(n_items=0)
     ItemFactory(project=project, external_id="edit", systems=["bart"])
     with pytest.raises(ImportRejected) as caught:
-        item_import_update(project=project, by=None, stream=_jsonl(
-            _line("edit", "changed"), _line("new"), "{not json", _line("new")))
+        item_import_update(
+            project=project, by=None, stream=_jsonl(_line("edit", "changed"), _line("new"), "{not json", _line("new"))
+        )
     assert [line for line, _ in caught.value.report.errors] == [3, 4]
     assert "duplicate external_id 'new' (first on line 2)" in caught.value.report.errors[1][1]
     assert Item.objects.filter(project=project).count() == 1

@@ -1,5 +1,6 @@
 """Re-planning item targets after the lead changes raters per item or the double-annotated share before
 rating starts: the import's rule, in id order; gold and repeats keep 0, degraded copies follow."""
+
 import pytest
 
 from annotation.services.item_import import item_targets_replan

@@ -1,4 +1,5 @@
 """Background jobs: progress, success and failure recorded on the Job row."""
+
 import pytest
 from celery import shared_task
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
@@ -14,6 +15,7 @@ def failing_job(job_id):
     def work(job, progress):
         progress(1, 2)
         raise RuntimeError("the data went away")
+
     return job_run(job_id, work)
 
 
@@ -26,7 +28,8 @@ def test_job_run_records_success_with_its_result(project):
 
 
 def test_a_failing_eager_job_is_recorded_and_the_starting_request_does_not_fail(
-        project, lead, django_capture_on_commit_callbacks):
+    project, lead, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         job = job_start(kind="test", task=failing_job, project=project, created_by=lead)
     job.refresh_from_db()

@@ -1,4 +1,5 @@
 """judgment_submit: rows per criterion × output, pairwise mapping, idempotency, revisions, refusals."""
+
 import math
 import random
 from datetime import timedelta
@@ -32,8 +33,9 @@ def test_one_row_per_criterion_and_output_with_the_order_shown(likert):
     project, rater, assignment = likert
     values = full_values(assignment, value=4)
 
-    result = judgment_submit(rater=rater, assignment_id=assignment.pk, values=values, client_token="t1",
-                             duration_ms=4200)
+    result = judgment_submit(
+        rater=rater, assignment_id=assignment.pk, values=values, client_token="t1", duration_ms=4200
+    )
 
     assert result.created and not result.revision
     rows = Judgment.objects.filter(assignment=assignment)
@@ -41,7 +43,8 @@ def test_one_row_per_criterion_and_output_with_the_order_shown(likert):
     shown = [["s1", "s2"][p] for p in assignment.shown_order]
     assert all(j.shown_order == shown and j.value == 4 and j.duration_ms == 4200 and j.is_current for j in rows)
     assert {(j.criterion.name, j.output.system) for j in rows} == {
-        (c, s) for c in ("fluency", "coherence") for s in ("s1", "s2")}
+        (c, s) for c in ("fluency", "coherence") for s in ("s1", "s2")
+    }
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.DONE
     item = Item.objects.get(pk=assignment.item_id)
@@ -51,8 +54,9 @@ def test_one_row_per_criterion_and_output_with_the_order_shown(likert):
 def test_display_positions_map_back_to_the_systems(likert):
     project, rater, assignment = likert
     left_system = ["s1", "s2"][assignment.shown_order[0]]
-    values = [{"criterion": c, "position": p, "value": 5 if p == 0 else 1}
-              for c in ("fluency", "coherence") for p in (0, 1)]
+    values = [
+        {"criterion": c, "position": p, "value": 5 if p == 0 else 1} for c in ("fluency", "coherence") for p in (0, 1)
+    ]
 
     judgment_submit(rater=rater, assignment_id=assignment.pk, values=values)
 
@@ -85,13 +89,16 @@ def test_a_revision_keeps_the_old_rows_and_the_newest_counts(likert):
     assert Item.objects.get(pk=assignment.item_id).n_judged == 1  # still one rater
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("4", "must be a number"),
-    (True, "must be a number"),
-    (3.5, "whole number"),
-    (6, "off the scale 1–5"),
-    (None, "must be a number"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("4", "must be a number"),
+        (True, "must be a number"),
+        (3.5, "whole number"),
+        (6, "off the scale 1–5"),
+        (None, "must be a number"),
+    ],
+)
 def test_bad_likert_values_are_refused_naming_criterion_and_position(likert, value, message):
     project, rater, assignment = likert
     values = full_values(assignment)
@@ -108,8 +115,11 @@ def test_bad_likert_values_are_refused_naming_criterion_and_position(likert, val
 def test_missing_unknown_and_doubled_answers_are_each_named(likert):
     project, rater, assignment = likert
     values = full_values(assignment)
-    values = values[:-1] + [{"criterion": "grammar", "position": 0, "value": 3}, values[0],
-                            {"criterion": "fluency", "position": 7, "value": 3}]
+    values = values[:-1] + [
+        {"criterion": "grammar", "position": 0, "value": 3},
+        values[0],
+        {"criterion": "fluency", "position": 7, "value": 3},
+    ]
 
     with pytest.raises(ValidationError) as exc:
         judgment_submit(rater=rater, assignment_id=assignment.pk, values=values)
@@ -175,20 +185,25 @@ def test_with_a_modulus_rankme_takes_any_positive_score_stored_as_given():
     assert Judgment.objects.count() == 3  # the reference's fixed score is no judgment
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    (0, "must be a positive score relative to the modulus (100), got 0"),
-    (-1, "must be a positive score relative to the modulus (100), got -1"),
-    (math.nan, "must be a finite number, got nan"),
-    (math.inf, "must be a finite number, got inf"),
-    ("100", "must be a number, got '100'"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "must be a positive score relative to the modulus (100), got 0"),
+        (-1, "must be a positive score relative to the modulus (100), got -1"),
+        (math.nan, "must be a finite number, got nan"),
+        (math.inf, "must be a finite number, got inf"),
+        ("100", "must be a number, got '100'"),
+    ],
+)
 def test_with_a_modulus_zero_negatives_non_finite_and_strings_are_refused(value, message):
     project = rating_project(task_type="rankme", n_items=0, criteria=["quality"], rankme_modulus=100)
     ItemFactory(project=project, systems=["a", "b"], references=["the reference"])
     (rater,) = add_raters(project)
     a = assignment_next_for_rater(project_id=project.pk, rater=rater)
-    values = [{"criterion": "quality", "position": 0, "value": 50}, {"criterion": "quality", "position": 1,
-                                                                      "value": value}]
+    values = [
+        {"criterion": "quality", "position": 0, "value": 50},
+        {"criterion": "quality", "position": 1, "value": value},
+    ]
 
     with pytest.raises(ValidationError) as caught:
         judgment_submit(rater=rater, assignment_id=a.pk, values=values)
@@ -218,8 +233,12 @@ def test_a_done_item_may_be_revised_after_its_lease_time(likert):
     project, rater, assignment = likert
     judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment))
 
-    result = judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, value=1),
-                             now=timezone.now() + timedelta(days=1))
+    result = judgment_submit(
+        rater=rater,
+        assignment_id=assignment.pk,
+        values=full_values(assignment, value=1),
+        now=timezone.now() + timedelta(days=1),
+    )
 
     assert result.revision
 

@@ -18,7 +18,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 N_ITEMS, TARGET, N_RATERS, QUOTA = 30, 2, 6, 12
 
 
-
 def work_ahead(project, rater, token_prefix: str) -> list[int]:
     """The rater's whole session with a screen leased ahead; returns the items judged."""
     judged = []

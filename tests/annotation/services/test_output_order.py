@@ -1,5 +1,6 @@
 """The project's order setting: Likert and RankME outputs are shuffled per assignment unless the lead
 turned it off; pairwise keeps balancing sides either way."""
+
 import random
 
 import pytest
@@ -12,14 +13,17 @@ pytestmark = pytest.mark.django_db
 
 def _orders(project, n_raters=12, seed=7):
     rng = random.Random(seed)
-    return [tuple(assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng).shown_order)
-            for rater in add_raters(project, n_raters)]
+    return [
+        tuple(assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng).shown_order)
+        for rater in add_raters(project, n_raters)
+    ]
 
 
 @pytest.mark.parametrize("task_type", ["likert", "rankme"])
 def test_outputs_keep_the_imported_order_when_randomisation_is_off(task_type):
-    project = rating_project(task_type=task_type, n_items=1, n_target=12, systems=["s1", "s2", "s3"],
-                             randomise_output_order=False)
+    project = rating_project(
+        task_type=task_type, n_items=1, n_target=12, systems=["s1", "s2", "s3"], randomise_output_order=False
+    )
     assert set(_orders(project)) == {(0, 1, 2)}
 
 
@@ -30,8 +34,9 @@ def test_outputs_are_shuffled_per_assignment_by_default(task_type):
 
 
 def test_pairwise_sides_are_still_drawn_when_randomisation_is_off():
-    project = rating_project(task_type="pairwise", n_items=1, n_target=12, systems=["s1", "s2"],
-                             randomise_output_order=False)
+    project = rating_project(
+        task_type="pairwise", n_items=1, n_target=12, systems=["s1", "s2"], randomise_output_order=False
+    )
     assert set(_orders(project)) == {(0, 1), (1, 0)}
 
 

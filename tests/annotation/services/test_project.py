@@ -1,4 +1,5 @@
 """project_create: the RankME modulus setting (rankme only, positive, finite) and its database guard."""
+
 import math
 
 import pytest
@@ -22,15 +23,20 @@ def test_a_rankme_project_keeps_its_modulus_and_defaults_to_none():
     assert create(name="p2").rankme_modulus is None
 
 
-@pytest.mark.parametrize(("task_type", "criteria"), [
-    ("likert", [{"name": "fluency", "scale_min": 1, "scale_max": 5}]),
-    ("pairwise", [{"name": "overall"}]),
-])
+@pytest.mark.parametrize(
+    ("task_type", "criteria"),
+    [
+        ("likert", [{"name": "fluency", "scale_min": 1, "scale_max": 5}]),
+        ("pairwise", [{"name": "overall"}]),
+    ],
+)
 def test_only_rankme_projects_take_a_modulus(task_type, criteria):
     with pytest.raises(ValidationError) as caught:
         create(task_type=task_type, criteria=criteria, rankme_modulus=100)
-    assert f"only a rankme project takes a modulus; this one is '{task_type}'" in caught.value.message_dict[
-        "rankme_modulus"][0]
+    assert (
+        f"only a rankme project takes a modulus; this one is '{task_type}'"
+        in caught.value.message_dict["rankme_modulus"][0]
+    )
     assert not Project.objects.exists()
 
 

@@ -3,6 +3,7 @@ the items it touched. A rater asking for an item, submitting one, or a lead remo
 project at the same moment, lock an item (or a lease) and then need the project row's shared lock for
 their first insert: taken in that order they deadlocked against the import. They now take the project row
 first and wait for the import instead. PostgreSQL, each side a thread with its own connection."""
+
 import importlib
 import threading
 import time
@@ -20,7 +21,6 @@ from tests.annotation.rating import add_raters, full_values
 judgment_import_module = importlib.import_module("annotation.services.judgment_import")
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
-
 
 
 @pytest.fixture
@@ -56,8 +56,10 @@ def race_the_import(project, monkeypatch, other) -> list[str]:
     thread = threading.Thread(target=run_other)
     thread.start()
     try:
-        judgment_import(project=project, stream=jsonl(
-            {"item": "d1", "rater": "w1", "criterion": "fluency", "system": "bart", "value": 4}))
+        judgment_import(
+            project=project,
+            stream=jsonl({"item": "d1", "rater": "w1", "criterion": "fluency", "system": "bart", "value": 4}),
+        )
     except Exception as exc:
         errors.append(f"import: {type(exc).__name__}: {exc}")
     thread.join(30)

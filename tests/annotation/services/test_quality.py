@@ -1,5 +1,6 @@
 """Quality control services: versioned rules, logged pause/resume/exclude/include, and the rules firing on
 simulated careless raters (random answers, always "A", too fast) while a careful rater passes."""
+
 import random
 from datetime import timedelta
 
@@ -31,6 +32,7 @@ pytestmark = pytest.mark.django_db
 
 # --- rules versions --------------------------------------------------------------------------------------
 
+
 def test_rules_are_edited_in_place_until_the_first_judgment_then_versioned(project, lead):
     # Given rules saved before anyone judged
     first = qc_rules_update(project=project, by=lead, gold_accuracy_threshold=0.6, action="pause")
@@ -47,12 +49,15 @@ def test_rules_are_edited_in_place_until_the_first_judgment_then_versioned(proje
     assert qc_rules_update(project=project, by=lead, action="exclude").version == 2
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"gold_accuracy_threshold": 1.5}, "gold_accuracy_threshold"),
-    ({"action": "shout"}, "action"),
-    ({"min_seconds_per_judgment": -1}, "min_seconds_per_judgment"),
-    ({"colour": "red"}, "unknown fields"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"gold_accuracy_threshold": 1.5}, "gold_accuracy_threshold"),
+        ({"action": "shout"}, "action"),
+        ({"min_seconds_per_judgment": -1}, "min_seconds_per_judgment"),
+        ({"colour": "red"}, "unknown fields"),
+    ],
+)
 def test_bad_rules_are_refused_naming_the_field(project, fields, message):
     with pytest.raises(ValidationError) as exc:
         qc_rules_update(project=project, **fields)
@@ -61,6 +66,7 @@ def test_bad_rules_are_refused_naming_the_field(project, fields, message):
 
 
 # --- a lead's actions ------------------------------------------------------------------------------------
+
 
 def test_pause_resume_exclude_include_change_the_membership_and_are_logged(project, rater, lead):
     membership = Membership.objects.get(project=project, user=rater)
@@ -81,8 +87,12 @@ def test_pause_resume_exclude_include_change_the_membership_and_are_logged(proje
     assert membership.is_paused and not RaterExclusion.objects.exists()
 
     log = list(RaterAction.objects.filter(project=project).order_by("id").values_list("kind", "by", "reason"))
-    assert log == [("pause", lead.pk, "off-topic answers"), ("resume", lead.pk, "talked to them"),
-                   ("exclude", lead.pk, "spammer"), ("include", lead.pk, "appeal upheld")]
+    assert log == [
+        ("pause", lead.pk, "off-topic answers"),
+        ("resume", lead.pk, "talked to them"),
+        ("exclude", lead.pk, "spammer"),
+        ("include", lead.pk, "appeal upheld"),
+    ]
 
 
 def test_a_leads_action_needs_a_reason_and_a_rater_of_the_project(project, rater, lead):
@@ -113,6 +123,7 @@ def test_exclusion_reaches_results_and_agreement_through_the_one_hook(project, l
 
 # --- rules firing on simulated raters --------------------------------------------------------------------
 
+
 def _gold_answer(item: Item, shown: list[str], criterion: str, position: int | None):
     gold = item.gold[criterion]
     if position is None:  # pairwise: name the side the expected winner was shown on
@@ -136,10 +147,12 @@ def simulate(project, rater, *, answer, seconds, screens=60, seed=0) -> int:
         systems = [o.system for o in item.outputs.all()]
         shown = [systems[p] for p in assignment.shown_order]
         positions = [None] if project.task_type == "pairwise" else range(len(shown))
-        values = [{"criterion": c, "value": answer(item, shown, c, p, rng),
-                   **({} if p is None else {"position": p})} for c in criteria for p in positions]
-        judgment_submit(rater=rater, assignment_id=assignment.pk, values=values,
-                        duration_ms=int(seconds(rng) * 1000))
+        values = [
+            {"criterion": c, "value": answer(item, shown, c, p, rng), **({} if p is None else {"position": p})}
+            for c in criteria
+            for p in positions
+        ]
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=values, duration_ms=int(seconds(rng) * 1000))
     return screens
 
 
@@ -154,8 +167,9 @@ def qc_project(task_type, gold_of, **rules):
     systems = ["sysA", "sysB"] if task_type == "pairwise" else ["sysA"]
     for k in range(12):
         ItemFactory(project=project, n_target=0, gold=gold_of(k), systems=systems)
-    qc_rules_update(project=project, **{"min_gold_answered": 4, "gold_accuracy_threshold": 0.8, "action": "pause",
-                                        **rules})
+    qc_rules_update(
+        project=project, **{"min_gold_answered": 4, "gold_accuracy_threshold": 0.8, "action": "pause", **rules}
+    )
     return project
 
 
@@ -168,8 +182,13 @@ def test_gold_accuracy_pauses_a_random_rater_and_passes_a_careful_one():
     good, bad = add_raters(project, 2)
 
     simulate(project, good, answer=careful, seconds=lambda r: r.uniform(5, 20), seed=1)
-    simulate(project, bad, answer=lambda item, shown, c, p, rng: rng.randint(1, 5),
-             seconds=lambda r: r.uniform(5, 20), seed=2)
+    simulate(
+        project,
+        bad,
+        answer=lambda item, shown, c, p, rng: rng.randint(1, 5),
+        seconds=lambda r: r.uniform(5, 20),
+        seed=2,
+    )
 
     assert actions_of(project, good) == []
     (action,) = actions_of(project, bad)
@@ -202,8 +221,9 @@ def test_always_a_on_pairwise_is_excluded_for_gold_accuracy_and_straight_lining(
 
 
 def test_a_too_fast_rater_is_warned_once_per_rules_version():
-    project = qc_project("likert", lambda k: {"fluency": {"sysA": 1 + k % 5}}, action="warn",
-                         min_seconds_per_judgment=3)
+    project = qc_project(
+        "likert", lambda k: {"fluency": {"sysA": 1 + k % 5}}, action="warn", min_seconds_per_judgment=3
+    )
     good, fast = add_raters(project, 2)
 
     simulate(project, good, answer=careful, seconds=lambda r: r.uniform(5, 20), seed=5)
@@ -232,17 +252,25 @@ def test_a_rater_of_another_project_is_no_rater_here(project, lead):
 
 # --- the cost of a control screen ------------------------------------------------------------------------
 
+
 def control_screen(task_type="likert", n_before=6):
     """A rater who answered ``n_before`` ordinary screens under every rule (warnings only), holding a gold
     screen now."""
     project = rating_project(task_type=task_type, n_items=n_before + 2, n_gold=2)
-    qc_rules_update(project=project, min_gold_answered=1, gold_accuracy_threshold=0.8, min_seconds_per_judgment=2,
-                    straight_line_run=4, min_degraded_answered=1, degraded_p_threshold=0.05, action="warn")
+    qc_rules_update(
+        project=project,
+        min_gold_answered=1,
+        gold_accuracy_threshold=0.8,
+        min_seconds_per_judgment=2,
+        straight_line_run=4,
+        min_degraded_answered=1,
+        degraded_p_threshold=0.05,
+        action="warn",
+    )
     (rater,) = add_raters(project)
     for _ in range(n_before):
         assignment = assignment_next_for_rater(project_id=project.pk, rater=rater)
-        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 3),
-                        duration_ms=5000)
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 3), duration_ms=5000)
     Project.objects.filter(pk=project.pk).update(gold_rate=0.5)
     gold = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=ControlsFirst())
     assert gold.item.gold is not None
@@ -270,8 +298,9 @@ def raters_breaking_three_rules(project, n):
         gold_first = sorted(Item.objects.filter(project=project), key=lambda item: (item.gold is None, item.pk))
         for k, item in enumerate(gold_first):
             at = timezone.now() + timedelta(seconds=k)
-            Assignment.objects.create(project=project, item=item, rater=rater, status=Assignment.Status.DONE,
-                                      expires_at=at, completed_at=at)
+            Assignment.objects.create(
+                project=project, item=item, rater=rater, status=Assignment.Status.DONE, expires_at=at, completed_at=at
+            )
             JudgmentFactory(item=item, rater=rater, value=1 if item.gold else 3, submitted_at=at, duration_ms=9000)
     return raters
 
@@ -281,9 +310,16 @@ def test_applying_the_rules_to_every_rater_reads_in_a_constant_number_of_queries
     for n in (2, 5):
         project = rating_project(n_items=4, n_gold=2)
         degraded_controls_create(project=project, n=2, seed=0)
-        qc_rules_update(project=project, min_gold_answered=1, gold_accuracy_threshold=0.8, straight_line_run=3,
-                        min_seconds_per_judgment=2, min_degraded_answered=1, degraded_p_threshold=0.05,
-                        action="warn")
+        qc_rules_update(
+            project=project,
+            min_gold_answered=1,
+            gold_accuracy_threshold=0.8,
+            straight_line_run=3,
+            min_seconds_per_judgment=2,
+            min_degraded_answered=1,
+            degraded_p_threshold=0.05,
+            action="warn",
+        )
         raters = raters_breaking_three_rules(project, n)
         # Savepoint and release, rules, the project row's shared lock (PostgreSQL's: SQLite serialises writers and
         # takes none), memberships, gold answers, speed window starts, latest screens, the degraded test's scores,
@@ -292,6 +328,7 @@ def test_applying_the_rules_to_every_rater_reads_in_a_constant_number_of_queries
             taken = qc_rules_apply_all(project=project)
         counts.append(len(captured.captured_queries))
         assert [(a.rater_id, a.rule) for a in taken] == [
-            (r.pk, rule) for r in raters for rule in ("gold_accuracy", "straight_line", "degraded")]
+            (r.pk, rule) for r in raters for rule in ("gold_accuracy", "straight_line", "degraded")
+        ]
         assert qc_rules_apply_all(project=project) == []  # warned once per rule and rules version
     assert counts[0] == counts[1]

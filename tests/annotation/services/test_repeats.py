@@ -1,5 +1,6 @@
 """Repeat items: served again only to a rater who judged the original some screens before (pairwise with the
 sides swapped); consistency and flip rate per rater; repeats count in no result or agreement."""
+
 import random
 
 import pytest
@@ -24,8 +25,7 @@ def run(project, rater, answer, seed=0):
     while (assignment := assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng)) is not None:
         systems = list(Item.objects.get(pk=assignment.item_id).outputs.values_list("system", flat=True))
         shown = [systems[p] for p in assignment.shown_order]
-        judgment_submit(rater=rater, assignment_id=assignment.pk,
-                        values=full_values(assignment, answer(shown)))
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, answer(shown)))
 
 
 def pairwise_with_repeats(n_raters=2):
@@ -37,8 +37,9 @@ def pairwise_with_repeats(n_raters=2):
 def test_repeats_come_some_screens_after_their_original_with_the_sides_swapped():
     project, (rater, _) = pairwise_with_repeats()
     run(project, rater, lambda shown: "A")
-    done = list(Assignment.objects.filter(rater=rater, status="done").select_related("item")
-                .order_by("completed_at", "id"))
+    done = list(
+        Assignment.objects.filter(rater=rater, status="done").select_related("item").order_by("completed_at", "id")
+    )
     position = {a.item_id: k for k, a in enumerate(done)}
     repeats = [a for a in done if a.item.repeat_of_id]
     assert repeats, "the repeat rate served some repeats"
@@ -74,8 +75,9 @@ def test_likert_consistency_is_the_same_category():
     while (assignment := assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng)) is not None:
         item = Item.objects.get(pk=assignment.item_id)
         original = item.repeat_of_id or item.pk
-        judgment_submit(rater=rater, assignment_id=assignment.pk,
-                        values=full_values(assignment, 5 if original % 2 else 1))
+        judgment_submit(
+            rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 5 if original % 2 else 1)
+        )
     check = repeat_consistency(project)[rater.pk].as_dict()
     assert check["n"] > 0 and check["consistency"] == 1.0 and check["flip_rate"] is None
 

@@ -1,5 +1,6 @@
 """Training phase: a rater's first screens are items of the training pool answered with feedback (expected
 answer and the guideline's explanation), counted in no accuracy or rule; afterwards gold is never shown."""
+
 import random
 
 import pytest
@@ -22,8 +23,9 @@ def training_project(task_type="likert", training_items=2, n_gold=3, n_check=0):
     systems = ["sysA", "sysB"] if task_type == "pairwise" else ["sysA"]
     gold = {"fluency": "sysB"} if task_type == "pairwise" else {"fluency": {"sysA": 5}}
     for k in range(n_gold + n_check):
-        ItemFactory(project=project, n_target=0, gold=gold, systems=systems, meta={"explanation": WHY},
-                    training=k < n_gold)
+        ItemFactory(
+            project=project, n_target=0, gold=gold, systems=systems, meta={"explanation": WHY}, training=k < n_gold
+        )
     return project
 
 
@@ -35,8 +37,10 @@ def test_the_first_screens_are_gold_with_feedback_then_real_work():
         assignment = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng)
         assert assignment.item.pk in set(project.items.filter(gold__isnull=False).values_list("id", flat=True))
         result = judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment, 2))
-        assert result.feedback == {"expected": [{"criterion": "fluency", "position": 0, "value": 5}],
-                                   "explanation": WHY}
+        assert result.feedback == {
+            "expected": [{"criterion": "fluency", "position": 0, "value": 5}],
+            "explanation": WHY,
+        }
         assert Membership.objects.get(user=rater).training_done == k + 1
     assignment = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=rng)
     assert project.items.get(pk=assignment.item_id).gold is None
@@ -81,20 +85,37 @@ def test_the_api_returns_feedback_on_training_screens_only():
     client = client_for(rater)
     for k in range(2):
         screen = client.post(f"/api/v1/projects/{project.pk}/next/").json()
-        body = client.post(f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
-                           {"values": [{"criterion": "fluency", "position": 0, "value": 4}]}, format="json").json()
+        body = client.post(
+            f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
+            {"values": [{"criterion": "fluency", "position": 0, "value": 4}]},
+            format="json",
+        ).json()
         assert ("feedback" in body) == (k == 0)
     assert "fluency" not in str(body.get("feedback", ""))
 
 
 def test_projects_take_training_items_through_the_api(staff):
-    response = client_for(staff).post("/api/v1/projects/", {
-        "name": "p", "task_type": "likert", "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
-        "training_items": 3}, format="json")
+    response = client_for(staff).post(
+        "/api/v1/projects/",
+        {
+            "name": "p",
+            "task_type": "likert",
+            "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+            "training_items": 3,
+        },
+        format="json",
+    )
     assert response.status_code == 201 and response.json()["training_items"] == 3
-    bad = client_for(staff).post("/api/v1/projects/", {
-        "name": "p", "task_type": "likert", "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
-        "training_items": -1}, format="json")
+    bad = client_for(staff).post(
+        "/api/v1/projects/",
+        {
+            "name": "p",
+            "task_type": "likert",
+            "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+            "training_items": -1,
+        },
+        format="json",
+    )
     assert bad.status_code == 400 and "training_items" in bad.json()
 
 

@@ -31,8 +31,9 @@ GOLD = {
     "rankme": lambda criteria, systems: {c: {s: [0, 100] for s in systems} for c in criteria},
     "pairwise": lambda criteria, systems: "tie",
     # error spans: the demo's answer marks its first character (see the packages' demo.py)
-    "esa": lambda criteria, systems: {c: {s: {"spans": [{"start": 0, "end": 1}], "score": [0, 100]} for s in systems}
-                                      for c in criteria},
+    "esa": lambda criteria, systems: {
+        c: {s: {"spans": [{"start": 0, "end": 1}], "score": [0, 100]} for s in systems} for c in criteria
+    },
     "mqm": lambda criteria, systems: {c: {s: {"spans": [{"start": 0, "end": 1}]} for s in systems} for c in criteria},
     # best–worst: equal scores leave the pick to the order shown, so any output counts as the right best
     "bws": lambda criteria, systems: {"best": systems},

@@ -1,4 +1,5 @@
 """likert: the rating screen's side (criteria with their points, values per displayed output)."""
+
 import random
 
 import pytest
@@ -9,13 +10,15 @@ from annotation.task_types.likert import TYPE
 
 
 def test_screen_criterion_lists_every_point_with_its_label():
-    criterion = Criterion(name="fluency", scale_min=1, scale_max=3,
-                          labels=["bad", "ok", "good"])
+    criterion = Criterion(name="fluency", scale_min=1, scale_max=3, labels=["bad", "ok", "good"])
 
     screen = TYPE.screen_criterion(criterion)
 
-    assert screen["choices"] == [{"value": 1, "label": "bad"}, {"value": 2, "label": "ok"},
-                                 {"value": 3, "label": "good"}]
+    assert screen["choices"] == [
+        {"value": 1, "label": "bad"},
+        {"value": 2, "label": "ok"},
+        {"value": 3, "label": "good"},
+    ]
 
 
 def test_a_screen_value_names_the_system_shown_at_its_position():

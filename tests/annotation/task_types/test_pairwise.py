@@ -1,4 +1,5 @@
 """pairwise: A / tie / B as displayed, mapped to systems; left/right balanced per rater."""
+
 import random
 
 import pytest

@@ -1,4 +1,5 @@
 """rankme: continuous sliders (no fixed choices), numbers in the range per displayed output."""
+
 import math
 
 import pytest
@@ -28,15 +29,18 @@ def test_with_a_modulus_any_positive_finite_score_is_taken_as_given(value):
     assert TYPE.code_value(value, WITH_MODULUS, ["a", "b"], "a") == ("a", float(value), "")
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    (0, "value must be a positive score relative to the modulus (100), got 0"),
-    (-5, "value must be a positive score relative to the modulus (100), got -5"),
-    (math.nan, "value must be a finite number, got nan"),
-    (math.inf, "value must be a finite number, got inf"),
-    ("50", "value must be a number, got '50'"),
-    (True, "value must be a number, got True"),
-    (None, "value must be a number, got None"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "value must be a positive score relative to the modulus (100), got 0"),
+        (-5, "value must be a positive score relative to the modulus (100), got -5"),
+        (math.nan, "value must be a finite number, got nan"),
+        (math.inf, "value must be a finite number, got inf"),
+        ("50", "value must be a number, got '50'"),
+        (True, "value must be a number, got True"),
+        (None, "value must be a number, got None"),
+    ],
+)
 def test_with_a_modulus_zero_negatives_non_finite_and_non_numbers_are_refused(value, message):
     with pytest.raises(TaskTypeError) as caught:
         TYPE.code_value(value, WITH_MODULUS, ["a", "b"], "a")
@@ -59,8 +63,14 @@ def test_gold_ranges_with_a_modulus_are_positive_and_unbounded():
 def test_the_modulus_slider_runs_over_log10_of_the_score_from_a_hundredth_to_a_hundred_times_it():
     criterion = {"scale_min": None, "scale_max": None}
     unset = TYPE.slider(criterion, None, 100.0)
-    assert unset == {"low": "0", "high": "4", "step": "0.01", "position": "2", "log_scale": True,
-                     "ends": ("1", "10000")}
+    assert unset == {
+        "low": "0",
+        "high": "4",
+        "step": "0.01",
+        "position": "2",
+        "log_scale": True,
+        "ends": ("1", "10000"),
+    }
     assert TYPE.slider(criterion, 1000.0, 100.0)["position"] == "3"
     # a refused form sends its strings back; a non-number or non-positive one leaves the slider at the modulus
     assert TYPE.slider(criterion, "10", 100.0)["position"] == "1"
@@ -69,5 +79,11 @@ def test_the_modulus_slider_runs_over_log10_of_the_score_from_a_hundredth_to_a_h
 
 def test_the_plain_slider_spans_the_criterion_range():
     slider = TYPE.slider({"scale_min": 0.0, "scale_max": 10.0}, 7.5, None)
-    assert slider == {"low": "0", "high": "10", "step": "0.1", "position": "7.5", "log_scale": False,
-                      "ends": ("0", "10")}  # shown beside the slider when the criterion names no ends
+    assert slider == {
+        "low": "0",
+        "high": "10",
+        "step": "0.1",
+        "position": "7.5",
+        "log_scale": False,
+        "ends": ("0", "10"),
+    }  # shown beside the slider when the criterion names no ends

@@ -1,4 +1,5 @@
 """The ``markdown`` filter: Markdown becomes HTML; raw HTML stays text, and nothing that runs survives."""
+
 import pytest
 from django.template import Context, Template
 
@@ -12,17 +13,20 @@ def test_markdown_is_rendered():
     assert '<a href="https://example.org/g" rel="noopener noreferrer nofollow">guide</a>' in html
 
 
-@pytest.mark.parametrize(("source", "forbidden"), [
-    ('<script>alert(1)</script>', "<script"),
-    ('<img src=x onerror="alert(1)">', "<img"),
-    ('<div onclick="alert(1)">x</div>', "<div"),
-    ("[click](javascript:alert(1))", "javascript:"),
-    ("[click](JaVaScRiPt:alert(1))", "avascript:"),
-    ("[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)", "data:"),
-    ('![x](https://example.org/x.png" onerror="alert(1))', "<img"),
-    ("<a href='javascript:alert(1)'>x</a>", "<a "),
-    ("<iframe src='https://evil.example'></iframe>", "<iframe"),
-])
+@pytest.mark.parametrize(
+    ("source", "forbidden"),
+    [
+        ("<script>alert(1)</script>", "<script"),
+        ('<img src=x onerror="alert(1)">', "<img"),
+        ('<div onclick="alert(1)">x</div>', "<div"),
+        ("[click](javascript:alert(1))", "javascript:"),
+        ("[click](JaVaScRiPt:alert(1))", "avascript:"),
+        ("[data](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)", "data:"),
+        ('![x](https://example.org/x.png" onerror="alert(1))', "<img"),
+        ("<a href='javascript:alert(1)'>x</a>", "<a "),
+        ("<iframe src='https://evil.example'></iframe>", "<iframe"),
+    ],
+)
 def test_nothing_that_runs_survives(source, forbidden):
     html = markdown_to_html(f"Before {source} after")
     assert forbidden not in html

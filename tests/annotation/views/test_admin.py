@@ -1,4 +1,5 @@
 """Every model has an admin page with working filters and search."""
+
 import pytest
 from django.contrib import admin
 from django.urls import reverse
@@ -9,8 +10,12 @@ pytestmark = pytest.mark.django_db
 def test_every_model_of_the_apps_is_registered():
     from django.apps import apps
 
-    missing = [m._meta.label for app in ("annotation", "agreement", "evaluation")
-               for m in apps.get_app_config(app).get_models() if m not in admin.site._registry]
+    missing = [
+        m._meta.label
+        for app in ("annotation", "agreement", "evaluation")
+        for m in apps.get_app_config(app).get_models()
+        if m not in admin.site._registry
+    ]
     assert missing == []
 
 

@@ -89,9 +89,16 @@ def test_the_leads_item_page_shows_the_conversation_and_sends_edits_to_the_updat
 def test_a_conversation_item_is_rewritten_by_the_update_upload(lead):
     project = conversation_project("likert")
     changed = [*TURNS[:-1], {"role": "user", "text": "Where is the Louvre?"}]
-    report = item_import_update(project=project, stream=jsonl(
-        {"external_id": "c1", "input": changed, "outputs": [{"system": "whole", "text": WHOLE},
-                                                            {"system": "next", "text": "In Paris."}]}))
+    report = item_import_update(
+        project=project,
+        stream=jsonl(
+            {
+                "external_id": "c1",
+                "input": changed,
+                "outputs": [{"system": "whole", "text": WHOLE}, {"system": "next", "text": "In Paris."}],
+            }
+        ),
+    )
     assert [(line.outcome, line.detail) for line in report.lines] == [("updated", "input, turns, outputs")]
     item = Item.objects.get(project=project)
     assert item.turns == changed and item.input.endswith("user: Where is the Louvre?")

@@ -1,8 +1,10 @@
 """The project page: login required, and lead-only parts hidden from raters and outsiders (the item upload
 page is tested in tests/console/views/test_item_upload.py)."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db
+
 
 def test_login_page_is_served(client):
     response = client.get("/accounts/login/")

@@ -1,4 +1,5 @@
 """The rater's pages: instructions first, judging screens per task type, back/revise, flags, refusals."""
+
 from datetime import timedelta
 
 import pytest
@@ -59,9 +60,10 @@ def test_a_likert_rater_submits_every_item_then_sees_the_finished_screen(client)
     for _ in range(2):
         assignment = Assignment.objects.get(rater=rater, status="active")
         c1, c2 = project.criteria.order_by("position")
-        response = client.post(f"/assignments/{assignment.pk}/submit/",
-                               {f"v-{c1.pk}-0": "4", f"v-{c2.pk}-0": "5", "client_token": f"t{assignment.pk}",
-                                "duration_ms": "3100"})
+        response = client.post(
+            f"/assignments/{assignment.pk}/submit/",
+            {f"v-{c1.pk}-0": "4", f"v-{c2.pk}-0": "5", "client_token": f"t{assignment.pk}", "duration_ms": "3100"},
+        )
         assert response.status_code == 302
         client.get(response["Location"])
 
@@ -80,8 +82,9 @@ def test_a_rater_at_their_quota_is_told_so_not_that_work_may_come_back(client):
     for _ in range(2):
         assignment = Assignment.objects.get(rater=rater, status="active")
         (criterion,) = project.criteria.all()
-        client.post(f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "4",
-                                                              "client_token": f"t{assignment.pk}"})
+        client.post(
+            f"/assignments/{assignment.pk}/submit/", {f"v-{criterion.pk}-0": "4", "client_token": f"t{assignment.pk}"}
+        )
         client.get(f"/projects/{project.pk}/rate/")
 
     # Then the finished screen says they had the 2 screens planned for them, counted in screens
@@ -230,8 +233,9 @@ def test_flagging_skips_to_the_next_item(client):
     start(client, project)
     first = Assignment.objects.get(rater=rater)
 
-    response = client.post(f"/assignments/{first.pk}/flag/", {"reason": "offensive", "comment": "<i>insult</i>"},
-                           follow=True)
+    response = client.post(
+        f"/assignments/{first.pk}/flag/", {"reason": "offensive", "comment": "<i>insult</i>"}, follow=True
+    )
 
     assert b"flagged" in response.content
     assert ItemFlag.objects.get().comment == "<i>insult</i>"
@@ -304,8 +308,7 @@ def _queries(client, url) -> int:
     return len(ctx.captured_queries)
 
 
-def test_progress_pages_cost_the_same_queries_whatever_the_number_of_raters_or_projects(
-        client, lead):
+def test_progress_pages_cost_the_same_queries_whatever_the_number_of_raters_or_projects(client, lead):
     # Given a project with 2 raters, then with 10
     project = rating_project(n_items=4)
     project.memberships.create(user=lead, role="lead")

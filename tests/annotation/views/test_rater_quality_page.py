@@ -1,4 +1,5 @@
 """The lead's rater quality page: per-rater accuracy, flags, bias and log, and CSRF-protected action forms."""
+
 import pytest
 from django.db import connection
 from django.test import Client
@@ -31,19 +32,25 @@ def test_lead_sees_accuracy_rules_and_the_log(client, lead, project, rater):
 
 def test_the_form_pauses_and_excludes_with_a_reason(client, lead, project, rater):
     client.force_login(lead)
-    response = client.post(f"/projects/{project.pk}/raters/action/",
-                           {"rater": rater.pk, "action": "exclude", "reason": "random answers"}, follow=True)
+    response = client.post(
+        f"/projects/{project.pk}/raters/action/",
+        {"rater": rater.pk, "action": "exclude", "reason": "random answers"},
+        follow=True,
+    )
     assert b"rater: exclude logged." in response.content
     membership = Membership.objects.get(user=rater, project=project)
     assert membership.is_paused and RaterExclusion.objects.filter(project=project, rater=rater).exists()
     assert RaterAction.objects.get().reason == "random answers"
 
 
-@pytest.mark.parametrize("form, message", [
-    ({"action": "pause", "reason": ""}, b"say why"),
-    ({"action": "ban", "reason": "x"}, b"Unknown action"),
-    ({"action": "pause", "reason": "x", "rater": "999999"}, b"not a rater"),
-])
+@pytest.mark.parametrize(
+    "form, message",
+    [
+        ({"action": "pause", "reason": ""}, b"say why"),
+        ({"action": "ban", "reason": "x"}, b"Unknown action"),
+        ({"action": "pause", "reason": "x", "rater": "999999"}, b"not a rater"),
+    ],
+)
 def test_bad_forms_get_400_with_the_reason_on_the_page(client, lead, project, rater, form, message):
     client.force_login(lead)
     response = client.post(f"/projects/{project.pk}/raters/action/", {"rater": rater.pk, **form})
@@ -54,15 +61,20 @@ def test_bad_forms_get_400_with_the_reason_on_the_page(client, lead, project, ra
 def test_raters_get_403_and_outsiders_404(client, project, rater):
     client.force_login(rater)
     assert client.get(f"/projects/{project.pk}/raters/").status_code == 403
-    assert client.post(f"/projects/{project.pk}/raters/action/",
-                       {"rater": rater.pk, "action": "resume", "reason": "me"}).status_code == 403
+    assert (
+        client.post(
+            f"/projects/{project.pk}/raters/action/", {"rater": rater.pk, "action": "resume", "reason": "me"}
+        ).status_code
+        == 403
+    )
 
 
 def test_the_action_form_needs_the_csrf_token(lead, project, rater):
     client = Client(enforce_csrf_checks=True)
     client.force_login(lead)
-    response = client.post(f"/projects/{project.pk}/raters/action/",
-                           {"rater": rater.pk, "action": "pause", "reason": "x"})
+    response = client.post(
+        f"/projects/{project.pk}/raters/action/", {"rater": rater.pk, "action": "pause", "reason": "x"}
+    )
     assert response.status_code == 403 and not RaterAction.objects.exists()
 
 
@@ -96,8 +108,13 @@ def test_pairwise_page_shows_position_bias_and_the_degraded_test(client, lead):
     for _ in range(3):
         ItemFactory(project=project)
     for copy in degraded_controls_create(project=project, n=2, seed=1):
-        JudgmentFactory(item=copy, rater=rater, value=2, label=copy.outputs.get(position=0).system,
-                        shown_order=[o.system for o in copy.outputs.order_by("-position")])
+        JudgmentFactory(
+            item=copy,
+            rater=rater,
+            value=2,
+            label=copy.outputs.get(position=0).system,
+            shown_order=[o.system for o in copy.outputs.order_by("-position")],
+        )
     client.force_login(lead)
     page = client.get(f"/projects/{project.pk}/raters/").content.decode()
     assert 'data-testid="position-bias"' in page and "won 0 of 2 decided screens" in page

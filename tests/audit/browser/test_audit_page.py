@@ -1,5 +1,6 @@
 """In a browser: a lead pauses a rater, then follows the project page's link to the audit log, filters it by
 action with the keyboard and reads the entry (1280×800 and a tablet's width)."""
+
 import pytest
 
 from annotation.models import Membership
@@ -17,8 +18,13 @@ def test_the_lead_reads_and_filters_the_audit_log(page, live_server, screenshot)
     lead = UserFactory(username="audit-lead")
     MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     (rater,) = add_raters(project)
-    audit_record(actor="manage.py import_items", action="items.import", project=project, target="batch.jsonl",
-                 detail={"imported": 2, "format": "jsonl"})
+    audit_record(
+        actor="manage.py import_items",
+        action="items.import",
+        project=project,
+        target="batch.jsonl",
+        detail={"imported": 2, "format": "jsonl"},
+    )
 
     page.set_viewport_size({"width": 1280, "height": 800})
     log_in(page, live_server.url, lead.username, PASSWORD, f"/projects/{project.pk}/raters/")

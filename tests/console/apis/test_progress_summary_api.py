@@ -1,5 +1,6 @@
 """GET /api/v1/projects/{id}/progress/summary/: the progress page's numbers as JSON, for leads only, in the
 OpenAPI schema."""
+
 import pytest
 from django.utils import timezone
 
@@ -17,7 +18,12 @@ def test_the_summary_holds_the_known_numbers(client, world):
     client.force_login(world.lead)
     data = client.get(f"/api/v1/projects/{world.project.pk}/progress/summary/").json()
     assert {k: data["items"][k] for k in ("complete", "in_progress", "untouched", "gold", "slots_filled")} == {
-        "complete": 4, "in_progress": 3, "untouched": 3, "gold": 2, "slots_filled": 10}
+        "complete": 4,
+        "in_progress": 3,
+        "untouched": 3,
+        "gold": 2,
+        "slots_filled": 10,
+    }
     assert data["median_seconds_per_item"] == 50 and data["leases"]["n_active"] == 1
     (holder,) = data["leases"]["raters"]
     # r3's lease was served 30 minutes before the fixture's "now", moments before the request.

@@ -1,6 +1,7 @@
 """In a browser: a lead creates a Likert project through the wizard with two criteria, watches the preview of
 the rater's screen follow the edits, saves the draft and makes it live; the wizard also reads at a tablet
 width. Screenshots go to artifacts/."""
+
 import pytest
 from django.contrib.auth.models import Permission
 
@@ -89,7 +90,9 @@ def test_a_lead_creates_a_likert_project_sees_the_preview_and_makes_it_live(page
     project.refresh_from_db()
     assert project.status == "live"
     assert list(AuditEntry.objects.filter(project=project).order_by("id").values_list("action", flat=True)) == [
-        "project.create", "project.live"]
+        "project.create",
+        "project.live",
+    ]
 
 
 def test_errors_show_beside_the_fields_and_take_the_focus(page, live_server, screenshot):

@@ -1,6 +1,7 @@
 """A whole study in the browser, as issue 10 asks: a lead creates a project through the wizard, uploads its
 items, makes it live and invites a rater by link; the rater signs up and judges every item from the keyboard;
 the lead's progress page then shows 100%. A screenshot of each page goes to artifacts/study-*.png."""
+
 import json
 
 import pytest
@@ -19,8 +20,9 @@ RATER_PASSWORD = "a long and fresh passphrase"
 N_ITEMS = 3
 
 
-def test_a_lead_runs_a_study_from_the_wizard_to_full_progress(browser, page, live_server, screenshot, settings,
-                                                                tmp_path):
+def test_a_lead_runs_a_study_from_the_wizard_to_full_progress(
+    browser, page, live_server, screenshot, settings, tmp_path
+):
     settings.MEDIA_ROOT = tmp_path / "media"
     lead = UserFactory(username="study-lead")
     lead.user_permissions.add(Permission.objects.get(codename="add_project"))
@@ -46,9 +48,19 @@ def test_a_lead_runs_a_study_from_the_wizard_to_full_progress(browser, page, liv
 
     # 2. Items, through the upload page and its progress bar
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"external_id": f"doc{k}", "input": f"Source text number {k}.",
-                                         "outputs": [{"system": "bart", "text": f"Summary {k}."}]}) + "\n"
-                             for k in range(N_ITEMS)))
+    items.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "external_id": f"doc{k}",
+                    "input": f"Source text number {k}.",
+                    "outputs": [{"system": "bart", "text": f"Summary {k}."}],
+                }
+            )
+            + "\n"
+            for k in range(N_ITEMS)
+        )
+    )
     with page.expect_navigation():
         page.get_by_role("link", name="Upload items").first.click()
     page.get_by_label("File (JSONL or CSV)").set_input_files(str(items))
@@ -96,7 +108,10 @@ def test_a_lead_runs_a_study_from_the_wizard_to_full_progress(browser, page, liv
     screenshot(rater, "study-08-rater-finished")
     context.close()
     assert sorted(Judgment.objects.filter(project=project, is_current=True).values_list("value", flat=True)) == [
-        2, 3, 4]
+        2,
+        3,
+        4,
+    ]
 
     # 5. The lead's progress page: every slot filled, the rater's throughput, no lease left open
     page.goto(f"{live_server.url}/projects/{project.pk}/progress/")
@@ -105,4 +120,5 @@ def test_a_lead_runs_a_study_from_the_wizard_to_full_progress(browser, page, liv
     assert "pilot-rater" in page.inner_text("[data-testid=rater-throughput]")
     screenshot(page, "study-09-progress")
     assert {"project.create", "items.import", "project.live", "invite.create"} <= set(
-        AuditEntry.objects.filter(project=project).values_list("action", flat=True))
+        AuditEntry.objects.filter(project=project).values_list("action", flat=True)
+    )

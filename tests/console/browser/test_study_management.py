@@ -2,6 +2,7 @@
 judged one cannot change and retires it, re-uploads a file in "update existing items" mode and reads what
 changed line by line, archives the project (gone from the home list, read-only) and restores it; an admin
 deletes a project after typing its name. Screenshots at 1280×800, 768×1024 and 390×844 go to artifacts/."""
+
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from tests.annotation.rating import full_values
 from tests.browser_support import at_every_width, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
 
 @pytest.fixture
 def study(db):
@@ -67,12 +69,22 @@ def test_items_are_replaced_retired_and_updated(page, live_server, screenshot, s
 
     # A re-upload in update mode says what changed, line by line
     lines = [
-        {"external_id": judged.external_id, "input": "Try to change a judged item",
-         "outputs": [{"system": "bart", "text": "x"}]},
-        {"external_id": fresh.external_id, "input": "A corrected source text.",
-         "outputs": [{"system": "bart", "text": "A corrected summary."}]},
-        {"external_id": other.external_id, "input": "Rewritten before anyone judged it",
-         "outputs": [{"system": "bart", "text": "y"}], "subgroup": "news"},
+        {
+            "external_id": judged.external_id,
+            "input": "Try to change a judged item",
+            "outputs": [{"system": "bart", "text": "x"}],
+        },
+        {
+            "external_id": fresh.external_id,
+            "input": "A corrected source text.",
+            "outputs": [{"system": "bart", "text": "A corrected summary."}],
+        },
+        {
+            "external_id": other.external_id,
+            "input": "Rewritten before anyone judged it",
+            "outputs": [{"system": "bart", "text": "y"}],
+            "subgroup": "news",
+        },
         {"external_id": "news/doc9", "input": "A new item", "outputs": [{"system": "bart", "text": "z"}]},
     ]
     path = tmp_path / "v2.jsonl"
@@ -82,11 +94,16 @@ def test_items_are_replaced_retired_and_updated(page, live_server, screenshot, s
     with page.expect_navigation():
         page.get_by_test_id("update-submit").click()
     report = page.get_by_test_id("update-report")
-    assert [report.locator(f"dd[data-outcome={o}]").inner_text() for o in ("added", "updated", "unchanged",
-                                                                              "refused")] == ["1", "1", "1", "1"]
+    assert [
+        report.locator(f"dd[data-outcome={o}]").inner_text() for o in ("added", "updated", "unchanged", "refused")
+    ] == ["1", "1", "1", "1"]
     rows = [row.split("\t") for row in page.locator("[data-testid=update-lines] tbody tr").all_inner_texts()]
-    assert [row[:3] for row in rows] == [["1", judged.external_id, "Refused"], ["2", fresh.external_id, "Unchanged"],
-                                         ["3", other.external_id, "Updated"], ["4", "news/doc9", "Added"]]
+    assert [row[:3] for row in rows] == [
+        ["1", judged.external_id, "Refused"],
+        ["2", fresh.external_id, "Unchanged"],
+        ["3", other.external_id, "Updated"],
+        ["4", "news/doc9", "Added"],
+    ]
     assert "retire it and import the new text under a new external id" in rows[0][3]
     assert rows[2][3] == "input, subgroup, outputs"
     at_every_width(page, screenshot, "manage-update-report")
@@ -116,7 +133,8 @@ def test_a_project_is_archived_restored_and_deleted(page, live_server, screensho
     # A write through a page is turned back with the reason
     page.goto(f"{live_server.url}/projects/{project.pk}/items/upload/")
     page.get_by_label("File with the changed items (JSONL or CSV)").set_input_files(
-        files=[{"name": "x.jsonl", "mimeType": "application/x-ndjson", "buffer": b'{"external_id": "n"}\n'}])
+        files=[{"name": "x.jsonl", "mimeType": "application/x-ndjson", "buffer": b'{"external_id": "n"}\n'}]
+    )
     with page.expect_navigation():
         page.get_by_test_id("update-submit").click()
     assert page.url.endswith(f"/projects/{project.pk}/")

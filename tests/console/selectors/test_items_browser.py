@@ -1,4 +1,5 @@
 """The item browser's filters, counts and query budget, on the known project."""
+
 import pytest
 
 from annotation.models import ItemFlag
@@ -38,8 +39,16 @@ def test_search_subgroup_and_system_filters_combine(world):
 
 def test_counts_per_status_follow_every_filter_but_the_status(world):
     result = item_browser_page(world.project, ItemFilters(system="pegasus", status="complete"))
-    assert result["counts"] == {"total": 5, "untouched": 3, "in_progress": 2, "complete": 0, "gold": 0, "control": 0,
-                                "flagged": 1, "retired": 0}
+    assert result["counts"] == {
+        "total": 5,
+        "untouched": 3,
+        "in_progress": 2,
+        "complete": 0,
+        "gold": 0,
+        "control": 0,
+        "flagged": 1,
+        "retired": 0,
+    }
     assert result["page"].paginator.count == 0
     assert result["subgroups"] == ["news", "sport"] and result["systems"] == ["bart", "pegasus", "sysA"]
 
@@ -77,6 +86,9 @@ def test_item_detail_holds_every_judgment_current_and_revised(world, django_asse
     with django_assert_num_queries(5):
         detail = item_detail_for_lead(world.project, "i0")
     rows = [(j.rater_name, j.criterion.name, j.output.system, j.value, j.is_current) for j in detail["judgments"]]
-    assert rows == [("known-r1", "fluency", "bart", 4, True), ("known-r2", "fluency", "bart", 2, False),
-                    ("known-r2", "fluency", "bart", 5, True)]
+    assert rows == [
+        ("known-r1", "fluency", "bart", 4, True),
+        ("known-r2", "fluency", "bart", 2, False),
+        ("known-r2", "fluency", "bart", 5, True),
+    ]
     assert detail["item"].status == "complete" and [o.system for o in detail["outputs"]] == ["bart"]

@@ -1,4 +1,5 @@
 """progress_summary on a project in a known state: every number recomputed here from the fixture's table."""
+
 import statistics
 from collections import Counter
 from datetime import timedelta
@@ -30,7 +31,8 @@ def test_judgments_and_screens_per_day_count_current_judgments_only():
     per_day = progress_summary(world.project, now=NOW)["per_day"]
     screens = Counter((served + timedelta(seconds=s)).date() for _, _, served, s in SCREENS)
     assert [(d["day"], d["judgments"], d["screens"]) for d in per_day] == [
-        (day, screens[day], screens[day]) for day in sorted(screens)]
+        (day, screens[day], screens[day]) for day in sorted(screens)
+    ]
     assert [d["judgments"] for d in per_day] == [2, 4, 5]  # r2's revision of i0 replaced a row, added none
 
 
@@ -49,15 +51,26 @@ def test_rater_throughput_and_median_time_per_item():
         assert row["last_active"] == max(served + timedelta(seconds=s) for served, s in mine)
     assert rows["known-r1"]["median_seconds_per_item"] == 45 and rows["known-r2"]["median_seconds_per_item"] == 65
     assert rows["known-r3"] | {"rater": None} == {
-        "rater": None, "is_paused": False, "judgments": 0, "screens": 0, "active_days": 0, "judgments_per_day": None,
-        "screens_per_day": None, "last_active": None, "median_seconds_per_item": None}
+        "rater": None,
+        "is_paused": False,
+        "judgments": 0,
+        "screens": 0,
+        "active_days": 0,
+        "judgments_per_day": None,
+        "screens_per_day": None,
+        "last_active": None,
+        "median_seconds_per_item": None,
+    }
 
 
 def test_leases_held_now_leave_out_expired_ones():
     world = known_project()
     leases = progress_summary(world.project, now=NOW)["leases"]
-    assert leases == {"n_active": 1, "oldest_age_seconds": 30 * 60,
-                      "raters": [{"rater": "known-r3", "n": 1, "oldest_age_seconds": 30 * 60}]}
+    assert leases == {
+        "n_active": 1,
+        "oldest_age_seconds": 30 * 60,
+        "raters": [{"rater": "known-r3", "n": 1, "oldest_age_seconds": 30 * 60}],
+    }
 
 
 def test_eta_from_the_recent_rate_of_filled_slots():
@@ -102,12 +115,24 @@ def _screens_today(world, rater_names, item_names, seconds=30):
             item = world.items[item_name]
             served = NOW - timedelta(hours=1)
             assignment = Assignment.objects.create(
-                project=world.project, item=item, rater=rater, status=Assignment.Status.DONE,
-                expires_at=served + timedelta(minutes=15), completed_at=served + timedelta(seconds=seconds))
+                project=world.project,
+                item=item,
+                rater=rater,
+                status=Assignment.Status.DONE,
+                expires_at=served + timedelta(minutes=15),
+                completed_at=served + timedelta(seconds=seconds),
+            )
             Assignment.objects.filter(pk=assignment.pk).update(served_at=served)
-            Judgment.objects.create(project=world.project, item=item, output=item.outputs.get(), criterion=criterion,
-                                    rater=rater, assignment=assignment, value=3,
-                                    submitted_at=served + timedelta(seconds=seconds))
+            Judgment.objects.create(
+                project=world.project,
+                item=item,
+                output=item.outputs.get(),
+                criterion=criterion,
+                rater=rater,
+                assignment=assignment,
+                value=3,
+                submitted_at=served + timedelta(seconds=seconds),
+            )
 
 
 class _Reads:
@@ -136,8 +161,9 @@ def test_queries_do_not_grow_with_the_project_nor_rows_with_its_judgments():
     # Eighty more screens and judgments, on days r1 and r2 were active already.
     _screens_today(large, ["r1", "r2"], [f"i{k}" for k in range(7, 47)])
     assert _reads(large.project) == small
-    medians = {row["rater"]: row["median_seconds_per_item"] for row in progress_summary(large.project, now=NOW)[
-        "raters"]}
+    medians = {
+        row["rater"]: row["median_seconds_per_item"] for row in progress_summary(large.project, now=NOW)["raters"]
+    }
     assert medians["known-r1"] == statistics.median([s for r, *_, s in SCREENS if r == "r1"] + [30] * 40)
 
 

@@ -1,4 +1,5 @@
 """The upload import job's progress is visible to other connections while the import's transaction is open."""
+
 import importlib
 import json
 
@@ -19,11 +20,19 @@ def test_progress_is_committed_while_the_import_runs(settings, tmp_path, monkeyp
     lead = UserFactory(username="progress-lead")
     MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
     (tmp_path / "imports").mkdir()
-    (tmp_path / "imports" / "f.jsonl").write_bytes(b"".join(
-        json.dumps({"external_id": f"d{k}", "input": "x", "outputs": [{"system": "s", "text": "t"}]}).encode() + b"\n"
-        for k in range(10)))
-    job = Job.objects.create(kind="item_import", project=project, created_by=lead,
-                             params={"file": "f.jsonl", "format": "jsonl", "filename": "f.jsonl"})
+    (tmp_path / "imports" / "f.jsonl").write_bytes(
+        b"".join(
+            json.dumps({"external_id": f"d{k}", "input": "x", "outputs": [{"system": "s", "text": "t"}]}).encode()
+            + b"\n"
+            for k in range(10)
+        )
+    )
+    job = Job.objects.create(
+        kind="item_import",
+        project=project,
+        created_by=lead,
+        params={"file": "f.jsonl", "format": "jsonl", "filename": "f.jsonl"},
+    )
     # The package re-exports the function under the module's name: fetch the module itself.
     monkeypatch.setattr(importlib.import_module("annotation.services.item_import"), "BATCH_SIZE", 2)
     seen = []

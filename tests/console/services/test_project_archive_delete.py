@@ -1,5 +1,6 @@
 """Archiving (read-only, hidden, restorable), deleting with a typed confirmation and the admin-level permission,
 closing a draft, and project names unique per owner."""
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -67,8 +68,9 @@ def test_deleting_needs_the_exact_name_typed_and_removes_everything_but_the_log(
     for typed in ("old study", "Old study ", ""):
         with pytest.raises(ValidationError) as caught:
             project_delete(project=project, actor=admin, confirm_name=typed)
-        assert caught.value.message_dict["confirm_name"] == ["Type the project's name, 'Old study', exactly to "
-                                                             "delete it."]
+        assert caught.value.message_dict["confirm_name"] == [
+            "Type the project's name, 'Old study', exactly to delete it."
+        ]
     assert Project.objects.filter(pk=project.pk).exists()
 
     counts = project_delete(project=project, actor=admin, confirm_name="Old study")
@@ -92,8 +94,9 @@ def test_a_draft_can_be_closed_unused():
 
 
 def _create(owner, name):
-    return project_create(created_by=owner, name=name, task_type="likert",
-                          criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}])
+    return project_create(
+        created_by=owner, name=name, task_type="likert", criteria=[{"name": "fluency", "scale_min": 1, "scale_max": 5}]
+    )
 
 
 def test_names_are_unique_per_owner_not_across_owners():

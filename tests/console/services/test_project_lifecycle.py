@@ -1,4 +1,5 @@
 """The lifecycle draft → live ⇄ paused → closed, the refused moves, and what raters get in each state."""
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -19,8 +20,9 @@ def draft():
     return project
 
 
-@pytest.mark.parametrize("path", [
-    ["live"], ["live", "paused"], ["live", "paused", "live"], ["live", "closed"], ["live", "paused", "closed"]])
+@pytest.mark.parametrize(
+    "path", [["live"], ["live", "paused"], ["live", "paused", "live"], ["live", "closed"], ["live", "paused", "closed"]]
+)
 def test_allowed_transitions_are_applied_and_audited(draft, path):
     lead = UserFactory()
     for status in path:
@@ -31,15 +33,18 @@ def test_allowed_transitions_are_applied_and_audited(draft, path):
     assert AuditEntry.objects.order_by("id").first().detail == {"from": "draft", "to": "live"}
 
 
-@pytest.mark.parametrize(("start", "target", "message"), [
-    ("draft", "paused", "A draft project can only become live or closed, not paused."),
-    ("live", "draft", "A live project can only become paused or closed, not draft."),
-    ("live", "live", "The project is live already."),
-    ("paused", "draft", "A paused project can only become live or closed, not draft."),
-    ("closed", "live", "A closed project is final; clone it for a new round."),
-    ("closed", "paused", "A closed project is final; clone it for a new round."),
-    ("live", "archived", "unknown status 'archived'"),
-])
+@pytest.mark.parametrize(
+    ("start", "target", "message"),
+    [
+        ("draft", "paused", "A draft project can only become live or closed, not paused."),
+        ("live", "draft", "A live project can only become paused or closed, not draft."),
+        ("live", "live", "The project is live already."),
+        ("paused", "draft", "A paused project can only become live or closed, not draft."),
+        ("closed", "live", "A closed project is final; clone it for a new round."),
+        ("closed", "paused", "A closed project is final; clone it for a new round."),
+        ("live", "archived", "unknown status 'archived'"),
+    ],
+)
 def test_refused_transitions_say_why_and_change_nothing(start, target, message):
     project = ProjectFactory(status=start)
     with pytest.raises(ValidationError) as caught:
@@ -62,10 +67,13 @@ def test_a_draft_is_invisible_to_its_raters_but_not_to_its_leads(draft):
     assert assignment_next_for_rater(project_id=draft.pk, rater=rater) is not None
 
 
-@pytest.mark.parametrize(("status", "message"), [
-    ("paused", "This project is paused: no items are served"),
-    ("closed", "This project is closed: it serves no more items and takes no more judgments."),
-])
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        ("paused", "This project is paused: no items are served"),
+        ("closed", "This project is closed: it serves no more items and takes no more judgments."),
+    ],
+)
 def test_raters_of_a_paused_or_closed_project_get_nothing_and_are_told_why(status, message):
     project = ProjectFactory(status=status)
     ItemFactory(project=project)

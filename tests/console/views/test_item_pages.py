@@ -1,4 +1,5 @@
 """The item browser and an item's detail page: what leads see, who is turned away, and query budgets."""
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -68,7 +69,8 @@ def test_the_old_address_by_id_leads_to_the_address_by_external_id(client, world
     client.force_login(world.lead)
     response = client.get(f"/projects/{world.project.pk}/items/{item.pk}/")
     assert response.status_code == 302 and response["Location"] == (
-        f"/projects/{world.project.pk}/items/id/news/2024%20%237/")
+        f"/projects/{world.project.pk}/items/id/news/2024%20%237/"
+    )
     page = client.get(response["Location"])
     assert page.status_code == 200 and page.context["item"].pk == item.pk
 

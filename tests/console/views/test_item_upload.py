@@ -1,5 +1,6 @@
 """The item upload page: a plain form post, and the script's path through an import job; a bad file shows
 every bad line with its field and stores nothing."""
+
 import json
 
 import pytest
@@ -11,28 +12,45 @@ pytestmark = pytest.mark.django_db
 
 
 def _line(external_id, **fields):
-    return json.dumps({"external_id": external_id, "input": f"input {external_id}",
-                       "outputs": [{"system": "bart", "text": "a"}, {"system": "pegasus", "text": "b"}], **fields})
+    return json.dumps(
+        {
+            "external_id": external_id,
+            "input": f"input {external_id}",
+            "outputs": [{"system": "bart", "text": "a"}, {"system": "pegasus", "text": "b"}],
+            **fields,
+        }
+    )
 
 
 GOOD = "\n".join(_line(f"doc{k}", subgroup="news") for k in range(5)).encode() + b"\n"
 # Line 1 good; 2: no input; 3: not JSON; 4: empty system name; 5: an unknown field; 6: a repeated id.
-BAD = "\n".join([
-    _line("ok1"),
-    json.dumps({"external_id": "x2", "outputs": [{"system": "bart", "text": "a"}]}),
-    "{broken",
-    json.dumps({"external_id": "x4", "input": "i", "outputs": [{"system": "", "text": "a"}]}),
-    _line("x5", colour="red"),
-    _line("ok1"),
-]).encode() + b"\n"
+BAD = (
+    "\n".join(
+        [
+            _line("ok1"),
+            json.dumps({"external_id": "x2", "outputs": [{"system": "bart", "text": "a"}]}),
+            "{broken",
+            json.dumps({"external_id": "x4", "input": "i", "outputs": [{"system": "", "text": "a"}]}),
+            _line("x5", colour="red"),
+            _line("ok1"),
+        ]
+    ).encode()
+    + b"\n"
+)
 EXPECTED_ERRORS = [
     {"line": 2, "field": "input", "problem": "input is missing"},
     {"line": 3, "field": "", "problem": "bad JSON: Expecting property name enclosed in double quotes"},
-    {"line": 4, "field": "outputs[1].system",
-     "problem": "outputs[1].system must be a non-empty name of at most 200 characters"},
-    {"line": 5, "field": "colour",
-     "problem": "unknown field 'colour'; fields are external_id, input, turns, references, reference, outputs, "
-                "subgroup, meta, gold, training"},
+    {
+        "line": 4,
+        "field": "outputs[1].system",
+        "problem": "outputs[1].system must be a non-empty name of at most 200 characters",
+    },
+    {
+        "line": 5,
+        "field": "colour",
+        "problem": "unknown field 'colour'; fields are external_id, input, turns, references, reference, outputs, "
+        "subgroup, meta, gold, training",
+    },
     {"line": 6, "field": "external_id", "problem": "duplicate external_id 'ok1' (first on line 1)"},
 ]
 
@@ -59,7 +77,8 @@ def test_a_plain_form_post_imports_and_opens_the_browser(client, lead, project):
     response = _upload(client, project, GOOD)
     assert response.status_code == 302 and response["Location"] == f"/projects/{project.pk}/items/"
     assert sorted(Item.objects.filter(project=project).values_list("external_id", flat=True)) == [
-        f"doc{k}" for k in range(5)]
+        f"doc{k}" for k in range(5)
+    ]
     assert Output.objects.filter(item__project=project).count() == 10
     assert b"Imported 5 items." in client.get(response["Location"]).content
 
@@ -82,8 +101,9 @@ def test_a_bad_plain_upload_lists_line_field_problem_and_stores_nothing(client, 
     assert not Item.objects.filter(project=project).exists() and not Output.objects.exists()
 
 
-def test_the_script_path_runs_an_import_job_with_progress(client, lead, project, media,
-                                                         django_capture_on_commit_callbacks):
+def test_the_script_path_runs_an_import_job_with_progress(
+    client, lead, project, media, django_capture_on_commit_callbacks
+):
     client.force_login(lead)
     with django_capture_on_commit_callbacks(execute=True):
         response = _upload(client, project, GOOD, HTTP_ACCEPT="application/json")
@@ -95,14 +115,19 @@ def test_the_script_path_runs_an_import_job_with_progress(client, lead, project,
     # The start answers the job's status as the jobs API does (the job ran once the request committed).
     assert set(body) == set(job) | {"job_url", "items_url"}
     assert (body["kind"], body["state"], body["progress"], body["result"]) == ("item_import", "pending", 0.0, {})
-    assert (job["kind"], job["state"], job["progress"], job["result"]) == ("item_import", "success", 1.0,
-                                                                           {"imported": 5})
+    assert (job["kind"], job["state"], job["progress"], job["result"]) == (
+        "item_import",
+        "success",
+        1.0,
+        {"imported": 5},
+    )
     assert Item.objects.filter(project=project).count() == 5
     assert list((media / "imports").iterdir()) == []  # the kept upload is gone once imported
 
 
-def test_a_bad_file_through_the_job_fails_with_the_report_and_stores_nothing(client, lead, project, media,
-                                                                             django_capture_on_commit_callbacks):
+def test_a_bad_file_through_the_job_fails_with_the_report_and_stores_nothing(
+    client, lead, project, media, django_capture_on_commit_callbacks
+):
     client.force_login(lead)
     with django_capture_on_commit_callbacks(execute=True):
         response = _upload(client, project, BAD, HTTP_ACCEPT="application/json")

@@ -1,4 +1,5 @@
 """The lifecycle buttons and the clone page, and what raters see of a project in each state."""
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
@@ -49,8 +50,7 @@ def test_a_rater_does_not_see_a_draft_anywhere(client, rater, project):
     project.save()
     client.force_login(rater)
     assert project.name.encode() not in client.get("/").content
-    for path in (f"/projects/{project.pk}/", f"/projects/{project.pk}/instructions/",
-                 f"/projects/{project.pk}/rate/"):
+    for path in (f"/projects/{project.pk}/", f"/projects/{project.pk}/instructions/", f"/projects/{project.pk}/rate/"):
         session = client.session
         session[f"seen-instructions-{project.pk}"] = True
         session.save()

@@ -1,4 +1,5 @@
 """The progress page: leads only, the numbers of progress_summary, a constant query count."""
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext

@@ -1,6 +1,7 @@
 """Study management through the HTTP API and the pages: an archived project refuses every write with a clear
 409 (tokens and sessions alike) and hides its work from raters; deleting takes the admin-level permission and
 the typed name; items are retired and re-uploaded in update mode; names are unique per owner."""
+
 import json
 
 import pytest
@@ -45,8 +46,9 @@ def test_an_archived_project_refuses_every_api_write_with_409_and_keeps_its_read
     pk = project.pk
     for client in (_token_client(lead), client_for(lead)):
         writes = [
-            client.post(f"/api/v1/projects/{pk}/items/import/", json.dumps(LINE) + "\n",
-                        content_type="application/x-ndjson"),
+            client.post(
+                f"/api/v1/projects/{pk}/items/import/", json.dumps(LINE) + "\n", content_type="application/x-ndjson"
+            ),
             client.post(f"/api/v1/projects/{pk}/members/", {"username": "someone"}, format="json"),
             client.post(f"/api/v1/projects/{pk}/agreement/recompute/", {}, format="json"),
             client.post(f"/api/v1/projects/{pk}/items/retire/", {"external_id": "doc1"}, format="json"),
@@ -68,16 +70,18 @@ def test_restoring_through_the_api_lifts_the_refusal(study):
     assert restored.status_code == 200 and restored.json()["archived_at"] is None
     again = client.post(f"/api/v1/projects/{project.pk}/restore/", {}, format="json")
     assert again.status_code == 400 and again.json() == {"archived": ["The project is not archived."]}
-    imported = client.post(f"/api/v1/projects/{project.pk}/items/import/", json.dumps(LINE) + "\n",
-                           content_type="application/x-ndjson")
+    imported = client.post(
+        f"/api/v1/projects/{project.pk}/items/import/", json.dumps(LINE) + "\n", content_type="application/x-ndjson"
+    )
     assert imported.status_code == 201
 
 
 def test_outsiders_learn_nothing_of_an_archived_project(study):
     project, _, _ = study
     project_archive(project=project, actor=None)
-    response = client_for(UserFactory()).post(f"/api/v1/projects/{project.pk}/members/", {"username": "x"},
-                                              format="json")
+    response = client_for(UserFactory()).post(
+        f"/api/v1/projects/{project.pk}/members/", {"username": "x"}, format="json"
+    )
     assert response.status_code == 404 and "archived" not in response.content.decode()
 
 
@@ -133,8 +137,9 @@ def _admin():
 
 def test_a_lead_cannot_delete_their_project_but_an_admin_can_with_the_typed_name(study, client):
     project, lead, _ = study
-    refused = _token_client(lead).post(f"/api/v1/projects/{project.pk}/delete/",
-                                       {"confirm_name": project.name}, format="json")
+    refused = _token_client(lead).post(
+        f"/api/v1/projects/{project.pk}/delete/", {"confirm_name": project.name}, format="json"
+    )
     assert refused.status_code == 403 and "admin-level permission" in refused.json()["detail"]
     client.force_login(lead)
     assert client.get(f"/projects/{project.pk}/delete/").status_code == 403
@@ -146,7 +151,8 @@ def test_a_lead_cannot_delete_their_project_but_an_admin_can_with_the_typed_name
     api = _token_client(admin)
     wrong = api.post(f"/api/v1/projects/{project.pk}/delete/", {"confirm_name": "archived"}, format="json")
     assert wrong.status_code == 400 and wrong.json() == {
-        "confirm_name": ["Type the project's name, 'archived study', exactly to delete it."]}
+        "confirm_name": ["Type the project's name, 'archived study', exactly to delete it."]
+    }
     project_archive(project=project, actor=admin)  # an archived project may still be deleted
     deleted = api.post(f"/api/v1/projects/{project.pk}/delete/", {"confirm_name": "archived study"}, format="json")
     assert deleted.status_code == 200 and deleted.json() == {"items": 1, "judgments": 0, "members": 3}
@@ -178,11 +184,16 @@ def test_items_are_retired_and_updated_through_the_api(study):
     assert missing.status_code == 404
 
     body = json.dumps({**LINE, "external_id": "doc1", "input": "changed"}) + "\n" + json.dumps(LINE) + "\n"
-    updated = api.post(f"/api/v1/projects/{project.pk}/items/import/?mode=update", body,
-                       content_type="application/x-ndjson")
+    updated = api.post(
+        f"/api/v1/projects/{project.pk}/items/import/?mode=update", body, content_type="application/x-ndjson"
+    )
     assert updated.status_code == 200
     assert {k: updated.json()[k] for k in ("added", "updated", "unchanged", "refused")} == {
-        "added": 1, "updated": 1, "unchanged": 0, "refused": 0}
+        "added": 1,
+        "updated": 1,
+        "unchanged": 0,
+        "refused": 0,
+    }
     bad = api.post(f"/api/v1/projects/{project.pk}/items/import/?mode=merge", body, content_type="application/x-ndjson")
     assert bad.status_code == 400 and bad.json() == {"mode": "unknown mode 'merge'; use add or update"}
 
@@ -199,13 +210,17 @@ def test_a_judgment_of_a_retired_item_is_marked_in_the_judgment_list(study):
 def test_a_duplicate_name_is_refused_on_its_field_in_the_api_and_the_wizard(client):
     creator = UserFactory(username="creator")
     creator.user_permissions.add(Permission.objects.get(codename="add_project"))
-    body = {"name": "Summaries round 1", "task_type": "likert",
-            "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}]}
+    body = {
+        "name": "Summaries round 1",
+        "task_type": "likert",
+        "criteria": [{"name": "fluency", "scale_min": 1, "scale_max": 5}],
+    }
     api = _token_client(creator)
     assert api.post("/api/v1/projects/", body, format="json").status_code == 201
     again = api.post("/api/v1/projects/", body, format="json")
     assert again.status_code == 400 and again.json() == {
-        "name": ["You already have a project named 'Summaries round 1'; choose another name."]}
+        "name": ["You already have a project named 'Summaries round 1'; choose another name."]
+    }
     client.force_login(creator)
     page = client.post("/projects/new/", wizard_post())
     assert page.status_code == 400
@@ -219,13 +234,17 @@ def test_deleting_through_a_session_needs_the_csrf_token_and_a_token_client_none
     MembershipFactory(project=project, user=admin, role=Membership.Role.LEAD)
     session = Client(enforce_csrf_checks=True)
     session.force_login(admin)
-    for path, kwargs in ((f"/projects/{project.pk}/delete/", {}),
-                         (f"/api/v1/projects/{project.pk}/delete/", {"content_type": "application/json"})):
+    for path, kwargs in (
+        (f"/projects/{project.pk}/delete/", {}),
+        (f"/api/v1/projects/{project.pk}/delete/", {"content_type": "application/json"}),
+    ):
         body = {"confirm_name": project.name} if not kwargs else json.dumps({"confirm_name": project.name})
         refused = session.post(path, body, **kwargs)
         assert refused.status_code == 403 and b"CSRF" in refused.content
     assert Project.objects.filter(pk=project.pk).exists()
     token = APIClient(enforce_csrf_checks=True)
     token.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
-    assert token.post(f"/api/v1/projects/{project.pk}/delete/", {"confirm_name": project.name},
-                      format="json").status_code == 200
+    assert (
+        token.post(f"/api/v1/projects/{project.pk}/delete/", {"confirm_name": project.name}, format="json").status_code
+        == 200
+    )

@@ -1,5 +1,6 @@
 """A lead tries the project as a rater: the real screens of its first items one after another, with the
 rater's checks, and nothing stored."""
+
 import pytest
 from django.test import Client
 

@@ -1,5 +1,6 @@
 """The wizard and settings pages: field-level errors beside the fields, the no-JS buttons, saving through
 the services, CSRF, and who may open them."""
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
@@ -21,16 +22,29 @@ def creator(db):
 
 def wizard_post(**overrides) -> dict:
     data = {
-        "name": "Summaries round 1", "task_type": "likert", "instructions": "## Read\n\nThen **judge**.",
-        "raters_per_item": "2", "double_annotation_share": "50", "gold_rate": "10", "lease_minutes": "15",
+        "name": "Summaries round 1",
+        "task_type": "likert",
+        "instructions": "## Read\n\nThen **judge**.",
+        "raters_per_item": "2",
+        "double_annotation_share": "50",
+        "gold_rate": "10",
+        "lease_minutes": "15",
         "randomise_output_order": "on",
-        "criteria-TOTAL_FORMS": "2", "criteria-INITIAL_FORMS": "0", "criteria-MIN_NUM_FORMS": "0",
+        "criteria-TOTAL_FORMS": "2",
+        "criteria-INITIAL_FORMS": "0",
+        "criteria-MIN_NUM_FORMS": "0",
         "criteria-MAX_NUM_FORMS": "1000",
-        "criteria-0-name": "fluency", "criteria-0-scale_min": "1", "criteria-0-scale_max": "5",
-        "criteria-0-labels": "bad\npoor\nok\ngood\ngreat", "criteria-0-help_text": "Is it well written?",
+        "criteria-0-name": "fluency",
+        "criteria-0-scale_min": "1",
+        "criteria-0-scale_max": "5",
+        "criteria-0-labels": "bad\npoor\nok\ngood\ngreat",
+        "criteria-0-help_text": "Is it well written?",
         "criteria-0-ORDER": "2",
-        "criteria-1-name": "coherence", "criteria-1-scale_min": "1", "criteria-1-scale_max": "3",
-        "criteria-1-labels": "", "criteria-1-ORDER": "1",
+        "criteria-1-name": "coherence",
+        "criteria-1-scale_min": "1",
+        "criteria-1-scale_max": "3",
+        "criteria-1-labels": "",
+        "criteria-1-ORDER": "1",
         "action": "save",
     }
     data.update(overrides)
@@ -53,7 +67,9 @@ def test_the_wizard_creates_a_draft_with_ordered_criteria_and_an_audit_entry(cli
     assert project.status == "draft" and project.gold_rate == pytest.approx(0.1)
     assert project.double_annotation_share == pytest.approx(0.5) and project.lease_seconds == 900
     assert [(c.name, c.scale_max, c.labels) for c in project.criteria.all()] == [
-        ("coherence", 3.0, []), ("fluency", 5.0, ["bad", "poor", "ok", "good", "great"])]
+        ("coherence", 3.0, []),
+        ("fluency", 5.0, ["bad", "poor", "ok", "good", "great"]),
+    ]
     assert Membership.objects.get(project=project).user == creator
     entry = AuditEntry.objects.get(project=project)
     assert entry.action == "project.create" and entry.actor == creator
@@ -61,8 +77,9 @@ def test_the_wizard_creates_a_draft_with_ordered_criteria_and_an_audit_entry(cli
 
 def test_errors_are_shown_beside_their_fields_and_nothing_is_saved(client, creator):
     client.force_login(creator)
-    response = client.post("/projects/new/", wizard_post(
-        name="", gold_rate="150", **{"criteria-1-labels": "only\ntwo"}))
+    response = client.post(
+        "/projects/new/", wizard_post(name="", gold_rate="150", **{"criteria-1-labels": "only\ntwo"})
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert 'id="id_name_error"' in page and 'aria-invalid="true"' in page
@@ -131,14 +148,22 @@ def test_the_wizard_requires_a_csrf_token(creator):
 
 def _settings_post(project, **overrides) -> dict:
     rows = list(project.criteria.all())
-    data = wizard_post(name=project.name, **{"criteria-TOTAL_FORMS": str(len(rows)),
-                                             "criteria-INITIAL_FORMS": str(len(rows))})
+    data = wizard_post(
+        name=project.name, **{"criteria-TOTAL_FORMS": str(len(rows)), "criteria-INITIAL_FORMS": str(len(rows))}
+    )
     for key in [k for k in data if k.startswith(("criteria-0-", "criteria-1-"))]:
         del data[key]
     for n, c in enumerate(rows):
-        data.update({f"criteria-{n}-id": str(c.pk), f"criteria-{n}-name": c.name,
-                     f"criteria-{n}-scale_min": f"{c.scale_min:g}", f"criteria-{n}-scale_max": f"{c.scale_max:g}",
-                     f"criteria-{n}-labels": "\n".join(c.labels), f"criteria-{n}-ORDER": str(n + 1)})
+        data.update(
+            {
+                f"criteria-{n}-id": str(c.pk),
+                f"criteria-{n}-name": c.name,
+                f"criteria-{n}-scale_min": f"{c.scale_min:g}",
+                f"criteria-{n}-scale_max": f"{c.scale_max:g}",
+                f"criteria-{n}-labels": "\n".join(c.labels),
+                f"criteria-{n}-ORDER": str(n + 1),
+            }
+        )
     data.update(overrides)
     return data
 
@@ -147,8 +172,10 @@ def test_a_lead_edits_settings_and_renames_a_criterion(client, lead, project):
     client.force_login(lead)
     page = client.get(f"/projects/{project.pk}/settings/").content.decode()
     assert 'value="fluency"' in page
-    response = client.post(f"/projects/{project.pk}/settings/", _settings_post(
-        project, instructions="New *words*", **{"criteria-0-name": "fluency (grammar)"}))
+    response = client.post(
+        f"/projects/{project.pk}/settings/",
+        _settings_post(project, instructions="New *words*", **{"criteria-0-name": "fluency (grammar)"}),
+    )
     assert response.status_code == 302
     project.refresh_from_db()
     assert project.instructions == "New *words*"
@@ -159,8 +186,10 @@ def test_a_lead_edits_settings_and_renames_a_criterion(client, lead, project):
 def test_scale_and_task_type_changes_are_refused_once_judgments_exist(client, lead, project):
     JudgmentFactory(item=ItemFactory(project=project))
     client.force_login(lead)
-    response = client.post(f"/projects/{project.pk}/settings/", _settings_post(
-        project, task_type="rankme", **{"criteria-0-scale_max": "7"}))
+    response = client.post(
+        f"/projects/{project.pk}/settings/",
+        _settings_post(project, task_type="rankme", **{"criteria-0-scale_max": "7"}),
+    )
     page = response.content.decode()
     assert response.status_code == 400
     assert "The task type cannot change once the project has judgments." in page
@@ -178,13 +207,19 @@ def test_settings_are_for_leads_only(client, rater, project):
 def test_the_preview_endpoint_renders_the_rater_screen_from_unsaved_settings(client, lead, project):
     ItemFactory(project=project, external_id="doc-1", input="The input text of doc one")
     client.force_login(lead)
-    response = client.post(f"/projects/{project.pk}/settings/preview/", _settings_post(
-        project, instructions="# Hello\n\n<script>alert(1)</script>", **{"criteria-0-name": "Grammar now"}))
+    response = client.post(
+        f"/projects/{project.pk}/settings/preview/",
+        _settings_post(
+            project, instructions="# Hello\n\n<script>alert(1)</script>", **{"criteria-0-name": "Grammar now"}
+        ),
+    )
     assert response.status_code == 200
     preview = response.json()
     assert "Grammar now" in preview["screen"] and "The input text of doc one" in preview["screen"]
-    assert 'id="rate-submit" disabled' in preview["screen"] and "rate-submit" not in preview["screen"].split(
-        'id="rate-form"')[0].rsplit("<form", 1)[-1]
+    assert (
+        'id="rate-submit" disabled' in preview["screen"]
+        and "rate-submit" not in preview["screen"].split('id="rate-form"')[0].rsplit("<form", 1)[-1]
+    )
     assert preview["instructions"].startswith("<h1>Hello</h1>") and "<script>" not in preview["instructions"]
     assert preview["items"] == ["Item doc-1"]
     assert list(project.criteria.values_list("name", flat=True)) == ["fluency", "coherence"]
@@ -192,8 +227,9 @@ def test_the_preview_endpoint_renders_the_rater_screen_from_unsaved_settings(cli
 
 def test_the_preview_of_a_new_project_uses_a_sample_item_and_skips_bad_rows(client, creator):
     client.force_login(creator)
-    response = client.post("/projects/new/preview/", wizard_post(
-        task_type="pairwise", **{"criteria-1-name": "fluency"}))
+    response = client.post(
+        "/projects/new/preview/", wizard_post(task_type="pairwise", **{"criteria-1-name": "fluency"})
+    )
     preview = response.json()
     assert "tram line" in preview["screen"] and "A is better" in preview["screen"]
     assert preview["notes"] == ["criterion 'fluency' is named twice: the preview shows it once"]
@@ -205,14 +241,19 @@ def test_the_preview_offers_the_first_three_ordinary_items_and_shows_the_one_pic
         ItemFactory(project=project, external_id=f"doc-{n}", input=f"text of doc {n}")
     ItemFactory(project=project, external_id="gold-1", gold={"fluency": {"sysA": 3}}, n_target=0)
     client.force_login(lead)
-    preview = client.post(f"/projects/{project.pk}/settings/preview/",
-                          _settings_post(project, preview_item="2")).json()
+    preview = client.post(f"/projects/{project.pk}/settings/preview/", _settings_post(project, preview_item="2")).json()
     assert preview["items"] == ["Item doc-0", "Item doc-1", "Item doc-2"] and preview["item"] == 2
     assert "text of doc 2" in preview["screen"] and "text of doc 0" not in preview["screen"]
 
 
-RANKME_ROWS = {"task_type": "rankme", "criteria-TOTAL_FORMS": "1", "criteria-0-name": "quality",
-               "criteria-0-scale_min": "0", "criteria-0-scale_max": "100", "criteria-0-labels": "Worst\nBest"}
+RANKME_ROWS = {
+    "task_type": "rankme",
+    "criteria-TOTAL_FORMS": "1",
+    "criteria-0-name": "quality",
+    "criteria-0-scale_min": "0",
+    "criteria-0-scale_max": "100",
+    "criteria-0-labels": "Worst\nBest",
+}
 
 
 def test_the_wizard_sets_a_rankme_modulus_and_previews_the_reference_scored_by_it(client, creator):
@@ -245,8 +286,13 @@ def test_a_modulus_on_a_likert_project_is_refused_beside_its_field(client, creat
 @pytest.mark.parametrize(("task_type", "shown"), [("esa", "then give the 0–100 score"), ("mqm", "Non-translation")])
 def test_an_error_span_project_is_previewed_and_made_with_its_type_defaults(client, creator, task_type, shown):
     client.force_login(creator)
-    one = {"task_type": task_type, "criteria-TOTAL_FORMS": "1", "criteria-0-scale_min": "", "criteria-0-scale_max": "",
-           "criteria-0-labels": ""}
+    one = {
+        "task_type": task_type,
+        "criteria-TOTAL_FORMS": "1",
+        "criteria-0-scale_min": "",
+        "criteria-0-scale_max": "",
+        "criteria-0-labels": "",
+    }
     preview = client.post("/projects/new/preview/", wizard_post(**one)).json()
     assert "tram line" in preview["screen"] and "error-spans" in preview["screen"] and shown in preview["screen"]
     assert 'id="rate-submit" disabled' in preview["screen"]

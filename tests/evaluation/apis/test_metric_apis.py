@@ -86,19 +86,13 @@ def test_compute_job_scores_outputs_with_references(project, lead_client, django
     assert job["state"] == "success" and job["result"] == {"metrics": ["rouge1", "length"], "outputs": 4}
     assert job["kind"] == "metrics_compute" and job["progress"] == 1.0
     # a reference equal to the output is left out: "good" has no reference left, "bad" is scored
-    rouge = {
-        m.output.system: m.value for m in MetricScore.objects.filter(name="rouge1").select_related("output")
-    }
+    rouge = {m.output.system: m.value for m in MetricScore.objects.filter(name="rouge1").select_related("output")}
     assert rouge["good"] is None and rouge["bad"] == 0.75  # "bad on item-n" vs "good on item-n": 3 of 4
-    assert (
-        MetricScore.objects.filter(name="length", value=5.0, source="computed").count() == 4
-    )  # good on item - n
+    assert MetricScore.objects.filter(name="length", value=5.0, source="computed").count() == 4  # good on item - n
 
 
 def test_compute_refuses_unknown_metrics(project, lead_client):
-    response = lead_client.post(
-        f"{base(project)}/metrics/compute/", {"metrics": ["bertscore"]}, format="json"
-    )
+    response = lead_client.post(f"{base(project)}/metrics/compute/", {"metrics": ["bertscore"]}, format="json")
     assert response.status_code == 400 and not Job.objects.exists()
 
 
@@ -113,9 +107,7 @@ def test_correlations_are_paginated_rows_with_level_labels(project, lead_client)
     response = lead_client.get(f"{base(project)}/correlations/?n_resamples=100&page_size=5")
     body = response.json()
     assert body["count"] == 2 * 3 * 3 and len(body["results"]) == 5
-    rows = lead_client.get(
-        f"{base(project)}/correlations/?level=system&method=kendall&criterion=fluency"
-    ).json()
+    rows = lead_client.get(f"{base(project)}/correlations/?level=system&method=kendall&criterion=fluency").json()
     (row,) = rows["results"]
     assert row["label"] == "Kendall tau-b (system level)" and row["value"] == 1.0 and row["n"] == 3
     assert lead_client.get(f"{base(project)}/correlations/?metric=nope").status_code == 400
@@ -124,9 +116,7 @@ def test_correlations_are_paginated_rows_with_level_labels(project, lead_client)
 def test_calibrator_fit_list_and_apply(project, lead_client):
     rated_study(project, n_items=12, systems=("good", "mid", "bad"))
     order = {"good": 3.0, "mid": 2.0, "bad": 1.0}
-    lines = score_lines(project, "a", lambda o: order[o.system]) + score_lines(
-        project, "b", lambda o: o.id % 7
-    )
+    lines = score_lines(project, "a", lambda o: order[o.system]) + score_lines(project, "b", lambda o: o.id % 7)
     lead_client.post(f"{base(project)}/metrics/import/", ndjson(*lines), content_type="application/x-ndjson")
     response = lead_client.post(
         f"{base(project)}/calibrators/",
@@ -161,9 +151,7 @@ def test_judges_import_from_metric_and_agreement(project, lead_client):
         for o in Output.objects.filter(item__project=project).select_related("item")
         for c in ("fluency",)
     ]
-    response = lead_client.post(
-        f"{base(project)}/judges/import/", ndjson(*lines), content_type="application/x-ndjson"
-    )
+    response = lead_client.post(f"{base(project)}/judges/import/", ndjson(*lines), content_type="application/x-ndjson")
     assert response.json() == {"imported": 20}
     lead_client.post(
         f"{base(project)}/metrics/import/",
@@ -190,9 +178,7 @@ def test_judges_import_from_metric_and_agreement(project, lead_client):
 def test_judge_lines_off_the_scale_are_refused(project, lead_client):
     rated_study(project, n_items=1)
     o = Output.objects.filter(item__project=project).first()
-    body = ndjson(
-        {"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency", "value": 9}
-    )
+    body = ndjson({"judge": "gpt", "item": o.item.external_id, "system": o.system, "criterion": "fluency", "value": 9})
     response = lead_client.post(f"{base(project)}/judges/import/", body, content_type="application/x-ndjson")
     assert response.status_code == 400 and "off the scale" in response.json()["errors"][0]["error"]
     assert not Judge.objects.exists()
@@ -221,10 +207,7 @@ def test_pairwise_judges_and_no_correlations(lead):
 )
 def test_raters_get_403_and_outsiders_404(project, rater_client, path):
     assert rater_client.get(f"{base(project)}/{path}").status_code == 403
-    assert (
-        client_for(ProjectFactory().created_by or _stranger()).get(f"{base(project)}/{path}").status_code
-        == 404
-    )
+    assert client_for(ProjectFactory().created_by or _stranger()).get(f"{base(project)}/{path}").status_code == 404
 
 
 def _stranger():

@@ -25,8 +25,7 @@ def test_import_compute_and_show(project, tmp_path):
     scores = tmp_path / "scores.jsonl"
     scores.write_text(
         "".join(
-            json.dumps({"item": o.item.external_id, "system": o.system, "metric": "m", "score": float(o.id)})
-            + "\n"
+            json.dumps({"item": o.item.external_id, "system": o.system, "metric": "m", "score": float(o.id)}) + "\n"
             for o in outputs
         )
     )

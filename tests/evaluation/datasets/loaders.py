@@ -43,9 +43,7 @@ def hanna_table(folder: Path) -> list[dict]:
     default_limit = csv.field_size_limit(1 << 30)
     try:
         with open(folder / "hanna_story_eval" / "hanna_metric_scores_llm.csv", encoding="utf-8") as f:
-            return [
-                {k: (v if k == "Model" else json.loads(v)) for k, v in row.items()} for row in csv.DictReader(f)
-            ]
+            return [{k: (v if k == "Model" else json.loads(v)) for k, v in row.items()} for row in csv.DictReader(f)]
     finally:
         csv.field_size_limit(default_limit)
 
@@ -72,9 +70,7 @@ def load_hanna(lead, folder: Path, *, judges=HANNA_LLMS, judge_variant=1):
                 "external_id": f"prompt-{p}",
                 "input": prompts[p]["prompt"],
                 # only the Human stories ship with the dataset; the generated texts are not in it
-                "outputs": [
-                    {"system": s, "text": prompts[p]["human_story"] if s == "Human" else ""} for s in systems
-                ],
+                "outputs": [{"system": s, "text": prompts[p]["human_story"] if s == "Human" else ""} for s in systems],
             }
             for p in range(96)
         ),
@@ -168,9 +164,7 @@ def squality_records(folder: Path):
                 for system, v in systems.items():
                     for review in v["reviews"]:
                         for c in SQUALITY_CRITERIA:
-                            ratings.append(
-                                (external_id, system, review["worker_id"], c, float(review[f"{c}-rating"]))
-                            )
+                            ratings.append((external_id, system, review["worker_id"], c, float(review[f"{c}-rating"])))
     return items, ratings
 
 
@@ -210,9 +204,7 @@ def load_rankme(lead, folder: Path, condition="stp2_rankME_inf"):
         )
     item_import(
         project=project,
-        stream=lines(
-            {"external_id": mr, "input": v["mr"], "outputs": v["outputs"]} for mr, v in by_mr.items()
-        ),
+        stream=lines({"external_id": mr, "input": v["mr"], "outputs": v["outputs"]} for mr, v in by_mr.items()),
     )
     judgment_import(
         project=project,

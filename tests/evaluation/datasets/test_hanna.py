@@ -17,8 +17,7 @@ from .loaders import HANNA_CRITERIA, HANNA_LLMS, load_hanna
 def reference(datasets, level):
     with open(datasets / "hanna_story_eval" / "reference" / f"{level}_kendall.csv", encoding="utf-8") as f:
         return {
-            row["Model"]: {c: float(row[f"{c}_{level}_kendall"]) for c in HANNA_CRITERIA}
-            for row in csv.DictReader(f)
+            row["Model"]: {c: float(row[f"{c}_{level}_kendall"]) for c in HANNA_CRITERIA} for row in csv.DictReader(f)
         }
 
 
@@ -85,8 +84,7 @@ def test_hanna_results_metric_correlations_and_llm_judges(datasets, lead):
         chatgpt = next(j for j in entry["judges"] if j["judge"] == "ChatGPT #1")
         llm = _llm_vector(table, "ChatGPT", criterion)
         per_slot = [
-            krippendorff.alpha(np.vstack([llm, slots[criterion][k]]), level_of_measurement="interval")
-            for k in range(3)
+            krippendorff.alpha(np.vstack([llm, slots[criterion][k]]), level_of_measurement="interval") for k in range(3)
         ]
         assert chatgpt["judge_human"]["alpha_interval"]["value"] == pytest.approx(np.mean(per_slot), abs=1e-9)
         assert len(chatgpt["per_human"]) == 3

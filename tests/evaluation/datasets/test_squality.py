@@ -131,10 +131,7 @@ def test_squality_rouge_correlations_and_calibration(datasets, lead):
     assert set(data["gain"]) == {"pearson", "spearman", "kendall"}
     # the saved calibrator scores every output, new ones included
     assert calibrator_apply(calibrator=calibrator) == 300
-    assert (
-        MetricScore.objects.filter(project=project, name="calibrated:rouge-mix", source="calibrated").count()
-        == 300
-    )
+    assert MetricScore.objects.filter(project=project, name="calibrated:rouge-mix", source="calibrated").count() == 300
 
     # k-fold cross-validation as an option
     folded = calibrator_fit(

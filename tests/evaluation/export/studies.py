@@ -224,18 +224,43 @@ MODULUS_SCORES = (5, 20, 100, 150, 700, 2500)
 
 def rankme_modulus_study(lead, *, n_items: int = 4):
     """RankME with a modulus of 100: scores from 5 to 2500, every item with its reference."""
-    project = project_create(created_by=lead, name="Magnitudes", task_type="rankme",
-                             criteria=[{"name": "quality"}], raters_per_item=2, double_annotation_share=1.0,
-                             rankme_modulus=100)
-    item_import(project=project, stream=lines(
-        {"external_id": f"m{i}", "input": "x", "reference": f"reference {i}",
-         "outputs": [{"system": s, "text": s} for s in ("a", "b", "c")]}
-        for i in range(n_items)))
-    judgment_import(project=project, stream=lines(
-        {"item": f"m{i}", "rater": f"w{r}", "criterion": "quality", "system": s,
-         "value": MODULUS_SCORES[(i + 3 * r + k) % len(MODULUS_SCORES)],
-         "submitted_at": (MONDAY + timedelta(days=i)).isoformat()}
-        for i in range(n_items) for r in range(2) for k, s in enumerate(("a", "b", "c"))))
+    project = project_create(
+        created_by=lead,
+        name="Magnitudes",
+        task_type="rankme",
+        criteria=[{"name": "quality"}],
+        raters_per_item=2,
+        double_annotation_share=1.0,
+        rankme_modulus=100,
+    )
+    item_import(
+        project=project,
+        stream=lines(
+            {
+                "external_id": f"m{i}",
+                "input": "x",
+                "reference": f"reference {i}",
+                "outputs": [{"system": s, "text": s} for s in ("a", "b", "c")],
+            }
+            for i in range(n_items)
+        ),
+    )
+    judgment_import(
+        project=project,
+        stream=lines(
+            {
+                "item": f"m{i}",
+                "rater": f"w{r}",
+                "criterion": "quality",
+                "system": s,
+                "value": MODULUS_SCORES[(i + 3 * r + k) % len(MODULUS_SCORES)],
+                "submitted_at": (MONDAY + timedelta(days=i)).isoformat(),
+            }
+            for i in range(n_items)
+            for r in range(2)
+            for k, s in enumerate(("a", "b", "c"))
+        ),
+    )
     return project
 
 

@@ -56,9 +56,7 @@ def test_lead_starts_an_export_and_downloads_the_zip_from_the_jobs_result(
 
 
 def test_download_answers_whatever_the_client_accepts(study, lead_client, django_capture_on_commit_callbacks):
-    export_id = start(lead_client, study, django_capture_on_commit_callbacks, formats=["csv"]).json()[
-        "export_id"
-    ]
+    export_id = start(lead_client, study, django_capture_on_commit_callbacks, formats=["csv"]).json()["export_id"]
     for accept in ("application/zip", "application/json", "*/*"):
         response = lead_client.get(f"/api/v1/exports/{export_id}/download/", HTTP_ACCEPT=accept)
         assert response.status_code == 200 and response["Content-Type"] == "application/zip"
@@ -70,9 +68,7 @@ def test_raters_get_403_and_outsiders_404(study, lead_client, django_capture_on_
     assert start(rater_client, study, django_capture_on_commit_callbacks).status_code == 403
     assert start(stranger, study, django_capture_on_commit_callbacks).status_code == 404
 
-    export_id = start(lead_client, study, django_capture_on_commit_callbacks, formats=["csv"]).json()[
-        "export_id"
-    ]
+    export_id = start(lead_client, study, django_capture_on_commit_callbacks, formats=["csv"]).json()["export_id"]
     assert rater_client.get(f"/api/v1/exports/{export_id}/download/").status_code == 403
     assert stranger.get(f"/api/v1/exports/{export_id}/download/").status_code == 404
     assert stranger.get("/api/v1/exports/999999/download/").status_code == 404
@@ -80,9 +76,7 @@ def test_raters_get_403_and_outsiders_404(study, lead_client, django_capture_on_
 
 def test_download_before_the_job_is_done_is_409(study, lead_client):
     # without running the on-commit callbacks, the job never ran
-    export_id = lead_client.post(f"/api/v1/projects/{study.id}/exports/", {}, format="json").json()[
-        "export_id"
-    ]
+    export_id = lead_client.post(f"/api/v1/projects/{study.id}/exports/", {}, format="json").json()["export_id"]
     response = lead_client.get(f"/api/v1/exports/{export_id}/download/")
     assert response.status_code == 409 and "pending" in response.json()["detail"]
 

@@ -62,15 +62,10 @@ def test_agreement_per_subgroup_and_per_week_is_the_dashboards(exported):
         for criterion, s in cells.items():
             assert facts["agreement"]["subgroups"][subgroup][criterion]["value"] == s["value"]
     stored = AgreementSnapshot.objects.filter(project=project, scope="criterion", is_main=True)
-    assert (
-        sum(len(points) for t in facts["agreement"]["trend"].values() for points in t.values())
-        == stored.count()
-    )
+    assert sum(len(points) for t in facts["agreement"]["trend"].values() for points in t.values()) == stored.count()
     for s in stored.select_related("criterion"):
         point = next(
-            p
-            for p in facts["agreement"]["trend"][s.criterion.name][s.window]
-            if p["week"] == s.week_start.isoformat()
+            p for p in facts["agreement"]["trend"][s.criterion.name][s.window] if p["week"] == s.week_start.isoformat()
         )
         assert (point["value"], point["ci_low"], point["ci_high"]) == (s.value, s.ci_low, s.ci_high)
     weeks = sorted({s.week_start for s in stored})
@@ -85,10 +80,7 @@ def test_counts_and_label_distributions_are_those_of_the_raw_judgments(exported)
     assert facts["counts"]["n_judgments"] == current.count()
     assert facts["counts"]["n_included_judgments"] == used.count()
     assert facts["counts"]["n_raters"] == current.values("rater").distinct().count() == 4
-    assert (
-        facts["counts"]["exclusions"]["gold_item_judgments"]
-        == current.filter(item__gold__isnull=False).count()
-    )
+    assert facts["counts"]["exclusions"]["gold_item_judgments"] == current.filter(item__gold__isnull=False).count()
     assert facts["counts"]["exclusions"]["superseded_revisions"] == 1
     for criterion in ("fluency", "coherence"):
         raw = Counter(int(v) for v in used.filter(criterion__name=criterion).values_list("value", flat=True))
@@ -107,9 +99,7 @@ def test_system_means_are_those_of_the_raw_judgments(exported):
 
     for row in facts["systems"]["fluency"]:
         values = list(
-            used.filter(criterion__name="fluency", output__system=row["system"]).values_list(
-                "value", flat=True
-            )
+            used.filter(criterion__name="fluency", output__system=row["system"]).values_list("value", flat=True)
         )
         assert row["n"] == len(values)
         assert row["mean"] == pytest.approx(sum(values) / len(values))
@@ -159,10 +149,7 @@ def test_stored_snapshots_are_used_as_they_are_and_computed_only_when_missing(le
     computed = AgreementSnapshot.objects.filter(project=project).values_list("computed_at", flat=True).first()
     second = export_write(project=project, options=ExportOptions(formats=("jsonl",)), destination=path)
     assert second["agreement_recomputed"] is False
-    assert (
-        AgreementSnapshot.objects.filter(project=project).values_list("computed_at", flat=True).first()
-        == computed
-    )
+    assert AgreementSnapshot.objects.filter(project=project).values_list("computed_at", flat=True).first() == computed
     third = export_write(
         project=project, options=ExportOptions(formats=("jsonl",), recompute_agreement=True), destination=path
     )
@@ -194,9 +181,7 @@ def test_quality_control_rules_versions_and_exclusions_are_stated(lead, tmp_path
     # given rules edited after judging started (two versions), a rule's pause and a lead's exclusion
     project = likert_study(lead)
     first = qc_rules_update(project=project, gold_accuracy_threshold=0.8, action="pause")
-    qc_rules_update(
-        project=project, gold_accuracy_threshold=0.9, action="exclude", min_seconds_per_judgment=2
-    )
+    qc_rules_update(project=project, gold_accuracy_threshold=0.9, action="exclude", min_seconds_per_judgment=2)
     worker = Membership.objects.get(project=project, external_name="worker-12").user
     rater_pause(project=project, rater=worker, rules=first, rule="gold_accuracy", evidence={"accuracy": 0.5})
     rater_exclude(project=project, rater=worker, by=lead, reason="answers at random")
@@ -214,19 +199,21 @@ def test_quality_control_rules_versions_and_exclusions_are_stated(lead, tmp_path
     assert "| 2 | 0.90 | 5 | 2.0 | 0 | 0.00 | exclude | none |" in card
     assert "Leads' own actions on raters: exclude 1." in card
     # and how often each lead action of the audit log was taken, the rule's own pause not among them
-    assert facts["qc"]["lead_actions"] == {"items.import": 1, "judgments.import": 1, "project.create": 1,
-                                           "qc.rules_update": 2, "rater.exclude": 1}
-    assert ("Lead actions in the project's audit log (exports aside): items.import 1, judgments.import 1, "
-            "project.create 1, qc.rules_update 2, rater.exclude 1.") in card
-    excluded = Judgment.objects.filter(
-        project=project, rater=worker, is_current=True, item__gold__isnull=True
-    )
+    assert facts["qc"]["lead_actions"] == {
+        "items.import": 1,
+        "judgments.import": 1,
+        "project.create": 1,
+        "qc.rules_update": 2,
+        "rater.exclude": 1,
+    }
+    assert (
+        "Lead actions in the project's audit log (exports aside): items.import 1, judgments.import 1, "
+        "project.create 1, qc.rules_update 2, rater.exclude 1."
+    ) in card
+    excluded = Judgment.objects.filter(project=project, rater=worker, is_current=True, item__gold__isnull=True)
     assert f"Excluded raters: 1, with {excluded.count()} judgments" in card
     answers = {q["id"]: q for s in heds["sections"] for q in s.get("questions", [])}
-    assert (
-        "evaluators are excluded if they fail quality checks (often or badly enough)"
-        in answers["3.3.3"]["answer"]
-    )
+    assert "evaluators are excluded if they fail quality checks (often or badly enough)" in answers["3.3.3"]["answer"]
     judgments = [json.loads(line) for line in files["data/judgments.jsonl"].splitlines()]
     assert {j["rater"] for j in judgments if j["excluded"]} == {"rater-002"}
 
@@ -243,19 +230,32 @@ def test_a_rankme_modulus_is_stated_and_its_scores_binned_in_doublings_of_the_mo
     assert "(in doublings of the modulus)" in card and "per tenth of the slider range" not in card
     raw = Counter(Judgment.objects.filter(project=project).values_list("value", flat=True))
     assert facts["label_distributions"]["quality"] == {
-        "below 12.5": raw[5], "12.5–25": raw[20], "25–50": 0, "50–100": 0, "100–200": raw[100] + raw[150],
-        "200–400": 0, "400–800": raw[700], "800 and above": raw[2500]}
+        "below 12.5": raw[5],
+        "12.5–25": raw[20],
+        "25–50": 0,
+        "50–100": 0,
+        "100–200": raw[100] + raw[150],
+        "200–400": 0,
+        "400–800": raw[700],
+        "800 and above": raw[2500],
+    }
     assert "after per-rater log normalisation" in heds and "relative to the reference's fixed 100" in heds
 
 
 def test_what_the_authors_state_at_export_is_in_the_card(lead, tmp_path):
     project = likert_study(lead)
-    about = {"summary": "Fluency of news summaries, judged by students.", "motivation": "To test a new metric.",
-             "authors": "A. Author, B. Author", "contact": "eval@example.org",
-             "citation": "@inproceedings{author2026,\n  title={A study},\n  year={2026}\n}",
-             "recruitment": "Students of our department, by email.", "compensation": "15 EUR an hour.",
-             "consent": "Written consent; approved by the faculty ethics board (no. 42).",
-             "intended_uses": "Meta-evaluation of metrics.", "limitations": "English news only."}
+    about = {
+        "summary": "Fluency of news summaries, judged by students.",
+        "motivation": "To test a new metric.",
+        "authors": "A. Author, B. Author",
+        "contact": "eval@example.org",
+        "citation": "@inproceedings{author2026,\n  title={A study},\n  year={2026}\n}",
+        "recruitment": "Students of our department, by email.",
+        "compensation": "15 EUR an hour.",
+        "consent": "Written consent; approved by the faculty ethics board (no. 42).",
+        "intended_uses": "Meta-evaluation of metrics.",
+        "limitations": "English news only.",
+    }
     card = read_zip(_write(project, tmp_path, **about))["README.md"].decode()
     for text in about.values():
         assert text.split("\n")[0] in card
@@ -269,10 +269,17 @@ def test_what_the_authors_state_at_export_is_in_the_card(lead, tmp_path):
 
 def test_what_the_authors_state_at_export_fills_the_heds_datasheet(lead, tmp_path):
     project = likert_study(lead)
-    about = {"summary": "Fluency of news summaries.", "authors": "A. Author", "contact": "eval@example.org",
-             "citation": "Author (2026). A study.", "recruitment": "Students, by email.",
-             "compensation": "15 EUR an hour.", "consent": "Approved by the faculty ethics board (no. 42).",
-             "intended_uses": "Meta-evaluation of metrics.", "limitations": "English news only."}
+    about = {
+        "summary": "Fluency of news summaries.",
+        "authors": "A. Author",
+        "contact": "eval@example.org",
+        "citation": "Author (2026). A study.",
+        "recruitment": "Students, by email.",
+        "compensation": "15 EUR an hour.",
+        "consent": "Approved by the faculty ethics board (no. 42).",
+        "intended_uses": "Meta-evaluation of metrics.",
+        "limitations": "English news only.",
+    }
     heds = json.loads(read_zip(_write(project, tmp_path, **about))["heds.json"])
     answers = {q["id"]: q for section in heds["sections"] for q in section.get("questions", [])}
     assert (answers["1.1"]["answer"], answers["1.1"]["status"]) == ("Author (2026). A study.", "filled")
@@ -280,11 +287,14 @@ def test_what_the_authors_state_at_export_fills_the_heds_datasheet(lead, tmp_pat
     assert answers["3.2.3"]["answer"] == "Students, by email." and answers["3.2.3"]["status"] == "filled"
     assert (answers["3.2.2"]["answer"], answers["3.2.2"]["status"]) == ("15 EUR an hour.", "partly_filled")
     assert (answers["5.1"]["answer"], answers["5.1"]["status"]) == (about["consent"], "partly_filled")
-    assert all("stated by the authors at export" in answers[q]["note"] for q in ("1.1", "1.3.2", "3.2.2", "3.2.3",
-                                                                                   "5.1"))
-    assert heds["stated_at_export"] == {"summary": "Fluency of news summaries.",
-                                        "intended_uses": "Meta-evaluation of metrics.",
-                                        "limitations": "English news only."}
+    assert all(
+        "stated by the authors at export" in answers[q]["note"] for q in ("1.1", "1.3.2", "3.2.2", "3.2.3", "5.1")
+    )
+    assert heds["stated_at_export"] == {
+        "summary": "Fluency of news summaries.",
+        "intended_uses": "Meta-evaluation of metrics.",
+        "limitations": "English news only.",
+    }
     # left out, the same questions are for the authors to answer
     bare = json.loads(read_zip(_write(project, tmp_path))["heds.json"])
     answers = {q["id"]: q for section in bare["sections"] for q in section.get("questions", [])}
@@ -294,5 +304,7 @@ def test_what_the_authors_state_at_export_fills_the_heds_datasheet(lead, tmp_pat
 
 def test_a_refused_statement_names_its_field():
     errors = ExportOptions(consent="a\x00b", citation="x" * 5001).errors()
-    assert errors == {"consent": "holds a NUL character (U+0000), which text may not contain",
-                      "citation": "at most 5000 characters"}
+    assert errors == {
+        "consent": "holds a NUL character (U+0000), which text may not contain",
+        "citation": "at most 5000 characters",
+    }

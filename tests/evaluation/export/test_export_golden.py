@@ -55,9 +55,7 @@ def check_golden(name: str, text: str) -> None:
     path = GOLDEN / name
     if os.environ.get("CONCORD_UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), (
-        f"{name} differs from the golden file (see the docstring)"
-    )
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from the golden file (see the docstring)"
 
 
 def test_pandalm_export_card_and_datasheet_equal_the_golden_files(datasets, lead, tmp_path):
@@ -89,8 +87,7 @@ def test_pandalm_export_card_and_datasheet_equal_the_golden_files(datasets, lead
         assert sum(j["value"] == j["system_b"] for j in mine) == published[2]
     # the pairwise Cohen's kappas the dataset's README reports (0.85, 0.88, 0.86)
     kappas = {
-        (p["rater_a"], p["rater_b"]): round(p["value"], 2)
-        for p in facts["agreement"]["pairs"]["overall"]["pairs"]
+        (p["rater_a"], p["rater_b"]): round(p["value"], 2) for p in facts["agreement"]["pairs"]["overall"]["pairs"]
     }
     assert kappas == {("rater-001", "rater-002"): 0.85, ("rater-001", "rater-003"): 0.88,
                       ("rater-002", "rater-003"): 0.86}  # fmt: skip

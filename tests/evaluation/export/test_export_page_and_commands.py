@@ -93,13 +93,10 @@ def test_export_project_command_writes_the_zip_and_import_export_loads_it_back(s
     assert "license: cc-by-4.0" in zipfile.ZipFile(path).read("README.md").decode()
 
     out = io.StringIO()
-    call_command(
-        "import_export", str(path), "--lead", lead.username, "--name", "copy", "--no-progress", stdout=out
-    )
+    call_command("import_export", str(path), "--lead", lead.username, "--name", "copy", "--no-progress", stdout=out)
     copy = Project.objects.get(name="copy")
     assert (
-        Judgment.objects.filter(project=copy).count()
-        == Judgment.objects.filter(project=study, is_current=True).count()
+        Judgment.objects.filter(project=copy).count() == Judgment.objects.filter(project=study, is_current=True).count()
     )
     assert "Created project" in out.getvalue()
 
@@ -117,9 +114,7 @@ def test_export_project_command_refuses_bad_options(study, tmp_path):
             stdout=io.StringIO(),
         )
     with pytest.raises(CommandError, match="no project"):
-        call_command(
-            "export_project", "no such project", "--output", str(tmp_path / "x.zip"), stdout=io.StringIO()
-        )
+        call_command("export_project", "no such project", "--output", str(tmp_path / "x.zip"), stdout=io.StringIO())
 
 
 def test_export_project_command_leaves_excluded_raters_out_unless_asked(study, tmp_path):

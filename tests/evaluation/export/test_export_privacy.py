@@ -18,14 +18,10 @@ pytestmark = pytest.mark.django_db
 def test_a_default_export_holds_no_username_email_or_imported_rater_id(db, tmp_path):
     lead = UserFactory(username="dr.lead.9731", email="lead.9731@example.org")
     project = likert_study(lead)
-    raters = get_user_model().objects.filter(
-        id__in=Judgment.objects.filter(project=project).values("rater_id")
-    )
+    raters = get_user_model().objects.filter(id__in=Judgment.objects.filter(project=project).values("rater_id"))
     secrets = {u.username for u in raters} | {u.email for u in raters if u.email}
     secrets |= set(
-        Membership.objects.filter(project=project)
-        .exclude(external_name="")
-        .values_list("external_name", flat=True)
+        Membership.objects.filter(project=project).exclude(external_name="").values_list("external_name", flat=True)
     )
     secrets |= {lead.username, lead.email, ACCOUNT["username"], ACCOUNT["email"], "imported-"}
     assert len(secrets) >= 8

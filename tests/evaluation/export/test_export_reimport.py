@@ -58,9 +58,7 @@ def test_exported_jsonl_reimports_with_every_judgment_intact(lead, tmp_path, stu
     facts = json.loads(files["card.json"])
 
     # when its items.jsonl and the import fields of judgments.jsonl go through the platform's imports
-    copy = project_create(
-        created_by=lead, name="copy", task_type=original.task_type, criteria=facts["criteria"]
-    )
+    copy = project_create(created_by=lead, name="copy", task_type=original.task_type, criteria=facts["criteria"])
     item_import(project=copy, stream=io.BytesIO(files["data/items.jsonl"]))
     lines = [{k: row[k] for k in JUDGMENT_FIELDS} for row in jsonl(files["data/judgments.jsonl"])]
     assert set(list(jsonl(files["data/judgments.jsonl"])[0])[: len(JUDGMENT_FIELDS)]) == set(JUDGMENT_FIELDS)
@@ -69,9 +67,7 @@ def test_exported_jsonl_reimports_with_every_judgment_intact(lead, tmp_path, stu
     # then items and judgments are the same, raters under their pseudonyms
     assert item_table(copy) == item_table(original)
     originals = judgment_table(original, rater_pseudonyms(original, max_judgment_id=10**12))
-    copies = judgment_table(
-        copy, {m.user_id: m.external_name for m in copy.memberships.exclude(external_name="")}
-    )
+    copies = judgment_table(copy, {m.user_id: m.external_name for m in copy.memberships.exclude(external_name="")})
     assert copies == originals
     assert len(copies) == Judgment.objects.filter(project=original, is_current=True).count()
 

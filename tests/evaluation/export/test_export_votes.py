@@ -25,23 +25,33 @@ def _project(lead, name):
 def test_votes_are_exported_and_reimport_to_the_same_ranking(lead, tmp_path):
     source = _project(lead, "arena")
     vote_import(project=source, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
-    export_write(project=source, options=ExportOptions(formats=["jsonl", "csv", "parquet"]),
-                 destination=tmp_path / "export.zip")
+    export_write(
+        project=source, options=ExportOptions(formats=["jsonl", "csv", "parquet"]), destination=tmp_path / "export.zip"
+    )
     files = read_zip(tmp_path / "export.zip")
 
     rows = jsonl(files["data/votes.jsonl"])
     assert len(rows) == len(VOTES) == pq.read_table(io.BytesIO(files["data/votes.parquet"])).num_rows
-    assert rows[0] == {"system_a": "a", "system_b": "b", "winner": "a", "rater": "arena_user_0", "prompt": "q0",
-                       "submitted_at": "2023-04-24T15:53:11.500000Z", "sampling_probability": None,
-                       "criterion": "overall"}
+    assert rows[0] == {
+        "system_a": "a",
+        "system_b": "b",
+        "winner": "a",
+        "rater": "arena_user_0",
+        "prompt": "q0",
+        "submitted_at": "2023-04-24T15:53:11.500000Z",
+        "sampling_probability": None,
+        "criterion": "overall",
+    }
     assert "### `votes`" in files["README.md"].decode()
 
     copy = _project(lead, "copy")
     (tmp_path / "votes.csv").write_bytes(files["data/votes.csv"])
     assert vote_import(project=copy, path=tmp_path / "votes.csv", fmt="csv").layout == "concord"
     options = ResultOptions(n_resamples=0, test_resamples=0)
-    assert results_compute(project=copy, options=options)["votes"] == results_compute(
-        project=source, options=options)["votes"]
+    assert (
+        results_compute(project=copy, options=options)["votes"]
+        == results_compute(project=source, options=options)["votes"]
+    )
 
 
 def test_an_export_without_votes_has_no_votes_table(lead, tmp_path):

@@ -85,9 +85,7 @@ def test_gold_items_and_their_judgments_are_flagged_and_left_out_of_the_scores(s
         "gold1": {"fluency": {"bart": 5, "pegasus": 1}},
         "gold2": {"coherence": {"bart": 4, "pegasus": 4}},
     }
-    assert {(j["item"], j["gold_item"]) for j in judgments if j["item"].startswith("gold")} == {
-        ("gold1", True)
-    }
+    assert {(j["item"], j["gold_item"]) for j in judgments if j["item"].startswith("gold")} == {("gold1", True)}
     assert not any(s["item"].startswith("gold") for s in scores)
 
 
@@ -158,12 +156,8 @@ def test_pairwise_judgments_carry_the_winner_and_the_outcome_of_the_first_output
         assert row["outcome"] == expected
         assert row["value"] in ("tie", row["system"], row["system_b"])
     scores = jsonl(files["data/scores.jsonl"])
-    first = next(
-        s for s in scores if s["item"] == "p0" and s["criterion"] == "overall" and s["system"] == "m1"
-    )
-    second = next(
-        s for s in scores if s["item"] == "p0" and s["criterion"] == "overall" and s["system"] == "m2"
-    )
+    first = next(s for s in scores if s["item"] == "p0" and s["criterion"] == "overall" and s["system"] == "m1")
+    second = next(s for s in scores if s["item"] == "p0" and s["criterion"] == "overall" and s["system"] == "m2")
     assert (first["wins"], first["losses"]) == (second["losses"], second["wins"])
 
 
@@ -225,9 +219,7 @@ def test_bad_options_are_refused_naming_the_option(study, tmp_path, options, fie
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.postgresql  # elsewhere the card is read on the export's own connection
-def test_outside_a_transaction_the_card_is_read_on_a_second_connection_with_the_same_result(
-    tmp_path, monkeypatch
-):
+def test_outside_a_transaction_the_card_is_read_on_a_second_connection_with_the_same_result(tmp_path, monkeypatch):
     # a job or the command runs outside a transaction: the card's aggregates are read on another
     # connection while the rows are written; the card must be the one the sequential path writes
     import threading
@@ -254,7 +246,8 @@ def test_outside_a_transaction_the_card_is_read_on_a_second_connection_with_the_
 
 
 def test_the_counts_are_read_once_for_the_progress_the_splits_the_raters_table_and_the_card(
-        study, tmp_path, django_assert_num_queries):
+    study, tmp_path, django_assert_num_queries
+):
     export(study, tmp_path)  # the first export computes agreement: the second reads the snapshots
     # 39, one to leave out excluded raters (the default), one for the adjudicated answers (none here) and one
     # for imported votes (none); on SQLite the median time on a screen takes two (a count, then the middle rows)
@@ -266,8 +259,11 @@ def test_the_counts_are_read_once_for_the_progress_the_splits_the_raters_table_a
     assert len(judgments_per_rater) == 1  # the raters table's query, read for the progress and the card too
     card = json.loads(files["card.json"])
     raters = jsonl(files["data/raters.jsonl"])
-    assert card["counts"]["n_judgments"] == sum(r["n_judgments"] for r in raters) == len(
-        jsonl(files["data/judgments.jsonl"]))
+    assert (
+        card["counts"]["n_judgments"]
+        == sum(r["n_judgments"] for r in raters)
+        == len(jsonl(files["data/judgments.jsonl"]))
+    )
     assert card["counts"]["n_items"] == len(jsonl(files["data/items.jsonl"]))
 
 
@@ -285,6 +281,9 @@ def test_judgments_of_a_retired_item_are_kept_and_marked_in_every_format_and_the
     n_retired = Judgment.objects.filter(item=retired, is_current=True).count()
     assert n_retired and sum(r["retired_item"] for r in rows) == n_retired
     assert {r["item"] for r in rows if r["retired_item"]} == {retired.external_id}
-    assert [r["retired_item"] for r in rows] == [c["retired_item"] == "true" for c in from_csv] == [
-        p["retired_item"] for p in from_parquet]
+    assert (
+        [r["retired_item"] for r in rows]
+        == [c["retired_item"] == "true" for c in from_csv]
+        == [p["retired_item"] for p in from_parquet]
+    )
     assert results_compute(project=study)["retired"] == {"items": 1, "judgments": n_retired}

@@ -1,4 +1,5 @@
 """The exported agreement_trend.png draws the 95% intervals it promises, a single week included."""
+
 import io
 
 import pytest
@@ -17,8 +18,15 @@ def blue_rows(png: bytes) -> int:
 
 
 def point(week, value, low, high):
-    return {"week": week, "value": value, "ci_low": low, "ci_high": high, "n_units": 40, "status": "ok",
-            "unreliable": False}
+    return {
+        "week": week,
+        "value": value,
+        "ci_low": low,
+        "ci_high": high,
+        "n_units": 40,
+        "status": "ok",
+        "unreliable": False,
+    }
 
 
 @pytest.mark.parametrize("weeks", [["2026-11-02"], ["2026-11-02", "2026-11-09", "2026-11-16"]])

@@ -1,5 +1,6 @@
 """Judge ratings are checked like human judgments: on a RankME project with a modulus, any positive score
 relative to it (no upper bound), on one without, the criterion's range."""
+
 import pytest
 
 from annotation.services import ImportRejected
@@ -13,8 +14,9 @@ pytestmark = pytest.mark.django_db
 
 def _ratings(project, *values):
     item = ItemFactory(project=project, systems=["bart", "pegasus"], references=["the reference"])
-    return lines({"judge": "gpt", "item": item.external_id, "system": "bart", "criterion": "quality", "value": v}
-                 for v in values)
+    return lines(
+        {"judge": "gpt", "item": item.external_id, "system": "bart", "criterion": "quality", "value": v} for v in values
+    )
 
 
 def test_a_modulus_project_takes_judge_scores_past_the_slider_range():

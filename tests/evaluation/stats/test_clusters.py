@@ -1,4 +1,5 @@
 """Significance clusters: a line between neighbours only where everything above beats everything below."""
+
 from evaluation.stats import significance_clusters
 
 

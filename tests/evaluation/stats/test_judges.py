@@ -17,9 +17,7 @@ def test_krippendorff_2011_binary_example():
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize(
-    ("statistic", "level"), [("alpha_interval", "interval"), ("alpha_nominal", "nominal")]
-)
+@pytest.mark.parametrize(("statistic", "level"), [("alpha_interval", "interval"), ("alpha_nominal", "nominal")])
 def test_two_coder_alpha_equals_general_implementations(seed, statistic, level):
     rng = np.random.default_rng(seed)
     x = rng.integers(1, 6, 80).astype(float)

@@ -129,7 +129,14 @@ def test_resamples_without_a_unique_fit_are_counted_not_raised():
     length = rng.integers(5, 50, size=(12, 2)).astype(float)
 
     result = bradley_terry_style(
-        first, second, outcome, length[:, :1], length[:, 1:], feature_names=["length"], n_resamples=200, rng=rng,
+        first,
+        second,
+        outcome,
+        length[:, :1],
+        length[:, 1:],
+        feature_names=["length"],
+        n_resamples=200,
+        rng=rng,
         units=np.arange(12) % 4,
     )
 

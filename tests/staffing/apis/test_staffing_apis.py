@@ -1,4 +1,5 @@
 """The staffing API: invites listed, created and revoked, the team listed; leads only."""
+
 import pytest
 
 from audit.models import AuditEntry
@@ -8,8 +9,9 @@ from tests.conftest import client_for
 
 @pytest.mark.django_db
 def test_a_lead_creates_lists_and_revokes_invites(project, lead_client):
-    response = lead_client.post(f"/api/v1/projects/{project.pk}/invites/", {"max_uses": 3, "valid_days": 2},
-                                format="json")
+    response = lead_client.post(
+        f"/api/v1/projects/{project.pk}/invites/", {"max_uses": 3, "valid_days": 2}, format="json"
+    )
     assert response.status_code == 201
     created = response.json()
     assert created["max_uses"] == 3 and created["n_used"] == 0 and created["state"] == "open"
@@ -24,8 +26,9 @@ def test_a_lead_creates_lists_and_revokes_invites(project, lead_client):
 
 @pytest.mark.django_db
 def test_bad_invite_settings_are_400_by_field(project, lead_client):
-    response = lead_client.post(f"/api/v1/projects/{project.pk}/invites/", {"max_uses": 0, "valid_days": 500},
-                                format="json")
+    response = lead_client.post(
+        f"/api/v1/projects/{project.pk}/invites/", {"max_uses": 0, "valid_days": 500}, format="json"
+    )
     assert response.status_code == 400 and set(response.json()) == {"max_uses", "valid_days"}
     assert not Invite.objects.exists()
 
@@ -34,6 +37,7 @@ def test_bad_invite_settings_are_400_by_field(project, lead_client):
 def test_an_invite_of_another_project_cannot_be_revoked_through_this_one(project, lead, lead_client):
     from staffing.services import invite_create
     from tests.annotation.factories import MembershipFactory, ProjectFactory
+
     other = ProjectFactory(name="other")
     MembershipFactory(project=other, user=lead, role="lead")
     invite = invite_create(project=other, by=lead, max_uses=1, valid_days=1)

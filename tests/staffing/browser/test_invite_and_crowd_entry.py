@@ -1,5 +1,6 @@
 """In a browser: a lead creates an invite from the team page, a fresh browser opens the link, signs up and
 lands on the rating screen; a crowd worker enters by the external link, judges and sees their code."""
+
 import re
 
 import pytest

@@ -1,4 +1,5 @@
 """Bulk accounts from a CSV: all or nothing, line-numbered errors, one-time passwords stored hashed."""
+
 import io
 
 import pytest
@@ -16,8 +17,9 @@ def _csv(text: str) -> io.BytesIO:
 
 @pytest.mark.django_db
 def test_accounts_are_rater_members_with_strong_one_time_passwords(project, lead):
-    credentials = accounts_bulk_create(project=project, by=lead,
-                                       stream=_csv("username,email\nann,ann@example.org\nbob,\n"))
+    credentials = accounts_bulk_create(
+        project=project, by=lead, stream=_csv("username,email\nann,ann@example.org\nbob,\n")
+    )
     assert [(c.username, c.email) for c in credentials] == [("ann", "ann@example.org"), ("bob", "")]
     for c in credentials:
         user = get_user_model().objects.get(username=c.username)
@@ -38,17 +40,24 @@ def test_username_only_header_and_a_bom_are_accepted(project, lead):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("text", "errors"), [
-    ("ann,ann@example.org\n", [(1, "header")]),
-    ("username,phone\nann,1\n", [(1, "header may name only")]),
-    ("username\n", [(2, "no rows")]),
-    ("username,email\nann,ann@example.org\nbad name!,\ncarla,not-an-email\nann,\n", [
-        (3, "'bad name!'"), (4, "'not-an-email' is not a valid address"), (5, "'ann' is also on line 2")]),
-    ("username,email\nann\ndora,d@example.org,extra\n", [(2, "1 values where the header has 2"),
-                                                          (3, "3 values where the header has 2")]),
-    ("username\n\nlead\n", [(3, "'lead' is taken by an existing account")]),
-    ("username,email\n,a@example.org\n", [(2, "username is empty")]),
-])
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        ("ann,ann@example.org\n", [(1, "header")]),
+        ("username,phone\nann,1\n", [(1, "header may name only")]),
+        ("username\n", [(2, "no rows")]),
+        (
+            "username,email\nann,ann@example.org\nbad name!,\ncarla,not-an-email\nann,\n",
+            [(3, "'bad name!'"), (4, "'not-an-email' is not a valid address"), (5, "'ann' is also on line 2")],
+        ),
+        (
+            "username,email\nann\ndora,d@example.org,extra\n",
+            [(2, "1 values where the header has 2"), (3, "3 values where the header has 2")],
+        ),
+        ("username\n\nlead\n", [(3, "'lead' is taken by an existing account")]),
+        ("username,email\n,a@example.org\n", [(2, "username is empty")]),
+    ],
+)
 def test_a_bad_file_is_refused_whole_with_line_numbers(project, lead, text, errors):
     n_users, n_members = get_user_model().objects.count(), Membership.objects.count()
     with pytest.raises(BulkRejected) as exc:
@@ -69,14 +78,22 @@ def test_not_utf8_is_refused(project, lead):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("body", "expected"), [
-    (b'username,email\nann,"' + b"x" * 140_000 + b'"\n', "not readable as CSV"),
-    (b"username,email\nann," + b"a" * 64 + b"@" + b".".join(x * 60 for x in (b"b", b"c", b"d")) + b".eeeee.org\n",
-     "is longer than 254 characters"),
-])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b'username,email\nann,"' + b"x" * 140_000 + b'"\n', "not readable as CSV"),
+        (
+            b"username,email\nann,"
+            + b"a" * 64
+            + b"@"
+            + b".".join(x * 60 for x in (b"b", b"c", b"d"))
+            + b".eeeee.org\n",
+            "is longer than 254 characters",
+        ),
+    ],
+)
 def test_unreadable_rows_and_overlong_addresses_are_refused_by_line(project, lead, body, expected):
     with pytest.raises(BulkRejected) as refused:
         accounts_bulk_create(project=project, stream=io.BytesIO(body), by=lead)
     assert refused.value.errors[0][0] == 2 and expected in refused.value.errors[0][1]
     assert not get_user_model().objects.filter(username="ann").exists()
-

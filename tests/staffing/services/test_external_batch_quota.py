@@ -1,4 +1,5 @@
 """The crowd link's batch quota: each worker admitted while it is set is served at most that many screens."""
+
 import pytest
 
 from annotation.models import Assignment, Membership

@@ -1,4 +1,5 @@
 """The team: pausing and resuming through quality control's services, removing a rater."""
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -18,6 +19,7 @@ def lead_of():
         lead = UserFactory(username=f"lead{project.pk}")
         MembershipFactory(project=project, user=lead, role=Membership.Role.LEAD)
         return lead
+
     return make
 
 

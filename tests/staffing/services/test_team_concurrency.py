@@ -24,7 +24,6 @@ ROUNDS = 20
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 
-
 def gold_project():
     project = rating_project(n_items=3, n_target=100, n_gold=2, gold_rate=0.5)
     qc_rules_update(project=project, min_gold_answered=1, gold_accuracy_threshold=0.8, action="pause")

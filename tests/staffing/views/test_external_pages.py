@@ -1,5 +1,6 @@
 """The external-worker entry end to end: a worker enters, judges everything, sees their code; the code
 is stable on reload and their own; a worker id is checked and never shown to other raters."""
+
 import pytest
 from django.test import Client
 
@@ -54,8 +55,13 @@ def test_a_worker_enters_judges_and_sees_a_stable_code_of_their_own(study):
     other.get(f"/projects/{project.pk}/external/{link.token}/?worker_id=MTURK42")
     second = ExternalWorker.objects.get(worker_id="MTURK42")
     assert second.completion_code != worker.completion_code
-    for path in (f"/projects/{project.pk}/", f"/projects/{project.pk}/instructions/", "/",
-                 f"/projects/{project.pk}/done/", f"/projects/{project.pk}/rate/"):
+    for path in (
+        f"/projects/{project.pk}/",
+        f"/projects/{project.pk}/instructions/",
+        "/",
+        f"/projects/{project.pk}/done/",
+        f"/projects/{project.pk}/rate/",
+    ):
         body = other.get(path).content.decode()
         assert "5f2a9c1e8b7d6a0012345678" not in body and worker.completion_code not in body
 
@@ -94,6 +100,7 @@ def test_a_wrong_token_is_404(study):
 @pytest.mark.django_db
 def test_the_lead_turns_the_link_on_resets_and_off(project, lead):
     from staffing.models import ExternalLink
+
     client = Client()
     client.force_login(lead)
     url = f"/projects/{project.pk}/external/"

@@ -1,5 +1,6 @@
 """The invite pages: a lead creates and revokes; a visitor signs up and joins, a member joins; an unusable
 invite says why and admits no one."""
+
 import re
 from datetime import timedelta
 
@@ -43,8 +44,9 @@ def test_a_single_use_invite_ignores_the_cap_field(project, lead):
 
 @pytest.mark.django_db
 def test_bad_invite_form_shows_the_fields_errors(project, lead):
-    response = _client(lead).post(f"/projects/{project.pk}/invites/",
-                                  {"kind": "multi", "max_uses": "zero", "valid_days": "-1"})
+    response = _client(lead).post(
+        f"/projects/{project.pk}/invites/", {"kind": "multi", "max_uses": "zero", "valid_days": "-1"}
+    )
     assert response.status_code == 400
     text = response.content.decode()
     assert 'id="max_uses_error"' in text and 'id="valid_days_error"' in text
@@ -64,8 +66,9 @@ def test_a_visitor_signs_up_joins_and_is_sent_to_the_rating_screen(project, lead
     invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
     client = Client()
     assert "Create an account" in client.get(f"/invite/{invite.token}/").content.decode()
-    response = client.post(f"/invite/{invite.token}/", {"username": "newcomer", "password": GOOD_PASSWORD,
-                                                         "password_again": GOOD_PASSWORD})
+    response = client.post(
+        f"/invite/{invite.token}/", {"username": "newcomer", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}
+    )
     assert response.status_code == 302 and response["Location"] == f"/projects/{project.pk}/rate/"
     user = get_user_model().objects.get(username="newcomer")
     assert Membership.objects.get(user=user, project=project).role == "rater"
@@ -73,12 +76,17 @@ def test_a_visitor_signs_up_joins_and_is_sent_to_the_rating_screen(project, lead
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("form", "error_id"), [
-    ({"username": "newcomer", "password": "short", "password_again": "short"}, "password_error"),
-    ({"username": "newcomer", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD + "x"},
-     "password_again_error"),
-    ({"username": "lead", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}, "username_error"),
-])
+@pytest.mark.parametrize(
+    ("form", "error_id"),
+    [
+        ({"username": "newcomer", "password": "short", "password_again": "short"}, "password_error"),
+        (
+            {"username": "newcomer", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD + "x"},
+            "password_again_error",
+        ),
+        ({"username": "lead", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}, "username_error"),
+    ],
+)
 def test_signup_errors_are_shown_beside_the_field(project, lead, form, error_id):
     invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
     response = Client().post(f"/invite/{invite.token}/", form)
@@ -98,8 +106,10 @@ def test_a_logged_in_user_joins_with_one_click(project, lead):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("setup", "status", "words"), [
-    ("expired", 410, "has expired"), ("revoked", 410, "was revoked"), ("used_up", 410, "is used up")])
+@pytest.mark.parametrize(
+    ("setup", "status", "words"),
+    [("expired", 410, "has expired"), ("revoked", 410, "was revoked"), ("used_up", 410, "is used up")],
+)
 def test_an_unusable_invite_says_which_and_creates_no_member(project, lead, setup, status, words):
     invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
     if setup == "expired":
@@ -109,8 +119,10 @@ def test_an_unusable_invite_says_which_and_creates_no_member(project, lead, setu
     else:
         Invite.objects.filter(pk=invite.pk).update(n_used=1)
     n_members, n_users = Membership.objects.count(), get_user_model().objects.count()
-    for client, data in ((Client(), {"username": "x1", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}),
-                         (_client(UserFactory(username="known")), {})):
+    for client, data in (
+        (Client(), {"username": "x1", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}),
+        (_client(UserFactory(username="known")), {}),
+    ):
         n_users = get_user_model().objects.count()
         response = client.post(f"/invite/{invite.token}/", data)
         assert response.status_code == status and words in response.content.decode()
@@ -128,12 +140,20 @@ def test_an_unknown_token_is_404():
 def test_forms_need_csrf(project, lead):
     invite = invite_create(project=project, by=lead, max_uses=1, valid_days=7)
     anon = Client(enforce_csrf_checks=True)
-    assert anon.post(f"/invite/{invite.token}/", {"username": "n", "password": GOOD_PASSWORD,
-                                                   "password_again": GOOD_PASSWORD}).status_code == 403
+    assert (
+        anon.post(
+            f"/invite/{invite.token}/", {"username": "n", "password": GOOD_PASSWORD, "password_again": GOOD_PASSWORD}
+        ).status_code
+        == 403
+    )
     client = _client(lead, enforce_csrf_checks=True)
-    for path in (f"/projects/{project.pk}/invites/", f"/projects/{project.pk}/invites/{invite.pk}/revoke/",
-                 f"/projects/{project.pk}/team/action/", f"/projects/{project.pk}/accounts/",
-                 f"/projects/{project.pk}/external/"):
+    for path in (
+        f"/projects/{project.pk}/invites/",
+        f"/projects/{project.pk}/invites/{invite.pk}/revoke/",
+        f"/projects/{project.pk}/team/action/",
+        f"/projects/{project.pk}/accounts/",
+        f"/projects/{project.pk}/external/",
+    ):
         assert client.post(path, {}).status_code == 403, path
     page = client.get(f"/projects/{project.pk}/invites/").content.decode()
     assert page.count("csrfmiddlewaretoken") >= 2  # the create form and the revoke button

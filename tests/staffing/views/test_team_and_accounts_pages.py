@@ -1,5 +1,6 @@
 """The team page (pause, resume, remove) and the bulk-accounts page (errors or a credentials CSV), and the
 password change bulk-created accounts must make first."""
+
 import csv
 import io
 import json
@@ -78,14 +79,19 @@ def test_bulk_upload_errors_are_shown_by_line_and_nothing_is_stored(project, lea
 @pytest.mark.django_db
 def test_a_bulk_account_must_change_its_password_first(project, lead):
     upload = SimpleUploadedFile("raters.csv", b"username\ncarla\n", "text/csv")
-    row = next(csv.DictReader(io.StringIO(
-        _lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())))
+    row = next(
+        csv.DictReader(
+            io.StringIO(_lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())
+        )
+    )
     client = Client()
     assert client.post("/accounts/login/", {"username": "carla", "password": row["password"]}).status_code == 302
     response = client.get(f"/projects/{project.pk}/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/password/")
-    response = client.post(f"/accounts/password/?next=/projects/{project.pk}/", {
-        "old_password": row["password"], "new_password1": GOOD_PASSWORD, "new_password2": GOOD_PASSWORD})
+    response = client.post(
+        f"/accounts/password/?next=/projects/{project.pk}/",
+        {"old_password": row["password"], "new_password1": GOOD_PASSWORD, "new_password2": GOOD_PASSWORD},
+    )
     assert response.status_code == 302 and response["Location"] == f"/projects/{project.pk}/"
     assert not PasswordChangeRequired.objects.exists()
     assert client.get(f"/projects/{project.pk}/").status_code == 200
@@ -95,8 +101,11 @@ def test_a_bulk_account_must_change_its_password_first(project, lead):
 @pytest.mark.parametrize("as_json", [True, False])
 def test_the_api_gives_a_one_time_password_no_token_until_it_is_changed(project, lead, as_json):
     upload = SimpleUploadedFile("raters.csv", b"username\ndora\n", "text/csv")
-    row = next(csv.DictReader(io.StringIO(
-        _lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())))
+    row = next(
+        csv.DictReader(
+            io.StringIO(_lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())
+        )
+    )
     client = Client()
 
     def token(password):
@@ -109,8 +118,10 @@ def test_the_api_gives_a_one_time_password_no_token_until_it_is_changed(project,
     assert refused.status_code == 403 and "one-time password" in refused.json()["detail"]
     assert token("not her password").status_code == 400  # wrong credentials: the endpoint's own answer
     client.post("/accounts/login/", {"username": "dora", "password": row["password"]})
-    client.post("/accounts/password/", {"old_password": row["password"], "new_password1": GOOD_PASSWORD,
-                                        "new_password2": GOOD_PASSWORD})
+    client.post(
+        "/accounts/password/",
+        {"old_password": row["password"], "new_password1": GOOD_PASSWORD, "new_password2": GOOD_PASSWORD},
+    )
     client.logout()
     assert token(GOOD_PASSWORD).status_code == 200 and token(GOOD_PASSWORD).json()["token"]
 
@@ -120,12 +131,17 @@ def test_the_token_endpoint_itself_refuses_a_one_time_password(project, lead, se
     """Not the middleware: the refusal holds with it gone (it guards sessions only)."""
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if not m.startswith("staffing.")]
     upload = SimpleUploadedFile("raters.csv", b"username\nerin\n", "text/csv")
-    row = next(csv.DictReader(io.StringIO(
-        _lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())))
+    row = next(
+        csv.DictReader(
+            io.StringIO(_lead_client(lead).post(f"/projects/{project.pk}/accounts/", {"file": upload}).content.decode())
+        )
+    )
     refused = Client().post("/api/v1/auth/token/", {"username": "erin", "password": row["password"]})
     assert refused.status_code == 403
-    assert refused.json() == {"detail": "This account still has its one-time password: log in on the web page and "
-                                        "choose a new password first."}
+    assert refused.json() == {
+        "detail": "This account still has its one-time password: log in on the web page and "
+        "choose a new password first."
+    }
     assert not Token.objects.exists()
 
 
