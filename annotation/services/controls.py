@@ -129,8 +129,11 @@ def degraded_controls_create(
         raise ValidationError({"methods": f"unknown {unknown}; choose from {', '.join(METHODS)}"})
     if not 1 <= n <= MAX_CONTROLS:
         raise ValidationError({"n": f"from 1 to {MAX_CONTROLS}"})
+    # Outputs are damaged as plain text: a copy of a whole-conversation output would show as flat text where its
+    # original shows a transcript, telling the rater it is a control; such items are not copied.
     originals = list(
         Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True)
+        .exclude(outputs__turns__isnull=False)
         .prefetch_related("outputs__proposed_spans")
         .order_by("id")
     )

@@ -420,7 +420,17 @@ def _drawn_screens(
     if report.n_errors:
         raise ImportRejected(report)
     outputs = [
-        ScaledOutput(line, p.external_id, p.input, p.outputs[0][0], p.outputs[0][1], p.subgroup) for line, p in single
+        ScaledOutput(
+            line,
+            p.external_id,
+            p.input,
+            p.outputs[0][0],
+            p.outputs[0][1],
+            p.subgroup,
+            input_turns=p.turns,
+            output_turns=p.output_turns[0] if p.output_turns else None,
+        )
+        for line, p in single
     ]
     first = Item.objects.filter(project=project).count() + 1
     try:

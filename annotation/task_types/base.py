@@ -54,7 +54,8 @@ class Coded:
 @dataclass(frozen=True)
 class ScaledOutput:
     """One line of an import of single outputs that a type arranges into screens itself (``screens_from_outputs``):
-    its line number, external id, input, output (system and text) and subgroup."""
+    its line number, external id, input, output (system and text) and subgroup, and the turns of a conversation
+    input or output (None for plain text)."""
 
     line: int
     external_id: str
@@ -62,6 +63,8 @@ class ScaledOutput:
     system: str
     text: str
     subgroup: str
+    input_turns: list[dict] | None = None
+    output_turns: list[dict] | None = None
 
 
 @dataclass(frozen=True)

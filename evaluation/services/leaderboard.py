@@ -4,17 +4,18 @@ judgments than the lead's ``min_judgments_per_system``) and, on request, the ran
 (length and formatting of each side, as in Chatbot Arena's style control).
 
 Both refit the model many times, so an answer is cached until the project's judgments change (the key holds
-the newest judgment id and the options): a lead opening the page again, or the API asked twice, costs one
-look-up. Integrity reads the judgments as they are, unweighted: it asks how many of them carry the order.
+the judgments' count and newest id, the raters quality control excludes, and the options): a lead opening the
+page again, or the API asked twice, costs one look-up. Integrity reads the judgments as they are, unweighted: it
+asks how many of them carry the order.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Max
+from django.db.models import Count, Max
 
-from annotation.models import Judgment, Output, Project
+from annotation.models import Judgment, Output, Project, RaterExclusion
 from evaluation.selectors import pairwise_frame
 from evaluation.stats import (
     STYLE_FEATURES,
@@ -39,8 +40,11 @@ class LeaderboardOptions:
     seed: int = 0
 
 
-def _newest(project: Project) -> int:
-    return Judgment.objects.filter(project=project).aggregate(newest=Max("id"))["newest"] or 0
+def _judgments_mark(project: Project) -> str:
+    """What moves when the judgments the leaderboard reads change: a new one, a deletion or an exclusion."""
+    mark = Judgment.objects.filter(project=project).aggregate(n=Count("id"), newest=Max("id"))
+    excluded = sorted(RaterExclusion.objects.filter(project=project).values_list("rater_id", flat=True))
+    return f"{mark['n']}:{mark['newest'] or 0}:{','.join(map(str, excluded))}"
 
 
 def pairwise_leaderboard(*, project: Project, options: LeaderboardOptions | None = None) -> dict:
@@ -49,7 +53,7 @@ def pairwise_leaderboard(*, project: Project, options: LeaderboardOptions | None
     options = options or LeaderboardOptions()
     minimum = (project.task_config or {}).get("min_judgments_per_system", 0)
     key = (
-        f"leaderboard:{project.pk}:{_newest(project)}:{minimum}:{int(options.style)}:{options.n_resamples}:"
+        f"leaderboard:{project.pk}:{_judgments_mark(project)}:{minimum}:{int(options.style)}:{options.n_resamples}:"
         f"{options.confidence}:{options.seed}"
     )
     found = cache.get(key)

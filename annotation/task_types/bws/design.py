@@ -9,6 +9,14 @@ from evaluation.stats import bws_tuples
 from ..base import ScaledOutput, TaskTypeError
 
 
+def _output(o: ScaledOutput) -> dict:
+    return (
+        {"system": o.system, "text": o.text}
+        if o.output_turns is None
+        else {"system": o.system, "turns": o.output_turns}
+    )
+
+
 def design_lines(outputs: list[ScaledOutput], config: dict, *, first_tuple: int) -> list[dict]:
     """Item import lines of the tuples over ``outputs`` under a project's normalised ``config`` (k, tuples per
     output, seed): tuple ``first_tuple`` onwards, named ``tuple-<number>``, each output named by its ``system``
@@ -39,8 +47,8 @@ def design_lines(outputs: list[ScaledOutput], config: dict, *, first_tuple: int)
     return [
         {
             "external_id": f"tuple-{first_tuple + t:05d}",
-            "input": outputs[0].input,
-            "outputs": [{"system": outputs[i].system, "text": outputs[i].text} for i in row],
+            "input": outputs[0].input if outputs[0].input_turns is None else outputs[0].input_turns,
+            "outputs": [_output(outputs[i]) for i in row],
             "subgroup": subgroup,
             "meta": {
                 "bws_design": {

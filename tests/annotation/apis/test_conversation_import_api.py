@@ -245,3 +245,19 @@ def test_a_csv_line_takes_the_turns_as_a_json_cell_and_names_a_bad_one(project, 
     assert response.status_code == 400 and response.json()["errors"] == [
         {"line": 2, "error": "turns[1].role 'bot' is not a role; roles are system, user, assistant"}
     ]
+
+
+def test_degraded_copies_are_not_told_apart_by_a_conversation_output_shown_as_plain_text(project, lead_client):
+    whole = [{"role": "assistant", "text": "Paris is the capital."}, {"role": "user", "text": "And of Spain?"}]
+    lines = [line(f"w{i}", outputs=[{"system": "s1", "turns": whole}]) for i in range(4)]
+    lines += [line(f"p{i}", outputs=[{"system": "s1", "text": f"Paris, France, number {i}."}]) for i in range(4)]
+    assert post_items(lead_client, project, *lines).status_code in (200, 201)
+
+    made = lead_client.post(f"/api/v1/projects/{project.id}/qc/degraded/", {"n": 4, "seed": 3}, format="json")
+
+    assert made.status_code in (200, 201), made.content
+    copies = Item.objects.filter(project=project, degraded_from__isnull=False)
+    assert copies.count() == 4
+    for copy in copies:
+        shown = [o.turns is None for o in copy.outputs.order_by("position")]
+        assert shown == [o.turns is None for o in copy.degraded_from.outputs.order_by("position")], copy.external_id

@@ -21,6 +21,7 @@ from annotation.task_types import TaskTypeError
 from annotation.task_types.bws import TYPE
 from annotation.task_types.bws.coding import BEST, NEITHER, WORST
 from tests.annotation.factories import UserFactory
+from tests.conftest import client_for
 
 SYSTEMS = ["a", "b", "c", "d"]
 
@@ -310,3 +311,23 @@ def test_revising_a_screen_shows_the_picks_given_and_the_form_posts_them_again(c
         shown[0]: "best",
         shown[2]: "worst",
     }
+
+
+@pytest.mark.django_db
+def test_outputs_to_scale_keep_their_conversation_turns_in_the_drawn_tuples():
+    lead = UserFactory()
+    project = _project(lead, k=2, tuples_per_output=1)
+    chat = [{"role": "system", "text": "Be brief."}, {"role": "user", "text": "Capital of France?"}]
+    reply = [{"role": "assistant", "text": "Paris."}, {"role": "user", "text": "Sure?"}]
+    lines = [
+        {"external_id": f"o{i}", "input": chat, "outputs": [{"system": f"s{i}", "turns": reply}]} for i in range(3)
+    ]
+    response = client_for(lead).post(
+        f"/api/v1/projects/{project.id}/items/import/",
+        "".join(json.dumps(line) + "\n" for line in lines).encode(),
+        content_type="application/x-ndjson",
+    )
+    assert response.status_code in (200, 201, 202), response.content
+    items = list(Item.objects.filter(project=project).prefetch_related("outputs"))
+    assert items and all(item.turns == chat for item in items)
+    assert all(o.turns == reply for item in items for o in item.outputs.all())

@@ -80,3 +80,26 @@ def test_a_rating_project_has_no_leaderboard_and_bad_options_are_400():
         == 400
     )
     assert lead.get(f"/api/v1/projects/{project.pk}/results/leaderboard/?n_resamples=-1").status_code == 400
+
+
+def test_excluding_a_rater_takes_their_judgments_out_of_a_cached_leaderboard():
+    project, lead = _study()
+    url = f"/api/v1/projects/{project.pk}/results/leaderboard/"
+    before = lead.get(url).json()["criteria"][0]["integrity"]["systems"]
+    rogue = UserFactory(username=f"lb-rogue-{project.pk}")
+    MembershipFactory(project=project, user=rogue, role=Membership.Role.RATER)
+    for _ in range(3):
+        item = ItemFactory(project=project, systems=["c", "a"])
+        JudgmentFactory(
+            item=item, output=item.outputs.get(position=0), criterion=project.criteria.get(), rater=rogue, value=2.0
+        )
+    assert lead.get(url).json()["criteria"][0]["integrity"]["systems"] != before
+
+    excluded = lead.post(
+        f"/api/v1/projects/{project.pk}/qc/actions/",
+        {"rater": rogue.username, "action": "exclude", "reason": "spam"},
+        format="json",
+    )
+
+    assert excluded.status_code == 201, excluded.json()
+    assert lead.get(url).json()["criteria"][0]["integrity"]["systems"] == before
