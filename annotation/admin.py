@@ -3,6 +3,7 @@
 from django.contrib import admin
 
 from annotation.models import (
+    AdaptiveAllocationState,
     AdjudicatedSpan,
     AdjudicatedValue,
     AdjudicationCase,
@@ -246,3 +247,11 @@ class RaterProfileAdmin(RaterExclusionAdmin):
 
     list_display = ["membership", "consented", "answered_at"]
     search_fields = ["membership__project__name"]
+
+
+@admin.register(AdaptiveAllocationState)
+class AdaptiveAllocationStateAdmin(admin.ModelAdmin):
+    """Read-only: the adaptive-allocation refresh job writes it."""
+
+    list_display = ["project", "n_judgments", "judgments_through"]
+    readonly_fields = ["project", "probabilities", "judgments_through", "n_judgments"]

@@ -2,7 +2,18 @@
 
 from django.contrib import admin
 
-from evaluation.models import Calibrator, Export, Judge, JudgeRating, MetricInput, MetricScore, RaterModelsResult
+from evaluation.models import (
+    Calibrator,
+    Export,
+    Judge,
+    JudgeRating,
+    MetricInput,
+    MetricScore,
+    RaterModelsResult,
+    Vote,
+    VoteImport,
+    VoteName,
+)
 
 
 @admin.register(MetricScore)
@@ -54,3 +65,38 @@ class RaterModelsResultAdmin(admin.ModelAdmin):
     list_display = ["project", "seed", "computed_at", "n_judgments"]
     list_filter = ["project"]
     readonly_fields = ["project", "seed", "report", "computed_at", "n_judgments", "judgments_through"]
+
+
+@admin.register(VoteImport)
+class VoteImportAdmin(admin.ModelAdmin):
+    """Read-only: the vote import writes it (and its votes, kept out of the admin: millions of rows)."""
+
+    list_display = ["project", "criterion", "file_name", "layout", "n_votes", "created_at"]
+    list_filter = ["project"]
+    readonly_fields = ["project", "criterion", "file_name", "layout", "n_votes", "created_by", "created_at"]
+
+
+@admin.register(VoteName)
+class VoteNameAdmin(admin.ModelAdmin):
+    list_display = ["project", "kind", "code", "name"]
+    list_filter = ["project", "kind"]
+    readonly_fields = ["project", "kind", "code", "name"]
+
+
+@admin.register(Vote)
+class VoteAdmin(admin.ModelAdmin):
+    """Read-only, and counted without COUNT(*) over ten million rows (show_full_result_count)."""
+
+    list_display = ["batch", "system_a", "system_b", "outcome", "rater", "prompt"]
+    raw_id_fields = ["batch"]
+    show_full_result_count = False
+    readonly_fields = [
+        "batch",
+        "system_a",
+        "system_b",
+        "outcome",
+        "rater",
+        "prompt",
+        "submitted_at",
+        "sampling_probability",
+    ]

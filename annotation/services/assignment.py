@@ -351,7 +351,7 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, paire
     return (
         f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
         f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}) "
-        f'RETURNING id, input, "references", degraded_from_id'
+        f'RETURNING id, input, turns, "references", degraded_from_id'
     )
 
 
