@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Max
 
-from annotation.models import Judgment, Output, Project, RaterExclusion
+from annotation.models import Output, Project
 from evaluation.selectors import pairwise_frame
+from evaluation.selectors.judgment_mark import judgment_mark
 from evaluation.stats import (
     STYLE_FEATURES,
     InsufficientDataError,
@@ -40,20 +40,15 @@ class LeaderboardOptions:
     seed: int = 0
 
 
-def _judgments_mark(project: Project) -> str:
-    """What moves when the judgments the leaderboard reads change: a new one, a deletion or an exclusion."""
-    mark = Judgment.objects.filter(project=project).aggregate(n=Count("id"), newest=Max("id"))
-    excluded = sorted(RaterExclusion.objects.filter(project=project).values_list("rater_id", flat=True))
-    return f"{mark['n']}:{mark['newest'] or 0}:{','.join(map(str, excluded))}"
-
-
 def pairwise_leaderboard(*, project: Project, options: LeaderboardOptions | None = None) -> dict:
     """Integrity (and with ``options.style`` the style-controlled ranking) of every criterion; cached until a
     judgment comes in."""
     options = options or LeaderboardOptions()
     minimum = (project.task_config or {}).get("min_judgments_per_system", 0)
+    mark = judgment_mark(project)
+    excluded = ",".join(map(str, mark.excluded))
     key = (
-        f"leaderboard:{project.pk}:{_judgments_mark(project)}:{minimum}:{int(options.style)}:{options.n_resamples}:"
+        f"leaderboard:{project.pk}:{mark.n_judgments}:{mark.through}:{excluded}:{minimum}:{int(options.style)}:{options.n_resamples}:"
         f"{options.confidence}:{options.seed}"
     )
     found = cache.get(key)

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, Max
 from django.utils import timezone
 
-from annotation.models import Job, Judgment, Project, RaterExclusion
+from annotation.models import Job, Project
 from annotation.services.job import job_start
 from audit.services import audit_record
 from core.job_queue import queued_job
 from evaluation.models import RaterModelsResult
+from evaluation.selectors.judgment_mark import judgment_mark
 
 from .rater_models import rater_models_report
 
@@ -35,19 +35,12 @@ class StoredRaterModels:
     job: Job | None
 
 
-def _judgment_mark(project: Project) -> tuple[int, int, list[int]]:
-    """(how many judgment rows the project has, the last id, the raters quality control excludes): a revision,
-    an import, a deletion or an exclusion moves it."""
-    mark = Judgment.objects.filter(project=project).aggregate(n=Count("id"), last=Max("id"))
-    excluded = sorted(RaterExclusion.objects.filter(project=project).values_list("rater_id", flat=True))
-    return mark["n"], mark["last"] or 0, excluded
-
-
 def rater_models_compute(
     *, project: Project, seed: int = 0, progress: Callable[[float, float, str], None] | None = None
 ) -> RaterModelsResult:
     """Fits the rater models of every criterion and stores the report in place of the last one for ``seed``."""
-    n_judgments, through, excluded = _judgment_mark(project)  # read first: judgments arriving meanwhile make it stale
+    mark = judgment_mark(project)  # read first: judgments arriving meanwhile make it stale
+    n_judgments, through, excluded = mark.n_judgments, mark.through, list(mark.excluded)
     report = rater_models_report(project=project, seed=seed, progress=progress)
     result, _ = RaterModelsResult.objects.update_or_create(
         project=project,
@@ -78,7 +71,8 @@ def rater_models_recompute_start(*, project: Project, user=None, seed: int = 0) 
 def rater_models_stored(*, project: Project, seed: int = 0, criterion: str | None = None) -> StoredRaterModels:
     """The stored rater models (of the one ``criterion`` when named; ValueError for an unknown one)."""
     result = RaterModelsResult.objects.filter(project=project, seed=seed).first()
-    n_now, through, excluded = _judgment_mark(project)
+    mark = judgment_mark(project)
+    n_now, through, excluded = mark.n_judgments, mark.through, list(mark.excluded)
     job = Job.objects.filter(project=project, kind=JOB_KIND, params__seed=seed).order_by("-id").first()
     if criterion is not None and not project.criteria.filter(name=criterion).exists():
         raise ValueError(f"unknown criterion {criterion!r}")
