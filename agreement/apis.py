@@ -16,9 +16,9 @@ from agreement.services import (
 )
 from agreement.services.schedule import DAYS
 from agreement.services.stale_recompute import MAX_MINUTES as MAX_AUTO_MINUTES
-from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead, rater_names_for_project
 from core.outside_text import validate_outside_json
+from core.pagination import paginated
 
 
 class AgreementListApi(APIView):

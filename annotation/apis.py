@@ -14,13 +14,10 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.authentication import RaterLoopTokenAuthentication
 from annotation.chat_layouts import EXPORT_LAYOUTS
 from annotation.conversations import ROLES
 from annotation.error_span_formats import LAYOUTS as ERROR_SPAN_LAYOUTS
 from annotation.models import Item, ItemFlag, Membership, TaskType
-from annotation.pagination import paginated
-from annotation.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser, spool
 from annotation.selectors import (
     assignment_screen,
     item_list_for_project,
@@ -54,7 +51,10 @@ from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.item_changes import item_import_update, item_retire, item_unretire
 from annotation.services.project import SETTING_LIMITS
 from annotation.views_auth import LoginRateThrottle
+from core.authentication import RaterLoopTokenAuthentication
 from core.outside_text import validate_outside_json
+from core.pagination import paginated
+from core.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser, spool
 
 
 class TokenObtainApi(ObtainAuthToken):

@@ -9,7 +9,6 @@ from rest_framework.views import APIView
 
 from annotation.apis import DETAIL
 from annotation.models import QcRules
-from annotation.pagination import paginated
 from annotation.selectors import (
     project_get_for_lead,
     qc_rules_current,
@@ -20,6 +19,7 @@ from annotation.selectors import (
 from annotation.selectors.rater_evidence import rater_in_project
 from annotation.services import LEAD_ACTIONS, degraded_controls_create, qc_rules_apply_all, qc_rules_update
 from annotation.services.controls import METHODS, repeat_controls_create
+from core.pagination import paginated
 
 
 class QcRulesSerializer(serializers.Serializer):

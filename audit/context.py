@@ -5,7 +5,7 @@ a job) there is none, and entries say ``command``."""
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from annotation.client_address import client_address
+from core.client_address import client_address
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.views import APIView
 
-from annotation.pagination import StandardPagination
 from annotation.selectors import project_get_for_lead
 from audit.models import ACTIONS
 from audit.selectors import audit_list_for_project
+from core.pagination import StandardPagination
 
 
 class AuditListApi(APIView):

@@ -1,16 +1,29 @@
-"""Refuses, with a 400 that names it, a request whose URL path, query parameters or form fields hold text
-core.outside_text refuses, before any view or filter hands it to the database.
+"""The project's own middleware.
 
+``OutsideTextMiddleware`` refuses, with a 400 that names it, a request whose URL path, query parameters or
+form fields hold text core.outside_text refuses, before any view or filter hands it to the database.
 Checked here, once, rather than by each filter and form: views read query parameters in many places
 (search boxes, list filters, page numbers), and one missed parameter was a 500. JSON bodies are checked by
 the API serializers (DRF's CharField refuses NUL and surrogates; core.api_fields for nested JSON) and
 import files by the importers, with line numbers.
+
+``ServiceUnavailableMiddleware`` answers 503 with Retry-After, not 500, while the database or the job broker
+is unreachable. The request's transaction has been rolled back by then (ATOMIC_REQUESTS), so a client may
+safely retry; rater-loop writes are idempotent by ``client_token``. The error is logged, never swallowed; the
+answer names the failing part but not the driver's message, which carries host, port, user and database.
 """
 
-from django.http import JsonResponse
+import logging
+
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from kombu.exceptions import OperationalError as BrokerOperationalError
 
 from .outside_text import OutsideValueError, check_text
+
+logger = logging.getLogger(__name__)
 
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -44,3 +57,33 @@ class OutsideTextMiddleware:
                 return JsonResponse({"detail": detail, "field": exc.field}, status=400)
             return render(request, "core/bad_input.html", {"detail": detail}, status=400)
         return self.get_response(request)
+
+
+# Seconds a client is told to wait: a PostgreSQL restart or a broker failover takes a few seconds.
+RETRY_AFTER_SECONDS = 5
+UNAVAILABLE = {
+    DatabaseOperationalError: "The database is unavailable",
+    DatabaseInterfaceError: "The database is unavailable",
+    BrokerOperationalError: "The job queue is unavailable; the job was not started",
+}
+
+
+class ServiceUnavailableMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        what = next((message for cls, message in UNAVAILABLE.items() if isinstance(exception, cls)), None)
+        if what is None:
+            return None
+        logger.error("%s %s: %s: %s", request.method, request.path, what, exception)
+        detail = f"{what}; retry in {RETRY_AFTER_SECONDS} s."
+        if request.path.startswith("/api/"):
+            response = JsonResponse({"detail": detail}, status=503)
+        else:
+            response = HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response

@@ -7,8 +7,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.pagination import paginated
 from annotation.selectors import project_get_for_lead
+from core.pagination import paginated
 from staffing.selectors import invite_get_for_project, invite_list_for_project, team_list_for_project
 from staffing.services import invite_create, invite_revoke
 

@@ -12,12 +12,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from annotation.client_address import client_address
 from annotation.models import Membership
 from annotation.rater_session import AFTER_FINISHED, RETURN_LINK
 from annotation.selectors import rater_progress
 from annotation.selectors.qualification import rater_not_admitted
 from annotation.services.assignment import NOT_ADMITTED
+from core.client_address import client_address
 from staffing.middleware import MUST_CHANGE
 from staffing.models import ExternalLink, ExternalWorker, Invite
 from staffing.selectors import completion_standing, invite_get_by_token

@@ -40,8 +40,8 @@ from agreement.stats import (
     specific_agreement,
 )
 from annotation.models import Project
-from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
 from annotation.task_types import REGISTRY
+from core.bulk_insert import insert_rows, refresh_planner_statistics
 
 
 def project_computation(project: Project, records: JudgmentRecords, builder: RowBuilder):

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from core.input_errors import InputRejected
 from core.outside_text import OutsideValueError, check_json
 
 # Every bad line is collected so the report is complete; past this many, only the count grows.
@@ -32,13 +33,16 @@ class ImportReport:
         }
 
 
-class ImportRejected(Exception):
+class ImportRejected(InputRejected):
     """The file had bad lines; nothing was written. ``report`` lists every one (up to the cap)."""
 
     def __init__(self, report: ImportReport):
         self.report = report
         first = "; ".join(f"line {line}: {msg}" for line, msg in report.errors[:3])
         super().__init__(f"{report.n_errors} bad lines, e.g. {first}")
+
+    def as_dict(self) -> dict:
+        return self.report.as_dict()
 
 
 class BadRecord(ValueError):

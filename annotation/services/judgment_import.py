@@ -20,10 +20,10 @@ from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, 
 from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenTexts, Span, TaskTypeError
 from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
+from core.bulk_insert import fresh_ids, insert_rows, refresh_planner_statistics
 from core.outside_text import OutsideValueError, read_datetime
 
 from .adjudication import adjudication_cases_open
-from .bulk_insert import fresh_ids, insert_rows, refresh_planner_statistics
 from .error_span_study import StudyLine, read_study
 from .import_records import BadRecord, ImportRejected, ImportReport, records
 

@@ -67,7 +67,7 @@ MIDDLEWARE = [
     # Turns a login refused by django-axes into its lockout page (annotation.views_auth.lockout_response).
     "axes.middleware.AxesMiddleware",
     # Last, so its process_exception is asked first: database or broker down -> 503, not 500.
-    "annotation.middleware.ServiceUnavailableMiddleware",
+    "core.middleware.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -193,7 +193,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_FAILURE_LIMIT = env.int("CONCORD_LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("CONCORD_LOGIN_COOLOFF_MINUTES", default=15))
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "annotation.client_address.client_address"
+AXES_CLIENT_IP_CALLABLE = "core.client_address.client_address"
 AXES_LOCKOUT_CALLABLE = "annotation.views_auth.lockout_response"
 # Successful logins are not logged by axes (a row per login, never pruned); lead and staff actions are
 # in the audit log.
@@ -209,11 +209,11 @@ REST_FRAMEWORK = {
         "rest_framework.permissions.IsAuthenticated",
         "console.middleware.ArchivedProjectReadOnly",
     ],
-    "DEFAULT_PAGINATION_CLASS": "annotation.pagination.StandardPagination",
-    "EXCEPTION_HANDLER": "annotation.api_errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.StandardPagination",
+    "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"auth": env("CONCORD_AUTH_THROTTLE_RATE", default="300/min")},
     "NUM_PROXIES": CONCORD_TRUSTED_PROXIES,
-    "DEFAULT_SCHEMA_CLASS": "annotation.api_schema.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.api_schema.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",

@@ -5,10 +5,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Criterion, Output, Project
-from annotation.services.bulk_insert import insert_rows
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import SCORED
 from audit.services import audit_record
+from core.bulk_insert import insert_rows
 from evaluation.models import Calibrator, MetricScore
 from evaluation.selectors import metric_matrix, metric_names_for_project, rating_frame
 from evaluation.stats import Calibrator as FittedCalibrator

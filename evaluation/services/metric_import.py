@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from annotation.models import Output, Project
 from annotation.services import ImportRejected, ImportReport
-from annotation.services.bulk_insert import insert_rows
 from annotation.services.import_records import BadRecord, records
 from audit.services import audit_record
+from core.bulk_insert import insert_rows
 from evaluation.models import MetricScore
 
 BATCH_SIZE = 5000

@@ -8,9 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Output, Project
-from annotation.services.bulk_insert import insert_rows
 from annotation.services.job import job_start
 from audit.services import audit_record
+from core.bulk_insert import insert_rows
 from core.job_queue import queued_job
 from evaluation.metrics import REGISTRY, MetricResources, compute_metrics, metric_spec
 from evaluation.models import MetricInput, MetricScore

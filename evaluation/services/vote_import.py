@@ -23,16 +23,16 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from annotation.models import Criterion, Job, Project
-from annotation.parsers import spool
-from annotation.services.bulk_insert import refresh_planner_statistics, uses_copy
 from annotation.services.import_records import MAX_REPORTED_ERRORS, ImportRejected, ImportReport
 from annotation.services.job import job_start
 from annotation.services.judgment_import import MAX_RATER_NAME
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
+from core.bulk_insert import refresh_planner_statistics, uses_copy
 from core.job_queue import queued_job
 from core.outside_text import text_problem
+from core.parsers import spool
 from evaluation.models import Vote, VoteImport, VoteName
 
 from .vote_files import ARENA, FORMATS, VoteBatch, VoteFile, write_csv

@@ -30,7 +30,7 @@ def populate(n_judgments: int, n_criteria=5, n_raters=50, n_subgroups=10, n_week
 
     from annotation.models import Item, Judgment, Output
     from annotation.services import project_create
-    from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
+    from core.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
 
     rng = np.random.default_rng(seed)
     User = get_user_model()
@@ -161,7 +161,7 @@ def run(n_judgments: int) -> dict:
     from agreement.services.snapshot_rows import SNAPSHOT_FIELDS
     from agreement.services.snapshots import snapshot_rows_compute
     from annotation.models import Project
-    from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
+    from core.bulk_insert import insert_rows, refresh_planner_statistics
 
     t = time.perf_counter()
     project_id = populate(n_judgments)

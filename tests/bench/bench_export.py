@@ -36,7 +36,7 @@ def populate(n_judgments: int, name: str, n_raters=50, n_subgroups=10, n_weeks=2
 
     from annotation.models import Item, Judgment, Output
     from annotation.services import project_create
-    from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
+    from core.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
 
     rng = np.random.default_rng(seed)
     User = get_user_model()

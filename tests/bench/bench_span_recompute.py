@@ -30,7 +30,7 @@ def populate(n_outputs: int, n_raters=10, n_subgroups=4, n_weeks=8, seed=1) -> i
 
     from annotation.models import ErrorSpan, Item, Judgment, Output
     from annotation.services import project_create
-    from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
+    from core.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids
 
     rng = np.random.default_rng(seed)
     users = get_user_model()
@@ -134,7 +134,7 @@ def recompute(project) -> dict:
     from agreement.selectors.judgment_records import judgment_records_for_project
     from agreement.services.snapshot_rows import SNAPSHOT_FIELDS
     from agreement.services.snapshots import snapshot_rows_compute
-    from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
+    from core.bulk_insert import insert_rows, refresh_planner_statistics
 
     t0 = time.perf_counter()
     records = judgment_records_for_project(project)

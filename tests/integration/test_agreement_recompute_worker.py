@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
 from annotation.models import Job, Judgment
-from annotation.services.bulk_insert import insert_rows
+from core.bulk_insert import insert_rows
 from tests.agreement.pandalm import load_pandalm
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for

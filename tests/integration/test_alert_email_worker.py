@@ -14,7 +14,7 @@ from django.utils import timezone
 from agreement.jobs import alert_emails_send_job, alert_emails_send_pending_job
 from agreement.models import AgreementAlert
 from annotation.models import Judgment
-from annotation.services.bulk_insert import insert_rows
+from core.bulk_insert import insert_rows
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for
 from tests.integration.conftest import Worker, _on_the_worker_broker, worker_database_url

@@ -11,7 +11,7 @@ either the documented body or DRF's field → messages map of a refused input.
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 
-from annotation.pagination import StandardPagination
+from core.pagination import StandardPagination
 
 FIELD_ERRORS = {
     "type": "object",

@@ -6,7 +6,7 @@ from django.db import OperationalError
 from django.test import RequestFactory
 from kombu.exceptions import OperationalError as BrokerOperationalError
 
-from annotation.middleware import RETRY_AFTER_SECONDS, ServiceUnavailableMiddleware
+from core.middleware import RETRY_AFTER_SECONDS, ServiceUnavailableMiddleware
 
 DRIVER_MESSAGE = (
     'connection to server at "10.0.0.7", port 5432 failed: FATAL: password authentication failed '
