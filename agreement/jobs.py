@@ -14,7 +14,7 @@ from agreement.services.alert_emails import SEND_JOB
 from agreement.services.recompute import RECOMPUTE_JOB
 from agreement.services.stale_recompute import agreement_recompute_stale_all
 from annotation.models import Project
-from annotation.services.job import job_run
+from core.services.job import job_run
 
 
 # The database may restart under us: retry with backoff. A killed worker leaves the message

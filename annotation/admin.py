@@ -12,7 +12,6 @@ from annotation.models import (
     ErrorSpan,
     Item,
     ItemFlag,
-    Job,
     Judgment,
     Membership,
     Output,
@@ -141,15 +140,6 @@ class ItemFlagAdmin(admin.ModelAdmin):
     list_filter = ["reason", "project"]
     search_fields = ["item__external_id", "rater__username", "comment"]
     raw_id_fields = ["project", "item", "assignment", "rater"]
-
-
-@admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "project", "state", "progress", "created_by", "created_at", "finished_at"]
-    list_filter = ["kind", "state"]
-    search_fields = ["celery_id", "error", "message"]
-    raw_id_fields = ["project", "created_by"]
-    readonly_fields = ["celery_id", "created_at", "started_at", "finished_at"]
 
 
 @admin.register(QcRules)

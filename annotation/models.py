@@ -787,45 +787,6 @@ class ItemFlag(models.Model):
         return f"{self.reason} flag on item {self.item_id}"
 
 
-class Job(models.Model):
-    """A background job a user started (agreement recompute, export, metrics...), with its progress.
-
-    The Celery task id is kept for operators; clients poll ``/api/v1/jobs/{id}/``.
-    """
-
-    class State(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        SUCCESS = "success"
-        FAILURE = "failure"
-
-    kind = models.CharField(max_length=64)
-    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
-    progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
-    message = models.CharField(max_length=500, blank=True)
-    params = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    celery_id = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-id"]
-        constraints = [
-            models.CheckConstraint(condition=Q(progress__gte=0, progress__lte=1), name="job_progress_in_unit_interval"),
-        ]
-        indexes = [models.Index(fields=["project", "kind", "-created_at"], name="job_project_kind_time")]
-
-    def __str__(self):
-        return f"{self.kind} job {self.pk} ({self.state})"
-
-
 class QcRules(models.Model):
     """One version of a project's quality-control rules. Versions are frozen once the project has
     judgments: an edit then stores a new version, so every automatic action names the rules it applied."""

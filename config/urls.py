@@ -4,10 +4,10 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agreement.urls import api_urlpatterns as agreement_api
-from annotation.job_apis import JobDetailApi
 from annotation.urls import api_urlpatterns as annotation_api
 from annotation.views_auth import LoginView
 from console.urls import api_urlpatterns as console_api
+from core.urls import api_urlpatterns as core_api
 from staffing.urls import api_urlpatterns as staffing_api
 
 urlpatterns = [
@@ -18,7 +18,7 @@ urlpatterns = [
     path("api/v1/", include(agreement_api)),
     path("api/v1/", include(console_api)),
     path("api/v1/", include(staffing_api)),
-    path("api/v1/jobs/<int:pk>/", JobDetailApi.as_view(), name="api-job"),
+    path("api/v1/", include(core_api)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("annotation.urls")),

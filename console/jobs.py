@@ -2,8 +2,8 @@
 
 from celery import shared_task
 
-from annotation.services.job import job_run
 from console.services.item_upload import IMPORT_JOB, UPDATE_JOB, item_upload_import, item_upload_update
+from core.services.job import job_run
 
 
 @shared_task(name=IMPORT_JOB)

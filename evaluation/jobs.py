@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from annotation.services.job import job_run
+from core.services.job import job_run
 from evaluation.services import metrics_compute
 from evaluation.services.adaptive_refresh import adaptive_refresh_stale
 from evaluation.services.export import EXPORT_JOB, export_run

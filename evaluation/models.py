@@ -138,7 +138,7 @@ class Export(models.Model):
     builds it reports progress, ``file`` is set once the zip is complete."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exports")
-    job = models.ForeignKey("annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    job = models.ForeignKey("core.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -5,10 +5,11 @@ from collections.abc import Callable
 from django.db import transaction
 
 from agreement.models import AgreementSettings
-from annotation.models import Job, Judgment, Project
-from annotation.services.job import job_start
+from annotation.models import Judgment, Project
 from audit.services import audit_record
 from core.job_queue import queued_job
+from core.models import Job
+from core.services.job import job_start
 
 from .alerts import alerts_raise_for_latest_week
 from .snapshots import snapshot_compute_for_project

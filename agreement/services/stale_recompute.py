@@ -15,7 +15,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agreement.models import AgreementSettings
-from annotation.models import Job, Judgment, Project
+from annotation.models import Judgment, Project
+from core.models import Job
 
 from .recompute import agreement_recompute_start
 

@@ -41,6 +41,11 @@ def project_role(user, project: Project) -> str | None:
     return Membership.objects.filter(project=project, user=user).values_list("role", flat=True).first()
 
 
+def project_ids_led_by(user) -> QuerySet:
+    """The ids of the projects ``user`` leads (``CONCORD_JOB_PROJECTS_LED``: a lead watches their jobs)."""
+    return Membership.objects.filter(user=user, role=Membership.Role.LEAD).values("project_id")
+
+
 def project_create_allowed(user) -> bool:
     """Staff, and users holding the ``annotation.add_project`` permission, may create projects."""
     return user.is_authenticated and (user.is_staff or user.has_perm("annotation.add_project"))

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "axes",
+    "core",
     "annotation",
     "evaluation",
     "agreement",
@@ -177,6 +178,10 @@ CACHES = {
 # Asked before the API hands out a token: each takes the user and answers a reason to refuse (403 with it)
 # or None. A setting, so that annotation, which owns the token endpoint, imports no app above it.
 CONCORD_TOKEN_REFUSALS = ["staffing.selectors.passwords.token_refusal_one_time_password"]
+
+# Takes a user and answers the ids of the projects they lead, whose jobs they may watch besides their own.
+# A setting, so that core, which owns the jobs, imports no app above it.
+CONCORD_JOB_PROJECTS_LED = "annotation.selectors.projects.project_ids_led_by"
 
 # Proxies in front of Concord that append the address they saw to X-Forwarded-For (0: none, use the
 # socket's address). Throttles, the login lockout and the audit log key on the address the nearest trusted

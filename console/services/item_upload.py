@@ -10,13 +10,14 @@ from pathlib import Path
 
 from django.conf import settings
 
-from annotation.models import Job, Project
+from annotation.models import Project
 from annotation.services import ImportRejected, detect_format, item_import
 from annotation.services.item_changes import item_import_update
-from annotation.services.job import job_start
 from console.selectors.import_errors import import_error_report
 from core.job_queue import queued_job
+from core.models import Job
 from core.parsers import spool
+from core.services.job import job_start
 
 KIND = "item_import"
 UPDATE_KIND = "item_update"

@@ -19,13 +19,14 @@ from django.conf import settings
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from annotation.models import Criterion, Job, Project
+from annotation.models import Criterion, Project
 from annotation.selectors.profiles import profile_fields, rater_profile_answers
-from annotation.services.job import job_start
 from annotation.task_types import REGISTRY
 from audit.services import audit_record
 from core.job_queue import queued_job
+from core.models import Job
 from core.outside_text import text_problem
+from core.services.job import job_start
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export import profiles, soft_labels

@@ -8,10 +8,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Output, Project
-from annotation.services.job import job_start
 from audit.services import audit_record
 from core.bulk_insert import insert_rows
 from core.job_queue import queued_job
+from core.services.job import job_start
 from evaluation.metrics import REGISTRY, MetricResources, compute_metrics, metric_spec
 from evaluation.models import MetricInput, MetricScore
 

@@ -9,10 +9,11 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Job, Project
-from annotation.services.job import job_start
+from annotation.models import Project
 from audit.services import audit_record
 from core.job_queue import queued_job
+from core.models import Job
+from core.services.job import job_start
 from evaluation.models import RaterModelsResult
 from evaluation.selectors.judgment_mark import judgment_mark
 

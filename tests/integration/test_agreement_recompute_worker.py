@@ -9,8 +9,9 @@ import pytest
 from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
-from annotation.models import Job, Judgment
+from annotation.models import Judgment
 from core.bulk_insert import insert_rows
+from core.models import Job
 from tests.agreement.pandalm import load_pandalm
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for

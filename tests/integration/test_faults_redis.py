@@ -14,8 +14,9 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, Job, Judgment, Membership
+from annotation.models import Assignment, Judgment, Membership
 from config.celery_app import app as celery_app
+from core.models import Job
 from tests.annotation.factories import MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 from tests.integration.conftest import reset_celery_connections

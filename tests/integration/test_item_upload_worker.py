@@ -8,7 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from annotation.models import Item, Job, Membership
+from annotation.models import Item, Membership
+from core.models import Job
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -9,7 +9,8 @@ import pytest
 
 from agreement.jobs import agreement_recompute_stale_all_job
 from agreement.models import AgreementSettings, AgreementSnapshot
-from annotation.models import Job, Judgment
+from annotation.models import Judgment
+from core.models import Job
 from tests.annotation.factories import ItemFactory, JudgmentFactory, ProjectFactory, UserFactory
 from tests.integration.test_agreement_recompute_worker import job_state, wait_for
 

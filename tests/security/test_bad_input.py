@@ -11,8 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.models import Item, Job, Judgment
+from annotation.models import Item, Judgment
 from annotation.services import assignment_next_for_rater
+from core.models import Job
 from evaluation.models import Judge, MetricScore
 from staffing.services import invite_create
 from tests.annotation.rating import add_raters, full_values, rating_project

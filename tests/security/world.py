@@ -10,8 +10,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
-from annotation.models import Job, Membership
+from annotation.models import Membership
 from annotation.services import assignment_next_for_rater, item_flag_create, item_import, judgment_submit
+from core.models import Job
 from evaluation.models import Calibrator, Export
 from staffing.services import external_link_reset, invite_create
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory

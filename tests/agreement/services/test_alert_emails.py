@@ -13,8 +13,8 @@ from django.utils import timezone
 from agreement.jobs import alert_emails_send_pending_job
 from agreement.models import AgreementAlert, AgreementSettings
 from agreement.services import agreement_recompute_run, alert_emails_send, alerts_raise_for_latest_week
-from annotation.models import Job
-from annotation.services.job import job_run
+from core.models import Job
+from core.services.job import job_run
 from tests.agreement.services.test_alerts_and_schedule import snapshot
 from tests.annotation.factories import MembershipFactory, UserFactory
 

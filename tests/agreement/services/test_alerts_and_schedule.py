@@ -96,7 +96,7 @@ def test_the_weekly_schedule_is_a_periodic_task_leads_edit(project, lead):
 
 def test_the_scheduled_job_starts_a_tracked_recompute(project, django_capture_on_commit_callbacks):
     from agreement.jobs import agreement_scheduled_recompute_job
-    from annotation.models import Job
+    from core.models import Job
 
     with django_capture_on_commit_callbacks(execute=True):
         job_id = agreement_scheduled_recompute_job(project.id)

@@ -9,8 +9,9 @@ from django.utils import timezone
 from agreement.models import AgreementSettings, AgreementSnapshot
 from agreement.services import agreement_settings_update
 from agreement.services.stale_recompute import agreement_recompute_stale_all
-from annotation.models import Job, Judgment
+from annotation.models import Judgment
 from console.services import project_archive
+from core.models import Job
 from tests.annotation.factories import ItemFactory, JudgmentFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,10 @@ import pytest
 from django.db import DEFAULT_DB_ALIAS, connections
 
 import console.services.item_upload as item_upload
-from annotation.models import Job, Membership
-from annotation.services.job import JobProgress
+from annotation.models import Membership
 from console.jobs import item_upload_import_job
+from core.models import Job
+from core.services.job import JobProgress
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 
 

@@ -7,8 +7,9 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Item, Job, Membership
+from annotation.models import Item, Membership
 from console.services.item_upload import item_upload_update
+from core.models import Job
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,8 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Item, Job, Output
+from annotation.models import Item, Output
+from core.models import Job
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,8 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Job, Membership, Output
+from annotation.models import Membership, Output
+from core.models import Job
 from evaluation.models import Judge, JudgeRating, MetricScore
 from tests.annotation.factories import MembershipFactory, ProjectFactory
 from tests.conftest import client_for

@@ -8,7 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Job, Membership
+from annotation.models import Membership
+from core.models import Job
 from evaluation.models import Vote, VoteImport
 from tests.annotation.factories import MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for

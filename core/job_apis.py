@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.selectors.jobs import job_get_for_user
+from core.selectors.jobs import job_get_for_user
 
 
 @extend_schema_serializer(component_name="JobDetailOutput")  # its name in the schema before it was shared

@@ -4,8 +4,9 @@ import pytest
 from celery import shared_task
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
-from annotation.models import Job, Project
-from annotation.services.job import JobProgress, job_run, job_start
+from annotation.models import Project
+from core.models import Job
+from core.services.job import JobProgress, job_run, job_start
 
 pytestmark = pytest.mark.django_db
 

@@ -3,15 +3,18 @@
 import logging
 from collections.abc import Callable
 
-from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, OperationalError, connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
-from annotation.models import Job, Project
+from core.models import Job
 
 logger = logging.getLogger(__name__)
 
 
-def job_start(*, kind: str, task, project: Project | None = None, created_by=None, params: dict | None = None) -> Job:
+def job_start(
+    *, kind: str, task, project: models.Model | None = None, created_by=None, params: dict | None = None
+) -> Job:
     """Records a pending job and sends ``task.delay(job.id)`` once the transaction commits.
 
     A broker that is configured but down makes the send fail loudly: the job is marked failed with the
@@ -54,7 +57,7 @@ class JobProgress:
         self.job_id = job_id
         self.last = 0.0
         self.apart = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
-        self.connection = None
+        self.connection: BaseDatabaseWrapper | None = None
 
     def __call__(self, done: float, total: float, message: str = "") -> None:
         share = min(1.0, done / total) if total else 1.0
@@ -65,13 +68,14 @@ class JobProgress:
             Job.objects.filter(pk=self.job_id).update(progress=share, message=message[:500])
 
     def _write_apart(self, share: float, message: str) -> bool:
-        if self.connection is None:
-            self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
-            with self.connection.cursor() as cursor:
+        connection = self.connection
+        if connection is None:
+            connection = self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
+            with connection.cursor() as cursor:
                 cursor.execute("SET lock_timeout = '1s'")
-        table = self.connection.ops.quote_name(Job._meta.db_table)
+        table = connection.ops.quote_name(Job._meta.db_table)
         try:
-            with self.connection.cursor() as cursor:
+            with connection.cursor() as cursor:
                 cursor.execute(
                     f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s", [share, message, self.job_id]
                 )

@@ -1,0 +1,1 @@
+"""Read paths every app shares."""

@@ -1,0 +1,1 @@
+"""Write paths every app shares."""
