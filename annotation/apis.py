@@ -7,10 +7,8 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -33,7 +31,6 @@ from annotation.selectors import (
 )
 from annotation.services import (
     RaterRefused,
-    TokenRefused,
     assignment_next_for_rater,
     detect_format,
     is_tab_separated,
@@ -44,62 +41,14 @@ from annotation.services import (
     membership_set,
     project_create,
     rater_membership_check,
-    token_issue,
-    user_create,
 )
 from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.item_changes import item_import_update, item_retire, item_unretire
 from annotation.services.project import SETTING_LIMITS
-from annotation.views_auth import LoginRateThrottle
 from core.authentication import RaterLoopTokenAuthentication
 from core.outside_text import validate_outside_json
 from core.pagination import paginated
 from core.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser, spool
-
-
-class TokenObtainApi(ObtainAuthToken):
-    """Exchange a username and password for an API token; an account refused one (a bulk-created
-    account still on its one-time password) gets 403 with the reason. Bad credentials count towards the
-    login lockout like the login page's (django-axes; 429 once locked out)."""
-
-    throttle_classes = [LoginRateThrottle]
-
-    def get_serializer_context(self):
-        # The Django request, not DRF's wrapper: axes marks a lockout on it, where its middleware looks.
-        return {**super().get_serializer_context(), "request": self.request._request}
-
-    def post(self, request, *args, **kwargs):
-        serializer = self.get_serializer(data=request.data)
-        if not serializer.is_valid():
-            # Answered, not raised: a raised error would roll back the failure axes just recorded.
-            return Response(serializer.errors, status=status.HTTP_400_BAD_REQUEST)
-        try:
-            token = token_issue(user=serializer.validated_data["user"])
-        except TokenRefused as exc:
-            # Answered, not raised: a raised error would roll back the deletion of the token held before.
-            return Response({"detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
-        return Response({"token": token.key})
-
-
-class UserCreateApi(APIView):
-    permission_classes = [IsAdminUser]
-
-    class InputSerializer(serializers.Serializer):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(write_only=True)
-        is_staff = serializers.BooleanField(default=False)
-
-    class OutputSerializer(serializers.Serializer):
-        id = serializers.IntegerField()
-        username = serializers.CharField()
-        is_staff = serializers.BooleanField()
-
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
-    def post(self, request):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = user_create(**data.validated_data, by=request.user)
-        return Response(self.OutputSerializer(user).data, status=status.HTTP_201_CREATED)
 
 
 class CriterionSerializer(serializers.Serializer):

@@ -16,8 +16,6 @@ from . import (
 )
 
 api_urlpatterns = [
-    path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
-    path("users/", apis.UserCreateApi.as_view(), name="api-users"),
     path("projects/", apis.ProjectListCreateApi.as_view(), name="api-projects"),
     path("projects/<int:pk>/", apis.ProjectDetailApi.as_view(), name="api-project"),
     path("projects/<int:pk>/members/", apis.MemberListAddApi.as_view(), name="api-members"),

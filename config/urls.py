@@ -5,10 +5,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from agreement.urls import api_urlpatterns as agreement_api
 from annotation.urls import api_urlpatterns as annotation_api
-from annotation.views_auth import LoginView
 from console.urls import api_urlpatterns as console_api
 from core.urls import api_urlpatterns as core_api
 from staffing.urls import api_urlpatterns as staffing_api
+from staffing.views_auth import LoginView
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -16,7 +16,7 @@ exec env -u REDIS_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND DATABASE_URL
   tests/annotation/allocation/test_allocation_api.py \
   tests/annotation/services/test_item_import.py \
   tests/annotation/services/test_judgment_import.py \
-  tests/annotation/services/test_job.py \
+  tests/core/services/test_job.py \
   tests/evaluation/export/test_export_write.py \
   tests/console/selectors/test_progress.py \
   "$@"

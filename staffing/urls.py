@@ -3,6 +3,8 @@ from django.urls import path
 from . import apis, views, views_join
 
 api_urlpatterns = [
+    path("auth/token/", apis.TokenObtainApi.as_view(), name="api-token"),
+    path("users/", apis.UserCreateApi.as_view(), name="api-users"),
     path("projects/<int:pk>/invites/", apis.InviteListCreateApi.as_view(), name="api-invites"),
     path("projects/<int:pk>/invites/<int:invite_id>/revoke/", apis.InviteRevokeApi.as_view(), name="api-invite-revoke"),
     path("projects/<int:pk>/team/", apis.TeamListApi.as_view(), name="api-team"),

@@ -24,7 +24,7 @@ from .item_import import item_import
 from .judgment_import import judgment_import
 from .judgment_submit import SubmittedJudgment, judgment_submit
 from .lease_ahead import LeasesAhead, assignment_ahead_for_rater
-from .project import criterion_names_carry, membership_set, project_create, user_create, user_save_new
+from .project import criterion_names_carry, membership_set, project_create
 from .qualification import qualification_decide, rater_admit
 from .quality import (
     LEAD_ACTIONS,
@@ -36,7 +36,6 @@ from .quality import (
     rater_pause,
     rater_resume,
 )
-from .token import TokenRefused, token_issue
 
 __all__ = [
     "ImportRejected",
@@ -48,8 +47,6 @@ __all__ = [
     "membership_set",
     "criterion_names_carry",
     "project_create",
-    "user_create",
-    "user_save_new",
     "ProfileDeclined",
     "ProfileNeeded",
     "AssignmentNotFound",
@@ -81,6 +78,4 @@ __all__ = [
     "rater_pause",
     "rater_resume",
     "degraded_controls_create",
-    "TokenRefused",
-    "token_issue",
 ]

@@ -1,7 +1,6 @@
 """Creating projects with their criteria, and managing who belongs to them."""
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -10,7 +9,6 @@ from annotation.task_types import REGISTRY, TaskTypeError
 from audit.services import audit_record
 
 from .allocation import allocation_settings_update
-from .judgment_import import PSEUDONYM_PREFIX
 
 # The settings a project.create entry states (the instructions are left out: they can be long).
 PROJECT_SETTINGS = (
@@ -253,32 +251,3 @@ def membership_set(*, project: Project, username: str, role: str, by=None) -> Me
             detail={"changed": {"role": [before, role]}},
         )
     return membership
-
-
-def user_save_new(*, username: str, password: str, is_staff: bool = False):
-    """Saves a new login account after checking its username and its password against the configured
-    validators; ValidationError by field (``username``, ``password``) otherwise, nothing saved."""
-    if username.startswith(PSEUDONYM_PREFIX):
-        raise ValidationError({"username": f"names starting with {PSEUDONYM_PREFIX!r} are kept for imported raters"})
-    user = get_user_model()(username=username, is_staff=is_staff)
-    try:
-        user.full_clean(exclude=["password"])
-    except ValidationError as exc:
-        raise ValidationError({"username": exc.message_dict.get("username", exc.messages)}) from exc
-    try:
-        validate_password(password, user)
-    except ValidationError as exc:
-        raise ValidationError({"password": exc.messages}) from exc
-    user.set_password(password)
-    user.save()
-    return user
-
-
-@transaction.atomic
-def user_create(*, username: str, password: str, is_staff: bool = False, by=None):
-    """A login account; the password must pass the configured validators."""
-    if get_user_model().objects.filter(username=username).exists():
-        raise ValidationError({"username": f"a user named {username!r} exists already"})
-    user = user_save_new(username=username, password=password, is_staff=is_staff)
-    audit_record(actor=by, action="user.create", target=username, detail={"is_staff": is_staff})
-    return user

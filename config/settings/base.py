@@ -65,7 +65,7 @@ MIDDLEWARE = [
     "console.middleware.ArchivedProjectReadOnlyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "audit.context.AuditRequestMiddleware",
-    # Turns a login refused by django-axes into its lockout page (annotation.views_auth.lockout_response).
+    # Turns a login refused by django-axes into its lockout page (staffing.views_auth.lockout_response).
     "axes.middleware.AxesMiddleware",
     # Last, so its process_exception is asked first: database or broker down -> 503, not 500.
     "core.middleware.ServiceUnavailableMiddleware",
@@ -176,7 +176,7 @@ CACHES = {
 }
 
 # Asked before the API hands out a token: each takes the user and answers a reason to refuse (403 with it)
-# or None. A setting, so that annotation, which owns the token endpoint, imports no app above it.
+# or None. A setting, so that any app may refuse an account its token (staffing's one-time passwords do).
 CONCORD_TOKEN_REFUSALS = ["staffing.selectors.passwords.token_refusal_one_time_password"]
 
 # Takes a user and answers the ids of the projects they lead, whose jobs they may watch besides their own.
@@ -199,7 +199,7 @@ AXES_FAILURE_LIMIT = env.int("CONCORD_LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("CONCORD_LOGIN_COOLOFF_MINUTES", default=15))
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "core.client_address.client_address"
-AXES_LOCKOUT_CALLABLE = "annotation.views_auth.lockout_response"
+AXES_LOCKOUT_CALLABLE = "staffing.views_auth.lockout_response"
 # Successful logins are not logged by axes (a row per login, never pruned); lead and staff actions are
 # in the audit log.
 AXES_DISABLE_ACCESS_LOG = True

@@ -1,6 +1,14 @@
 """Every write path of the staffing app."""
 
-from .accounts import MAX_ACCOUNTS, BulkRejected, Credential, accounts_bulk_create, password_change_done
+from .accounts import (
+    MAX_ACCOUNTS,
+    BulkRejected,
+    Credential,
+    accounts_bulk_create,
+    password_change_done,
+    user_create,
+    user_save_new,
+)
 from .external import (
     EntryRefused,
     ExternalLinkInvalid,
@@ -23,6 +31,7 @@ from .invites import (
     invite_state,
 )
 from .team import team_rater_remove
+from .tokens import TokenRefused, token_issue
 
 __all__ = [
     "MAX_ACCOUNTS",
@@ -49,4 +58,8 @@ __all__ = [
     "invite_signup",
     "invite_state",
     "team_rater_remove",
+    "TokenRefused",
+    "token_issue",
+    "user_create",
+    "user_save_new",
 ]

@@ -1,4 +1,5 @@
-"""Rater accounts created in bulk from a CSV, with one-time passwords their owners must change."""
+"""Login accounts: one created by staff (the users API) or by an invite's sign-up, and rater accounts created in
+bulk from a CSV, with one-time passwords their owners must change."""
 
 import codecs
 import csv
@@ -7,6 +8,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
@@ -117,6 +119,35 @@ def _errors(rows: list[tuple[int, dict]], width: int) -> list[tuple[int, str]]:
                 if len(email) > email_length:  # a valid address may be longer than the column holds
                     errors.append((line, f"email {email[:40]!r}… is longer than {email_length} characters"))
     return errors
+
+
+def user_save_new(*, username: str, password: str, is_staff: bool = False):
+    """Saves a new login account after checking its username and its password against the configured
+    validators; ValidationError by field (``username``, ``password``) otherwise, nothing saved."""
+    if username.startswith(PSEUDONYM_PREFIX):
+        raise ValidationError({"username": f"names starting with {PSEUDONYM_PREFIX!r} are kept for imported raters"})
+    user = get_user_model()(username=username, is_staff=is_staff)
+    try:
+        user.full_clean(exclude=["password"])
+    except ValidationError as exc:
+        raise ValidationError({"username": exc.message_dict.get("username", exc.messages)}) from exc
+    try:
+        validate_password(password, user)
+    except ValidationError as exc:
+        raise ValidationError({"password": exc.messages}) from exc
+    user.set_password(password)
+    user.save()
+    return user
+
+
+@transaction.atomic
+def user_create(*, username: str, password: str, is_staff: bool = False, by=None):
+    """A login account; the password must pass the configured validators."""
+    if get_user_model().objects.filter(username=username).exists():
+        raise ValidationError({"username": f"a user named {username!r} exists already"})
+    user = user_save_new(username=username, password=password, is_staff=is_staff)
+    audit_record(actor=by, action="user.create", target=username, detail={"is_staff": is_staff})
+    return user
 
 
 @transaction.atomic

@@ -9,9 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Membership, Project, RaterExclusion
-from annotation.services import user_save_new
 from audit.services import audit_record
 from staffing.models import Invite
+from staffing.services import user_save_new
 
 MAX_USES = 10_000
 MAX_DAYS = 365

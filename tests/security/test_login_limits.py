@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from annotation.views_auth import LoginRateThrottle
+from staffing.views_auth import LoginRateThrottle
 from tests.annotation.factories import UserFactory
 
 PASSWORD = "pass-word-1234"

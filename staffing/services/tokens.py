@@ -1,4 +1,4 @@
-"""Handing out API tokens, unless another app refuses the account (CONCORD_TOKEN_REFUSALS)."""
+"""Handing out API tokens, unless an app refuses the account (CONCORD_TOKEN_REFUSALS)."""
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -14,7 +14,6 @@ def token_issue(*, user) -> Token:
 
     Each callable named in CONCORD_TOKEN_REFUSALS takes the user and answers a reason to refuse, or
     None; the first reason raises TokenRefused, and a token the user held already is deleted with it.
-    The apps are named in a setting so that annotation imports none of them.
     """
     for path in settings.CONCORD_TOKEN_REFUSALS:
         reason = import_string(path)(user)
