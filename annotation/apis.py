@@ -32,8 +32,6 @@ from annotation.selectors import (
 from annotation.services import (
     RaterRefused,
     assignment_next_for_rater,
-    detect_format,
-    is_tab_separated,
     item_flag_create,
     item_import,
     judgment_import,
@@ -46,6 +44,7 @@ from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.item_changes import item_import_update, item_retire, item_unretire
 from annotation.services.project import SETTING_LIMITS
 from core.authentication import RaterLoopTokenAuthentication
+from core.import_records import detect_format, is_tab_separated
 from core.outside_text import validate_outside_json
 from core.pagination import paginated
 from core.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser, spool

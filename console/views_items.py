@@ -13,11 +13,12 @@ from django.views.decorators.http import require_http_methods
 from annotation.forms import ImportForm
 from annotation.models import Item
 from annotation.selectors import project_get_for_lead
-from annotation.services import ImportRejected, detect_format, item_import
+from annotation.services import item_import
 from annotation.services.item_changes import item_retire, item_text_replace, item_unretire
 from console.selectors.import_errors import import_error_report
 from console.selectors.items_browser import STATUS_LABELS, ItemFilters, item_browser_page, item_detail_for_lead
 from console.services.item_upload import UPDATE_KIND, item_upload_start
+from core.import_records import ImportRejected, detect_format
 from core.job_apis import JobSerializer
 from core.models import Job
 from core.parsers import ImportTooLarge, spool

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
-from core.input_errors import InputRejected
+from core.import_records import ImportRejected
 
 
 def exception_handler(exc, context):
@@ -15,7 +15,7 @@ def exception_handler(exc, context):
         set_rollback()
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, InputRejected):
+    if isinstance(exc, ImportRejected):
         set_rollback()
-        return Response(exc.as_dict(), status=status.HTTP_400_BAD_REQUEST)
+        return Response(exc.report.as_dict(), status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)

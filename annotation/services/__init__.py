@@ -18,7 +18,6 @@ from .assignment import (
     rater_membership_check,
 )
 from .controls import degraded_controls_create
-from .import_records import ImportRejected, ImportReport, detect_format, is_tab_separated
 from .item_flag import item_flag_create
 from .item_import import item_import
 from .judgment_import import judgment_import
@@ -38,10 +37,6 @@ from .quality import (
 )
 
 __all__ = [
-    "ImportRejected",
-    "ImportReport",
-    "detect_format",
-    "is_tab_separated",
     "item_import",
     "judgment_import",
     "membership_set",

@@ -13,8 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from annotation.error_span_formats import LAYOUTS, ErrorRow, ErrorSpanFormatError, read_error_rows
-
-from .import_records import BadRecord, _checked, _text_lines
+from core.import_records import BadRecord, _checked, _text_lines
 
 NO_ERROR = "no-error"
 

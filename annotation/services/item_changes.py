@@ -19,9 +19,9 @@ from annotation.models import Assignment, Item, Judgment, Output, Project
 from annotation.selectors.items import item_text_fixed_reason
 from annotation.task_types import TaskTypeError
 from audit.services import audit_record
+from core.import_records import ImportRejected, ImportReport
 
 from .assignment import assignment_leases_release
-from .import_records import ImportRejected, ImportReport
 from .item_import import BATCH_SIZE, ItemRules, ParsedItem, _parsed, _TargetPlanner, _write
 
 CONTENT_FIELDS = ("input", "turns", "references", "subgroup", "meta", "gold")

@@ -19,10 +19,10 @@ from annotation.selectors.item_states import WORK_ITEMS
 from annotation.task_types import REGISTRY, CriterionScale, ScaledOutput, Span, TaskTypeError
 from audit.services import audit_record
 from core.bulk_insert import insert_rows, refresh_planner_statistics, reserve_ids, uses_copy
+from core.import_records import BadRecord, ImportRejected, ImportReport, records
 from core.outside_text import OutsideValueError, check_json
 
 from .allocation import allocation_plan_refresh
-from .import_records import BadRecord, ImportRejected, ImportReport, records
 
 logger = logging.getLogger(__name__)
 

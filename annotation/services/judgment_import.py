@@ -21,11 +21,11 @@ from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenText
 from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
 from core.bulk_insert import fresh_ids, insert_rows, refresh_planner_statistics
+from core.import_records import BadRecord, ImportRejected, ImportReport, records
 from core.outside_text import OutsideValueError, read_datetime
 
 from .adjudication import adjudication_cases_open
 from .error_span_study import StudyLine, read_study
-from .import_records import BadRecord, ImportRejected, ImportReport, records
 
 # 5,000 judgment rows are ~1 MB in flight.
 BATCH_SIZE = 5000

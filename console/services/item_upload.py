@@ -11,9 +11,10 @@ from pathlib import Path
 from django.conf import settings
 
 from annotation.models import Project
-from annotation.services import ImportRejected, detect_format, item_import
+from annotation.services import item_import
 from annotation.services.item_changes import item_import_update
 from console.selectors.import_errors import import_error_report
+from core.import_records import ImportRejected, detect_format
 from core.job_queue import queued_job
 from core.models import Job
 from core.parsers import spool

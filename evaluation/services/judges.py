@@ -16,13 +16,12 @@ from django.db import transaction
 
 from annotation.models import Criterion, Output, Project
 from annotation.selectors import rater_names_for_project
-from annotation.services import ImportRejected, ImportReport
-from annotation.services.import_records import BadRecord, records
 from annotation.task_types import REGISTRY, CriterionScale, TaskTypeError
 from annotation.task_types.base import scale_number
 from annotation.task_types.facts import OUTCOME, POINTS
 from audit.services import audit_record
 from core.bulk_insert import insert_rows
+from core.import_records import BadRecord, ImportRejected, ImportReport, records
 from evaluation.models import Judge, JudgeRating, MetricScore
 from evaluation.selectors import included_judgments
 from evaluation.stats import InsufficientDataError, judge_agreement

@@ -14,10 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Output, Project
-from annotation.services import ImportRejected, ImportReport
-from annotation.services.import_records import BadRecord, records
 from audit.services import audit_record
 from core.bulk_insert import insert_rows
+from core.import_records import BadRecord, ImportRejected, ImportReport, records
 from evaluation.models import MetricScore
 
 BATCH_SIZE = 5000

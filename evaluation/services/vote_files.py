@@ -20,7 +20,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from annotation.services.import_records import BadRecord, ImportRejected, ImportReport, records
+from core.import_records import BadRecord, ImportRejected, ImportReport, records
 
 FORMATS = ("csv", "jsonl", "parquet")
 ARENA, CONCORD = "arena", "concord"

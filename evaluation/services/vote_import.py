@@ -23,12 +23,12 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from annotation.models import Criterion, Project
-from annotation.services.import_records import MAX_REPORTED_ERRORS, ImportRejected, ImportReport
 from annotation.services.judgment_import import MAX_RATER_NAME
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
 from core.bulk_insert import refresh_planner_statistics, uses_copy
+from core.import_records import MAX_REPORTED_ERRORS, ImportRejected, ImportReport
 from core.job_queue import queued_job
 from core.models import Job
 from core.outside_text import text_problem

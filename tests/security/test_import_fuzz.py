@@ -14,7 +14,8 @@ from rest_framework.test import APIClient
 
 from agreement.models import AgreementSnapshot
 from annotation.models import Item, Judgment, Output
-from annotation.services import ImportRejected, item_import, judgment_import
+from annotation.services import item_import, judgment_import
+from core.import_records import ImportRejected
 from evaluation.models import Judge, JudgeRating, MetricScore
 from evaluation.services import judge_rating_import, metric_score_import
 from tests.security.world import build_world

@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from annotation.models import Project
 from annotation.selectors.projects import project_by_id_or_name
-from annotation.services import ImportRejected
+from core.import_records import ImportRejected
 
 
 class ImportCommand(BaseCommand):

@@ -1,4 +1,5 @@
-from annotation.services import detect_format, item_import
+from annotation.services import item_import
+from core.import_records import detect_format
 
 from ._import_command import ImportCommand
 

@@ -1,5 +1,6 @@
 from annotation.error_span_formats import LAYOUTS
-from annotation.services import is_tab_separated, judgment_import
+from annotation.services import judgment_import
+from core.import_records import is_tab_separated
 
 from ._import_command import ImportCommand
 

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from annotation.services import ImportRejected
+from core.import_records import ImportRejected
 from evaluation.services import NotAnExport, export_reimport
 
 

@@ -1,5 +1,5 @@
 from annotation.management.commands._import_command import ImportCommand
-from annotation.services import detect_format
+from core.import_records import detect_format
 from evaluation.services import metric_score_import
 
 

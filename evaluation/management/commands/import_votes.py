@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from annotation.services import ImportRejected
+from core.import_records import ImportRejected
 from evaluation.services.vote_files import FORMATS
 from evaluation.services.vote_import import VoteImportError, detect_vote_format, vote_import
 

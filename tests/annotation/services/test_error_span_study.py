@@ -4,7 +4,7 @@ lines, No-error ratings, positionless errors, and unreadable files named by line
 import io
 
 from annotation.services.error_span_study import detect_layout, read_study
-from annotation.services.import_records import BadRecord
+from core.import_records import BadRecord
 
 MARKED = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
 

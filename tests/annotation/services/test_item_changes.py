@@ -8,9 +8,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotation.models import Assignment, Item, Judgment
-from annotation.services import ImportRejected, assignment_next_for_rater, judgment_submit
+from annotation.services import assignment_next_for_rater, judgment_submit
 from annotation.services.item_changes import item_import_update, item_retire, item_text_replace, item_unretire
 from audit.models import AuditEntry
+from core.import_records import ImportRejected
 from tests.annotation.factories import ItemFactory, JudgmentFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 

@@ -5,7 +5,8 @@ import io
 import pytest
 
 from annotation.models import Item, Output
-from annotation.services import ImportRejected, item_import
+from annotation.services import item_import
+from core.import_records import ImportRejected
 from tests.annotation.factories import ItemFactory, ProjectFactory
 from tests.annotation.import_lines import item, jsonl
 

@@ -8,7 +8,8 @@ from django.contrib.auth import authenticate
 from django.test import RequestFactory
 
 from annotation.models import Item, Judgment, Membership
-from annotation.services import ImportRejected, item_import, judgment_import
+from annotation.services import item_import, judgment_import
+from core.import_records import ImportRejected
 from tests.annotation.factories import ProjectFactory
 from tests.annotation.import_lines import item, jsonl
 

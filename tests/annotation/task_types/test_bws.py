@@ -12,7 +12,6 @@ from django.core.exceptions import ValidationError
 from annotation.models import Criterion, Item, Judgment, Membership
 from annotation.services.assignment import assignment_next_for_rater
 from annotation.services.controls import degraded_controls_create, repeat_controls_create
-from annotation.services.import_records import ImportRejected
 from annotation.services.item_import import item_import
 from annotation.services.judgment_import import judgment_import
 from annotation.services.judgment_submit import judgment_submit
@@ -20,6 +19,7 @@ from annotation.services.project import project_create
 from annotation.task_types import TaskTypeError
 from annotation.task_types.bws import TYPE
 from annotation.task_types.bws.coding import BEST, NEITHER, WORST
+from core.import_records import ImportRejected
 from tests.annotation.factories import UserFactory
 from tests.conftest import client_for
 

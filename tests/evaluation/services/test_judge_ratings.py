@@ -3,7 +3,7 @@ relative to it (no upper bound), on one without, the criterion's range."""
 
 import pytest
 
-from annotation.services import ImportRejected
+from core.import_records import ImportRejected
 from evaluation.models import JudgeRating
 from evaluation.services import judge_rating_import
 from tests.annotation.factories import ItemFactory, ProjectFactory

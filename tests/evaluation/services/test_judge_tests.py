@@ -4,7 +4,7 @@ table equal the statistics run on arrays assembled here from the imported record
 import numpy as np
 import pytest
 
-from annotation.services import ImportRejected
+from core.import_records import ImportRejected
 from evaluation.models import Judge
 from evaluation.services import (
     judge_alt_test_report,

@@ -5,7 +5,7 @@ import io
 import pytest
 
 from annotation.models import Output
-from annotation.services import ImportRejected
+from core.import_records import ImportRejected
 from evaluation.models import MetricScore
 from evaluation.services import metric_score_import
 from tests.evaluation.datasets.loaders import lines

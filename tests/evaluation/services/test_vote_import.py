@@ -6,8 +6,9 @@ import json
 import pytest
 
 from annotation.models import Judgment, Membership
-from annotation.services import ImportRejected, item_import, judgment_import
+from annotation.services import item_import, judgment_import
 from audit.models import AuditEntry
+from core.import_records import ImportRejected
 from evaluation.models import Vote, VoteImport, VoteName
 from evaluation.services import ResultOptions, results_compute
 from evaluation.services import vote_files as vote_files_module

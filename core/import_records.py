@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from core.input_errors import InputRejected
 from core.outside_text import OutsideValueError, check_json
 
 # Every bad line is collected so the report is complete; past this many, only the count grows.
@@ -33,16 +32,13 @@ class ImportReport:
         }
 
 
-class ImportRejected(InputRejected):
+class ImportRejected(Exception):
     """The file had bad lines; nothing was written. ``report`` lists every one (up to the cap)."""
 
     def __init__(self, report: ImportReport):
         self.report = report
         first = "; ".join(f"line {line}: {msg}" for line, msg in report.errors[:3])
         super().__init__(f"{report.n_errors} bad lines, e.g. {first}")
-
-    def as_dict(self) -> dict:
-        return self.report.as_dict()
 
 
 class BadRecord(ValueError):
@@ -86,8 +82,8 @@ def _text_lines(binary) -> Iterator[tuple[int, str | None, str | None]]:
 
 def jsonl_records(binary) -> Iterator[tuple[int, dict | BadRecord]]:
     for number, text, problem in _text_lines(binary):
-        if problem:
-            yield number, BadRecord(problem)
+        if text is None:  # not UTF-8: problem says where
+            yield number, BadRecord(str(problem))
             continue
         if not text.strip():
             continue
