@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import DETAIL, RaterApi, ScreenCriterionSerializer, ScreenValueSerializer
+from annotation.apis import RaterApi, ScreenCriterionSerializer, ScreenValueSerializer
 from annotation.selectors import project_get_for_lead
 from annotation.selectors.adjudication import adjudication_screen, adjudication_summary
 from annotation.services.adjudication import (
@@ -15,6 +15,7 @@ from annotation.services.adjudication import (
     adjudication_rule_set,
     adjudication_submit,
 )
+from core.api_schema import DETAIL
 
 
 class AdjudicationSerializer(serializers.Serializer):

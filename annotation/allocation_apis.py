@@ -7,13 +7,14 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import DETAIL, AllocationSettingsSerializer
+from annotation.apis import AllocationSettingsSerializer
 from annotation.selectors import project_get_for_lead
 from annotation.selectors.adaptive import adaptive_state_get
 from annotation.selectors.allocation import allocation_design_preview, rater_quota_list
 from annotation.services.adaptive_allocation import adaptive_config_update
 from annotation.services.allocation import allocation_rater_quota_set, allocation_settings_update
 from annotation.task_types.adaptive import TARGETS
+from core.api_schema import DETAIL
 from core.pagination import paginated
 
 

@@ -43,11 +43,13 @@ from annotation.services import (
 from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.item_changes import item_import_update, item_retire, item_unretire
 from annotation.services.project import SETTING_LIMITS
+from core.api_schema import DETAIL
 from core.authentication import RaterLoopTokenAuthentication
-from core.import_records import detect_format, is_tab_separated
+from core.import_records import is_tab_separated
 from core.outside_text import validate_outside_json
 from core.pagination import paginated
-from core.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser, spool
+from core.parsers import CSVParser, JSONLinesParser, JSONLParser, TSVParser
+from core.uploads import IMPORT_SCHEMA, import_upload, upload_name
 
 
 class CriterionSerializer(serializers.Serializer):
@@ -272,51 +274,6 @@ class ItemListApi(APIView):
         return paginated(request, self, items, self.OutputSerializer)
 
 
-IMPORT_SCHEMA = dict(
-    request={
-        "application/x-ndjson": {"type": "string", "format": "binary"},
-        "text/csv": {"type": "string", "format": "binary"},
-        "multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}},
-    },
-    responses={
-        201: inline_serializer("ImportResult", {"imported": serializers.IntegerField()}),
-        400: inline_serializer(
-            "ImportErrors",
-            {
-                "detail": serializers.CharField(),
-                "n_errors": serializers.IntegerField(),
-                "errors": serializers.ListField(
-                    child=inline_serializer(
-                        "ImportLineError", {"line": serializers.IntegerField(), "error": serializers.CharField()}
-                    )
-                ),
-            },
-        ),
-    },
-)
-
-
-def import_upload(request):
-    """(seekable binary file, format) from a raw body or a multipart ``file`` field."""
-    if isinstance(request.data, dict) or hasattr(request.data, "getlist"):
-        upload = request.FILES.get("file")
-        if upload is None:
-            raise serializers.ValidationError(
-                {
-                    "file": "send the file as the body (application/x-ndjson or "
-                    "text/csv) or as a multipart field named 'file'"
-                }
-            )
-        return spool(upload), detect_format(upload.name, upload.content_type)
-    return request.data, detect_format(None, request.content_type)
-
-
-def upload_name(request) -> str:
-    """The uploaded file's name, for the audit log; empty for a raw body."""
-    upload = request.FILES.get("file") if hasattr(request.data, "getlist") else None
-    return upload.name if upload is not None else ""
-
-
 class ItemImportApi(APIView):
     parser_classes = [JSONLinesParser, JSONLParser, CSVParser, MultiPartParser, FormParser]
 
@@ -496,8 +453,6 @@ class JudgmentListApi(APIView):
 
 
 # --- Rater loop (DESIGN.md §5: next, judgment) -------------------------------------------------------------
-
-DETAIL = inline_serializer("Detail", {"detail": serializers.CharField()})
 
 
 class Refused(APIException):

@@ -5,11 +5,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import DETAIL, RaterApi
+from annotation.apis import RaterApi
 from annotation.selectors import project_get_for_lead
 from annotation.selectors.profiles import profile_form, rater_profile_of
 from annotation.services import rater_membership_check
 from annotation.services.profiles import profile_answer, profile_form_check, profile_form_set
+from core.api_schema import DETAIL
 
 
 class ProfileFieldSerializer(serializers.Serializer):

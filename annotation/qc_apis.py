@@ -7,7 +7,6 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import DETAIL
 from annotation.models import QcRules
 from annotation.selectors import (
     project_get_for_lead,
@@ -19,6 +18,7 @@ from annotation.selectors import (
 from annotation.selectors.rater_evidence import rater_in_project
 from annotation.services import LEAD_ACTIONS, degraded_controls_create, qc_rules_apply_all, qc_rules_update
 from annotation.services.controls import METHODS, repeat_controls_create
+from core.api_schema import DETAIL
 from core.pagination import paginated
 
 

@@ -10,8 +10,13 @@ either the documented body or DRF's field → messages map of a refused input.
 """
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
 
 from core.pagination import StandardPagination
+
+# The body of a refusal that names its reason (403, 404, 409...).
+DETAIL = inline_serializer("Detail", {"detail": serializers.CharField()})
 
 FIELD_ERRORS = {
     "type": "object",

@@ -16,10 +16,10 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.apis import IMPORT_SCHEMA, import_upload, upload_name
 from annotation.selectors import project_get_for_lead
 from core.pagination import StandardPagination, paginated
 from core.parsers import CSVParser, JSONLinesParser, JSONLParser, ParquetParser
+from core.uploads import IMPORT_SCHEMA, import_upload, upload_name
 from evaluation.export.writers import FORMATS
 from evaluation.models import Calibrator, Export, MetricInput
 from evaluation.selectors import (

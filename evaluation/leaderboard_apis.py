@@ -4,10 +4,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from annotation.apis import DETAIL
 from annotation.selectors import project_get_for_lead
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
+from core.api_schema import DETAIL
 from evaluation.apis import EvaluationApi
 from evaluation.services.leaderboard import LeaderboardOptions, pairwise_leaderboard
 

@@ -5,8 +5,8 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from annotation.apis import DETAIL
 from annotation.selectors import project_get_for_lead
+from core.api_schema import DETAIL
 from evaluation.apis import EvaluationApi
 from evaluation.services import ResultOptions
 from evaluation.services.profile_breakdown import post_stratified_results, profile_breakdown
