@@ -1,6 +1,7 @@
 """What the read models put on the wire and the page, byte for byte: the demo's projects (one per task type, seeded,
 at a fixed time and with fresh id sequences) through the progress summary, results and agreement APIs, the data
-card's facts and README, and the progress, results and agreement pages' content. The golden files were written
+card's facts and README, and the progress, results and agreement pages' content (the pairwise project with imported
+votes as well). The golden files were written
 before the read models became dataclasses; a difference is a change in what users receive, made on purpose with
 
     CONCORD_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/read_models/test_read_model_output.py
@@ -17,7 +18,9 @@ from django.utils import timezone
 from agreement.services.recompute import agreement_recompute_run
 from annotation.services.demo import demo_setup
 from evaluation.services import ExportOptions, export_write
+from evaluation.services.vote_import import vote_import
 from tests.evaluation.export.studies import read_zip
+from tests.evaluation.vote_files import arena_rows, write_csv
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
@@ -44,12 +47,14 @@ def main_content(html: str) -> str:
 
 
 @pytest.fixture
-def demo(monkeypatch):
+def demo(monkeypatch, tmp_path):
     monkeypatch.setattr(timezone, "now", lambda: NOW)
     projects = demo_setup(lead_username="lead", lead_password="x-pass-lead-1", rater_password="x-pass-rater-1",
                           n_items=12, now=NOW)  # fmt: skip
     for project in projects:
         agreement_recompute_run(project_id=project.pk)
+        if project.task_type == "pairwise" and "chat" not in project.name.lower():
+            vote_import(project=project, path=write_csv(tmp_path / "votes.csv", arena_rows()), fmt="csv")
     return projects
 
 
