@@ -22,7 +22,7 @@ def dashboard(request, pk):
             "project": project,
             "freshness": agreement_freshness(project),
             "max_auto_minutes": MAX_AUTO_MINUTES,
-            **dashboard_for_project(project),
+            "board": dashboard_for_project(project),
         },
     )
 

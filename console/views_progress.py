@@ -18,6 +18,9 @@ def progress_page(request, pk):
             "project": project,
             "summary": summary,
             "eta_window_days": ETA_WINDOW.days,
-            "chart_data": [{**row, "day": row["day"].isoformat()} for row in summary["per_day"]],
+            "chart_data": [
+                {"day": row.day.isoformat(), "judgments": row.judgments, "screens": row.screens}
+                for row in summary.per_day
+            ],
         },
     )

@@ -134,8 +134,20 @@ class VoteResultSerializer(serializers.Serializer):
     n_imports = serializers.IntegerField(help_text="Files imported on this criterion.")
     n_systems = serializers.IntegerField()
     ties_both_bad = serializers.IntegerField(help_text='Of the ties, those marked "tie (bothbad)".')
+
+    class FitSerializer(serializers.Serializer):
+        ties = serializers.CharField(help_text='"half" (a tie is half a win each) or "davidson".')
+        tie_parameter = serializers.FloatField(allow_null=True, help_text="Davidson's ν (null with half-wins).")
+        log_likelihood = serializers.FloatField(allow_null=True)
+        n_resamples = serializers.IntegerField()
+        n_resamples_without_mle = serializers.IntegerField(
+            help_text="Bootstrap samples without a finite estimate, left out of the intervals."
+        )
+        bootstrap = serializers.CharField()
+        scale = serializers.CharField()
+
     systems = SystemSerializer(many=True)
-    bradley_terry = serializers.JSONField(allow_null=True)
+    bradley_terry = FitSerializer(allow_null=True, help_text="Null when the fit failed (`error` says why).")
     error = serializers.CharField(allow_null=True)
 
 

@@ -6,6 +6,17 @@ from django.contrib.auth import get_user_model
 from django.db.models import Case, When
 
 from agreement.models import MIN_INTERVAL_UNITS, OFF_SCALE, AgreementAlert, AgreementSnapshot
+from agreement.selectors.dashboard_model import (
+    AgreementDashboard,
+    Confusion,
+    ConfusionCell,
+    ConfusionRow,
+    DominantCategory,
+    OffScale,
+    RaterLabelFigures,
+    RaterRow,
+    SnapshotFigures,
+)
 from agreement.selectors.snapshots import latest_week
 from agreement.selectors.span_dashboard import PAIR_COLUMNS, PAIR_FIELDS, span_section
 from agreement.services.span_scopes import stored_names
@@ -14,7 +25,6 @@ from annotation.selectors import rater_names_for_project
 from annotation.task_types import REGISTRY
 
 Scope, Window = AgreementSnapshot.Scope, AgreementSnapshot.Window
-RATER_COLUMNS = ("judgments", "median_duration_ms", "mean_pair_agreement", "alpha_change_without_rater")
 
 
 # Rows are read as dicts of these fields (not model objects: the latest week of a 50-rater project holds
@@ -50,12 +60,12 @@ def _point(s: dict) -> dict:
     }
 
 
-def dashboard_for_project(project: Project) -> dict:
+def dashboard_for_project(project: Project) -> AgreementDashboard:
     """The page's figures; the rater-pair heatmaps are data (``pair_heatmaps``) the page's script draws, one
     label at a time, as a table of every rater pair would be thousands of cells per label."""
     week = latest_week(project)
     if week is None:
-        return {"week": None, "alerts": _alerts(project)}
+        return AgreementDashboard(week=None, alerts=_alerts(project))
     names = rater_names_for_project(project)
     snapshots = AgreementSnapshot.objects.filter(project=project)
     trend_rows = (
@@ -99,20 +109,20 @@ def dashboard_for_project(project: Project) -> dict:
     if missing:
         names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
     criteria = {c.name: c for c in project.criteria.all()}
-    labels = defaultdict(dict)
-    subgroups = defaultdict(dict)
-    raters = defaultdict(lambda: defaultdict(dict))
-    gold = {}
-    confusions = {}
-    specific = defaultdict(dict)
-    off_scale = {}
+    labels: defaultdict[str, dict[str, SnapshotFigures]] = defaultdict(dict)
+    subgroups: defaultdict[str, dict[str, SnapshotFigures]] = defaultdict(dict)
+    raters: defaultdict[int, dict[str, dict[str, SnapshotFigures]]] = defaultdict(lambda: defaultdict(dict))
+    gold: dict[int, SnapshotFigures] = {}
+    confusions: dict[str, Confusion] = {}
+    specific: defaultdict[str, dict[str, SnapshotFigures]] = defaultdict(dict)
+    off_scale: dict[str, OffScale] = {}
     for s in rows:
         scope, statistic, criterion = s["scope"], s["statistic"], s["criterion__name"]
         if scope == Scope.CRITERION and statistic == "coincidence_matrix":
             if s["value"] is not None:  # no unit rated twice yet: nothing to draw
                 confusions[criterion] = _confusion(s, criteria.get(criterion), task_type)
         elif scope == Scope.CRITERION and statistic == OFF_SCALE:
-            off_scale[criterion] = {"n": int(s["value"]), "values": s["detail"].get("values", [])}
+            off_scale[criterion] = OffScale(n=int(s["value"]), values=s["detail"].get("values", []))
         elif scope == Scope.CRITERION and statistic.startswith("specific_agreement_"):
             category = statistic.removeprefix("specific_agreement_")
             specific[criterion][_category_name(category, criteria.get(criterion), task_type)] = s
@@ -135,36 +145,45 @@ def dashboard_for_project(project: Project) -> dict:
     small_intervals = {
         criterion: s
         for criterion, stats in labels.items()
-        if (s := stats.get(main_statistic)) and s["ci_low"] is not None and s["n_units"] < MIN_INTERVAL_UNITS
+        if main_statistic is not None
+        and (s := stats.get(main_statistic))
+        and s["ci_low"] is not None
+        and s["n_units"] < MIN_INTERVAL_UNITS
     }
-    return {
-        "week": week,
-        "main_statistic": main_statistic,
-        "trends": dict(trends),
-        "labels": dict(labels),
-        "label_columns": label_columns,
-        "subgroups": dict(subgroups),
-        "pair_heatmaps": _pair_heatmaps(pair_rows, names),
-        "raters": [
-            {
-                "rater": name_of[rater_id],
-                "gold": gold.get(rater_id),
-                "labels": [
-                    {"criterion": criterion, **{statistic: stats.get(statistic) for statistic in RATER_COLUMNS}}
+    return AgreementDashboard(
+        week=week,
+        main_statistic=main_statistic,
+        trends=dict(trends),
+        labels=dict(labels),
+        label_columns=label_columns,
+        subgroups=dict(subgroups),
+        pair_heatmaps=_pair_heatmaps(pair_rows, names),
+        raters=[
+            RaterRow(
+                rater=name_of[rater_id],
+                gold=gold.get(rater_id),
+                labels=[
+                    RaterLabelFigures(
+                        criterion=criterion,
+                        judgments=stats.get("judgments"),
+                        median_duration_ms=stats.get("median_duration_ms"),
+                        mean_pair_agreement=stats.get("mean_pair_agreement"),
+                        alpha_change_without_rater=stats.get("alpha_change_without_rater"),
+                    )
                     for criterion, stats in raters.get(rater_id, {}).items()
                 ],
-            }
+            )
             for rater_id in sorted(name_of, key=lambda r: (name_of[r], r))
         ],
-        "alerts": _alerts(project),
-        "confusions": confusions,
-        "category_note": task_type.category_note,
-        "specific": dict(specific),
-        "off_scale": off_scale,
-        "small_intervals": small_intervals,
-        "min_interval_units": MIN_INTERVAL_UNITS,
-        "spans": span_section(span_plan.severities, span_rows, span_pair_rows, names) if span_plan else None,
-    }
+        alerts=_alerts(project),
+        confusions=confusions,
+        category_note=task_type.category_note,
+        specific=dict(specific),
+        off_scale=off_scale,
+        small_intervals=small_intervals,
+        min_interval_units=MIN_INTERVAL_UNITS,
+        spans=span_section(span_plan.severities, span_rows, span_pair_rows, names) if span_plan else None,
+    )
 
 
 def _alerts(project: Project) -> list[AgreementAlert]:
@@ -186,7 +205,7 @@ def _category_name(category: str, criterion, task_type) -> str:
     return task_type.category_name(value, criterion) if criterion is not None else f"{value:g}"
 
 
-def _confusion(s: dict, criterion, task_type) -> dict:
+def _confusion(s: SnapshotFigures, criterion, task_type) -> Confusion:
     """Rows of the coincidence matrix, categories named as the task type names them, each cell with its
     count and how far its share of all pairable values lies above (or below) what chance alone gives.
 
@@ -207,26 +226,26 @@ def _confusion(s: dict, criterion, task_type) -> dict:
     scale = max((abs(x) for row in excess for x in row), default=0.0) or 1.0
     name = (lambda v: task_type.category_name(v, criterion)) if criterion is not None else (lambda v: f"{v:g}")
     rows = [
-        {
-            "value": value,
-            "name": name(value),
-            "cells": [{"count": o, "excess": x, "shade": x / scale} for o, x in zip(row, ex, strict=True)],
-        }
+        ConfusionRow(
+            value=value,
+            name=name(value),
+            cells=[ConfusionCell(count=o, excess=x, shade=x / scale) for o, x in zip(row, ex, strict=True)],
+        )
         for value, row, ex in zip(values, matrix, excess, strict=True)
     ]
     # A row's total is how often its value was given in pairable ratings: the most frequent value's share
     # is the prevalence that lowers kappa at a given raw agreement (the first kappa paradox).
     dominant = max(range(len(totals)), key=totals.__getitem__) if totals and n else None
-    return {
-        "values": values,
-        "names": [row["name"] for row in rows],
-        "rows": rows,
-        "diagonal": s["value"],
-        "n_units": s["n_units"],
-        "dominant": None
+    return Confusion(
+        values=values,
+        names=[row.name for row in rows],
+        rows=rows,
+        diagonal=s["value"],
+        n_units=s["n_units"],
+        dominant=None
         if dominant is None
-        else {"value": values[dominant], "name": rows[dominant]["name"], "share": totals[dominant] / n},
-    }
+        else DominantCategory(value=values[dominant], name=rows[dominant].name, share=totals[dominant] / n),
+    )
 
 
 def _pair_heatmaps(pair_rows, names: dict) -> dict:

@@ -104,7 +104,8 @@ def assignment_get_for_rater(*, rater, pk: int) -> Assignment | None:
 
 def _proposal_index(judgments) -> dict[int, int]:
     """The index of each proposal of the judgments' outputs as a screen lists them, by ProposedSpan id."""
-    index, counts = {}, {}
+    index: dict[int, int] = {}
+    counts: dict[int, int] = {}
     for pk, output_id in ProposedSpan.objects.filter(output_id__in={j.output_id for j in judgments}).values_list(
         "id", "output_id"
     ):

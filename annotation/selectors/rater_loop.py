@@ -140,8 +140,7 @@ def membership_with_project(*, project_id: int, user_id: int, lock: bool) -> Mem
     n = len(MEMBERSHIP_FIELDS)
     values = dict(zip(MEMBERSHIP_FIELDS, rows[0][:n], strict=True))
     values["is_paused"], values["left_balance"] = bool(values["is_paused"]), _json(values["left_balance"]) or {}
-    values = list(values.values())
-    membership = Membership.from_db(connection.alias, MEMBERSHIP_FIELDS, values)
+    membership = Membership.from_db(connection.alias, MEMBERSHIP_FIELDS, list(values.values()))
     membership.project = _project(rows[0][n:])
     return membership
 
@@ -241,7 +240,7 @@ def _criteria_sql() -> str:
 
 def proposals_of(item_id: int) -> dict[int, tuple[Proposal, ...]]:
     """The models' proposed spans on the item's outputs, by output id, in the order a screen lists them."""
-    out = {}
+    out: dict[int, list[Proposal]] = {}
     for output_id, *fields in _fetch(
         f"SELECT p.output_id, p.id, p.side, p.start, p.{_q('end')}, p.severity, p.category "
         f"FROM {ProposedSpan._meta.db_table} p JOIN {Output._meta.db_table} o ON o.id = p.output_id "

@@ -2,7 +2,8 @@
 throughput and time per item, leases held now and an estimate of the time to completion."""
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from django.db import NotSupportedError, connections
@@ -13,6 +14,8 @@ from django.utils import timezone
 from annotation.models import Assignment, Item, Judgment, Membership, Project
 from annotation.selectors.item_states import item_state_counts
 
+from .progress_model import DayCounts, Eta, ItemProgress, LeaseHolder, Leases, ProgressSummary, RaterThroughput
+
 # The estimate uses the slots filled in this recent window, and none when fewer were filled or the
 # filling spans too short a time to give a rate.
 ETA_WINDOW = timedelta(days=7)
@@ -22,7 +25,7 @@ MAX_DAYS_CHARTED = 366
 SERVED_WORK = Q(gold__isnull=True, retired_at__isnull=True)
 
 
-def _items(project: Project) -> dict:
+def _items(project: Project) -> ItemProgress:
     counts = item_state_counts(
         Item.objects.filter(project=project),
         n_items=Count("id"),
@@ -30,12 +33,20 @@ def _items(project: Project) -> dict:
         slots_target=Sum("n_target", filter=SERVED_WORK, default=0),
         slots_filled=Sum(Least("n_judged", "n_target", output_field=IntegerField()), filter=SERVED_WORK, default=0),
     )
-    counts["n_target_items"] = counts["complete"] + counts["in_progress"] + counts["untouched"]
-    counts["slots_remaining"] = counts["slots_target"] - counts["slots_filled"]
-    counts["percent_complete"] = (
-        round(100 * counts["slots_filled"] / counts["slots_target"], 1) if counts["slots_target"] else None
+    target, filled = counts["slots_target"], counts["slots_filled"]
+    return ItemProgress(
+        n_items=counts["n_items"],
+        n_target_items=counts["complete"] + counts["in_progress"] + counts["untouched"],
+        complete=counts["complete"],
+        in_progress=counts["in_progress"],
+        untouched=counts["untouched"],
+        gold=counts["gold"],
+        control=counts["control"],
+        slots_target=target,
+        slots_filled=filled,
+        slots_remaining=target - filled,
+        percent_complete=round(100 * filled / target, 1) if target else None,
     )
-    return counts
 
 
 class SecondsBetween(Func):
@@ -92,41 +103,43 @@ def _median_seconds(done: QuerySet) -> tuple[float | None, dict[int, float]]:
     )
 
 
-def _eta(*, remaining: int, n_recent: int, first_recent: datetime | None, now: datetime) -> dict:
+def _eta(*, remaining: int, n_recent: int, first_recent: datetime | None, now: datetime) -> Eta:
     based_on = (
         f"target slots (one rater on one non-gold item) filled through the rater loop in the last "
         f"{ETA_WINDOW.days} days"
     )
     if remaining == 0:
-        return {
-            "status": "done",
-            "seconds": 0,
-            "finish_at": None,
-            "slots_per_hour": None,
-            "n_recent": n_recent,
-            "based_on": based_on,
-        }
+        return Eta(status="done", seconds=0, finish_at=None, slots_per_hour=None, n_recent=n_recent, based_on=based_on)
     span = now - first_recent if first_recent else timedelta(0)
     if n_recent < ETA_MIN_SLOTS or span < ETA_MIN_SPAN:
-        return {
-            "status": "not_enough_data",
-            "seconds": None,
-            "finish_at": None,
-            "slots_per_hour": None,
-            "n_recent": n_recent,
-            "based_on": f"{based_on}; needs at least {ETA_MIN_SLOTS} over at least "
+        return Eta(
+            status="not_enough_data",
+            seconds=None,
+            finish_at=None,
+            slots_per_hour=None,
+            n_recent=n_recent,
+            based_on=f"{based_on}; needs at least {ETA_MIN_SLOTS} over at least "
             f"{int(ETA_MIN_SPAN.total_seconds() // 60)} minutes",
-        }
+        )
     rate = n_recent / span.total_seconds()
     seconds = remaining / rate
-    return {
-        "status": "estimated",
-        "seconds": round(seconds),
-        "finish_at": now + timedelta(seconds=seconds),
-        "slots_per_hour": round(rate * 3600, 2),
-        "n_recent": n_recent,
-        "based_on": based_on,
-    }
+    return Eta(
+        status="estimated",
+        seconds=round(seconds),
+        finish_at=now + timedelta(seconds=seconds),
+        slots_per_hour=round(rate * 3600, 2),
+        n_recent=n_recent,
+        based_on=based_on,
+    )
+
+
+@dataclass
+class _RaterTally:
+    """A rater's judgments and screens (``counts``), the days they fell on and the last of them."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    days: set[date] = field(default_factory=set)
+    last_active: datetime | None = None
 
 
 def _days(first: date, last: date) -> list[date]:
@@ -134,7 +147,7 @@ def _days(first: date, last: date) -> list[date]:
     return [first + timedelta(days=k) for k in range((last - first).days + 1)]
 
 
-def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
+def progress_summary(project: Project, *, now: datetime | None = None) -> ProgressSummary:
     """Everything the progress page shows, in seven queries whatever the project's size, each answering a
     row per rater or per rater and day at most (but on SQLite, whose medians read the times row by row).
 
@@ -159,15 +172,15 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
         .annotate(n=Count("id"), last=Max("completed_at"))
         .order_by()
     )
-    per_day = defaultdict(lambda: {"judgments": 0, "screens": 0})
-    raters = defaultdict(lambda: {"judgments": 0, "screens": 0, "days": set(), "last_active": None})
+    per_day: defaultdict[date, Counter[str]] = defaultdict(Counter)
+    raters: defaultdict[int, _RaterTally] = defaultdict(_RaterTally)
     for rows, counted in ((judgments_by_rater_day, "judgments"), (screens_by_rater_day, "screens")):
         for row in rows:
             per_day[row["day"]][counted] += row["n"]
             rater = raters[row["rater_id"]]
-            rater[counted] += row["n"]
-            rater["days"].add(row["day"])
-            rater["last_active"] = max(filter(None, (rater["last_active"], row["last"])))
+            rater.counts[counted] += row["n"]
+            rater.days.add(row["day"])
+            rater.last_active = max(filter(None, (rater.last_active, row["last"])))
     median_seconds, median_seconds_by_rater = _median_seconds(done)
     recent = done.filter(item__gold__isnull=True, item__n_target__gt=0, completed_at__gte=now - ETA_WINDOW).aggregate(
         n=Count("id"), first=Min("completed_at")
@@ -190,43 +203,43 @@ def progress_summary(project: Project, *, now: datetime | None = None) -> dict:
     rater_rows = []
     for rater_id in set(raters) | set(memberships):
         r = raters[rater_id]
-        n_days = len(r["days"])
+        judgments, screens, n_days = r.counts["judgments"], r.counts["screens"], len(r.days)
         rater_rows.append(
-            {
-                "rater": names.get(rater_id, f"user {rater_id}"),
-                "is_paused": memberships.get(rater_id, False),
-                "judgments": r["judgments"],
-                "screens": r["screens"],
-                "active_days": n_days,
-                "judgments_per_day": round(r["judgments"] / n_days, 1) if n_days else None,
-                "screens_per_day": round(r["screens"] / n_days, 1) if n_days else None,
-                "last_active": r["last_active"],
-                "median_seconds_per_item": median_seconds_by_rater.get(rater_id),
-            }
+            RaterThroughput(
+                rater=names.get(rater_id, f"user {rater_id}"),
+                is_paused=memberships.get(rater_id, False),
+                judgments=judgments,
+                screens=screens,
+                active_days=n_days,
+                judgments_per_day=round(judgments / n_days, 1) if n_days else None,
+                screens_per_day=round(screens / n_days, 1) if n_days else None,
+                last_active=r.last_active,
+                median_seconds_per_item=median_seconds_by_rater.get(rater_id),
+            )
         )
-    rater_rows.sort(key=lambda row: (-row["judgments"], row["rater"]))
+    rater_rows.sort(key=lambda row: (-row.judgments, row.rater))
 
     today = now.astimezone(UTC).date()
     days = _days(min(per_day), max(max(per_day), today)) if per_day else []
-    return {
-        "generated_at": now,
-        "items": items,
-        "median_seconds_per_item": median_seconds,
-        "eta": _eta(remaining=items["slots_remaining"], n_recent=recent["n"], first_recent=recent["first"], now=now),
-        "per_day": [{"day": day, **per_day.get(day, {"judgments": 0, "screens": 0})} for day in days],
-        "raters": rater_rows,
-        "leases": {
-            "n_active": sum(row["n"] for row in leases),
-            "oldest_age_seconds": round((now - min(row["oldest"] for row in leases)).total_seconds())
-            if leases
-            else None,
-            "raters": [
-                {
-                    "rater": names.get(row["rater_id"], f"user {row['rater_id']}"),
-                    "n": row["n"],
-                    "oldest_age_seconds": round((now - row["oldest"]).total_seconds()),
-                }
+    return ProgressSummary(
+        generated_at=now,
+        items=items,
+        median_seconds_per_item=median_seconds,
+        eta=_eta(remaining=items.slots_remaining, n_recent=recent["n"], first_recent=recent["first"], now=now),
+        per_day=[
+            DayCounts(day=day, judgments=per_day[day]["judgments"], screens=per_day[day]["screens"]) for day in days
+        ],
+        raters=rater_rows,
+        leases=Leases(
+            n_active=sum(row["n"] for row in leases),
+            oldest_age_seconds=round((now - min(row["oldest"] for row in leases)).total_seconds()) if leases else None,
+            raters=[
+                LeaseHolder(
+                    rater=names.get(row["rater_id"], f"user {row['rater_id']}"),
+                    n=row["n"],
+                    oldest_age_seconds=round((now - row["oldest"]).total_seconds()),
+                )
                 for row in leases
             ],
-        },
-    }
+        ),
+    )

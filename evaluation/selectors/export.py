@@ -9,7 +9,7 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from operator import itemgetter
 
 from django.db import connection
@@ -999,7 +999,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
     from agreement.templatetags.agreement_format import LABELS
 
     board = dashboard_for_project(project)
-    if board["week"] is None:
+    if board.week is None:
         return {
             "week": None,
             "main_statistic": None,
@@ -1017,13 +1017,13 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
         }
     criteria = [c["name"] for c in criteria_for_card(project)]
     labels = {
-        name: {statistic: _snapshot(s) for statistic, s in board["labels"][name].items()}
+        name: {statistic: _snapshot(s) for statistic, s in board.labels[name].items()}
         for name in criteria
-        if name in board["labels"]
+        if name in board.labels
     }
     subgroups = {
         subgroup: {name: _snapshot(cells.get(name)) for name in criteria if name in cells}
-        for subgroup, cells in sorted(board["subgroups"].items())
+        for subgroup, cells in sorted(board.subgroups.items())
     }
     trend = {
         name: {
@@ -1033,12 +1033,12 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             ]
             for window, points in series.items()
         }
-        for name, series in board["trends"].items()
+        for name, series in board.trends.items()
     }
     pair_rows = (
         AgreementSnapshot.objects.filter(
             project=project,
-            week_start=board["week"],
+            week_start=board.week,
             window=AgreementSnapshot.Window.CUMULATIVE,
             scope=AgreementSnapshot.Scope.PAIR,
         )
@@ -1046,7 +1046,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
         .values("criterion__name", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
     )
     pairs: dict[str, dict] = {}
-    heatmaps = board["pair_heatmaps"]
+    heatmaps = board.pair_heatmaps
     for s in pair_rows:
         heatmap = heatmaps.get(s["criterion__name"])
         if heatmap is None or s["statistic"] != heatmap["statistic"]:
@@ -1058,7 +1058,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
         entry["pairs"].sort(key=lambda p: (p["rater_a"], p["rater_b"]))
     limitations = []
     for name, stats in labels.items():
-        main = stats.get(board["main_statistic"])
+        main = stats.get(board.main_statistic)
         if main and (main["unreliable"] or main["status"] != "ok"):
             limitations.append({"scope": "criterion", "criterion": name, "subgroup": "", **main})
     for subgroup, cells in subgroups.items():
@@ -1067,16 +1067,16 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
                 limitations.append({"scope": "subgroup", "criterion": name, "subgroup": subgroup, **s})
     computed_at = AgreementSnapshot.objects.filter(project=project).aggregate(m=Max("computed_at"))["m"]
     return {
-        "week": board["week"].isoformat(),
-        "main_statistic": board["main_statistic"],
-        "main_statistic_label": LABELS.get(board["main_statistic"], board["main_statistic"]),
-        "label_columns": [c for c in board["label_columns"] if c],
+        "week": board.week.isoformat(),
+        "main_statistic": board.main_statistic,
+        "main_statistic_label": LABELS.get(board.main_statistic, board.main_statistic),
+        "label_columns": [c for c in board.label_columns if c],
         "labels": labels,
         "subgroups": subgroups,
         "trend": trend,
         "pairs": pairs,
         "limitations": limitations,
-        "off_scale": board["off_scale"],
+        "off_scale": {criterion: asdict(off) for criterion, off in board.off_scale.items()},
         "statistic_labels": {k: v for k, v in LABELS.items()},
         "min_reliable_units": MIN_RELIABLE_UNITS,
         "computed_at": computed_at.isoformat() if computed_at else None,

@@ -2,6 +2,8 @@
 then Bradley–Terry (ties as half-wins or Davidson's model) with a multinomial bootstrap over votes, whose cost
 does not grow with the number of votes (``evaluation.stats.bradley_terry_tables``)."""
 
+from dataclasses import dataclass
+
 from annotation.models import Project
 from evaluation.selectors.votes import VoteTables, vote_tables
 from evaluation.stats import InsufficientDataError, bradley_terry_tables
@@ -9,7 +11,63 @@ from evaluation.stats import InsufficientDataError, bradley_terry_tables
 from ._common import generator, interval, num
 
 
-def vote_results(*, project: Project, ties: str, confidence: float, n_resamples: int, seed: int) -> list[dict]:
+@dataclass(frozen=True)
+class VoteSystem:
+    """One system's votes on a criterion."""
+
+    system: str
+    #: Votes the system took part in.
+    n: int
+    wins: int
+    #: Ties, "tie (bothbad)" included.
+    ties: int
+    losses: int
+    #: (wins + ties / 2) / n; None without votes.
+    win_rate: float | None
+    #: Bradley–Terry natural log-strength, mean zero; None when the fit failed.
+    strength: float | None
+    #: The strength's percentile bootstrap interval ``[low, high]`` (None in it without a fit).
+    strength_ci: list[float | None]
+
+
+@dataclass(frozen=True)
+class VoteFit:
+    """How the Bradley–Terry fit of the votes went."""
+
+    #: "half" (a tie is half a win each) or "davidson" (Davidson's tie model).
+    ties: str
+    #: Davidson's ν; None with half-wins.
+    tie_parameter: float | None
+    log_likelihood: float | None
+    n_resamples: int
+    #: Bootstrap samples whose comparison graph had no finite maximum-likelihood estimate.
+    n_resamples_without_mle: int
+    bootstrap: str = "votes resampled (multinomial counts of the pair tables' cells)"
+    scale: str = "natural log-strength, mean zero"
+
+
+@dataclass(frozen=True)
+class VoteResult:
+    """The ranking of one criterion's imported votes, apart from the judgments."""
+
+    criterion: str
+    n_votes: int
+    #: Files imported on this criterion.
+    n_imports: int
+    #: Of the ties, those marked "tie (bothbad)".
+    ties_both_bad: int
+    #: Strongest first (by win rate where the fit failed).
+    systems: list[VoteSystem]
+    #: None when the fit failed (``error`` says why).
+    bradley_terry: VoteFit | None
+    error: str | None
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+
+def vote_results(*, project: Project, ties: str, confidence: float, n_resamples: int, seed: int) -> list[VoteResult]:
     """One entry per criterion with imported votes (see ``ResultOptions`` for the options)."""
     return [
         _criterion(t, ties=ties, confidence=confidence, n_resamples=n_resamples, seed=seed)
@@ -17,52 +75,53 @@ def vote_results(*, project: Project, ties: str, confidence: float, n_resamples:
     ]
 
 
-def _criterion(votes: VoteTables, *, ties: str, confidence: float, n_resamples: int, seed: int) -> dict:
+def _strongest_first(row: VoteSystem) -> float:
+    """By strength, by win rate where the fit failed (every system of a pair table took part in a vote)."""
+    return -(row.strength if row.strength is not None else row.win_rate or 0.0)
+
+
+def _criterion(votes: VoteTables, *, ties: str, confidence: float, n_resamples: int, seed: int) -> VoteResult:
     tables = votes.tables
-    out = {
-        "criterion": votes.criterion,
-        "n_votes": votes.n_votes,
-        "n_imports": votes.n_imports,
-        "ties_both_bad": votes.ties_both_bad,
-        "systems": [],
-        "bradley_terry": None,
-        "error": None,
-    }
     strengths = {}
+    fit, error = None, None
     try:
         bt = bradley_terry_tables(
             tables, ties=ties, confidence=confidence, n_resamples=n_resamples, rng=generator(seed)
         )
     except InsufficientDataError as exc:
-        out["error"] = str(exc)
+        error = str(exc)
     else:
         strengths = dict(zip(bt.systems, zip(bt.strengths, bt.ci_low, bt.ci_high, strict=True), strict=True))
-        out["bradley_terry"] = {
-            "ties": bt.ties,
-            "tie_parameter": num(bt.tie_parameter),
-            "log_likelihood": num(bt.log_likelihood),
-            "n_resamples": bt.n_resamples,
-            "n_resamples_without_mle": bt.n_resamples_without_mle,
-            "bootstrap": "votes resampled (multinomial counts of the pair tables' cells)",
-            "scale": "natural log-strength, mean zero",
-        }
+        fit = VoteFit(
+            ties=bt.ties,
+            tie_parameter=num(bt.tie_parameter),
+            log_likelihood=num(bt.log_likelihood),
+            n_resamples=bt.n_resamples,
+            n_resamples_without_mle=bt.n_resamples_without_mle,
+        )
     wins, losses, tied = tables.wins.sum(axis=1), tables.wins.sum(axis=0), tables.ties.sum(axis=1)
     rows = []
     for k, system in enumerate(tables.systems):
         n = int(wins[k] + losses[k] + tied[k])
         v, lo, hi = strengths.get(system, (None, None, None))
         rows.append(
-            {
-                "system": system,
-                "n": n,
-                "wins": int(wins[k]),
-                "ties": int(tied[k]),
-                "losses": int(losses[k]),
-                "win_rate": num((wins[k] + tied[k] / 2) / n) if n else None,
-                "strength": num(v),
-                "strength_ci": interval(lo, hi),
-            }
+            VoteSystem(
+                system=system,
+                n=n,
+                wins=int(wins[k]),
+                ties=int(tied[k]),
+                losses=int(losses[k]),
+                win_rate=num((wins[k] + tied[k] / 2) / n) if n else None,
+                strength=num(v),
+                strength_ci=interval(lo, hi),
+            )
         )
-    out["systems"] = sorted(rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"]))
-    out["n_systems"] = len(rows)
-    return out
+    return VoteResult(
+        criterion=votes.criterion,
+        n_votes=votes.n_votes,
+        n_imports=votes.n_imports,
+        ties_both_bad=votes.ties_both_bad,
+        systems=sorted(rows, key=_strongest_first),
+        bradley_terry=fit,
+        error=error,
+    )

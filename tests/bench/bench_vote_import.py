@@ -155,9 +155,9 @@ def run_child(path: str, fmt: str, resamples: int, judgment_rows: int) -> None:
                 "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "table_bytes": total_bytes,
                 "heap_bytes": heap_bytes,
-                "strengths": {s["system"]: s["strength"] for s in davidson["systems"]},
-                "mean_width": float(np.mean([s["strength_ci"][1] - s["strength_ci"][0] for s in half["systems"]])),
-                "tie_parameter": davidson["bradley_terry"]["tie_parameter"],
+                "strengths": {s.system: s.strength for s in davidson.systems},
+                "mean_width": float(np.mean([s.strength_ci[1] - s.strength_ci[0] for s in half.systems])),
+                "tie_parameter": davidson.bradley_terry.tie_parameter,
                 **judgment,
             }
         )

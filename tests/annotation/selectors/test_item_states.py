@@ -40,13 +40,13 @@ def test_every_item_is_in_exactly_one_state_and_the_row_agrees_with_the_query():
 def test_project_page_progress_page_and_item_browser_count_alike():
     project = with_controls().project
     page = project_progress(project)
-    summary = progress_summary(project, now=NOW)["items"]
+    summary = progress_summary(project, now=NOW).items
     browser = item_browser_page(project, ItemFilters())["counts"]
     expected = {"complete": 4, "in_progress": 3, "untouched": 3, "gold": 2, "control": 2}
-    assert {state: page[f"n_{state}"] for state in ITEM_STATES} == expected
-    assert {state: summary[state] for state in ITEM_STATES} == expected
+    assert {state: getattr(page, f"n_{state}") for state in ITEM_STATES} == expected
+    assert {state: getattr(summary, state) for state in ITEM_STATES} == expected
     assert {state: browser[state] for state in ITEM_STATES} == expected
-    assert page["n_items"] == summary["n_items"] == browser["total"] == 14
-    assert summary["n_target_items"] == 10
+    assert page.n_items == summary.n_items == browser["total"] == 14
+    assert summary.n_target_items == 10
     # The degraded copy's two slots are rater work still to do; the repeat copy wants none.
-    assert summary["slots_target"] == 22
+    assert summary.slots_target == 22

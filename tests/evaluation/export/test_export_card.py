@@ -36,8 +36,8 @@ def test_agreement_per_criterion_is_the_dashboards_to_the_last_digit(exported):
     project, card, facts = exported
     board = dashboard_for_project(project)
 
-    assert facts["agreement"]["week"] == board["week"].isoformat()
-    for criterion, stats in board["labels"].items():
+    assert facts["agreement"]["week"] == board.week.isoformat()
+    for criterion, stats in board.labels.items():
         for statistic, s in stats.items():
             shown = facts["agreement"]["labels"][criterion][statistic]
             assert (shown["value"], shown["ci_low"], shown["ci_high"], shown["n_units"]) == (
@@ -46,7 +46,7 @@ def test_agreement_per_criterion_is_the_dashboards_to_the_last_digit(exported):
                 s["ci_high"],
                 s["n_units"],
             )
-        main = stats[board["main_statistic"]]
+        main = stats[board.main_statistic]
         assert (
             f"| {criterion} | {estimate(facts['agreement']['labels'][criterion][main['statistic']], n=False)} | "
             f"{main['n_units']} | {main['n_raters']} |" in card
@@ -58,7 +58,7 @@ def test_agreement_per_subgroup_and_per_week_is_the_dashboards(exported):
     project, card, facts = exported
     board = dashboard_for_project(project)
 
-    for subgroup, cells in board["subgroups"].items():
+    for subgroup, cells in board.subgroups.items():
         for criterion, s in cells.items():
             assert facts["agreement"]["subgroups"][subgroup][criterion]["value"] == s["value"]
     stored = AgreementSnapshot.objects.filter(project=project, scope="criterion", is_main=True)

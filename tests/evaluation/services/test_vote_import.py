@@ -60,10 +60,12 @@ def test_a_small_file_gives_the_judgment_paths_bradley_terry_result(compared, tm
     body = results_compute(project=compared, options=ResultOptions(n_resamples=0, test_resamples=0, ties=ties))
     judged, (voted,) = body["criteria"][0]["systems"], body["votes"]
     # Then counts, ranking and strengths agree
-    assert [tuple(s[f] for f in FIELDS) for s in judged] == [tuple(s[f] for f in FIELDS) for s in voted["systems"]]
-    assert [s["strength"] for s in judged] == pytest.approx([s["strength"] for s in voted["systems"]], abs=1e-9)
-    assert voted["n_votes"] == 32 and voted["ties_both_bad"] == 3 and voted["criterion"] == "overall"
-    assert voted["bradley_terry"]["ties"] == ties
+    assert [tuple(s[f] for f in FIELDS) for s in judged] == [
+        tuple(getattr(s, f) for f in FIELDS) for s in voted.systems
+    ]
+    assert [s["strength"] for s in judged] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
+    assert voted.n_votes == 32 and voted.ties_both_bad == 3 and voted.criterion == "overall"
+    assert voted.bradley_terry.ties == ties
 
 
 def test_bootstrap_intervals_agree_with_the_judgment_paths(compared, tmp_path):
@@ -73,9 +75,9 @@ def test_bootstrap_intervals_agree_with_the_judgment_paths(compared, tmp_path):
     vote_import(project=compared, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
     body = results_compute(project=compared, options=ResultOptions(n_resamples=4000, test_resamples=0))
     judged = {s["system"]: s["strength_ci"] for s in body["criteria"][0]["systems"]}
-    for s in body["votes"][0]["systems"]:
-        assert s["strength_ci"][0] < s["strength"] < s["strength_ci"][1]
-        assert s["strength_ci"] == pytest.approx(judged[s["system"]], abs=0.15)
+    for s in body["votes"][0].systems:
+        assert s.strength_ci[0] < s.strength < s.strength_ci[1]
+        assert s.strength_ci == pytest.approx(judged[s.system], abs=0.15)
 
 
 @pytest.mark.parametrize(
@@ -92,9 +94,9 @@ def test_every_format_and_layout_gives_the_same_votes(compared, tmp_path, write,
     vote_import(project=compared, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv", criterion="safety")
     result = vote_import(project=compared, path=write(tmp_path / f"v.{fmt}", rows()), fmt=fmt)
     assert result.imported == len(VOTES) and result.layout == ("arena" if rows is arena_rows else "concord")
-    safety, overall = sorted(results_compute(project=compared, options=EXACT)["votes"], key=lambda v: v["criterion"])
-    assert [tuple(s[f] for f in FIELDS) for s in overall["systems"]] == [
-        tuple(s[f] for f in FIELDS) for s in safety["systems"]
+    safety, overall = sorted(results_compute(project=compared, options=EXACT)["votes"], key=lambda v: v.criterion)
+    assert [tuple(getattr(s, f) for f in FIELDS) for s in overall.systems] == [
+        tuple(getattr(s, f) for f in FIELDS) for s in safety.systems
     ]
     assert VoteName.objects.filter(project=compared, kind="rater").count() == 5
     assert Vote.objects.filter(batch_id=result.batch_id, prompt="q3").count() == 2
@@ -221,14 +223,14 @@ def test_names_keep_their_codes_across_imports(compared, tmp_path):
     vote_import(project=compared, path=write_csv(tmp_path / "w.csv", rows), fmt="csv")
     assert dict(VoteName.objects.filter(kind="system").values_list("name", "code")) == {**codes, "d": 3}
     (overall,) = results_compute(project=compared, options=EXACT)["votes"]
-    assert overall["n_votes"] == 34 and overall["n_imports"] == 2 and overall["n_systems"] == 4
+    assert overall.n_votes == 34 and overall.n_imports == 2 and overall.n_systems == 4
 
 
 def test_votes_leave_judgments_and_items_alone(compared, tmp_path):
     vote_import(project=compared, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
     assert not Judgment.objects.exists() and not compared.items.exists()
     body = results_compute(project=compared, options=EXACT)
-    assert body["n_judgments"] == 0 and body["votes"][0]["n_votes"] == 32
+    assert body["n_judgments"] == 0 and body["votes"][0].n_votes == 32
 
 
 def test_only_projects_that_compare_pairs_take_votes(project, compared, tmp_path):
