@@ -152,6 +152,10 @@ class TaskType:
     # An import whose every line has one output is a list of outputs that the type arranges into screens
     # (screens_from_outputs); False: every line is a screen.
     draws_screens: bool = False
+    # A project may rate a conversation output per assistant turn (Project.rating_unit): each criterion is asked of
+    # every assistant turn on its own, one value per output, turn and criterion. Types whose value compares outputs
+    # as a whole or points into the output's text leave it off.
+    rates_turns: bool = False
     # Fields of task_config a lead may change while the project runs (annotation.services.project), e.g. a
     # pairwise project's adaptive allocation; the others are fixed at creation.
     live_config_fields: tuple[str, ...] = ()

@@ -27,6 +27,8 @@ class Likert(TaskType):
     template_name = "annotation/likert/rate.html"
     level_of_measurement = "ordinal"
     min_outputs = 1
+    # A point on a scale stands on its own, so an assistant turn can be rated like any output.
+    rates_turns = True
 
     def normalise_scale(self, scale_min, scale_max, labels):
         if scale_min is None or scale_max is None:
