@@ -279,15 +279,20 @@ def _training_feedback(request, result):
     """The expected answers beside the rater's, after a training screen."""
     project = result.assignment.project
     task_type = REGISTRY[project.task_type]
-    given = {(v["criterion"], v["position"]): v["value"] for v in judgment_screen_values(result.judgments, project)}
+    given = {
+        (v["criterion"], v["position"], v.get("turn")): v["value"]
+        for v in judgment_screen_values(result.judgments, project)
+    }
     rows = []
     for expected in result.feedback["expected"]:
-        key = (expected["criterion"], expected.get("position"))
+        key = (expected["criterion"], expected.get("position"), expected.get("turn"))
         want, mine, ok = task_type.feedback(expected["value"], given.get(key))
         rows.append(
             {
                 "criterion": key[0],
-                "where": "—" if key[1] is None else f"output {key[1] + 1}",
+                "where": "—"
+                if key[1] is None
+                else f"output {key[1] + 1}" + ("" if key[2] is None else f", turn {key[2] + 1}"),
                 "expected": want,
                 "given": mine,
                 "ok": ok,

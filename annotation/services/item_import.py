@@ -103,6 +103,10 @@ class ItemRules:
         if gold is not None:
             gold = self.task_type.normalise_gold(gold, self.criteria, systems)
             self.task_type.check_gold_texts(gold, text, dict(outputs))
+            rated = output_turns if self.rating_unit != Project.RatingUnit.CONVERSATION else ()
+            self.task_type.check_gold_turns(
+                gold, {system: assistant_turns(rated[k] if rated else None) for k, system in enumerate(systems)}
+            )
         training = record.get("training", False)
         if not isinstance(training, bool):
             raise TaskTypeError(f"training must be true or false, got {training!r}")
