@@ -68,9 +68,7 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
     rows = (
         included_judgments(project)
         .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
-        .values_list(
-            "criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms", "turn"
-        )
+        .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms", "turn")
         .order_by()
     )
     per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
