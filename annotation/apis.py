@@ -523,6 +523,9 @@ class JudgmentListApi(APIView):
         rater = serializers.SerializerMethodField()
         system = serializers.CharField(source="output.system")
         criterion = serializers.CharField(source="criterion.name")
+        turn = serializers.IntegerField(
+            allow_null=True, help_text="The assistant turn judged (rating per turn); null: the whole output."
+        )
         value = serializers.FloatField()
         label = serializers.CharField()
         shown_order = serializers.JSONField()

@@ -134,6 +134,13 @@ def test_the_screen_lists_the_rated_turns_and_the_judgments_carry_them(staff):
     current = Judgment.objects.filter(rater=rater, is_current=True)
     assert sorted(current.values_list("turn", "value")) == [(0, 2.0), (0, 2.0), (2, 2.0), (2, 2.0)]
     assert Judgment.objects.filter(rater=rater).count() == 8
+    listed = client_for(staff).get(f"/api/v1/projects/{project_id}/judgments/").json()["results"]
+    assert sorted((j["system"], j["turn"], j["value"]) for j in listed) == [
+        ("a", 0, 2.0),
+        ("a", 2, 2.0),
+        ("b", 0, 2.0),
+        ("b", 2, 2.0),
+    ]
 
 
 @pytest.mark.parametrize(
