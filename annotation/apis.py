@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.chat_layouts import EXPORT_LAYOUTS
 from annotation.conversations import ROLES
 from annotation.error_span_formats import LAYOUTS as ERROR_SPAN_LAYOUTS
-from annotation.models import Item, ItemFlag, Membership, TaskType
+from annotation.models import Item, ItemFlag, Membership, Project, TaskType
 from annotation.selectors import (
     assignment_screen,
     item_list_for_project,
@@ -60,6 +60,13 @@ class CriterionSerializer(serializers.Serializer):
     help_text = serializers.CharField(required=False, allow_blank=True)
 
 
+RATING_UNIT_HELP = (
+    '"conversation" (default): each criterion is asked of the whole output; "turn": of every assistant turn of '
+    'an output that is a conversation (values then carry `turn`); "both": of each assistant turn and of the whole '
+    "output. Per turn is for the task types that rate turns (likert) and needs every output to be a conversation."
+)
+
+
 class ProjectOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -77,6 +84,7 @@ class ProjectOutputSerializer(serializers.Serializer):
     repeat_rate = serializers.FloatField()
     rankme_modulus = serializers.FloatField(allow_null=True)
     randomise_output_order = serializers.BooleanField()
+    rating_unit = serializers.CharField(help_text=RATING_UNIT_HELP)
     task_config = serializers.JSONField(
         help_text="Settings only the task type reads, with its defaults filled in "
         "(error spans: severities; MQM: typology and weights)."
@@ -163,6 +171,9 @@ class ProjectListCreateApi(APIView):
         )
         randomise_output_order = serializers.BooleanField(
             default=True, help_text="Likert and RankME: shuffle the outputs per rater (else imported order)."
+        )
+        rating_unit = serializers.CharField(
+            max_length=12, default=Project.RatingUnit.CONVERSATION, help_text=RATING_UNIT_HELP
         )
         allocation = AllocationSettingsSerializer(
             required=False, help_text="Quotas and the design (also set later at allocation/)."
@@ -417,6 +428,9 @@ class JudgmentListApi(APIView):
         rater = serializers.SerializerMethodField()
         system = serializers.CharField(source="output.system")
         criterion = serializers.CharField(source="criterion.name")
+        turn = serializers.IntegerField(
+            allow_null=True, help_text="The assistant turn judged (rating per turn); null: the whole output."
+        )
         value = serializers.FloatField()
         label = serializers.CharField()
         shown_order = serializers.JSONField()
@@ -494,6 +508,14 @@ class ScreenValueSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Display position of the output judged (as served by next); omitted for pairwise and for "
         "single-output items.",
+    )
+    turn = serializers.IntegerField(
+        min_value=0,
+        max_value=32767,
+        required=False,
+        allow_null=True,
+        help_text="Projects rating per turn (rating_unit turn or both): the index (from 0) of the assistant turn "
+        "judged in the output's turns, as next lists them in `rated_turns`; omitted for the whole output.",
     )
     value = serializers.JSONField(
         validators=[validate_outside_json],

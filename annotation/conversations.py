@@ -78,3 +78,9 @@ def turns_json(turns: tuple[Turn, ...]) -> list[dict]:
 def turns_from_json(value: list[dict] | None) -> tuple[Turn, ...]:
     """Stored turns (trusted: they were checked on import) back as Turn values."""
     return tuple(Turn(t["role"], t["text"]) for t in value or ())
+
+
+def assistant_turns(turns: list[dict] | None) -> list[int]:
+    """The indexes (from 0) of a stored conversation's assistant turns: the turns a per-turn project rates, and the
+    ``turn`` its judgments carry."""
+    return [k for k, turn in enumerate(turns or ()) if turn["role"] == "assistant"]

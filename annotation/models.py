@@ -15,9 +15,16 @@ from annotation.task_types import REGISTRY
 TaskType = models.TextChoices("TaskType", [(slug.upper(), (slug, t.label)) for slug, t in REGISTRY.items()])
 # The task types whose projects may set a modulus (the field keeps its first type's name).
 MODULUS_TYPES = [slug for slug, t in REGISTRY.items() if t.takes_modulus]
+# The task types whose projects may rate a conversation output turn by turn (TaskType.rates_turns).
+TURN_TYPES = [slug for slug, t in REGISTRY.items() if t.rates_turns]
 
 
 class Project(models.Model):
+    class RatingUnit(models.TextChoices):
+        CONVERSATION = "conversation", "the whole output"
+        TURN = "turn", "every assistant turn of the output"
+        BOTH = "both", "every assistant turn and the whole output"
+
     class Status(models.TextChoices):
         DRAFT = "draft"
         LIVE = "live"
@@ -141,6 +148,14 @@ class Project(models.Model):
         help_text="Settings only the task type reads (e.g. an error-span project's typology and weights), "
         "normalised by the task type.",
     )
+    rating_unit = models.CharField(
+        max_length=12,
+        choices=RatingUnit.choices,
+        default=RatingUnit.CONVERSATION,
+        db_default=RatingUnit.CONVERSATION,
+        help_text="What each criterion is asked of: the whole output, or (outputs that are conversations, task "
+        "types that rate turns) each of its assistant turns, or both.",
+    )
     archived_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -184,6 +199,10 @@ class Project(models.Model):
                 condition=Q(rankme_modulus__isnull=True)
                 | functools.reduce(operator.or_, (Q(task_type=s) for s in MODULUS_TYPES)),
                 name="project_rankme_modulus_only_rankme",
+            ),
+            models.CheckConstraint(
+                condition=Q(rating_unit="conversation") | Q(task_type__in=TURN_TYPES),
+                name="project_rating_unit_only_turn_types",
             ),
         ]
 
@@ -546,6 +565,12 @@ class Judgment(models.Model):
     assignment = models.ForeignKey(
         Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="judgments"
     )
+    turn = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Per-turn rating: the index (from 0) of the judged assistant turn in the output's turns; "
+        "null: the value is for the whole output.",
+    )
     value = models.FloatField()
     label = models.CharField(max_length=200, blank=True, default="")
     shown_order = models.JSONField(default=list, blank=True, help_text="Systems in the order the rater saw them.")
@@ -567,8 +592,13 @@ class Judgment(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["output", "criterion", "rater"],
-                condition=Q(is_current=True),
+                condition=Q(is_current=True, turn__isnull=True),
                 name="judgment_one_current_per_output_criterion_rater",
+            ),
+            models.UniqueConstraint(
+                fields=["output", "turn", "criterion", "rater"],
+                condition=Q(is_current=True, turn__isnull=False),
+                name="judgment_one_current_per_turn_criterion_rater",
             ),
             models.CheckConstraint(
                 condition=Q(sampling_probability__isnull=True)

@@ -177,8 +177,9 @@ def _form_whole_number(text: str) -> int | None:
 
 
 def screen_form_values(post, task_type, criteria: dict[str, str]) -> list[dict]:
-    """A screen form's answers as the API takes them; its fields are ``v-<criterion id>[-<suffix>]`` (the suffix
-    the output's display position, or what the task type's ``form_field`` reads) and
+    """A screen form's answers as the API takes them; its fields are ``v-<criterion id>[-<suffix>][-t<turn>]`` (the
+    suffix the output's display position, or what the task type's ``form_field`` reads; the turn an assistant
+    turn's index, in a project rating per turn) and
     ``criteria`` maps the ids (as text) to names. Raises ValidationError naming the field a value cannot be
     read from."""
     values = []
@@ -186,12 +187,16 @@ def screen_form_values(post, task_type, criteria: dict[str, str]) -> list[dict]:
         if not field.startswith("v-") or raw == "":
             continue
         criterion_id, _, suffix = field[2:].partition("-")
+        suffix, per_turn, turn = suffix.partition("-t")
         if criterion_id in criteria:
             try:
                 position, value = task_type.form_field(suffix, raw)
             except TaskTypeError as exc:
                 raise ValidationError({field: str(exc)}) from exc
             values.append({"criterion": criteria[criterion_id], "value": value, "position": position})
+            if per_turn:
+                turn_number = _form_whole_number(turn)
+                values[-1]["turn"] = turn if turn_number is None else turn_number
     return values
 
 
@@ -274,15 +279,20 @@ def _training_feedback(request, result):
     """The expected answers beside the rater's, after a training screen."""
     project = result.assignment.project
     task_type = REGISTRY[project.task_type]
-    given = {(v["criterion"], v["position"]): v["value"] for v in judgment_screen_values(result.judgments, project)}
+    given = {
+        (v["criterion"], v["position"], v.get("turn")): v["value"]
+        for v in judgment_screen_values(result.judgments, project)
+    }
     rows = []
     for expected in result.feedback["expected"]:
-        key = (expected["criterion"], expected.get("position"))
+        key = (expected["criterion"], expected.get("position"), expected.get("turn"))
         want, mine, ok = task_type.feedback(expected["value"], given.get(key))
         rows.append(
             {
                 "criterion": key[0],
-                "where": "—" if key[1] is None else f"output {key[1] + 1}",
+                "where": "—"
+                if key[1] is None
+                else f"output {key[1] + 1}" + ("" if key[2] is None else f", turn {key[2] + 1}"),
                 "expected": want,
                 "given": mine,
                 "ok": ok,

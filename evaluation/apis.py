@@ -359,6 +359,20 @@ class ResultsApi(EvaluationApi):
             help_text="Pair-comparing projects: the ranking of imported votes per criterion, apart from the "
             "judgments (`POST …/votes/import/`).",
         )
+        turns = inline_serializer(
+            "TurnMean",
+            {
+                "criterion": serializers.CharField(),
+                "system": serializers.CharField(),
+                "turn": serializers.IntegerField(help_text="The assistant turn's index in the output's turns."),
+                "mean": serializers.FloatField(),
+                "n": serializers.IntegerField(),
+            },
+            many=True,
+            required=False,
+            help_text="Projects rating each assistant turn: the mean rating per criterion, system and turn position; "
+            "`criteria` score whole outputs (a project rating `both`: by their whole-output judgments).",
+        )
         calibrators = CalibratorSummarySerializer(many=True)
 
     @extend_schema(

@@ -20,7 +20,9 @@ class JudgmentRecords:
     label lists.
 
     ``unit`` is the judged output's id (pairwise judgments sit on the item's first output), so a
-    (criterion, unit) pair is one unit of Krippendorff's reliability data.
+    (criterion, unit) pair is one unit of Krippendorff's reliability data. In a project rating per turn
+    (Project.rating_unit) it is ``unit_key`` of the output and the assistant turn judged, so each turn is a unit
+    of its own and the whole output another.
     """
 
     criteria: list[Criterion]
@@ -51,21 +53,33 @@ class JudgmentRecords:
         )
 
 
+# Turn slots per output in a per-turn project's unit keys: above any turn index (a PositiveSmallIntegerField).
+TURN_SLOTS = 1 << 15
+
+
+def unit_key(output_id: int, turn: int | None) -> int:
+    """A per-turn project's unit: the whole output (``turn`` None) or one of its assistant turns."""
+    return output_id * (TURN_SLOTS + 1) + (0 if turn is None else turn + 1)
+
+
 def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
     rows = (
         included_judgments(project)
         .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
-        .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms")
+        .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms", "turn")
         .order_by()
     )
+    per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
     week_pos: dict[date, int] = {}
     subgroup_pos: dict[str, int] = {}
     columns: list[list] = [[], [], [], [], [], [], []]
-    for criterion_id, output_id, rater_id, value, week, subgroup, duration in rows.iterator(chunk_size=CHUNK_ROWS):
+    for criterion_id, output_id, rater_id, value, week, subgroup, duration, turn in rows.iterator(
+        chunk_size=CHUNK_ROWS
+    ):
         columns[0].append(criterion_pos[criterion_id])
-        columns[1].append(output_id)
+        columns[1].append(unit_key(output_id, turn) if per_turn else output_id)
         columns[2].append(rater_id)
         columns[3].append(value)
         columns[4].append(week_pos.setdefault(week, len(week_pos)))

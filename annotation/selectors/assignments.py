@@ -2,6 +2,7 @@
 
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
+from annotation.conversations import assistant_turns
 from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
 from annotation.task_types import REGISTRY, Proposal
 from annotation.task_types.pairwise import TIE
@@ -31,6 +32,9 @@ def assignment_screen(assignment: Assignment) -> dict:
         {"position": position, "text": text} | ({"turns": turns} if turns else {})
         for position, (text, turns) in enumerate(shown)
     ]
+    if project.rating_unit != project.RatingUnit.CONVERSATION:
+        for output in outputs:
+            output["rated_turns"] = assistant_turns(output.get("turns"))
     if task_type.reads_texts:
         _add_proposals(assignment, outputs)
     return {
@@ -43,6 +47,7 @@ def assignment_screen(assignment: Assignment) -> dict:
             "outputs": outputs,
         },
         "criteria": criteria,
+        "rating_unit": project.rating_unit,
         "expires_at": assignment.expires_at,
     }
 
@@ -80,16 +85,34 @@ def screen_questions(*, screen: dict, task_type, answers: dict | None = None, co
     answers = answers if answers is not None else {}
     outputs = screen["item"]["outputs"]
     modulus = (screen["item"].get("modulus") or {}).get("score")
+    whole = screen.get("rating_unit", "conversation") != "turn"
     questions = []
     for criterion in screen["criteria"]:
         slots = outputs if task_type.per_output else [None]
         for output in slots:
-            key = f"{criterion['id']}" + ("" if output is None else f"-{output['position']}")
-            question = {"criterion": criterion, "output": output, "field": f"v-{key}", "answer": answers.get(key)}
-            question.update(task_type.question_fields(question, modulus, config or {}))
-            questions.append(question)
+            turns = (output or {}).get("rated_turns")
+            for turn in ([None] if whole or turns is None else []) + list(turns or ()):
+                key = (
+                    f"{criterion['id']}"
+                    + ("" if output is None else f"-{output['position']}")
+                    + ("" if turn is None else f"-t{turn}")
+                )
+                question = {
+                    "criterion": criterion,
+                    "output": output,
+                    "turn": turn,
+                    "field": f"v-{key}",
+                    "answer": answers.get(key),
+                }
+                question.update(task_type.question_fields(question, modulus, config or {}))
+                questions.append(question)
     for output in outputs:
-        output["questions"] = [q for q in questions if q["output"] is output]
+        output["questions"] = [q for q in questions if q["output"] is output and q["turn"] is None]
+        if "rated_turns" in output:
+            output["turn_rows"] = [
+                turn | {"index": k, "questions": [q for q in questions if q["output"] is output and q["turn"] == k]}
+                for k, turn in enumerate(output["turns"])
+            ]
     return {
         "outputs": outputs,
         "questions": questions,
@@ -129,20 +152,22 @@ def judgment_screen_values(judgments, project: Project) -> list[dict]:
             continue
         position = shown.index(j.output.system) if j.output.system in shown else j.output.position
         value = task_type.stored_answer(j.value, spans.get(j.pk, ()), proposal_index)
-        values.append({"criterion": j.criterion.name, "position": position, "value": value})
+        turn = {} if j.turn is None else {"turn": j.turn}
+        values.append({"criterion": j.criterion.name, "position": position, **turn, "value": value})
     return values
 
 
 def assignment_answers(assignment: Assignment) -> dict[str, object]:
     """The rater's current answers on the assignment's item, keyed ``"<criterion id>-<display position>"``
-    (``"<criterion id>"`` for pairwise), as the rating form names its fields."""
+    (``"<criterion id>"`` for pairwise; ``…-t<turn>`` for an assistant turn's), as the rating form names its
+    fields."""
     judgments = Judgment.objects.filter(
         item_id=assignment.item_id, rater_id=assignment.rater_id, is_current=True
     ).select_related("criterion", "output")
     answers = {}
     for j, v in zip(judgments, judgment_screen_values(judgments, assignment.project), strict=True):
         key = str(j.criterion_id) if v["position"] is None else f"{j.criterion_id}-{v['position']}"
-        answers[key] = v["value"]
+        answers[key if j.turn is None else f"{key}-t{j.turn}"] = v["value"]
     return answers
 
 

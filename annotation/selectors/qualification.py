@@ -46,11 +46,14 @@ class TrainingScreen:
         return not self.flagged and bool(self.answers) and all(a.right is not False for a in self.answers)
 
 
-def gold_text(gold: dict, criterion: str, system: str) -> str:
-    """An item's gold answer for one criterion and output, as a person writes it ("4", "2–3", "bart")."""
+def gold_text(gold: dict, criterion: str, system: str, turn: int | None = None) -> str:
+    """An item's gold answer for one criterion and output (or its assistant ``turn``), as a person writes it ("4",
+    "2–3", "bart")."""
     expected = (gold or {}).get(criterion)
     if isinstance(expected, dict):
         expected = expected.get(system)
+    if isinstance(expected, dict):  # per turn (likert in a project rating per turn)
+        expected = None if turn is None else expected.get(str(turn))
     if isinstance(expected, list):
         return f"{expected[0]:g}–{expected[1]:g}"
     return "—" if expected is None else (f"{expected:g}" if isinstance(expected, int | float) else str(expected))
@@ -68,23 +71,23 @@ def training_screens(*, project: Project, rater_id: int) -> list[TrainingScreen]
     task_type = REGISTRY[project.task_type]
     rows = (
         Judgment.objects.filter(assignment_id__in=[a[0] for a in served])
-        .values_list("assignment_id", "criterion__name", "output__system", "value", "label", "id")
+        .values_list("assignment_id", "criterion__name", "output__system", "turn", "value", "label", "id")
         .order_by("submitted_at", "id")
     )
     rows = list(rows)
     spans = spans_by_judgment(row[-1] for row in rows) if task_type.reads_texts else {}
     first: dict[int, dict[tuple, TrainingAnswer]] = {}
     gold = {a[0]: a[3] or {} for a in served}
-    for assignment_id, criterion, system, value, label, judgment_id in rows:
+    for assignment_id, criterion, system, turn, value, label, judgment_id in rows:
         answers = first.setdefault(assignment_id, {})
-        if (criterion, system) not in answers:
-            answers[(criterion, system)] = TrainingAnswer(
+        if (criterion, system, turn) not in answers:
+            answers[(criterion, system, turn)] = TrainingAnswer(
                 criterion,
-                system,
+                system if turn is None else f"{system}, turn {turn}",
                 value,
                 label,
-                gold_text(gold[assignment_id], criterion, system),
-                task_type.gold_correct(gold[assignment_id], criterion, system, value, spans.get(judgment_id, ())),
+                gold_text(gold[assignment_id], criterion, system, turn),
+                task_type.gold_correct(gold[assignment_id], criterion, system, value, spans.get(judgment_id, ()), turn),
             )
     return [
         TrainingScreen(pk, external_id, status == Assignment.Status.SKIPPED, tuple(first.get(pk, {}).values()))

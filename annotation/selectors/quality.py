@@ -112,7 +112,15 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
         Judgment.objects.filter(project=project, item__gold__isnull=False, item__training=False)
         .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
         .values_list(
-            "rater_id", "item_id", "item__gold", "criterion__name", "output__system", "value", "submitted_at", "id"
+            "rater_id",
+            "item_id",
+            "item__gold",
+            "criterion__name",
+            "output__system",
+            "turn",
+            "value",
+            "submitted_at",
+            "id",
         )
         .order_by("rater_id", "submitted_at", "id")
     )
@@ -125,12 +133,12 @@ def gold_accuracy(project: Project, *, rater_id: int | None = None) -> dict[int,
     items: dict[int, set] = defaultdict(set)
     revised: dict[int, set] = defaultdict(set)
     answered: set[tuple] = set()
-    for rater, item_id, gold, criterion, system, value, submitted_at, judgment_id in rows:
-        if (rater, item_id, criterion, system) in answered:  # a later answer to the same question: a revision
+    for rater, item_id, gold, criterion, system, turn, value, submitted_at, judgment_id in rows:
+        if (rater, item_id, criterion, system, turn) in answered:  # a later answer to the same question: a revision
             revised[rater].add(item_id)
             continue
-        answered.add((rater, item_id, criterion, system))
-        ok = task_type.gold_correct(gold or {}, criterion, system, value, spans.get(judgment_id, ()))
+        answered.add((rater, item_id, criterion, system, turn))
+        ok = task_type.gold_correct(gold or {}, criterion, system, value, spans.get(judgment_id, ()), turn)
         if ok is None:
             continue
         acc = out.setdefault(rater, GoldAccuracy())
@@ -451,11 +459,13 @@ def degraded_check(project: Project, *, rater_id: int | None = None) -> dict[int
             else:
                 check.degraded_wins += 1
         return out
-    rows = list(
-        judgments.values_list(
-            "rater_id", "criterion_id", "item_id", "item__degraded_from_id", "output__system", "value"
+    # a conversation rated per turn: the output's system with the turn, so a copy's turn meets the original's
+    rows = [
+        (rater, criterion, item, original, (system, turn), value)
+        for rater, criterion, item, original, system, turn, value in judgments.values_list(
+            "rater_id", "criterion_id", "item_id", "item__degraded_from_id", "output__system", "turn", "value"
         ).order_by()
-    )
+    ]
     if not any(row[3] for row in rows):
         return out
     by_rater_criterion: dict[tuple, list[float]] = defaultdict(list)
@@ -553,6 +563,7 @@ def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
             "item__repeat_of_id",
             "criterion_id",
             "output__system",
+            "turn",
             "value",
             "criterion__scale_min",
             "criterion__scale_max",
@@ -560,7 +571,8 @@ def repeat_consistency(project: Project) -> dict[int, RepeatConsistency]:
         .order_by()
     )
     originals, repeats = {}, []
-    for rater, item, repeat_of, criterion, system, value, low, high in rows:
+    for rater, item, repeat_of, criterion, output_system, turn, value, low, high in rows:
+        system = (output_system, turn)  # a conversation rated per turn: each turn is a value of its own
         if repeat_of is None:
             originals[(rater, item, criterion, system)] = value
         else:

@@ -91,24 +91,26 @@ def _gold_answers(project: Project, rater_id: int) -> list[AnswerRow]:
     rows = (
         Judgment.objects.filter(project=project, rater_id=rater_id, item__gold__isnull=False, item__training=False)
         .exclude(assignment__served_as=Assignment.ServedAs.TRAINING)
-        .values_list("item__external_id", "item__gold", "criterion__name", "output__system", "value", "label", "id")
+        .values_list(
+            "item__external_id", "item__gold", "criterion__name", "output__system", "turn", "value", "label", "id"
+        )
         .order_by("submitted_at", "id")
     )
     rows = list(rows)
     spans = spans_by_judgment(row[-1] for row in rows) if task_type.reads_texts else {}
     first: dict[tuple, AnswerRow] = {}
-    for item, gold, criterion, system, value, label, judgment_id in rows:
-        key = (item, criterion, system)
+    for item, gold, criterion, system, turn, value, label, judgment_id in rows:
+        key = (item, criterion, system, turn)
         if key in first:
             first[key] = AnswerRow(**{**first[key].__dict__, "note": "revised later (the first answer counts)"})
             continue
         first[key] = AnswerRow(
             item,
             criterion,
-            system,
+            system if turn is None else f"{system}, turn {turn}",
             _shown(pairwise, value, label),
-            gold_text(gold, criterion, system),
-            task_type.gold_correct(gold or {}, criterion, system, value, spans.get(judgment_id, ())),
+            gold_text(gold, criterion, system, turn),
+            task_type.gold_correct(gold or {}, criterion, system, value, spans.get(judgment_id, ()), turn),
         )
     return list(first.values())
 

@@ -45,6 +45,7 @@ PROJECT_FIELDS = _in_model_order(
         "adjudicate",
         "adjudication_threshold",
         "profile_consent",
+        "rating_unit",
     },
 )
 MEMBERSHIP_FIELDS = _in_model_order(

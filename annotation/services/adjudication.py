@@ -227,8 +227,8 @@ def adjudication_submit(
     )
     stored = AdjudicatedValue.objects.bulk_create(
         [
-            AdjudicatedValue(case=case, output=output, criterion=criterion, value=value, label=label)
-            for output, criterion, value, label, _spans in rows
+            AdjudicatedValue(case=case, output=row.output, criterion=row.criterion, value=row.value, label=row.label)
+            for row in rows
         ]
     )
     AdjudicatedSpan.objects.bulk_create(
@@ -241,8 +241,8 @@ def adjudication_submit(
             category=s.category,
             origin=s.origin,
         )
-        for adjudicated, (*_, spans) in zip(stored, rows, strict=True)
-        for s in spans
+        for adjudicated, row in zip(stored, rows, strict=True)
+        for s in row.spans
     )
     case.adjudicator, case.adjudicated_at, case.held_until = adjudicator, now, None
     case.save(update_fields=["adjudicator", "adjudicated_at", "held_until"])

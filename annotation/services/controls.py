@@ -28,6 +28,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 
+from annotation.conversations import assistant_turns, turns_from_json, turns_text
 from annotation.models import Item, Output, Project, ProposedSpan
 from annotation.services.project import project_settings_check
 from annotation.task_types import REGISTRY
@@ -130,13 +131,15 @@ def degraded_controls_create(
     if not 1 <= n <= MAX_CONTROLS:
         raise ValidationError({"n": f"from 1 to {MAX_CONTROLS}"})
     # Outputs are damaged as plain text: a copy of a whole-conversation output would show as flat text where its
-    # original shows a transcript, telling the rater it is a control; such items are not copied.
-    originals = list(
-        Item.objects.filter(project=project, gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True)
-        .exclude(outputs__turns__isnull=False)
-        .prefetch_related("outputs__proposed_spans")
-        .order_by("id")
+    # original shows a transcript, telling the rater it is a control; such items are not copied. A project rating
+    # per turn has only conversation outputs: there each assistant turn is damaged, and the copy keeps its turns.
+    per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
+    originals = Item.objects.filter(
+        project=project, gold__isnull=True, degraded_from__isnull=True, repeat_of__isnull=True
     )
+    if not per_turn:
+        originals = originals.exclude(outputs__turns__isnull=False)
+    originals = list(originals.prefetch_related("outputs__proposed_spans").order_by("id"))
     if len(originals) < max(n, 2):
         raise ValidationError(
             {
@@ -158,11 +161,14 @@ def degraded_controls_create(
         external_id = f"{original.external_id}~degraded-{seed}-{k}"
         if external_id in taken:
             raise ValidationError({"seed": f"copies with seed {seed} exist already; use another seed"})
-        texts = task_type.degraded_outputs(
-            [(o.system, o.text) for o in original.outputs.all()],
-            partial(degrade, method=method, rng=rng, donor=donor_text),
-            DEGRADED_SUFFIX,
-        )
+        damage = partial(degrade, method=method, rng=rng, donor=donor_text)
+        if per_turn:
+            texts, turns = _damaged_turns(list(original.outputs.all()), damage, task_type)
+        else:
+            texts = task_type.degraded_outputs(
+                [(o.system, o.text) for o in original.outputs.all()], damage, DEGRADED_SUFFIX
+            )
+            turns = [None] * len(texts)
         copy = Item.objects.create(
             project=project,
             external_id=external_id,
@@ -175,7 +181,7 @@ def degraded_controls_create(
             meta={"control": "degraded", "method": method, "original": original.external_id, "seed": seed},
         )
         outputs = Output.objects.bulk_create(
-            [Output(item=copy, position=p, system=s, text=t) for p, (s, t) in enumerate(texts)]
+            [Output(item=copy, position=p, system=s, text=t, turns=turns[p]) for p, (s, t) in enumerate(texts)]
         )
         _copy_proposals(list(original.outputs.all()), outputs, damaged=True)
         copies.append(copy)
@@ -188,6 +194,20 @@ def degraded_controls_create(
         detail={"n": n, "seed": seed, "methods": list(methods)},
     )
     return copies
+
+
+def _damaged_turns(outputs: list[Output], damage, task_type) -> tuple[list[tuple[str, str]], list[list[dict]]]:
+    """The (system, text) and turns of a copy's conversation ``outputs`` with each assistant turn damaged as the
+    task type damages an output's text."""
+    slots = [(o, k) for o in outputs for k in assistant_turns(o.turns)]
+    damaged = task_type.degraded_outputs([(o.system, o.turns[k]["text"]) for o, k in slots], damage, DEGRADED_SUFFIX)
+    turns = {o.pk: [dict(t) for t in o.turns] for o in outputs}
+    for (o, k), (_, text) in zip(slots, damaged, strict=True):
+        turns[o.pk][k]["text"] = text
+    return (
+        [(o.system, turns_text(turns_from_json(turns[o.pk]))) for o in outputs],
+        [turns[o.pk] for o in outputs],
+    )
 
 
 @transaction.atomic

@@ -13,7 +13,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotation.chat_layouts import chat_line_to_item, layout_of
-from annotation.conversations import ConversationError, turns_json, turns_parse, turns_text
+from annotation.conversations import ConversationError, assistant_turns, turns_json, turns_parse, turns_text
 from annotation.models import Item, Output, Project, ProposedSpan
 from annotation.selectors.item_states import WORK_ITEMS
 from annotation.task_types import REGISTRY, CriterionScale, ScaledOutput, Span, TaskTypeError
@@ -75,6 +75,7 @@ class ItemRules:
         }
         self.modulus = project.rankme_modulus
         self.config = project.task_config
+        self.rating_unit = project.rating_unit
 
     def parse(self, record: dict) -> ParsedItem:
         if layout := layout_of(record):
@@ -89,6 +90,7 @@ class ItemRules:
         text, turns = _input(record)
         outputs, output_turns = _outputs(record.get("outputs"))
         self.task_type.check_output_count(len(outputs))
+        self._check_rated_turns(output_turns or (None,) * len(outputs))
         proposals = self._proposals(record["outputs"], text, outputs)
         systems = [system for system, _ in outputs]
         subgroup = record.get("subgroup") or ""
@@ -101,6 +103,10 @@ class ItemRules:
         if gold is not None:
             gold = self.task_type.normalise_gold(gold, self.criteria, systems)
             self.task_type.check_gold_texts(gold, text, dict(outputs))
+            rated = output_turns if self.rating_unit != Project.RatingUnit.CONVERSATION else ()
+            self.task_type.check_gold_turns(
+                gold, {system: assistant_turns(rated[k] if rated else None) for k, system in enumerate(systems)}
+            )
         training = record.get("training", False)
         if not isinstance(training, bool):
             raise TaskTypeError(f"training must be true or false, got {training!r}")
@@ -115,6 +121,16 @@ class ItemRules:
         return ParsedItem(
             external_id, text, references, subgroup, meta, gold, outputs, training, proposals, turns, output_turns
         )
+
+    def _check_rated_turns(self, output_turns: tuple[list[dict] | None, ...]) -> None:
+        if self.rating_unit == Project.RatingUnit.CONVERSATION:
+            return
+        for k, turns in enumerate(output_turns, start=1):
+            if not assistant_turns(turns):
+                raise TaskTypeError(
+                    f"outputs[{k}]: this project rates every assistant turn (rating_unit {self.rating_unit!r}), so "
+                    "each output must be a conversation (turns [{role, text}]) with at least one assistant turn"
+                )
 
     def _proposals(self, raw: list[dict], source: str, outputs: list[tuple[str, str]]) -> tuple:
         given = [(k, output["proposed_spans"]) for k, output in enumerate(raw, start=1) if "proposed_spans" in output]

@@ -16,6 +16,7 @@ from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotation.conversations import assistant_turns
 from annotation.models import Criterion, ErrorSpan, Item, Judgment, Membership, Output, Project, ProposedSpan
 from annotation.task_types import REGISTRY, CriterionScale, Proposal, ScreenTexts, Span, TaskTypeError
 from annotation.task_types.facts import COMPARED
@@ -29,7 +30,17 @@ from .error_span_study import StudyLine, read_study
 
 # 5,000 judgment rows are ~1 MB in flight.
 BATCH_SIZE = 5000
-JUDGMENT_FIELDS = ("item", "rater", "criterion", "system", "value", "submitted_at", "shown_order", "duration_ms")
+JUDGMENT_FIELDS = (
+    "item",
+    "rater",
+    "criterion",
+    "system",
+    "value",
+    "submitted_at",
+    "shown_order",
+    "duration_ms",
+    "turn",
+)
 # Taken besides where the task type compares systems in pairs: the probability the judged pair was drawn with.
 PAIR_FIELDS = ("sampling_probability",)
 MAX_RATER_NAME = 100
@@ -56,6 +67,7 @@ class ParsedJudgment:
     duration_ms: int | None
     spans: tuple[Span, ...] = ()
     sampling_probability: float | None = None
+    turn: int | None = None
 
 
 class _ProjectIndex:
@@ -68,15 +80,21 @@ class _ProjectIndex:
             for c in Criterion.objects.filter(project=project)
         }
         self.items: dict[str, tuple[int, list[str], dict[str, int]]] = {}
+        # per output, the turns a line may name (a project rating per turn; the whole output None where asked)
+        self.rated_turns: dict[int, tuple[int | None, ...]] = {}
+        per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
+        whole = (None,) if project.rating_unit == Project.RatingUnit.BOTH else ()
         rows = (
             Output.objects.filter(item__project=project)
             .order_by("item_id", "position")
-            .values_list("item__external_id", "item_id", "system", "id")
+            .values_list("item__external_id", "item_id", "system", "id", *(("turns",) if per_turn else ()))
         )
-        for external_id, item_id, system, output_id in rows.iterator(chunk_size=10_000):
+        for external_id, item_id, system, output_id, *turns in rows.iterator(chunk_size=10_000):
             entry = self.items.setdefault(external_id, (item_id, [], {}))
             entry[1].append(system)
             entry[2][system] = output_id
+            if per_turn:
+                self.rated_turns[output_id] = (*whole, *assistant_turns(turns[0]))
         self.config = project.task_config or {}
         self.fields = JUDGMENT_FIELDS + (PAIR_FIELDS if self.task_type.results.kind == COMPARED else ())
         self.texts: dict[int, ScreenTexts] = self._texts(project) if self.task_type.reads_texts else {}
@@ -133,6 +151,7 @@ class _ProjectIndex:
             config=self.config,
             texts=self.texts.get(item_id),
         )
+        turn = self._turn(record.get("turn"), output_ids[coded.system])
         return ParsedJudgment(
             item_id,
             output_ids[coded.system],
@@ -145,6 +164,26 @@ class _ProjectIndex:
             _duration(record.get("duration_ms")),
             coded.spans,
             _probability(record.get("sampling_probability")),
+            turn,
+        )
+
+    def _turn(self, value, output_id: int) -> int | None:
+        """The assistant turn a line judges (None: the whole output), checked against the output's turns."""
+        if output_id not in self.rated_turns:
+            if value not in (None, ""):
+                raise TaskTypeError("turn: this project rates whole outputs; leave turn out")
+            return None
+        rated = self.rated_turns[output_id]
+        turn = None if value in (None, "") else value
+        if isinstance(turn, str) and turn.isascii() and turn.isdigit() and len(turn) <= 5:
+            turn = int(turn)  # CSV cells are text
+        if turn in rated and not isinstance(turn, bool):
+            return turn
+        asked = ", ".join(str(t) for t in rated if t is not None)
+        if turn is None:
+            raise TaskTypeError(f"turn is missing: this project rates each assistant turn (the output's are {asked})")
+        raise TaskTypeError(
+            f"turn {value!r} is not an assistant turn of the output judged; its assistant turns are {asked}"
         )
 
 
@@ -248,11 +287,11 @@ def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int
         Membership.objects.filter(project=project).exclude(external_name="").values_list("user_id", "external_name")
     )
     stored = {
-        (output_id, criterion_id, names_by_user[rater_id])
-        for output_id, criterion_id, rater_id in Judgment.objects.filter(
+        (output_id, criterion_id, names_by_user[rater_id], turn)
+        for output_id, criterion_id, rater_id, turn in Judgment.objects.filter(
             project=project, is_current=True, rater_id__in=names_by_user
         )
-        .values_list("output_id", "criterion_id", "rater_id")
+        .values_list("output_id", "criterion_id", "rater_id", "turn")
         .iterator(chunk_size=10_000)
     }
     screens: dict[tuple, tuple[int, list[float]]] = {}
@@ -262,7 +301,7 @@ def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int
             continue
         if index.task_type.checks_screens:
             screens.setdefault((parsed.item_id, parsed.criterion_id, parsed.rater), (line, []))[1].append(parsed.value)
-        key = (parsed.output_id, parsed.criterion_id, parsed.rater)
+        key = (parsed.output_id, parsed.criterion_id, parsed.rater, parsed.turn)
         if key in first_line:
             report.add(
                 line, f"rater {parsed.rater!r} judged this output on this criterion already (line {first_line[key]})"
@@ -276,7 +315,7 @@ def _check(project: Project, source: _Source, index: _ProjectIndex) -> tuple[int
         report.add(1, "the file holds no judgments")
     if report.n_errors:
         raise ImportRejected(report)
-    return len(first_line), {rater for _, _, rater in first_line}
+    return len(first_line), {rater for _, _, rater, _ in first_line}
 
 
 def _check_screens(index: _ProjectIndex, screens: dict[tuple, tuple[int, list[float]]], report: ImportReport) -> None:
@@ -370,6 +409,7 @@ def judgment_import(
             "duration_ms",
             "is_current",
             "sampling_probability",
+            "turn",
         ]
         with_spans = index.task_type.reads_texts
         if with_spans:
@@ -406,6 +446,7 @@ def judgment_import(
                     p.duration_ms,
                     True,
                     p.sampling_probability,
+                    p.turn,
                 )
             )
             touched.add(p.item_id)

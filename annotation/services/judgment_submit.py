@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, ErrorSpan, Item, Judgment, Membership, Output
 from annotation.selectors.assignments import judgment_screen_values
-from annotation.selectors.rater_loop import criteria_of, outputs_of
+from annotation.selectors.rater_loop import criteria_of, outputs_of, screen_outputs_of
 from annotation.selectors.screen_plan import project_has_controls
 from annotation.task_types import REGISTRY, Span
 
@@ -20,7 +20,7 @@ from .adjudication import adjudication_cases_open
 from .assignment import LeaseGone, assignment_lock_for_rater, rater_admitted_check, rater_may_work_check
 from .qualification import qualification_decide
 from .quality import qc_rules_apply, training_feedback
-from .screen_values import ScreenRow, screen_texts, screen_values_code
+from .screen_values import ScreenRow, rated_turns_of, screen_texts, screen_values_code
 
 MAX_CLIENT_TOKEN = 64
 MAX_DURATION_MS = 24 * 3600 * 1000
@@ -53,8 +53,15 @@ def _check_lease(assignment: Assignment, now: datetime) -> None:
 def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[ScreenRow], list[str]]:
     """((output, criterion, value, label, error spans) per judged value, systems as shown); raises
     ValidationError listing every problem."""
-    task_type = REGISTRY[assignment.project.task_type]
-    rows_of_outputs = outputs_of(assignment.item_id)
+    project = assignment.project
+    task_type = REGISTRY[project.task_type]
+    rated_turns = None
+    if project.rating_unit == project.RatingUnit.CONVERSATION:
+        rows_of_outputs = outputs_of(assignment.item_id)
+    else:
+        with_turns = screen_outputs_of(assignment.item_id)
+        rated_turns = rated_turns_of(project, with_turns)
+        rows_of_outputs = [row[:4] for row in with_turns]
     texts = screen_texts(assignment.item, rows_of_outputs) if task_type.reads_texts else None
     outputs = [
         Output.from_db(
@@ -72,6 +79,7 @@ def _coded_rows(assignment: Assignment, values: list[dict]) -> tuple[list[Screen
         shown=shown,
         values=values,
         texts=texts,
+        rated_turns=rated_turns,
     )
     return rows, shown
 
@@ -89,7 +97,8 @@ def _same_answers(assignment: Assignment, values: list[dict], stored: list[Judgm
         position = (entry.get("position") or 0) if per_output else None
         value = entry.get("value")
         number = isinstance(value, int | float) and not isinstance(value, bool)
-        return str(entry.get("criterion")), str(position), float(value) if number else json.dumps(value)
+        turn = str(entry.get("turn"))
+        return str(entry.get("criterion")), str(position), turn, float(value) if number else json.dumps(value)
 
     if not all(isinstance(entry, dict) for entry in values):
         return False
@@ -111,7 +120,7 @@ def _same_spans(assignment: Assignment, values: list[dict], stored: list[Judgmen
         spans.setdefault(span.judgment_id, []).append(
             Span(span.side, span.start, span.end, span.severity, span.category, span.origin, span.proposal_id)
         )
-    given = sorted((o.pk, c.pk, value, label, tuple(sorted(s, key=repr))) for o, c, value, label, s in rows)
+    given = sorted((r.output.pk, r.criterion.pk, r.value, r.label, tuple(sorted(r.spans, key=repr))) for r in rows)
     kept = sorted(
         (j.output_id, j.criterion_id, j.value, j.label, tuple(sorted(spans.get(j.pk, ()), key=repr))) for j in stored
     )
@@ -175,12 +184,13 @@ def judgment_submit(
             Judgment(
                 project_id=assignment.project_id,
                 item_id=assignment.item_id,
-                output=output,
-                criterion=criterion,
+                output=row.output,
+                criterion=row.criterion,
+                turn=row.turn,
                 rater=rater,
                 assignment=assignment,
-                value=value,
-                label=label,
+                value=row.value,
+                label=row.label,
                 shown_order=shown,
                 source=Judgment.Source.RATER,
                 client_token=client_token,
@@ -190,7 +200,7 @@ def judgment_submit(
                 is_current=True,
                 sampling_probability=assignment.sampling_probability,
             )
-            for output, criterion, value, label, _ in rows
+            for row in rows
         ]
     )
     ErrorSpan.objects.bulk_create(
@@ -205,8 +215,8 @@ def judgment_submit(
                 category=s.category,
                 origin=s.origin,
             )
-            for judgment, (*_, spans) in zip(judgments, rows, strict=True)
-            for s in spans
+            for judgment, row in zip(judgments, rows, strict=True)
+            for s in row.spans
         ]
     )
 

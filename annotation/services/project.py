@@ -22,6 +22,7 @@ PROJECT_SETTINGS = (
     "repeat_rate",
     "rankme_modulus",
     "randomise_output_order",
+    "rating_unit",
 )
 
 # The bounds of a project's numeric settings, (low, high) both included: the API's serializer, the
@@ -48,8 +49,23 @@ def project_settings_check(**settings) -> None:
         value = settings.get(field)
         if value is not None and not low <= value <= high:
             errors[field] = f"{field} must be between {low:g} and {high:g}, got {value:g}"
+    rating_unit = settings.get("rating_unit")
+    if rating_unit is not None:
+        errors.update(_rating_unit_errors(task_type, rating_unit))
     if errors:
         raise ValidationError(errors)
+
+
+def _rating_unit_errors(task_type: str | None, rating_unit: str) -> dict[str, str]:
+    if rating_unit not in Project.RatingUnit.values:
+        return {"rating_unit": f"unknown rating unit {rating_unit!r}; choose one of {', '.join(Project.RatingUnit)}"}
+    if rating_unit != Project.RatingUnit.CONVERSATION and task_type in REGISTRY and not REGISTRY[task_type].rates_turns:
+        turn_types = ", ".join(slug for slug, t in REGISTRY.items() if t.rates_turns)
+        return {
+            "rating_unit": f"a {task_type} project rates whole outputs only (rating_unit 'conversation'); "
+            f"rating per turn takes a task type that rates turns: {turn_types}"
+        }
+    return {}
 
 
 def criteria_normalise(*, task_type: str, criteria: list[dict]) -> list[dict]:
@@ -154,6 +170,7 @@ def project_create(
     training_pass_mark: float = 0.0,
     rankme_modulus: float | None = None,
     randomise_output_order: bool = True,
+    rating_unit: str = Project.RatingUnit.CONVERSATION,
     status: str = Project.Status.LIVE,
     allocation: dict | None = None,
     task_config: dict | None = None,
@@ -163,6 +180,8 @@ def project_create(
     ``allocation``: its quotas and design settings (annotation.services.allocation.SETTINGS).
 
     ``rankme_modulus`` (rankme only) turns on magnitude estimation against each item's reference.
+    ``rating_unit`` "turn" or "both" (task types that rate turns): every output must then be a conversation, each
+    of whose assistant turns is rated (annotation.services.item_import refuses other outputs).
     ``task_config``: settings only the task type reads (an error-span project's typology and weights), completed
     with the type's defaults.
     """
@@ -175,6 +194,7 @@ def project_create(
         training_items=training_items,
         repeat_rate=repeat_rate,
         training_pass_mark=training_pass_mark,
+        rating_unit=rating_unit,
     )
     project_settings_check(**settings)
     project_name_check(owner_id=getattr(created_by, "pk", None), name=name)

@@ -152,6 +152,10 @@ class TaskType:
     # An import whose every line has one output is a list of outputs that the type arranges into screens
     # (screens_from_outputs); False: every line is a screen.
     draws_screens: bool = False
+    # A project may rate a conversation output per assistant turn (Project.rating_unit): each criterion is asked of
+    # every assistant turn on its own, one value per output, turn and criterion. Types whose value compares outputs
+    # as a whole or points into the output's text leave it off.
+    rates_turns: bool = False
     # Fields of task_config a lead may change while the project runs (annotation.services.project), e.g. a
     # pairwise project's adaptive allocation; the others are fixed at creation.
     live_config_fields: tuple[str, ...] = ()
@@ -199,12 +203,23 @@ class TaskType:
         raise NotImplementedError
 
     def gold_correct(
-        self, gold: dict, criterion: str, system: str, value: float, spans: tuple[Span, ...] = ()
+        self,
+        gold: dict,
+        criterion: str,
+        system: str,
+        value: float,
+        spans: tuple[Span, ...] = (),
+        turn: int | None = None,
     ) -> bool | None:
         """Whether a stored judgment (``value`` as coded, on ``system``'s output, with its error ``spans`` for a type
-        that reads texts) matches the item's normalised gold; None when the gold says nothing about that criterion
-        and output."""
+        that reads texts, of its assistant ``turn`` in a project rating per turn) matches the item's normalised gold;
+        None when the gold says nothing about that criterion and output (or turn)."""
         raise NotImplementedError
+
+    def check_gold_turns(self, gold: dict, rated_turns: dict[str, list[int]]) -> None:
+        """Checks the turns a normalised gold answers against the assistant turns each system's output has rated
+        (``rated_turns``, empty lists in a project rating whole outputs); raises TaskTypeError naming the field. A
+        type that does not rate turns has none in its gold."""
 
     def check_gold_texts(self, gold: dict, source: str, outputs: dict[str, str]) -> None:
         """Checks a normalised gold against the item's input and output texts (by system) where it points into

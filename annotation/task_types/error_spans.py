@@ -412,7 +412,7 @@ class ErrorSpanType(TaskType):
                             f"({lengths[side]} code points)"
                         )
 
-    def gold_correct(self, gold, criterion, system, value, spans=()):
+    def gold_correct(self, gold, criterion, system, value, spans=(), turn=None):
         """Every gold span met by one of the rater's spans (rejected proposals are not the rater's); with
         ``no_error``, nothing marked; and the score in its range where the gold gives one."""
         expected = (gold.get(criterion) or {}).get(system)

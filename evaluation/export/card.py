@@ -131,6 +131,7 @@ def _summary(facts: dict) -> list[str]:
         f"{num(len(c['systems']))} systems), on {len(facts['criteria'])} "
         f"criteri{'on' if len(facts['criteria']) == 1 else 'a'} ({criteria}){period}.",
         "",
+        *_rating_unit(p),
         (
             "Every individual judgment is included"
             if facts["options"]["include_excluded"]
@@ -389,6 +390,21 @@ def _quality(facts: dict) -> list[str]:
         "",
     ]
     return out
+
+
+# What a judgment is of, in a project rating the turns of conversation outputs (Project.rating_unit).
+RATING_UNIT_WORDS = {
+    "turn": "every assistant turn of each output (a conversation) was rated on its own; each judgment row names "
+    "its turn (`turn`, the index in the output's turns) and agreement counts each turn as a unit",
+    "both": "every assistant turn of each output (a conversation) was rated on its own, and the whole output too; a "
+    "judgment row names its turn (`turn`, the index in the output's turns; empty for the whole output), and "
+    "agreement counts each turn and each whole output as a unit",
+}
+
+
+def _rating_unit(project: dict) -> list[str]:
+    words = RATING_UNIT_WORDS.get(project.get("rating_unit", "conversation"))
+    return [f"Unit of rating: {words}.", ""] if words else []
 
 
 def _agreement(facts: dict) -> list[str]:

@@ -41,6 +41,12 @@ _JUDGMENT_TAIL = (
     Column("submitted_at", "timestamp", "When the judgment was submitted (UTC)."),
     Column("shown_order", "string_list", "Systems in the order this rater saw them (empty when not recorded)."),
     Column("duration_ms", "int", "Time on the screen in milliseconds, when recorded."),
+    Column(
+        "turn",
+        "int",
+        "The assistant turn judged, as its index (from 0) in the output's turns, in a project rating each turn of a "
+        "conversation; null where the judgment is for the whole output.",
+    ),
     Column("subgroup", "string", "The item's subgroup."),
 )
 _JUDGMENT_FLAGS = (
@@ -67,7 +73,7 @@ def judgments_table(task_type: str, *, adjudicated: bool = False) -> TableSpec:
     return TableSpec(
         "judgments",
         (*_JUDGMENT_HEAD, value, *_JUDGMENT_TAIL, *extra, *_JUDGMENT_FLAGS, *((ADJUDICATED,) if adjudicated else ())),
-        "One row per individual judgment (current version); the first eight columns are the judgment import's fields.",
+        "One row per individual judgment (current version); the first nine columns are the judgment import's fields.",
     )
 
 

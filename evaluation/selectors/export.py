@@ -374,7 +374,7 @@ def max_outputs_per_item(scope: ExportScope) -> int:
 
 def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     """One row per current judgment: the judgment import's fields first (item, system, criterion,
-    rater, value, submitted_at, shown_order, duration_ms), then subgroup, [pairwise: system_b,
+    rater, value, submitted_at, shown_order, duration_ms, turn), then subgroup, [pairwise: system_b,
     outcome, sampling_probability], served_at, source, gold_item, retired_item, excluded."""
     judgments = scope.judgments().annotate(
         gold_item=ExpressionWrapper(Q(item__gold__isnull=False), output_field=BooleanField()),
@@ -400,6 +400,7 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         "source",
         "gold_item",
         "retired_item",
+        "turn",
     ]
     if scope.outcomes:
         judgments = judgments.annotate(second=FilteredRelation("item__outputs", condition=Q(item__outputs__position=1)))
@@ -426,17 +427,19 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
                 source,
                 gold,
                 retired,
+                turn,
                 second,
                 probability,
             ) = row
-            return (item, system, crit, names[rater], label, submitted, order(shown), ms, subgroup, second,
+            return (item, system, crit, names[rater], label, submitted, order(shown), ms, turn, subgroup, second,
                     int(value), probability, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
     else:
 
         def convert(row):
-            subgroup, item, system, crit, rater, value, label, submitted, shown, ms, served, source, gold, retired = row
+            (subgroup, item, system, crit, rater, value, label, submitted, shown, ms, served, source, gold, retired,
+             turn) = row  # fmt: skip
             return (item, system, crit, names[rater], int(value) if integer else value, submitted, order(shown), ms,
-                    subgroup, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
+                    turn, subgroup, served, source, bool(gold), bool(retired), rater in excluded)  # fmt: skip
 
     rows = stream_rows(judgments.values_list(*fields))
     if scope.adjudication:

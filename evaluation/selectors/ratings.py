@@ -4,7 +4,7 @@ counts (``included_judgments``, shared with agreement)."""
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Count
+from django.db.models import Avg, Count
 
 from annotation.models import Criterion, Judgment, Output, Project
 from annotation.selectors import quality
@@ -71,8 +71,11 @@ def _criteria(project: Project) -> list[str]:
 
 
 def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFrame:
-    """Included judgments as columns; ``item`` holds external ids, ``rater`` user ids."""
+    """Included judgments as columns; ``item`` holds external ids, ``rater`` user ids. A project rating each turn
+    and the whole output ("both") scores outputs by their whole-output judgments (turn_means has the turns')."""
     judgments = included_judgments(project)
+    if project.rating_unit == Project.RatingUnit.BOTH:
+        judgments = judgments.filter(turn__isnull=True)
     if criterion:
         judgments = judgments.filter(criterion__name=criterion)
     rows = list(
@@ -161,3 +164,21 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
         _criteria(project),
         np.array([np.nan if p is None else p for p in probability], dtype=float),
     )
+
+
+def turn_means(project: Project, *, raters: frozenset[int] | None = None) -> list[dict]:
+    """A project rating each assistant turn: per criterion, system and turn (its index in the output's
+    conversation), the mean of the included judgments and their number, in criterion, system and turn order."""
+    judgments = included_judgments(project).filter(turn__isnull=False)
+    if raters is not None:
+        judgments = judgments.filter(rater_id__in=sorted(raters))
+    rows = (
+        judgments.values("criterion__position", "criterion__name", "output__system", "turn")
+        .annotate(mean=Avg("value"), n=Count("id"))
+        .order_by("criterion__position", "criterion__name", "output__system", "turn")
+    )
+    return [
+        {"criterion": r["criterion__name"], "system": r["output__system"], "turn": r["turn"], "mean": r["mean"],
+         "n": r["n"]}
+        for r in rows
+    ]  # fmt: skip

@@ -454,6 +454,7 @@ def _facts(
             "lease_seconds": project.lease_seconds,
             "show_reference": project.show_reference,
             "rankme_modulus": project.rankme_modulus,
+            "rating_unit": project.rating_unit,
             "task_config": project.task_config or {},
         },
         "options": {

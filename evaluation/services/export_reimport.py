@@ -117,6 +117,7 @@ def export_reimport(
             show_reference=p["show_reference"],
             rankme_modulus=p.get("rankme_modulus"),  # absent from exports made before the setting existed
             task_config=p.get("task_config") or None,
+            rating_unit=p.get("rating_unit", "conversation"),
         )
         answer = None
         if has_spans(project.task_type):

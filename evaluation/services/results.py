@@ -12,6 +12,7 @@ from annotation.selectors.error_spans import span_ratings
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED, ERROR_SPANS
 from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame, retired_item_counts
+from evaluation.selectors.ratings import turn_means
 from evaluation.stats import (
     INTERVAL_METHODS,
     InsufficientDataError,
@@ -112,6 +113,8 @@ def results_compute(
         if raters is not None:
             frame = frame.where(np.isin(frame.rater, sorted(raters)))
         body["criteria"] = [_rating_criterion(frame.for_criterion(c), c, project, options) for c in frame.criteria]
+        if project.rating_unit != Project.RatingUnit.CONVERSATION:
+            body["turns"] = turn_means(project, raters=raters)
     body["n_judgments"] = len(frame)
     return body
 

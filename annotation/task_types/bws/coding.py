@@ -123,7 +123,7 @@ class BestWorst(TaskType):
             if s == answer[pick][0]
         ]
 
-    def gold_correct(self, gold, criterion, system, value, spans=()):
+    def gold_correct(self, gold, criterion, system, value, spans=(), turn=None):
         """A pick counts: the output picked best is one the gold names best, and the same for worst; an output
         picked neither says nothing (the pick that missed counts once, where it went)."""
         answer = gold.get(criterion) or {}

@@ -27,6 +27,8 @@ class Likert(TaskType):
     template_name = "annotation/likert/rate.html"
     level_of_measurement = "ordinal"
     min_outputs = 1
+    # A point on a scale stands on its own, so an assistant turn can be rated like any output.
+    rates_turns = True
 
     def normalise_scale(self, scale_min, scale_max, labels):
         if scale_min is None or scale_max is None:
@@ -44,32 +46,70 @@ class Likert(TaskType):
         return float(low), float(high), labels
 
     def normalise_gold(self, gold, criteria, systems):
-        """``{"fluency": 5}`` (every output) or ``{"fluency": {"bart": 5}}`` → ``{"fluency": {"bart": 5}}``."""
+        """``{"fluency": 5}`` (every output) or ``{"fluency": {"bart": 5}}`` → ``{"fluency": {"bart": 5}}``; per
+        assistant turn (a project rating per turn), ``{"fluency": {"bart": {"1": 5, "3": 4}}}`` by turn index."""
         out = {}
         for name, answer in check_gold_criteria(gold, criteria).items():
             per_system = answer if isinstance(answer, dict) else dict.fromkeys(systems, answer)
             out[name] = {
-                check_system(s, systems, f"gold.{name}"): int(
-                    in_scale(integer(v, f"gold.{name}"), criteria[name], f"gold.{name} value")
-                )
+                check_system(s, systems, f"gold.{name}"): self._gold_point(v, criteria[name], f"gold.{name}.{s}")
                 for s, v in per_system.items()
             }
         return out
 
+    def _gold_point(self, value, criterion: CriterionScale, what: str) -> int | dict[str, int]:
+        if not isinstance(value, dict):
+            return int(in_scale(integer(value, what), criterion, f"{what} value"))
+        if not value:
+            raise TaskTypeError(f"{what}: give a point per assistant turn, keyed by the turn's index")
+        per_turn = {}
+        for turn, point in value.items():
+            if not (turn.isascii() and turn.isdigit() and len(turn) <= 5):
+                raise TaskTypeError(f"{what}: {turn!r} is not a turn index (a whole number from 0)")
+            per_turn[str(int(turn))] = int(
+                in_scale(integer(point, f"{what}.{turn}"), criterion, f"{what}.{turn} value")
+            )
+        return per_turn
+
+    def check_gold_turns(self, gold, rated_turns):
+        for name, per_system in gold.items():
+            for system, answer in per_system.items():
+                if not isinstance(answer, dict):
+                    continue
+                rated = rated_turns.get(system) or []
+                if not rated:
+                    raise TaskTypeError(
+                        f"gold.{name}.{system}: this project rates whole outputs; give one point, not one per turn"
+                    )
+                wrong = sorted(int(t) for t in answer if int(t) not in rated)
+                if wrong:
+                    raise TaskTypeError(
+                        f"gold.{name}.{system}: turn {', '.join(map(str, wrong))} is not an assistant turn of the "
+                        f"output; its assistant turns are {', '.join(map(str, rated))}"
+                    )
+
     def gold_on_screen(self, gold, criterion, shown_systems):
         answer = gold.get(criterion)
         per_system = answer if isinstance(answer, dict) else dict.fromkeys(shown_systems, answer)
-        return [
-            {"criterion": criterion, "position": p, "value": per_system[s]}
-            for p, s in enumerate(shown_systems)
-            if per_system.get(s) is not None
-        ]
+        screen = []
+        for p, s in enumerate(shown_systems):
+            expected = per_system.get(s)
+            if isinstance(expected, dict):
+                screen += [
+                    {"criterion": criterion, "position": p, "turn": int(t), "value": v} for t, v in expected.items()
+                ]
+            elif expected is not None:
+                screen.append({"criterion": criterion, "position": p, "value": expected})
+        return screen
 
-    def gold_correct(self, gold, criterion, system, value, spans=()):
-        """Exact: the category given is the expected one."""
+    def gold_correct(self, gold, criterion, system, value, spans=(), turn=None):
+        """Exact: the category given is the expected one. A point for the output holds for each of its turns; points
+        per turn say nothing about the whole output."""
         expected = gold.get(criterion)
         if isinstance(expected, dict):
             expected = expected.get(system)
+        if isinstance(expected, dict):
+            expected = None if turn is None else expected.get(str(turn))
         return None if expected is None else value == expected
 
     def code_value(self, value, criterion: CriterionScale, systems, system):

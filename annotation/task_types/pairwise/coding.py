@@ -85,7 +85,7 @@ class Pairwise(TaskType):
             }
         ]
 
-    def gold_correct(self, gold, criterion, system, value, spans=()):
+    def gold_correct(self, gold, criterion, system, value, spans=(), turn=None):
         """The judgment sits on the first output (``system``) and codes its outcome, whatever side the
         rater saw it on; the expected winner is coded the same way and compared."""
         winner = gold.get(criterion)

@@ -97,7 +97,7 @@ class RankME(TaskType):
             if s in ranges
         ]
 
-    def gold_correct(self, gold, criterion, system, value, spans=()):
+    def gold_correct(self, gold, criterion, system, value, spans=(), turn=None):
         """The slider falls within the expected [low, high], both ends included."""
         bounds = (gold.get(criterion) or {}).get(system)
         return None if bounds is None else bounds[0] <= value <= bounds[1]

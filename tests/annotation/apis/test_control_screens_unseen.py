@@ -30,7 +30,8 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.tree import DecisionTreeClassifier
 
 import annotation.services.assignment as assignment_service
-from annotation.models import Assignment
+from annotation.conversations import turns_from_json, turns_text
+from annotation.models import Assignment, Judgment, Output
 from annotation.services import degraded_controls_create, qc_rules_update
 from annotation.services.controls import repeat_controls_create
 from tests.annotation.factories import ItemFactory
@@ -46,6 +47,7 @@ def _skeleton(html: str, screen: dict) -> str:
     """A page less what differs by item anyway: the texts judged, and numbers and tokens (ids, counts,
     times), which are signals of their own."""
     texts = [screen["item"]["input"], *screen["item"]["references"], *(o["text"] for o in screen["item"]["outputs"])]
+    texts += [turn["text"] for o in screen["item"]["outputs"] for turn in o.get("turns") or ()]
     for text in sorted(texts, key=len, reverse=True):
         html = html.replace(str(escape(text)), "<text>")
     html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', 'name="csrfmiddlewaretoken"', html)
@@ -74,7 +76,9 @@ def _form(screen: dict, values: list[dict], page: str) -> dict:
     return {
         "client_token": token,
         **{
-            f"v-{ids[v['criterion']]}-{v['position']}": json.dumps(v["value"])
+            f"v-{ids[v['criterion']]}-{v['position']}" + (f"-t{v['turn']}" if "turn" in v else ""): json.dumps(
+                v["value"]
+            )
             if isinstance(v["value"], dict)
             else str(v["value"])
             for v in values
@@ -102,24 +106,52 @@ def _esa_answer(rng: random.Random):
     return {"spans": spans, "no_error": not spans, "score": rng.randint(0, 100)}
 
 
-# Per task type: the systems of an item, a gold answer for the k-th gold item, and a careless answer.
+# Per study (a task type; "likert-turns": Likert rating each assistant turn of conversation outputs): the systems of
+# an item, a gold answer for the k-th gold item, and a careless answer.
 STUDIES = {
     "likert": (["sysA", "sysB"], lambda k: {"fluency": {"sysA": 1 + k % 5, "sysB": 1 + k % 3}}, _likert_answer),
     "esa": (["sysA"], lambda k: {"fluency": {"sysA": {"spans": [{"start": 0, "end": 1 + k % 3}]}}}, _esa_answer),
+    "likert-turns": (
+        ["sysA", "sysB"],
+        lambda k: {"fluency": {"sysA": {"0": 1 + k % 5, "2": 1 + k % 2}, "sysB": 1 + k % 3}},
+        _likert_answer,
+    ),
 }
 
 
-def _session(monkeypatch, task_type):
+def _conversations(project) -> None:
+    """Every output of the project made a conversation with assistant turns 0 and 2."""
+    for output in Output.objects.filter(item__project=project):
+        turns = [
+            {"role": "assistant", "text": output.text},
+            {"role": "user", "text": f"Why {output.item.external_id}?"},
+            {"role": "assistant", "text": f"Because {output.text} says so."},
+        ]
+        output.turns, output.text = turns, turns_text(turns_from_json(turns))
+        output.save(update_fields=["turns", "text"])
+
+
+def _session(monkeypatch, study):
     """A careless rater's whole session; returns (signals per screen, control or not per screen)."""
-    systems, gold, answer = STUDIES[task_type]
+    systems, gold, answer = STUDIES[study]
+    task_type, per_turn = study.split("-")[0], study.endswith("-turns")
     # Seeded: the sweeps and display orders; each screen's draw, keyed as in production but by fixed ids
     # (the database's ids differ from run to run); and the database's random(), which picks among controls.
     screen_rng = assignment_service._screen_rng
     monkeypatch.setattr(assignment_service, "_rng", random.Random(11))
     monkeypatch.setattr(assignment_service, "_screen_rng", lambda _project, _rater, screen: screen_rng(1, 1, screen))
-    project = rating_project(task_type=task_type, n_items=N_WORK, systems=systems, gold_rate=0.15, repeat_rate=0.1)
+    project = rating_project(
+        task_type=task_type,
+        n_items=N_WORK,
+        systems=systems,
+        gold_rate=0.15,
+        repeat_rate=0.1,
+        rating_unit="turn" if per_turn else "conversation",
+    )
     for k in range(N_GOLD):
         ItemFactory(project=project, n_target=0, gold=gold(k), systems=systems)
+    if per_turn:
+        _conversations(project)
     degraded_controls_create(project=project, n=N_DEGRADED, seed=1)
     repeat_controls_create(project=project, n=N_REPEATS, seed=2)
     qc_rules_update(
@@ -160,8 +192,10 @@ def _session(monkeypatch, task_type):
                 delivered[len(rows) + 1] = (held, len(ahead_queries), "ahead")
         values = [
             {"criterion": c["name"], "position": o["position"], "value": answer(answers)}
+            | ({"turn": turn} if turn is not None else {})
             for c in screen["criteria"]
             for o in screen["item"]["outputs"]
+            for turn in o.get("rated_turns", [None])
         ]
         duration = answers.randint(800, 9000)
         with CaptureQueriesContext(connection) as submit_queries:
@@ -258,9 +292,9 @@ def seeded_database_random():
     connection.connection.create_function("RANDOM", 0, None)  # SQLite's own again
 
 
-@pytest.mark.parametrize("task_type", list(STUDIES))
-def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, seeded_database_random, task_type):
-    rows, is_control = _session(monkeypatch, task_type)
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, seeded_database_random, study):
+    rows, is_control = _session(monkeypatch, study)
 
     # The session is whole: every work item, and about a third control screens of every kind
     assert len(rows) >= N_WORK + N_DEGRADED
@@ -269,6 +303,9 @@ def test_no_observable_tells_a_control_screen_from_a_work_screen(monkeypatch, se
     assert served == {"work", "gold", "repeat", "degraded"}
     # and its pages came every way rate.js gets them, the screens leased ahead included
     assert {row["page_source"] for row in rows} == {"load", "inline", "ahead", "answer-ahead"}
+    if study.endswith("-turns"):  # every answer was a turn's, and the degraded copies are conversations too
+        assert not Judgment.objects.filter(turn__isnull=True).exists()
+        assert Output.objects.filter(item__degraded_from__isnull=False, turns__isnull=False).exists()
 
     # Per signal, a two-sample test of controls against work (Bonferroni over the signals)
     names = list(rows[0])
