@@ -54,13 +54,21 @@ def test_lead_sets_adaptive_allocation_and_bad_settings_are_400():
 
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert body["adaptive"] == {"target": "top_k", "top_k": 2, "cold_start": None, "floor": 0.3, "refresh_every": 20}
+    assert body["adaptive"] == {
+        "target": "top_k",
+        "top_k": 2,
+        "cold_start": None,
+        "floor": 0.3,
+        "refresh_every": 20,
+        "weighting": "inverse_probability",
+    }
     assert body["min_judgments_per_system"] == 30 and body["probabilities"] == []
     for payload, fragment in [
         ({"adaptive": {"target": "best"}}, "target"),
         ({"adaptive": {"target": "top_k"}}, "top_k"),
         ({"adaptive": {"floor": 0}}, "floor"),
         ({"adaptive": {"cold_start": -1}}, "cold_start"),
+        ({"adaptive": {"weighting": "stabilised"}}, "weighting"),
         ({"min_judgments_per_system": -1}, "min_judgments_per_system"),
     ]:
         bad = lead.patch(adaptive_url(project), payload, format="json")
@@ -170,11 +178,23 @@ def test_a_simulated_study_adapts_and_its_results_are_weighted():
     late = Judgment.objects.filter(id__gt=state.judgments_through - 20)
     assert {j.sampling_probability for j in late} != {1 / 6}  # adapted: not the uniform cold start any more
 
-    results = lead.get(f"/api/v1/projects/{project.pk}/results/?n_resamples=0&test_resamples=0").json()
-    (criterion,) = results["criteria"]
-    assert criterion["weighting"] == "inverse_probability"
+    url = f"/api/v1/projects/{project.pk}/results/?n_resamples=0&test_resamples=0"
+    (criterion,) = lead.get(url).json()["criteria"]
+    assert criterion["weighting"] == "inverse_probability" and criterion["sampling_probabilities"]
     assert criterion["systems"][0]["system"] == "alpha"
     assert all(s["weighted_win_rate"] is not None for s in criterion["systems"])
+
+    # the lead's setting, or the request, says which fit is reported: unweighted, the strengths differ
+    lead.patch(adaptive_url(project), {"adaptive": {"target": "top_k", "top_k": 1, "weighting": "none"}}, format="json")
+    (unweighted,) = lead.get(url).json()["criteria"]
+    assert unweighted["weighting"] == "none" and unweighted["sampling_probabilities"]
+    assert "unweighted" in unweighted["bradley_terry"]["scale"]
+    strengths = {s["system"]: s["strength"] for s in criterion["systems"]}
+    assert {s["system"]: s["strength"] for s in unweighted["systems"]} != strengths
+    (asked,) = lead.get(url + "&weighting=inverse_probability").json()["criteria"]
+    assert {s["system"]: s["strength"] for s in asked["systems"]} == strengths
+    bad = lead.get(url + "&weighting=square")
+    assert bad.status_code == 400 and "weighting" in json.dumps(bad.json())
 
 
 def test_import_takes_and_export_carries_the_sampling_probability():
