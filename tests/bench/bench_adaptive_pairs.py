@@ -1,8 +1,9 @@
 """Benchmark: adaptive against uniform allocation of pairwise judgments, 20 systems of known strength
-(``evaluation.stats.allocation_probabilities`` with inverse-probability-weighted Bradley–Terry).
+(``evaluation.stats.allocation_probabilities`` with Bradley–Terry weighted by q/π, its square root, or not at all).
 
 Run: ``nice -n 10 .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000]
-[--seed 2026] [--designs uniform,ranking,top3] [--allocation none]``.
+[--seed 2026] [--designs uniform,ranking,top3] [--allocation none] [--floor F] [--width-estimators none]
+[--bias-only]``.
 Prints Markdown.
 
 Every study draws judgments in batches of 50, the allocation recomputed from the judgments before
@@ -48,7 +49,7 @@ STEP = 250
 FIRST_CHECKPOINT = 1000
 
 
-def study(theta, n, rng, *, target, top_k, allocation, floor, with_widths=True):
+def study(theta, n, rng, *, target, top_k, allocation, floor, width_estimators):
     k = len(theta)
     pairs = system_pairs(k)
     first, second = np.zeros(n, int), np.zeros(n, int)
@@ -76,13 +77,13 @@ def study(theta, n, rng, *, target, top_k, allocation, floor, with_widths=True):
         end = start + BATCH
         first[start:end], second[start:end] = f, s
         outcome[start:end], probability[start:end] = np.where(win, 2.0, 0.0), probs[drawn]
-        if with_widths and end % STEP == 0 and end >= FIRST_CHECKPOINT:
+        if width_estimators and end % STEP == 0 and end >= FIRST_CHECKPOINT:
             widths.append(
                 [
                     ipw_bradley_terry(
                         k, first[:end], second[:end], outcome[:end], probability[:end], weighting=w, bias_reduced=False
                     ).contrast_se
-                    for w in WEIGHTINGS
+                    for w in width_estimators
                 ]
             )
     fits = [ipw_bradley_terry(k, first, second, outcome, probability, weighting=w) for w in WEIGHTINGS]
@@ -107,6 +108,11 @@ def main() -> None:
         help="share of the uniform design in every allocation (default: by weighting)",
     )
     parser.add_argument("--bias-only", action="store_true", help="skip the checkpoint widths (bias and coverage only)")
+    parser.add_argument(
+        "--width-estimators",
+        default=",".join(WEIGHTINGS),
+        help="the estimators whose checkpoint widths are computed (comma-separated; each costs a fit per checkpoint)",
+    )
     args = parser.parse_args()
     k = 20
     theta = np.linspace(1.5, -1.5, k)
@@ -134,7 +140,7 @@ def main() -> None:
                 top_k=top_k,
                 allocation=args.allocation,
                 floor=args.floor,
-                with_widths=not args.bias_only,
+                width_estimators=[] if args.bias_only else args.width_estimators.split(","),
             )
             widths.append(w)
             errors.append([np.array(f.strengths) - theta for f in fits])
@@ -156,7 +162,7 @@ def main() -> None:
         if target is None or "uniform" not in results or args.bias_only:
             continue
         contrasts = slice(0, top_k) if top_k else slice(None)
-        for e, estimator in enumerate(WEIGHTINGS):
+        for e, estimator in enumerate(args.width_estimators.split(",")):
             mean_width = {d: 2 * 1.96 * results[d][0][:, :, e, contrasts].mean(axis=(0, 2)) for d in ("uniform", name)}
             goal = mean_width["uniform"][np.searchsorted(checkpoints, args.reference)]
             needed = {
