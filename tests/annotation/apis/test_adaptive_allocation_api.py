@@ -73,6 +73,9 @@ def test_lead_sets_adaptive_allocation_and_bad_settings_are_400():
     ]:
         bad = lead.patch(adaptive_url(project), payload, format="json")
         assert bad.status_code == 400 and fragment in json.dumps(bad.json()), (payload, bad.json())
+    # unweighted, the floor bounds no weight: a smaller one by default
+    unweighted = lead.patch(adaptive_url(project), {"adaptive": {"weighting": "none"}}, format="json").json()
+    assert unweighted["adaptive"]["weighting"] == "none" and unweighted["adaptive"]["floor"] == 0.1
     # a design of places does not combine with it, either way round
     conflict = lead.patch(f"/api/v1/projects/{project.pk}/allocation/", {"planned_raters": 2}, format="json")
     assert conflict.status_code == 400 and "adaptive" in json.dumps(conflict.json())
