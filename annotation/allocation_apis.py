@@ -149,8 +149,8 @@ class AdaptiveAllocationApi(APIView):
             help_text="The strengths the results report, and whose uncertainty the allocation shrinks: "
             "inverse_probability (default; each judgment weighted by q / its sampling probability, so the "
             "strengths are a uniform design's Bradley–Terry fit even if the model is wrong) or none (unweighted "
-            "maximum likelihood: the most precise when Bradley–Terry holds; a whole ranking then needs about a "
-            "third fewer judgments, see BENCHMARKS.md).",
+            "maximum likelihood: the most precise when Bradley–Terry holds; a whole ranking of 20 systems then needed "
+            "about 30% fewer judgments in the benchmark, see BENCHMARKS.md).",
         )
 
     class InputSerializer(serializers.Serializer):
