@@ -61,6 +61,12 @@ when the model is wrong, and in variance:
   information of the design actually run) and asymptotically normal because the allocation
   settles (it is a continuous function of a consistent estimate, kept at least ``floor`` × q,
   [10]_); it estimates the model's strengths, so it relies on the model holding.
+
+Only with :math:`w = q/\pi` is the conditional mean of every term of the Jacobian,
+:math:`E[w_t 1\{a_t = a\} \mid \text{past}] = q_a`, free of the past; with the other two the design
+depends on the outcomes, which leaves an :math:`O(1/n)` outward bias that the fixed-design adjustment
+of ``bias_reduced`` does not remove (small against the standard error except in short studies;
+BENCHMARKS.md, "The estimand decision").
 """
 
 from dataclasses import dataclass
