@@ -8,6 +8,7 @@ from annotation.models import Project, TaskType
 from annotation.services.allocation import MAX_HOLD_MINUTES
 from annotation.services.project import SETTING_LIMITS
 from annotation.task_types import REGISTRY
+from annotation.task_types.adaptive import DEFAULT_WEIGHTING
 
 # The task types' default criterion (a new project starts as the first registered type), and the
 # instructions a new project starts from.
@@ -282,10 +283,22 @@ class AdaptiveForm(forms.Form):
         help_text="Drawn uniformly over the pairs first; empty: two per pair.",
     )
     floor = forms.FloatField(
+        required=False,
         min_value=0.01,
         max_value=1,
         label="Share kept uniform",
-        help_text="Every pair keeps at least this share of a uniform draw (0.3), so no weight exceeds 1 / it.",
+        help_text="Every pair keeps at least this share of a uniform draw, so no weight exceeds 1 / it; empty: "
+        "0.3 weighted back, 0.1 unweighted.",
+    )
+    weighting = forms.ChoiceField(
+        choices=[
+            ("inverse_probability", "weighted back to a uniform design (holds even if the model is wrong)"),
+            ("none", "unweighted maximum likelihood (most precise when Bradley–Terry holds)"),
+        ],
+        required=False,
+        label="Strengths reported",
+        help_text="Weighted back, each judgment counts q / the probability its pair was drawn with; unweighted, "
+        "the allocation can favour the informative pairs more, so a whole ranking needs fewer judgments.",
     )
     min_judgments_per_system = forms.IntegerField(
         required=False,
@@ -305,7 +318,8 @@ class AdaptiveForm(forms.Form):
                 "target": adaptive.get("target", "ranking"),
                 "top_k": adaptive.get("top_k"),
                 "cold_start": adaptive.get("cold_start"),
-                "floor": adaptive.get("floor", 0.3),
+                "floor": adaptive.get("floor"),
+                "weighting": adaptive.get("weighting", "inverse_probability"),
                 "min_judgments_per_system": config.get("min_judgments_per_system"),
             },
         )
@@ -320,6 +334,7 @@ class AdaptiveForm(forms.Form):
                 "top_k": data["top_k"] if data["target"] == "top_k" else None,
                 "cold_start": data["cold_start"],
                 "floor": data["floor"],
+                "weighting": data["weighting"] or DEFAULT_WEIGHTING,
             }
         return {"adaptive": adaptive, "min_judgments_per_system": data["min_judgments_per_system"] or None}
 

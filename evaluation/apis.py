@@ -57,7 +57,7 @@ from evaluation.services import (
 from evaluation.services.export import SPLITS, export_path
 from evaluation.services.vote_files import FORMATS as VOTE_FORMATS
 from evaluation.services.vote_import import detect_vote_format, vote_import_start
-from evaluation.stats import InsufficientDataError
+from evaluation.stats import WEIGHTINGS, InsufficientDataError
 from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
@@ -190,6 +190,14 @@ class ResultsApi(EvaluationApi):
             choices=["none", "majority"],
             default="none",
             help_text="Pairwise: every judgment, or one majority vote per item.",
+        )
+        weighting = serializers.ChoiceField(
+            choices=list(WEIGHTINGS),
+            required=False,
+            help_text="Pairwise judgments drawn by adaptive allocation: the Bradley–Terry fit weights each judgment "
+            "by q / its sampling probability (inverse_probability: a uniform design's fit even if the model is "
+            "wrong), by its square root (stabilised), or not at all (none: maximum likelihood, the most precise "
+            "while Bradley–Terry holds). Default: the project's adaptive setting, else inverse_probability.",
         )
         segments = serializers.BooleanField(
             default=False,
@@ -327,9 +335,15 @@ class ResultsApi(EvaluationApi):
             )
             weighting = serializers.CharField(
                 required=False,
-                help_text="pairwise: inverse_probability when judgments carry the probability their pair was "
-                "drawn with (adaptive allocation): strengths are then the bias-reduced inverse-probability-weighted "
-                "Bradley–Terry fit with sandwich intervals; none otherwise.",
+                help_text="pairwise: how the Bradley–Terry fit weighted each judgment. When judgments carry the "
+                "probability their pair was drawn with (adaptive allocation) the strengths are the bias-reduced "
+                "fit with sandwich intervals, weighted as the `weighting` option says (inverse_probability, "
+                "stabilised or none); none otherwise.",
+            )
+            sampling_probabilities = serializers.BooleanField(
+                required=False,
+                help_text="pairwise: the judgments carry sampling probabilities (adaptive allocation); "
+                "weighted_win_rate is then given.",
             )
             higher_is_better = serializers.BooleanField(required=False)
             weights = serializers.JSONField(

@@ -1,7 +1,7 @@
 """Adaptive allocation of a pairwise study: the pair of systems on a rater's next screen is drawn with
 probabilities that favour the comparisons the lead's target needs (evaluation.stats.allocation_probabilities),
 and every judgment keeps the probability its pair was drawn with, so that the results can weight it back
-(inverse-probability weighting).
+(inverse-probability weighting, or the unweighted fit the allocation then optimises for: the settings' ``weighting``).
 
 - The settings are the task type's (``task_config["adaptive"]``, annotation.task_types.adaptive), changed
   while the study runs through adaptive_config_update.

@@ -7,11 +7,17 @@ from dataclasses import dataclass
 from .base import TaskTypeError
 
 TARGETS = ("ranking", "top_k")
-DEFAULT_FLOOR = 0.3
+# the estimator the results report, whose variance the allocation minimises (evaluation.stats.adaptive_pairs:
+# weighted back to a uniform design, design-robust; or unweighted, efficient when Bradley–Terry holds)
+WEIGHTINGS = ("inverse_probability", "none")
+DEFAULT_WEIGHTING = "inverse_probability"
+# the share of a uniform draw every allocation keeps: with inverse weights it bounds them by 1 / floor; unweighted
+# it only keeps every pair in reach of a wrong early ranking (evaluation.stats.allocation_probabilities)
+DEFAULT_FLOORS = {"inverse_probability": 0.3, "none": 0.1}
 DEFAULT_REFRESH_EVERY = 20
 # Bounds a lead may set (a cold start beyond a million judgments, or a refresh rarer than that, is a typo).
 MAX_JUDGMENTS = 1_000_000
-FIELDS = ("target", "top_k", "cold_start", "floor", "refresh_every")
+FIELDS = ("target", "top_k", "cold_start", "floor", "refresh_every", "weighting")
 
 
 @dataclass(frozen=True)
@@ -19,13 +25,15 @@ class AdaptiveSettings:
     """``target``: the whole ranking or the top ``top_k``; ``cold_start``: judgments drawn from the reference
     design (uniform over the pairs) before adapting, None for two per pair; ``floor``: share of the reference
     design kept in every allocation (inverse weights stay below 1 / floor); ``refresh_every``: judgments
-    between two recomputations of the probabilities."""
+    between two recomputations of the probabilities; ``weighting``: the estimator reported (settings stored
+    before it existed read as inverse_probability)."""
 
     target: str
     top_k: int | None
     cold_start: int | None
     floor: float
     refresh_every: int
+    weighting: str = DEFAULT_WEIGHTING
 
 
 def _whole(raw: dict, name: str, low: int, *, optional: bool) -> int | None:
@@ -50,7 +58,11 @@ def adaptive_config_normalise(raw) -> dict:
     top_k = _whole(raw, "top_k", 1, optional=target != "top_k")
     if target != "top_k" and top_k is not None:
         raise TaskTypeError("task_config.adaptive.top_k: only with target top_k")
-    floor = raw.get("floor", DEFAULT_FLOOR)
+    weighting = raw.get("weighting", DEFAULT_WEIGHTING)
+    if weighting not in WEIGHTINGS:
+        raise TaskTypeError(f"task_config.adaptive.weighting: one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
+    floor = raw.get("floor")
+    floor = DEFAULT_FLOORS[weighting] if floor is None else floor
     if isinstance(floor, bool) or not isinstance(floor, int | float) or not 0 < floor <= 1:
         raise TaskTypeError(f"task_config.adaptive.floor: a number in (0, 1]; got {floor!r}")
     return {
@@ -59,6 +71,7 @@ def adaptive_config_normalise(raw) -> dict:
         "cold_start": _whole(raw, "cold_start", 0, optional=True),
         "floor": float(floor),
         "refresh_every": _whole({"refresh_every": DEFAULT_REFRESH_EVERY} | raw, "refresh_every", 1, optional=False),
+        "weighting": weighting,
     }
 
 

@@ -75,6 +75,7 @@ def _probabilities(project, systems, rows, settings: AdaptiveSettings) -> list:
         top_k=top_k,
         cold_start=settings.cold_start,
         floor=settings.floor,
+        weighting=settings.weighting,
     )
     return [[systems[a], systems[b], float(p)] for (a, b), p in zip(pairs, allocation, strict=True)]
 

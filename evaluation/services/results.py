@@ -10,11 +10,13 @@ import numpy as np
 from annotation.models import Criterion, Item, Project
 from annotation.selectors.error_spans import span_ratings
 from annotation.task_types import REGISTRY
+from annotation.task_types.adaptive import DEFAULT_WEIGHTING, adaptive_settings
 from annotation.task_types.facts import COMPARED, ERROR_SPANS
 from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame, retired_item_counts
 from evaluation.selectors.ratings import turn_means
 from evaluation.stats import (
     INTERVAL_METHODS,
+    WEIGHTINGS,
     InsufficientDataError,
     bradley_terry,
     compare_systems,
@@ -61,6 +63,9 @@ class ResultOptions:
     aggregate: str = "none"
     # error spans: list every segment's (output's) score in the answer
     segments: bool = False
+    # pairwise judgments with sampling probabilities: the estimator (evaluation.stats.WEIGHTINGS); None: the
+    # project's adaptive setting, else inverse_probability
+    weighting: str | None = None
 
     def checked(self, project: Project) -> "ResultOptions":
         if not 0 <= self.n_resamples <= MAX_RESAMPLES:
@@ -71,8 +76,12 @@ class ResultOptions:
             raise ValueError(f"interval must be one of {', '.join(INTERVAL_METHODS)}")
         if self.aggregate not in ("none", "majority"):
             raise ValueError("aggregate must be 'none' (every judgment) or 'majority' (one vote per item)")
+        if self.weighting is not None and self.weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {', '.join(WEIGHTINGS)}")
         normalisation = self.normalisation or default_normalisation(project)
-        return replace(self, normalisation=normalisation)
+        settings = adaptive_settings(project.task_config)
+        weighting = self.weighting or (settings.weighting if settings else DEFAULT_WEIGHTING)
+        return replace(self, normalisation=normalisation, weighting=weighting)
 
 
 def results_compute(
@@ -255,6 +264,7 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
         "systems": [],
         "bradley_terry": None,
         "weighting": "none",
+        "sampling_probabilities": False,
         "error": None,
     }
     if not len(frame):
@@ -339,19 +349,27 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
     return out
 
 
+WEIGHTING_WORDS = {
+    "inverse_probability": "inverse-probability weighted",
+    "stabilised": "weighted by the square root of the inverse probability",
+    "none": "unweighted",
+}
+
+
 def _weighted(out: dict, frame, options: ResultOptions) -> dict:
-    """Strengths and win rates of judgments drawn by adaptive allocation, each weighted by q / its sampling
-    probability (q uniform over the pairs of the systems judged; a judgment without a recorded probability
-    counts as drawn from q): the bias-reduced inverse-probability-weighted Bradley–Terry fit with sandwich
-    intervals, and Horvitz–Thompson win rates against an opponent drawn uniformly (evaluation.stats.
-    adaptive_pairs). Ties count as half a win; intervals are Wald intervals, not resampled."""
+    """Strengths and win rates of judgments drawn by adaptive allocation (q uniform over the pairs of the systems
+    judged; a judgment without a recorded probability counts as drawn from q): the bias-reduced Bradley–Terry fit
+    with each judgment weighted as ``options.weighting`` says (q / its sampling probability, its square root, or
+    1) and sandwich intervals, and Horvitz–Thompson win rates against an opponent drawn uniformly
+    (evaluation.stats.adaptive_pairs). Ties count as half a win; intervals are Wald intervals, not resampled."""
     systems = sorted(set(frame.first.tolist()) | set(frame.second.tolist()))
     code = {s: i for i, s in enumerate(systems)}
     k = len(systems)
     first = np.array([code[s] for s in frame.first.tolist()], dtype=int)
     second = np.array([code[s] for s in frame.second.tolist()], dtype=int)
     probability = np.where(np.isnan(frame.probability), 2 / (k * (k - 1)) if k > 1 else 1.0, frame.probability)
-    out["weighting"] = "inverse_probability"
+    out["weighting"] = options.weighting
+    out["sampling_probabilities"] = True
     counted = {w.system: w for w in win_rates(frame.first, frame.second, frame.outcome)}
     rows = {
         s: {
@@ -370,7 +388,9 @@ def _weighted(out: dict, frame, options: ResultOptions) -> dict:
     try:
         if k < 2:
             raise InsufficientDataError("a ranking needs two systems")
-        fit = ipw_bradley_terry(k, first, second, frame.outcome, probability, confidence=options.confidence)
+        fit = ipw_bradley_terry(
+            k, first, second, frame.outcome, probability, weighting=options.weighting, confidence=options.confidence
+        )
         rates = ipw_win_rates(k, first, second, frame.outcome, probability)
     except InsufficientDataError as exc:
         out["error"] = str(exc)
@@ -387,7 +407,7 @@ def _weighted(out: dict, frame, options: ResultOptions) -> dict:
             "log_likelihood": None,
             "n_resamples": 0,
             "n_resamples_without_mle": 0,
-            "scale": "natural log-strength, mean zero; inverse-probability weighted, bias-reduced, "
+            "scale": f"natural log-strength, mean zero; {WEIGHTING_WORDS[options.weighting]}, bias-reduced, "
             "sandwich (Wald) intervals",
         }
     out["systems"] = sorted(

@@ -11,6 +11,9 @@ here; submodules are implementation details.
 """
 
 from .adaptive_pairs import (
+    ALLOCATION_WEIGHTINGS,
+    DEFAULT_FLOORS,
+    WEIGHTINGS,
     IpwBradleyTerry,
     IpwWinRates,
     allocation_probabilities,
@@ -105,6 +108,9 @@ __all__ = [
     "StyleControlledResult",
     "bradley_terry_style",
     "style_features",
+    "ALLOCATION_WEIGHTINGS",
+    "DEFAULT_FLOORS",
+    "WEIGHTINGS",
     "IpwBradleyTerry",
     "IpwWinRates",
     "allocation_probabilities",

@@ -29,6 +29,44 @@ References
 .. [7] P. Rilstone, V. K. Srivastava and A. Ullah, "The Second-Order Bias and Mean Squared Error
    of Nonlinear Estimators", *J. Econometrics* 75(2), 1996,
    https://doi.org/10.1016/0304-4076(95)01770-4.
+.. [8] K. W. Zhang, L. Janson and S. A. Murphy, "Statistical Inference with M-Estimators on
+   Adaptively Collected Data", NeurIPS 2021, https://arxiv.org/abs/2104.14074 (square-root
+   importance weights that stabilise the variance of the weighted score).
+.. [9] V. Hadad, D. A. Hirshberg, R. Zhan, S. Wager and S. Athey, "Confidence Intervals for
+   Policy Evaluation in Adaptive Experiments", *PNAS* 118(15), 2021,
+   https://doi.org/10.1073/pnas.2014602118.
+.. [10] T. L. Lai and C. Z. Wei, "Least Squares Estimates in Stochastic Regression Models with
+   Applications to Identification and Control of Dynamic Systems", *Ann. Statist.* 10(1), 1982,
+   https://doi.org/10.1214/aos/1176345690 (asymptotic normality of the unweighted fit when the
+   design's normalised information converges to a fixed matrix).
+.. [11] Y. Yu, "Monotonic Convergence of a General Algorithm for Computing Optimal Designs",
+   *Ann. Statist.* 38(3), 2010, https://doi.org/10.1214/09-AOS761 (the multiplicative algorithm
+   with power 1/2 for A-optimality).
+
+Which weighting to report (``weighting``)
+-----------------------------------------
+Under the Bradley–Terry model each judgment's score :math:`(y_t - p_{a_t}(\theta))x_{a_t}` has
+mean zero given the past and the pair drawn, so any weights fixed before the judgment is drawn give
+an unbiased estimating equation (a martingale difference sum). They differ in what they estimate
+when the model is wrong, and in variance:
+
+- ``"inverse_probability"`` (:math:`w = q/\pi`): the reference design's Bradley–Terry fit even if
+  the model is wrong (design-robust); variance per judgment
+  :math:`\sum_a (q_a^2/\pi_a)s_a^2`, which for a whole ranking of evenly spread systems can
+  barely beat uniform allocation.
+- ``"stabilised"`` (:math:`w = \sqrt{q/\pi}`, [8]_, [9]_): the weighted score's conditional
+  variance is the reference design's whatever the allocation, which keeps the fit asymptotically
+  normal even if the allocation does not settle.
+- ``"none"``: the maximum-likelihood fit; efficient (its variance is the inverse of the
+  information of the design actually run) and asymptotically normal because the allocation
+  settles (it is a continuous function of a consistent estimate, kept at least ``floor`` × q,
+  [10]_); it estimates the model's strengths, so it relies on the model holding.
+
+Only with :math:`w = q/\pi` is the conditional mean of every term of the Jacobian,
+:math:`E[w_t 1\{a_t = a\} \mid \text{past}] = q_a`, free of the past; with the other two the design
+depends on the outcomes, which leaves an :math:`O(1/n)` outward bias that the fixed-design adjustment
+of ``bias_reduced`` does not remove (small against the standard error except in short studies;
+BENCHMARKS.md, "The estimand decision").
 """
 
 from dataclasses import dataclass
@@ -42,6 +80,13 @@ from .errors import InsufficientDataError
 from .pairwise import _fit_half, _has_mle
 
 TARGETS = ("ranking", "top_k")
+# each judgment's weight in the estimating equation, as a power of q / pi: 1, 1/2, 0
+WEIGHTINGS = {"inverse_probability": 1.0, "stabilised": 0.5, "none": 0.0}
+# the allocations that minimise a weighting's variance (stabilised has no closed form or monotone algorithm here)
+ALLOCATION_WEIGHTINGS = ("inverse_probability", "none")
+DEFAULT_FLOORS = {"inverse_probability": 0.3, "none": 0.1}
+# iterations of the multiplicative algorithm for the A-optimal design of the unweighted fit
+DESIGN_ITERATIONS = 30
 
 
 @dataclass(frozen=True)
@@ -185,8 +230,9 @@ def allocation_probabilities(
     target="ranking",
     top_k=None,
     cold_start=None,
-    floor=0.3,
+    floor=None,
     reference=None,
+    weighting="inverse_probability",
 ) -> np.ndarray:
     r"""The probabilities with which to draw the next pair, one per pair of :func:`system_pairs`.
 
@@ -200,15 +246,19 @@ def allocation_probabilities(
         top ``top_k`` (the differences between neighbours among the first ``top_k`` + 1).
     cold_start : int, optional
         Judgments drawn from the reference design before adapting; two per pair by default.
-    floor : float
+    floor : float, optional
         Share of the reference design mixed into every allocation, in (0, 1]: it keeps every
         probability at least ``floor`` × q, which bounds the inverse weights by 1 / ``floor``.
-        0.3 by default: in the benchmark (20 systems, top 3) it reached a given interval width
-        sooner than 0.1 did and left the weighted strengths less biased, because early
-        allocations rest on noisy estimates and large weights inflate the weighted fit's
-        small-sample bias; at the true strengths 0.3 costs 16% more judgments than 0.1 would.
+        By default 0.3 with inverse-probability weights: in the benchmark (20 systems, top 3) it
+        reached a given interval width sooner than 0.1 did and left the weighted strengths less
+        biased, because early allocations rest on noisy estimates and large weights inflate the
+        weighted fit's small-sample bias; at the true strengths 0.3 costs 16% more judgments
+        than 0.1 would. By default 0.1 unweighted, where it bounds no weight and only keeps
+        every pair in reach of a wrong early ranking (:data:`DEFAULT_FLOORS`).
     reference : array_like, optional
         The reference design :math:`q` over pairs; uniform by default.
+    weighting : {"inverse_probability", "none"}
+        The estimator whose variance the allocation minimises (see the module's notes).
 
     Notes
     -----
@@ -223,12 +273,21 @@ def allocation_probabilities(
     x_a\rVert`. By Cauchy–Schwarz it is smallest at :math:`\pi_a \propto q_a s_a` (as in
     Neyman allocation); the returned probabilities are :math:`(1 - f)\,\pi + f\,q` with
     :math:`f` = ``floor``.
+
+    With ``weighting="none"`` the variance per judgment is :math:`\operatorname{tr}(C H_\pi^{-1}
+    C^\top)` with :math:`H_\pi = \sum_a \pi_a p_a(1-p_a) x_a x_a^\top`, the A-optimality
+    criterion. It is minimised over :math:`\pi = f q + (1 - f)\sigma`, :math:`\sigma` any design,
+    by the multiplicative algorithm :math:`\sigma_a \leftarrow \sigma_a g_a^{1/2} / \sum_b
+    \sigma_b g_b^{1/2}` with :math:`g_a = p_a(1-p_a)\lVert C H_\pi^{-1} x_a\rVert^2` the
+    criterion's derivative, monotone for A-optimality [11]_.
     """
     check_choice("target", target, TARGETS)
+    check_choice("weighting", weighting, ALLOCATION_WEIGHTINGS)
     if target == "top_k" and (
         isinstance(top_k, bool) or not isinstance(top_k, int | np.integer) or not 1 <= top_k < n_systems
     ):
         raise ValueError(f"top_k must be a whole number from 1 to {n_systems - 1} when target is 'top_k'")
+    floor = DEFAULT_FLOORS[weighting] if floor is None else floor
     if isinstance(floor, bool) or not isinstance(floor, int | float) or not 0 < floor <= 1:
         raise ValueError(f"floor must be a number in (0, 1], got {floor!r}")
     pairs, q, index, score, pi = _check(n_systems, first, second, outcome, probability, reference)
@@ -237,20 +296,35 @@ def allocation_probabilities(
         raise ValueError(f"cold_start must be a non-negative whole number of judgments, got {cold_start!r}")
     if len(index) < cold_start:
         return q
-    weights = q[index] / pi
+    weights = (q[index] / pi) ** WEIGHTINGS[weighting]
     # rescale the weights to the number of judgments so that the prior stays weak
     wins = _tables(n_systems, pairs, index, score, weights * len(index) / weights.sum())
     prior = np.full((n_systems, n_systems), 0.5)
     np.fill_diagonal(prior, 0.0)
     theta = _fit_half((wins + prior)[None], np.zeros((1, n_systems, n_systems)), 100, 1e-8)[0]
-    h_inv = _pseudo_inverse(_information(n_systems, pairs, theta, q))
     x = np.zeros((len(pairs), n_systems))
     x[np.arange(len(pairs)), pairs[:, 0]] = 1.0
     x[np.arange(len(pairs)), pairs[:, 1]] = -1.0
     p = special.expit(theta[pairs[:, 0]] - theta[pairs[:, 1]])
-    s = np.sqrt(p * (1.0 - p)) * np.linalg.norm(_contrasts(theta, target, top_k) @ h_inv @ x.T, axis=0)
+    contrasts = _contrasts(theta, target, top_k)
+    if weighting == "none":
+        return _a_optimal(x, p * (1.0 - p), contrasts, q, floor)
+    h_inv = _pseudo_inverse(_information(n_systems, pairs, theta, q))
+    s = np.sqrt(p * (1.0 - p)) * np.linalg.norm(contrasts @ h_inv @ x.T, axis=0)
     optimal = q * s / (q * s).sum()
     return (1.0 - floor) * optimal + floor * q
+
+
+def _a_optimal(x, variance, contrasts, q, floor):
+    """The design f q + (1 - f) sigma minimising tr(C H^-1 C'), by the multiplicative algorithm [11]."""
+    sigma = q.copy()
+    for _ in range(DESIGN_ITERATIONS):
+        design = floor * q + (1.0 - floor) * sigma
+        h_inv = _pseudo_inverse(x.T @ (x * (design * variance)[:, None]))
+        gradient = variance * (np.linalg.norm(contrasts @ h_inv @ x.T, axis=0) ** 2)
+        sigma = sigma * np.sqrt(gradient)
+        sigma /= sigma.sum()
+    return floor * q + (1.0 - floor) * sigma
 
 
 def ipw_bradley_terry(
@@ -261,14 +335,16 @@ def ipw_bradley_terry(
     probability,
     *,
     reference=None,
+    weighting="inverse_probability",
     confidence=0.95,
     bias_reduced=True,
     max_iter=100,
     tol=1e-10,
 ) -> IpwBradleyTerry:
     r"""Bradley–Terry (ties as half-wins) fitted with inverse-probability weights
-    :math:`w_t = q(a_t)/\pi_t(a_t)`, with sandwich standard errors; by default with the
-    second-order bias removed (``bias_reduced``).
+    :math:`w_t = q(a_t)/\pi_t(a_t)` (``weighting``: or their square root, or none; see the
+    module's notes), with sandwich standard errors; by default with the second-order bias removed
+    (``bias_reduced``).
 
     Notes
     -----
@@ -278,7 +354,9 @@ def ipw_bradley_terry(
     the Bradley–Terry fit of the reference design ([1]_ §5, [2]_). The variance is the sandwich
     :math:`\hat H^{-1} \hat M \hat H^{-1}` with :math:`\hat H = \sum_t w_t p(1-p) x x^\top` and
     :math:`\hat M = \sum_t w_t^2 (y_t - p)^2 x x^\top`, justified by the martingale central
-    limit theorem [4]_; intervals are Wald intervals.
+    limit theorem [4]_; intervals are Wald intervals. The same holds for :math:`w_t =
+    (q/\pi_t)^{1/2}` and :math:`w_t = 1`, except that the estimand is then the model's strengths
+    (the reference design's fit only if the model holds).
 
     The root of that equation carries the usual :math:`O(1/n)` bias of a maximum-likelihood-type
     fit (strengths spread outwards), which inverse weights enlarge for the pairs an allocation
@@ -299,8 +377,9 @@ def ipw_bradley_terry(
         connect the systems).
     """
     confidence = check_confidence(confidence)
+    check_choice("weighting", weighting, tuple(WEIGHTINGS))
     pairs, q, index, score, pi = _check(n_systems, first, second, outcome, probability, reference)
-    weights = q[index] / pi
+    weights = (q[index] / pi) ** WEIGHTINGS[weighting]
     wins = _tables(n_systems, pairs, index, score, weights)
     if not _has_mle(wins[None])[0]:
         raise InsufficientDataError(

@@ -1,8 +1,9 @@
 """Benchmark: adaptive against uniform allocation of pairwise judgments, 20 systems of known strength
-(``evaluation.stats.allocation_probabilities`` with inverse-probability-weighted Bradley–Terry).
+(``evaluation.stats.allocation_probabilities`` with Bradley–Terry weighted by q/π, its square root, or not at all).
 
-Run: ``nice .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000] [--seed 2026]
-[--designs uniform,ranking,top3]``.
+Run: ``nice -n 10 .venv/bin/python tests/bench/bench_adaptive_pairs.py [--reps 100] [--judgments 12000]
+[--seed 2026] [--designs uniform,ranking,top3] [--allocation none] [--floor F] [--width-estimators none]
+[--bias-only]``.
 Prints Markdown.
 
 Every study draws judgments in batches of 50, the allocation recomputed from the judgments before
@@ -11,9 +12,11 @@ each batch; the side shown first is random; no ties. Log-strengths are evenly sp
 target's contrasts (neighbours in the estimated ranking: all 19, or the first 3 for the top 3),
 averaged over repetitions at checkpoints every 250 judgments from 1,000. "Judgments needed" is the first
 checkpoint where the mean width is at most uniform allocation's mean width at ``--reference``
-judgments. Bias: over the repetitions, each system's mean error of the final estimate and its
-standard error (sd / sqrt(reps)), for the bias-reduced weighted fit (the default) and for the plain
-weighted maximum-likelihood root (``bias_reduced=False``) of the same judgments.
+judgments, per estimator (``weighting``: inverse-probability, stabilised or none; the checkpoint widths
+are those of the plain root, to keep the run short). The adaptive designs minimise the variance of the
+``--allocation`` estimator. Bias and coverage: over the repetitions, each system's mean error of the final
+bias-reduced estimate and its standard error (sd / sqrt(reps)), and the share of 95% intervals that hold the
+true strength, for every estimator on the same judgments.
 """
 
 import argparse
@@ -30,7 +33,15 @@ from scipy import stats  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from evaluation.stats import allocation_probabilities, ipw_bradley_terry, ipw_win_rates, system_pairs  # noqa: E402
+from evaluation.stats import (  # noqa: E402
+    ALLOCATION_WEIGHTINGS,
+    DEFAULT_FLOORS,
+    WEIGHTINGS,
+    allocation_probabilities,
+    ipw_bradley_terry,
+    ipw_win_rates,
+    system_pairs,
+)
 
 BATCH = 50
 STEP = 250
@@ -38,7 +49,7 @@ STEP = 250
 FIRST_CHECKPOINT = 1000
 
 
-def study(theta, n, rng, *, target, top_k):
+def study(theta, n, rng, *, target, top_k, allocation, floor, width_estimators):
     k = len(theta)
     pairs = system_pairs(k)
     first, second = np.zeros(n, int), np.zeros(n, int)
@@ -48,7 +59,15 @@ def study(theta, n, rng, *, target, top_k):
     for start in range(0, n, BATCH):
         if target:
             probs = allocation_probabilities(
-                k, first[:start], second[:start], outcome[:start], probability[:start], target=target, top_k=top_k
+                k,
+                first[:start],
+                second[:start],
+                outcome[:start],
+                probability[:start],
+                target=target,
+                top_k=top_k,
+                weighting=allocation,
+                floor=floor,
             )
         drawn = rng.choice(len(pairs), BATCH, p=probs)
         swap = rng.random(BATCH) < 0.5
@@ -58,11 +77,18 @@ def study(theta, n, rng, *, target, top_k):
         end = start + BATCH
         first[start:end], second[start:end] = f, s
         outcome[start:end], probability[start:end] = np.where(win, 2.0, 0.0), probs[drawn]
-        if end % STEP == 0 and end >= FIRST_CHECKPOINT:
-            fit = ipw_bradley_terry(k, first[:end], second[:end], outcome[:end], probability[:end])
-            widths.append(fit.contrast_se)
-    plain = ipw_bradley_terry(k, first, second, outcome, probability, bias_reduced=False)
-    return np.array(widths), fit, plain, ipw_win_rates(k, first, second, outcome, probability)
+        if width_estimators and end % STEP == 0 and end >= FIRST_CHECKPOINT:
+            widths.append(
+                [
+                    ipw_bradley_terry(
+                        k, first[:end], second[:end], outcome[:end], probability[:end], weighting=w, bias_reduced=False
+                    ).contrast_se
+                    for w in width_estimators
+                ]
+            )
+    fits = [ipw_bradley_terry(k, first, second, outcome, probability, weighting=w) for w in WEIGHTINGS]
+    # widths: (checkpoints, estimators, contrasts)
+    return np.array(widths), fits, ipw_win_rates(k, first, second, outcome, probability)
 
 
 def main() -> None:
@@ -73,6 +99,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026, help="every design's studies start from this seed")
     parser.add_argument(
         "--designs", default="uniform,ranking,top3", help="which of uniform, ranking, top3 to run (comma-separated)"
+    )
+    parser.add_argument("--allocation", default="none", choices=ALLOCATION_WEIGHTINGS)
+    parser.add_argument(
+        "--floor",
+        type=float,
+        default=None,
+        help="share of the uniform design in every allocation (default: by weighting)",
+    )
+    parser.add_argument("--bias-only", action="store_true", help="skip the checkpoint widths (bias and coverage only)")
+    parser.add_argument(
+        "--width-estimators",
+        default=",".join(WEIGHTINGS),
+        help="the estimators whose checkpoint widths are computed (comma-separated; each costs a fit per checkpoint)",
     )
     args = parser.parse_args()
     k = 20
@@ -91,52 +130,65 @@ def main() -> None:
     started = time.perf_counter()
     for name, (target, top_k) in designs.items():
         rng = np.random.default_rng(args.seed)
-        widths, errors, plain_errors, win_errors = [], [], [], []
+        widths, errors, covered, win_errors = [], [], [], []
         for _ in range(args.reps):
-            w, fit, plain, rates = study(theta, args.judgments, rng, target=target, top_k=top_k)
+            w, fits, rates = study(
+                theta,
+                args.judgments,
+                rng,
+                target=target,
+                top_k=top_k,
+                allocation=args.allocation,
+                floor=args.floor,
+                width_estimators=[] if args.bias_only else args.width_estimators.split(","),
+            )
             widths.append(w)
-            errors.append(np.array(fit.strengths) - theta)
-            plain_errors.append(np.array(plain.strengths) - theta)
+            errors.append([np.array(f.strengths) - theta for f in fits])
+            covered.append([(np.array(f.ci_low) <= theta) & (theta <= np.array(f.ci_high)) for f in fits])
             win_errors.append(rates.system_win_rate - true_win)
-        results[name] = (np.array(widths), np.array(errors), np.array(plain_errors), np.array(win_errors))
+        results[name] = (np.array(widths), np.array(errors), np.array(covered), np.array(win_errors))
     print(
-        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems, seed {args.seed}; "
+        f"{args.reps} repetitions of {args.judgments:,} judgments per design, {k} systems, seed {args.seed}, "
+        f"allocation minimising the variance of weighting={args.allocation}, floor "
+        f"{args.floor or DEFAULT_FLOORS[args.allocation]}; "
         f"run took {time.perf_counter() - started:.0f} s\n"
     )
     print(
-        "| target | contrasts | uniform width at reference | adaptive: judgments needed "
+        "| target | contrasts | estimator | uniform width at reference | adaptive: judgments needed "
         "| uniform: judgments needed | fewer |"
     )
-    print("|---|---|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|")
     for name, (target, top_k) in designs.items():
-        if target is None or "uniform" not in results:
+        if target is None or "uniform" not in results or args.bias_only:
             continue
         contrasts = slice(0, top_k) if top_k else slice(None)
-        mean_width = {d: 2 * 1.96 * results[d][0][:, :, contrasts].mean(axis=(0, 2)) for d in ("uniform", name)}
-        goal = mean_width["uniform"][np.searchsorted(checkpoints, args.reference)]
-        needed = {
-            d: checkpoints[np.argmax(mean_width[d] <= goal)] if (mean_width[d] <= goal).any() else None
-            for d in mean_width
-        }
-        fewer = 1 - needed[name] / needed["uniform"] if needed[name] else float("nan")
-        label = "first 3 neighbours" if top_k else "all 19 neighbours"
-        print(f"| {name} | {label} | {goal:.4f} | {needed[name]} | {needed['uniform']} | {fewer:.0%} |")
+        for e, estimator in enumerate(args.width_estimators.split(",")):
+            mean_width = {d: 2 * 1.96 * results[d][0][:, :, e, contrasts].mean(axis=(0, 2)) for d in ("uniform", name)}
+            goal = mean_width["uniform"][np.searchsorted(checkpoints, args.reference)]
+            needed = {
+                d: checkpoints[np.argmax(mean_width[d] <= goal)] if (mean_width[d] <= goal).any() else None
+                for d in mean_width
+            }
+            fewer = f"{1 - needed[name] / needed['uniform']:.0%}" if needed[name] else "not reached"
+            label = "first 3 neighbours" if top_k else "all 19 neighbours"
+            print(f"| {name} | {label} | {estimator} | {goal:.4f} | {needed[name]} | {needed['uniform']} | {fewer} |")
     print()
     print(
-        "| design | estimator | strengths: max abs mean error / SE | within 1 SE | within 2 SE "
-        "| chi-square p (19 df, approx.) | mean abs error of strengths |"
+        "| design | estimator (bias-reduced) | strengths: max abs mean error / SE | within 1 SE | within 2 SE "
+        "| chi-square p (19 df, approx.) | mean abs error of strengths | 95% interval coverage |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for name, (_, errors, plain_errors, win_errors) in results.items():
-        for estimator, e in (("bias-reduced", errors), ("weighted ML", plain_errors)):
-            z = zscores(e)
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, (_, errors, covered, win_errors) in results.items():
+        for e, estimator in enumerate(WEIGHTINGS):
+            z = zscores(errors[:, e])
             # strengths sum to zero: 19 free ones
             p = stats.chi2.sf((z**2).sum() * (k - 1) / k, k - 1)
             print(
                 f"| {name} | {estimator} | {np.abs(z).max():.2f} | {(np.abs(z) <= 1).sum()}/{k} "
-                f"| {(np.abs(z) <= 2).sum()}/{k} | {p:.2f} | {np.abs(e).mean():.4f} |"
+                f"| {(np.abs(z) <= 2).sum()}/{k} | {p:.2f} | {np.abs(errors[:, e]).mean():.4f} "
+                f"| {covered[:, e].mean():.3f} |"
             )
-        print(f"| {name} | Horvitz–Thompson win rates | {np.abs(zscores(win_errors)).max():.2f} | | | | |")
+        print(f"| {name} | Horvitz–Thompson win rates | {np.abs(zscores(win_errors)).max():.2f} | | | | | |")
 
 
 def zscores(errors):

@@ -4,6 +4,7 @@ from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
 from evaluation.services import ResultOptions, judge_agreement_report, metric_correlations, results_compute
+from evaluation.stats import WEIGHTINGS
 from evaluation.stats.correlation import LEVELS, METHODS
 
 from ._project_arg import project_from_arg
@@ -36,16 +37,26 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--aggregate", choices=["none", "majority"], default="none")
         parser.add_argument("--ties", choices=["half", "davidson"], default="half")
+        parser.add_argument(
+            "--weighting",
+            choices=list(WEIGHTINGS),
+            default=None,
+            help="pairwise judgments drawn adaptively: how the strengths weight them (default: the project's setting)",
+        )
         parser.add_argument("--level", choices=LEVELS, default="system")
         parser.add_argument("--method", choices=METHODS, default="kendall")
         parser.add_argument("--exclude-system", action="append", default=[])
 
-    def handle(self, *args, project, n_resamples, seed, aggregate, ties, level, method, exclude_system, **options):
+    def handle(
+        self, *args, project, n_resamples, seed, aggregate, ties, weighting, level, method, exclude_system, **options
+    ):
         project = project_from_arg(project)
         try:
             results = results_compute(
                 project=project,
-                options=ResultOptions(n_resamples=n_resamples, seed=seed, aggregate=aggregate, ties=ties),
+                options=ResultOptions(
+                    n_resamples=n_resamples, seed=seed, aggregate=aggregate, ties=ties, weighting=weighting
+                ),
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc

@@ -54,17 +54,28 @@ def test_lead_sets_adaptive_allocation_and_bad_settings_are_400():
 
     assert response.status_code == 200, response.json()
     body = response.json()
-    assert body["adaptive"] == {"target": "top_k", "top_k": 2, "cold_start": None, "floor": 0.3, "refresh_every": 20}
+    assert body["adaptive"] == {
+        "target": "top_k",
+        "top_k": 2,
+        "cold_start": None,
+        "floor": 0.3,
+        "refresh_every": 20,
+        "weighting": "inverse_probability",
+    }
     assert body["min_judgments_per_system"] == 30 and body["probabilities"] == []
     for payload, fragment in [
         ({"adaptive": {"target": "best"}}, "target"),
         ({"adaptive": {"target": "top_k"}}, "top_k"),
         ({"adaptive": {"floor": 0}}, "floor"),
         ({"adaptive": {"cold_start": -1}}, "cold_start"),
+        ({"adaptive": {"weighting": "stabilised"}}, "weighting"),
         ({"min_judgments_per_system": -1}, "min_judgments_per_system"),
     ]:
         bad = lead.patch(adaptive_url(project), payload, format="json")
         assert bad.status_code == 400 and fragment in json.dumps(bad.json()), (payload, bad.json())
+    # unweighted, the floor bounds no weight: a smaller one by default
+    unweighted = lead.patch(adaptive_url(project), {"adaptive": {"weighting": "none"}}, format="json").json()
+    assert unweighted["adaptive"]["weighting"] == "none" and unweighted["adaptive"]["floor"] == 0.1
     # a design of places does not combine with it, either way round
     conflict = lead.patch(f"/api/v1/projects/{project.pk}/allocation/", {"planned_raters": 2}, format="json")
     assert conflict.status_code == 400 and "adaptive" in json.dumps(conflict.json())
@@ -140,7 +151,8 @@ def test_the_draw_is_renormalised_over_the_pairs_open_to_the_rater():
 
 def test_a_simulated_study_adapts_and_its_results_are_weighted():
     # systems of known strength; the probabilities are refreshed by the debounced sweep, as the beat runs it
-    strength = {"alpha": 1.5, "beta": 1.2, "gamma": -0.5, "delta": -1.5}
+    # alpha clear of beta: the draw is not seeded (SystemRandom), and 1.5 against 1.2 swapped them now and then
+    strength = {"alpha": 2.0, "beta": 1.2, "gamma": -0.5, "delta": -1.5}
     project, lead, raters = pairwise_study(per_pair=40, n_target=6, n_raters=6)
     lead.patch(
         adaptive_url(project),
@@ -170,11 +182,23 @@ def test_a_simulated_study_adapts_and_its_results_are_weighted():
     late = Judgment.objects.filter(id__gt=state.judgments_through - 20)
     assert {j.sampling_probability for j in late} != {1 / 6}  # adapted: not the uniform cold start any more
 
-    results = lead.get(f"/api/v1/projects/{project.pk}/results/?n_resamples=0&test_resamples=0").json()
-    (criterion,) = results["criteria"]
-    assert criterion["weighting"] == "inverse_probability"
+    url = f"/api/v1/projects/{project.pk}/results/?n_resamples=0&test_resamples=0"
+    (criterion,) = lead.get(url).json()["criteria"]
+    assert criterion["weighting"] == "inverse_probability" and criterion["sampling_probabilities"]
     assert criterion["systems"][0]["system"] == "alpha"
     assert all(s["weighted_win_rate"] is not None for s in criterion["systems"])
+
+    # the lead's setting, or the request, says which fit is reported: unweighted, the strengths differ
+    lead.patch(adaptive_url(project), {"adaptive": {"target": "top_k", "top_k": 1, "weighting": "none"}}, format="json")
+    (unweighted,) = lead.get(url).json()["criteria"]
+    assert unweighted["weighting"] == "none" and unweighted["sampling_probabilities"]
+    assert "unweighted" in unweighted["bradley_terry"]["scale"]
+    strengths = {s["system"]: s["strength"] for s in criterion["systems"]}
+    assert {s["system"]: s["strength"] for s in unweighted["systems"]} != strengths
+    (asked,) = lead.get(url + "&weighting=inverse_probability").json()["criteria"]
+    assert {s["system"]: s["strength"] for s in asked["systems"]} == strengths
+    bad = lead.get(url + "&weighting=square")
+    assert bad.status_code == 400 and "weighting" in json.dumps(bad.json())
 
 
 def test_import_takes_and_export_carries_the_sampling_probability():

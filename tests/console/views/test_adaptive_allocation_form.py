@@ -31,6 +31,7 @@ def test_the_lead_turns_adaptive_allocation_on_and_off(client):
             "top_k": "3",
             "cold_start": "",
             "floor": "0.3",
+            "weighting": "none",
             "min_judgments_per_system": "50",
         },
     )
@@ -38,7 +39,14 @@ def test_the_lead_turns_adaptive_allocation_on_and_off(client):
     assert saved.status_code == 302
     project.refresh_from_db()
     assert project.task_config == {
-        "adaptive": {"target": "top_k", "top_k": 3, "cold_start": None, "floor": 0.3, "refresh_every": 20},
+        "adaptive": {
+            "target": "top_k",
+            "top_k": 3,
+            "cold_start": None,
+            "floor": 0.3,
+            "refresh_every": 20,
+            "weighting": "none",
+        },
         "min_judgments_per_system": 50,
     }
     assert AuditEntry.objects.filter(action="task_config.update", project=project).exists()

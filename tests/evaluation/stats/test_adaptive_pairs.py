@@ -13,7 +13,7 @@ from evaluation.stats import (
 )
 
 
-def study(theta, n, rng, *, adaptive, top_k=None, every=20):
+def study(theta, n, rng, *, adaptive, top_k=None, every=20, weighting="inverse_probability"):
     """Judgments drawn in batches of ``every`` with the allocation computed from those before."""
     k = len(theta)
     pairs = system_pairs(k)
@@ -24,7 +24,14 @@ def study(theta, n, rng, *, adaptive, top_k=None, every=20):
         if adaptive:
             target = "top_k" if top_k else "ranking"
             probs = allocation_probabilities(
-                k, first[:start], second[:start], outcome[:start], probability[:start], target=target, top_k=top_k
+                k,
+                first[:start],
+                second[:start],
+                outcome[:start],
+                probability[:start],
+                target=target,
+                top_k=top_k,
+                weighting=weighting,
             )
         drawn = rng.choice(len(pairs), every, p=probs)
         # the side shown first is random, as on the screen
@@ -89,6 +96,65 @@ def test_bias_reduction_removes_the_small_sample_bias_of_the_weighted_strengths(
     assert np.abs(z(reduced)).max() < 2.5
     # 4 free strengths (they sum to zero): the squared z-scores against chi-square(4)
     assert stats.chi2.sf((z(reduced) ** 2).sum() * 4 / 5, 4) > 0.05
+
+
+def test_unweighted_fit_on_a_short_adaptive_study_keeps_part_of_its_bias():
+    # The unweighted fit on judgments allocated to shrink its own variance (the estimator that meets the
+    # whole-ranking bar, BENCHMARKS.md). Its score is a martingale difference sum, so only the O(1/n) bias of
+    # the root is left; but the design depends on the outcomes, which the fixed-design bias adjustment does not
+    # see, so on short studies the reduced root keeps about two thirds of the plain root's bias (outwards), where
+    # the inverse-probability-weighted one keeps none (test_bias_reduction_removes_...). Pinned here so that a
+    # change to either shows: 200 studies of 200 judgments, 5 systems.
+    theta = np.array([1.0, 0.6, 0.0, -0.6, -1.0])
+    rng = np.random.default_rng(8)
+    reduced, plain = [], []
+    for _ in range(200):
+        first, second, outcome, probability = study(theta, 200, rng, adaptive=True, every=50, weighting="none")
+        reduced.append(ipw_bradley_terry(5, first, second, outcome, probability, weighting="none").strengths)
+        plain.append(
+            ipw_bradley_terry(5, first, second, outcome, probability, weighting="none", bias_reduced=False).strengths
+        )
+    reduced_error = np.array(reduced).mean(axis=0) - theta
+    plain_error = np.array(plain).mean(axis=0) - theta
+    se = np.array(plain).std(axis=0, ddof=1) / np.sqrt(200)
+
+    assert np.abs(plain_error / se).max() > 3.5
+    # outwards: the strongest over-, the weakest underestimated, by both
+    assert reduced_error[0] > 0 > reduced_error[-1] and plain_error[0] > 0 > plain_error[-1]
+    assert np.abs(reduced_error).max() < 0.8 * np.abs(plain_error).max()
+    assert np.abs(reduced_error).max() > 0.4 * np.abs(plain_error).max()
+
+
+def test_unweighted_allocation_is_the_a_optimal_design():
+    # at (nearly) known strengths, the allocation for the unweighted fit minimises the summed variance of the
+    # neighbour contrasts over designs keeping the floor, as a general optimiser finds it
+    theta = np.array([1.2, 0.9, 0.1, -0.8, -1.4])
+    rng = np.random.default_rng(2)
+    first, second, outcome, probability = study(theta, 20_000, rng, adaptive=False, every=20_000)
+    pairs = system_pairs(5)
+    allocation = allocation_probabilities(5, first, second, outcome, probability, weighting="none", floor=0.2)
+    fitted = np.array(
+        ipw_bradley_terry(5, first, second, outcome, probability, weighting="none", bias_reduced=False).strengths
+    )
+    x = design_matrix(pairs[:, 0], pairs[:, 1], 5)
+    p = 1 / (1 + np.exp(-(x @ fitted)))
+    order = np.argsort(-fitted)
+    c = np.zeros((4, 5))
+    c[np.arange(4), order[:4]], c[np.arange(4), order[1:]] = 1.0, -1.0
+
+    def criterion(design):
+        information = x.T @ (x * (design * p * (1 - p))[:, None])
+        return np.trace(c @ np.linalg.pinv(information) @ c.T)
+
+    def over_simplex(z):
+        sigma = np.exp(z - z.max())
+        return criterion(0.2 / 10 + 0.8 * sigma / sigma.sum())
+
+    best = optimize.minimize(over_simplex, np.zeros(10), method="Nelder-Mead", options={"maxiter": 20_000}).fun
+    assert criterion(allocation) == pytest.approx(best, rel=0.01)
+    assert criterion(allocation) < 0.8 * criterion(np.full(10, 0.1))
+    assert allocation.min() >= 0.2 * 0.1 - 1e-12
+    assert allocation.sum() == pytest.approx(1.0)
 
 
 def test_allocation_starts_uniform_then_favours_the_target():
@@ -176,6 +242,7 @@ def test_bias_reduced_fit_solves_the_adjusted_weighted_estimating_equation():
         ({"target": "top_k"}, "top_k must be"),
         ({"floor": 0}, "floor must be"),
         ({"cold_start": -1}, "cold_start must be"),
+        ({"weighting": "stabilised"}, "weighting must be one of 'inverse_probability', 'none'"),
     ],
 )
 def test_bad_allocation_options(kwargs, message):
@@ -200,17 +267,19 @@ def test_bad_input(kwargs, message):
         )
 
 
-@pytest.mark.parametrize("adaptive", [False, True])
-def test_sandwich_intervals_cover_the_true_strengths(adaptive):
+@pytest.mark.parametrize(
+    ("adaptive", "weighting"), [(False, "inverse_probability"), (True, "inverse_probability"), (True, "none")]
+)
+def test_sandwich_intervals_cover_the_true_strengths(adaptive, weighting):
     # 200 studies: a coverage of .95 is estimated within about 1.5 points (one SE); the band allows 3 SE
     theta = np.array([0.8, 0.4, 0.0, -0.4, -0.8])
     rng = np.random.default_rng(11 + adaptive)
     hits = []
     for _ in range(200):
         first, second, outcome, probability = study(
-            theta, 500, rng, adaptive=adaptive, top_k=1 if adaptive else None, every=50
+            theta, 500, rng, adaptive=adaptive, top_k=1 if adaptive else None, every=50, weighting=weighting
         )
-        fit = ipw_bradley_terry(5, first, second, outcome, probability)
+        fit = ipw_bradley_terry(5, first, second, outcome, probability, weighting=weighting)
         hits.append((np.array(fit.ci_low) <= theta) & (theta <= np.array(fit.ci_high)))
     coverage = np.mean(hits)
     assert 0.95 - 3 * np.sqrt(0.95 * 0.05 / 200) <= coverage <= 0.99, coverage
