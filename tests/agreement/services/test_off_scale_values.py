@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
+from agreement.engine.rows import SNAPSHOT_FIELDS
 from agreement.models import OFF_SCALE, AgreementSnapshot
 from agreement.services import snapshot_compute_for_project, snapshots
-from agreement.services.snapshot_rows import SNAPSHOT_FIELDS
 from agreement.stats import krippendorff_alpha
 from annotation.models import Judgment
 from tests.annotation.factories import ItemFactory, JudgmentFactory, ProjectFactory, UserFactory

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.services.span_scopes import (
+from agreement.engine.span_scopes import (
     ScopeSpans,
     pair_kendall,
     span_scope_agreement,
