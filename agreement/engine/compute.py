@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agreement.stats import LEAVE_ONE_OUT_MAX_CATEGORIES
+from agreement.stats.counts import LEAVE_ONE_OUT_MAX_CATEGORIES
 
 from .counts_source import CountsSource
 from .matrix_source import MatrixSource

@@ -12,9 +12,9 @@ Rater-pair tables are counted once per pair of ratings of a unit, dated by the l
 
 import numpy as np
 
-from agreement.stats import (
-    ALPHA_METHODS,
-    InsufficientDataError,
+from agreement.stats import InsufficientDataError
+from agreement.stats.bootstrap import ALPHA_METHODS
+from agreement.stats.counts import (
     bootstrap_alpha_from_counts,
     cohen_kappa_from_pair_tables,
     coincidences_from_counts,

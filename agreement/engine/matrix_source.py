@@ -3,17 +3,12 @@ window's records: the source every plan can use, and the one of continuous score
 
 import numpy as np
 
-from agreement.stats import (
-    ALPHA_METHODS,
-    InsufficientDataError,
-    bootstrap_alpha,
-    cohen_kappa_all_pairs,
-    coincidence_matrix,
-    interval_alpha_all_pairs,
-    krippendorff_alpha_leave_one_out,
-    reliability_matrix,
-    specific_agreement,
-)
+from agreement.stats import InsufficientDataError, reliability_matrix
+from agreement.stats.bootstrap import ALPHA_METHODS, bootstrap_alpha
+from agreement.stats.coincidence import coincidence_matrix
+from agreement.stats.krippendorff import krippendorff_alpha_leave_one_out
+from agreement.stats.pair_tables import cohen_kappa_all_pairs, interval_alpha_all_pairs
+from agreement.stats.percent import specific_agreement
 
 from .bootstrap_seed import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES
 from .names import Window as WindowName

@@ -8,19 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from agreement.stats import (
-    alpha_from_coincidences,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
-    gwet_from_counts,
     icc,
     krippendorff_alpha,
     percent_agreement,
-    percent_agreement_from_counts,
-    rater_zscores,
-    rating_slot_matrix,
     unit_category_counts,
 )
+from agreement.stats.counts import alpha_from_coincidences, gwet_from_counts, percent_agreement_from_counts
+from agreement.stats.normalisation import rater_zscores
+from agreement.stats.reliability_data import rating_slot_matrix
 
 
 @dataclass(frozen=True)

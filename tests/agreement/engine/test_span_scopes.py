@@ -12,7 +12,7 @@ from agreement.engine.span_scopes import (
     statistic_name,
     statistic_names,
 )
-from agreement.stats import span_agreement, span_set
+from agreement.stats.spans import span_agreement, span_set
 
 SEVERITIES = ("minor", "major")
 
