@@ -9,7 +9,7 @@ no network), and its server time and number of queries are reported (bar: under 
 
 The database is populated once; each ``--code`` checkout (default: this one) then recomputes it in its own
 process, ``--rounds`` times, interleaved, so two commits are compared under the same load; ``--dump DIR``
-writes each checkout's stored rows (last round) for a byte-for-byte diff.
+writes each checkout's stored rows (first round) for a byte-for-byte diff.
 """
 
 import argparse
@@ -257,7 +257,7 @@ def main():
         help="a checkout whose recompute is measured (repeat to compare commits, interleaved); default: this one",
     )
     parser.add_argument("--rounds", type=int, default=1, help="recomputes per checkout, interleaved")
-    parser.add_argument("--dump", help="a directory: each checkout's stored rows of its last round, one file each")
+    parser.add_argument("--dump", help="a directory: each checkout's stored rows of its first round, one file each")
     parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--dump-to", help=argparse.SUPPRESS)
@@ -295,7 +295,7 @@ def main():
         for k in range(args.rounds):
             for n, code in enumerate(codes):
                 dump = []
-                if args.dump and k == args.rounds - 1:
+                if args.dump and k == 0:
                     Path(args.dump).mkdir(parents=True, exist_ok=True)
                     dump = ["--dump-to", str(Path(args.dump).resolve() / f"rows-{n}-{code.name}.tsv")]
                 print(f"round {k + 1}, {code}  (load average {os.getloadavg()[0]:.1f})")
