@@ -182,10 +182,9 @@ def run(dump: str | None) -> dict:
     import numpy as np
     from django.db import transaction
 
-    from agreement.engine.rows import SNAPSHOT_FIELDS
     from agreement.models import AgreementSnapshot
     from agreement.selectors.judgment_records import judgment_records_for_project
-    from agreement.services.snapshots import snapshot_rows_compute
+    from agreement.services.snapshots import SNAPSHOT_FIELDS, snapshot_rows_compute
     from annotation.models import Project
     from annotation.services.bulk_insert import insert_rows, refresh_planner_statistics
 
