@@ -4,10 +4,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from agreement.engine import names
+from agreement.engine.names import MIN_RELIABLE_UNITS
 from annotation.models import Criterion, Project
 
-# Scopes with fewer pairable units than this are computed and shown, but flagged as unreliable.
-MIN_RELIABLE_UNITS = 30
 # Below this many pairable units the dashboard says a scope's interval cannot be trusted at its level: in
 # tests/bench/bench_interval_coverage.py (BENCHMARKS.md) 95% bootstrap intervals of alpha covered 90-95%
 # at 20-40 units, depending on the level and the method, and reached 93.5-94.5% at 100.
@@ -18,20 +18,20 @@ OFF_SCALE = "off_scale_judgments"
 
 class AgreementSnapshot(models.Model):
     class Window(models.TextChoices):
-        WEEK = "week", "Judgments submitted that ISO week"
-        CUMULATIVE = "cumulative", "All judgments up to the end of that week"
+        WEEK = names.Window.WEEK, "Judgments submitted that ISO week"
+        CUMULATIVE = names.Window.CUMULATIVE, "All judgments up to the end of that week"
 
     class Scope(models.TextChoices):
-        OVERALL = "overall"
-        CRITERION = "criterion"
-        SUBGROUP = "subgroup"
-        SUBGROUP_CRITERION = "subgroup_criterion"
-        PAIR = "pair"
-        RATER = "rater"
+        OVERALL = names.Scope.OVERALL
+        CRITERION = names.Scope.CRITERION
+        SUBGROUP = names.Scope.SUBGROUP
+        SUBGROUP_CRITERION = names.Scope.SUBGROUP_CRITERION
+        PAIR = names.Scope.PAIR
+        RATER = names.Scope.RATER
 
     class Status(models.TextChoices):
-        OK = "ok"
-        INSUFFICIENT_DATA = "insufficient_data"
+        OK = names.Status.OK
+        INSUFFICIENT_DATA = names.Status.INSUFFICIENT_DATA
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="agreement_snapshots")
     window = models.CharField(max_length=12, choices=Window.choices)

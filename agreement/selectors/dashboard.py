@@ -5,6 +5,7 @@ from collections import defaultdict
 from django.contrib.auth import get_user_model
 from django.db.models import Case, When
 
+from agreement.engine.span_scopes import stored_names
 from agreement.models import MIN_INTERVAL_UNITS, OFF_SCALE, AgreementAlert, AgreementSnapshot
 from agreement.selectors.dashboard_model import (
     AgreementDashboard,
@@ -19,7 +20,6 @@ from agreement.selectors.dashboard_model import (
 )
 from agreement.selectors.snapshots import latest_week
 from agreement.selectors.span_dashboard import PAIR_COLUMNS, PAIR_FIELDS, span_section
-from agreement.services.span_scopes import stored_names
 from annotation.models import Project
 from annotation.selectors import rater_names_for_project
 from annotation.task_types import REGISTRY

@@ -1,56 +1,18 @@
 """A project's current judgments as flat numpy arrays, read in bulk (no model instances)."""
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 
 import numpy as np
 from django.db.models import DateField
 from django.db.models.functions import TruncWeek
 
+from agreement.engine.records import JudgmentRecords
 from annotation.models import Criterion, Output, Project
 from annotation.selectors.quality import included_judgments
 
 # Rows fetched per round trip; 20,000 rows of 7 small fields are ~2 MB of Python tuples.
 CHUNK_ROWS = 20_000
-
-
-@dataclass(frozen=True, eq=False)
-class JudgmentRecords:
-    """One entry per judgment agreement counts (``included_judgments``); ``*_index`` arrays index the
-    label lists.
-
-    ``unit`` is the judged output's id (pairwise judgments sit on the item's first output), so a
-    (criterion, unit) pair is one unit of Krippendorff's reliability data. In a project rating per turn
-    (Project.rating_unit) it is ``unit_key`` of the output and the assistant turn judged, so each turn is a unit
-    of its own and the whole output another.
-    """
-
-    criteria: list[Criterion]
-    weeks: list[date]
-    subgroups: list[str]
-    criterion_index: np.ndarray
-    unit: np.ndarray
-    rater: np.ndarray
-    value: np.ndarray
-    week_index: np.ndarray
-    subgroup_index: np.ndarray
-    duration_ms: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.value)
-
-    def where(self, keep: np.ndarray) -> "JudgmentRecords":
-        """The records where ``keep`` is True (the label lists unchanged)."""
-        return replace(
-            self,
-            criterion_index=self.criterion_index[keep],
-            unit=self.unit[keep],
-            rater=self.rater[keep],
-            value=self.value[keep],
-            week_index=self.week_index[keep],
-            subgroup_index=self.subgroup_index[keep],
-            duration_ms=self.duration_ms[keep],
-        )
 
 
 # Turn slots per output in a per-turn project's unit keys: above any turn index (a PositiveSmallIntegerField).

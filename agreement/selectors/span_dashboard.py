@@ -2,8 +2,8 @@
 
 from collections import defaultdict
 
+from agreement.engine.span_scopes import KENDALL_TAU, SPAN_COUNTS, span_labels
 from agreement.models import AgreementSnapshot
-from agreement.services.span_scopes import KENDALL_TAU, SPAN_COUNTS, span_labels
 
 Scope = AgreementSnapshot.Scope
 # the character-level columns of a label's row, in the page's order

@@ -2,8 +2,8 @@
 reads it from snapshots like every other figure. Gold items never enter agreement (the judgment
 records leave them out); this is a separate figure, counted as quality control counts it."""
 
+from agreement.engine.rows import RowBuilder, Scope, ScopeId, Window
 from agreement.models import AgreementSnapshot
-from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window
 from agreement.stats import InsufficientDataError
 from annotation.models import Project
 from annotation.selectors.quality import gold_accuracy

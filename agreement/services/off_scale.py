@@ -5,13 +5,19 @@ and cumulative to it, so the dashboard and the export show it."""
 
 import numpy as np
 
+from agreement.engine.records import JudgmentRecords
+from agreement.engine.rows import RowBuilder, Scope, ScopeId, Window
 from agreement.models import OFF_SCALE, AgreementSnapshot
-from agreement.selectors.judgment_records import JudgmentRecords
-from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window
-from agreement.services.statistic_plans import categories_for
+from annotation.task_types import REGISTRY
 
 # Distinct off-scale values kept in a row's detail, enough to find them.
 SHOWN_VALUES = 10
+
+
+def categories_for(task_type: str, scale_min: float | None, scale_max: float | None) -> np.ndarray | None:
+    """The declared, ordered categories of a criterion (None for continuous values)."""
+    categories = REGISTRY[task_type].values.categories(scale_min, scale_max)
+    return None if categories is None else np.array(categories)
 
 
 def on_scale(records: JudgmentRecords, task_type: str, modulus: float | None) -> np.ndarray:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement.selectors.judgment_records import JudgmentRecords
-from agreement.services.scope_bootstrap import BOOTSTRAP_RESAMPLES, scope_rng
-from agreement.services.snapshot_rows import RowBuilder, Scope, ScopeId, Window, for_each_window
-from agreement.services.span_scopes import (
+from agreement.engine.bootstrap_seed import BOOTSTRAP_RESAMPLES, scope_rng
+from agreement.engine.records import JudgmentRecords
+from agreement.engine.rows import RowBuilder, Scope, ScopeId, Window, for_each_window
+from agreement.engine.span_scopes import (
     SPAN_COUNTS,
     ScopeAgreement,
     ScopeSpans,

@@ -86,7 +86,8 @@ def bootstrap_ci(statistic, reliability_data, *, rng, n_resamples=1000, confiden
        Shrout & Fleiss (1979) Table 2 (ICC(2,1) = .29 published), with a seeded bootstrap:
 
        >>> import numpy as np
-       >>> from agreement.stats import bootstrap_ci, icc
+       >>> from agreement.stats import icc
+       >>> from agreement.stats.bootstrap import bootstrap_ci
        >>> judges = [[9, 6, 8, 7, 10, 6], [2, 1, 4, 1, 5, 2], [5, 3, 6, 2, 6, 4], [8, 2, 8, 6, 9, 7]]
        >>> res = bootstrap_ci(lambda d: icc(d, model="ICC(2,1)"), judges,
        ...                    rng=np.random.default_rng(7), n_resamples=200)
@@ -168,7 +169,7 @@ def bca_interval(replicates, value, jackknife, *, confidence_level=0.95):
     Without bias or skew the limits are the percentile ones:
 
     >>> import numpy as np
-    >>> from agreement.stats import bca_interval
+    >>> from agreement.stats.bootstrap import bca_interval
     >>> replicates = np.linspace(-1, 1, 2001)
     >>> [round(float(x), 3) for x in bca_interval(replicates, 0.0, [-1.0, 0.0, 1.0])]
     [-0.95, 0.95]
@@ -288,7 +289,7 @@ def bootstrap_alpha(
     Krippendorff's example [2]_ (interval alpha 0.849), 1,000 seeded replicates:
 
     >>> import numpy as np
-    >>> from agreement.stats import bootstrap_alpha
+    >>> from agreement.stats.bootstrap import bootstrap_alpha
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],

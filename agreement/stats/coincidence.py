@@ -56,7 +56,7 @@ def coincidence_matrix(reliability_data, *, value_domain=None):
     n = 40.
 
     >>> import numpy as np
-    >>> from agreement.stats import coincidence_matrix
+    >>> from agreement.stats.coincidence import coincidence_matrix
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
@@ -123,7 +123,7 @@ def confusion_matrix(rater_a, rater_b, *, categories=None):
     The 200-comment example (90 both yes, 15 only A, 25 only B, 70 both no), "no" = 0:
 
     >>> import numpy as np
-    >>> from agreement.stats import confusion_matrix
+    >>> from agreement.stats.coincidence import confusion_matrix
     >>> a = np.repeat([1, 1, 0, 0], [90, 15, 25, 70])
     >>> b = np.repeat([1, 0, 1, 0], [90, 15, 25, 70])
     >>> confusion_matrix(a, b).matrix.tolist()

@@ -58,7 +58,7 @@ def rater_correlation(rater_a, rater_b, *, method="pearson", confidence_level=0.
     --------
     Anscombe's first data set [2]_ has a correlation of 0.816:
 
-    >>> from agreement.stats import rater_correlation
+    >>> from agreement.stats.correlation import rater_correlation
     >>> x = [10, 8, 13, 9, 11, 14, 6, 4, 12, 7, 5]
     >>> y = [8.04, 6.95, 7.58, 8.81, 8.33, 9.96, 7.24, 4.26, 10.84, 4.82, 5.68]
     >>> round(rater_correlation(x, y).value, 3)

@@ -61,7 +61,7 @@ def landis_koch(value):
     --------
     Fleiss' diagnoses (kappa 0.430) and Shrout & Fleiss's ICC(3,4) (0.91):
 
-    >>> from agreement.stats import landis_koch
+    >>> from agreement.stats.interpretation import landis_koch
     >>> str(landis_koch(0.430)), str(landis_koch(0.91))
     ('moderate', 'almost perfect')
     """
@@ -105,7 +105,7 @@ def krippendorff_guideline(value):
     --------
     Krippendorff's example: nominal alpha 0.743 is only tentative, interval 0.849 reliable.
 
-    >>> from agreement.stats import krippendorff_guideline
+    >>> from agreement.stats.interpretation import krippendorff_guideline
     >>> str(krippendorff_guideline(0.743)), str(krippendorff_guideline(0.849))
     ('tentative', 'reliable')
     """

@@ -161,7 +161,7 @@ def cohen_kappa_from_table(table, *, weights=None, confidence_level=0.95):
     The SAS printout reproduced in statsmodels' tests: kappa 0.4842 (ASE 0.1380, 95% CI
     0.2137 to 0.7547, ASE under H0 0.1484, Z 3.2626); weighted kappa 0.4701 (ASE 0.1457):
 
-    >>> from agreement.stats import cohen_kappa_from_table
+    >>> from agreement.stats.counts import cohen_kappa_from_table
     >>> table = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
     >>> res = cohen_kappa_from_table(table)
     >>> round(res.value, 4), round(res.standard_error, 4), round(res.test_statistic, 4)
@@ -226,7 +226,7 @@ def pairwise_cohen_kappa(reliability_data, *, weights=None, categories=None, con
     pair, 1 for the identical pair:
 
     >>> import numpy as np
-    >>> from agreement.stats import pairwise_cohen_kappa
+    >>> from agreement.stats.kappa import pairwise_cohen_kappa
     >>> a = np.repeat([1, 1, 0, 0], [90, 15, 25, 70])
     >>> b = np.repeat([1, 0, 1, 0], [90, 15, 25, 70])
     >>> [(p.rater_a, p.rater_b, round(p.result.value, 2)) for p in pairwise_cohen_kappa([a, b, a])]
@@ -408,7 +408,7 @@ def brennan_prediger_kappa(reliability_data, *, categories=None, confidence_leve
     Gwet's ``cac.raw4raters`` data, for which irrCAC prints 0.77273 (SE 0.14472):
 
     >>> import numpy as np
-    >>> from agreement.stats import brennan_prediger_kappa
+    >>> from agreement.stats.kappa import brennan_prediger_kappa
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],

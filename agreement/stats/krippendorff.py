@@ -180,7 +180,7 @@ def krippendorff_alpha_leave_one_out(reliability_data, *, level_of_measurement="
     0.743.
 
     >>> import numpy as np
-    >>> from agreement.stats import krippendorff_alpha_leave_one_out
+    >>> from agreement.stats.krippendorff import krippendorff_alpha_leave_one_out
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],

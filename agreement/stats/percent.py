@@ -107,7 +107,7 @@ def unanimous_agreement(reliability_data):
     Krippendorff's 12-unit example: 8 of the 11 units rated at least twice are unanimous.
 
     >>> import numpy as np
-    >>> from agreement.stats import unanimous_agreement
+    >>> from agreement.stats.percent import unanimous_agreement
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
@@ -176,7 +176,7 @@ def specific_agreement(reliability_data, *, categories=None):
     0.925 overall, but only 0.4 on the positive category:
 
     >>> import numpy as np
-    >>> from agreement.stats import specific_agreement
+    >>> from agreement.stats.percent import specific_agreement
     >>> a = np.repeat([0, 1, 1, 0], [180, 5, 10, 5])
     >>> b = np.repeat([0, 1, 0, 1], [180, 5, 10, 5])
     >>> {k: round(v, 3) for k, v in specific_agreement([a, b]).items()}

@@ -43,7 +43,7 @@ def prevalence_index(rater_a, rater_b, *, positive):
     The paradox example (180 both negative, 5 both positive, 10 and 5 split):
 
     >>> import numpy as np
-    >>> from agreement.stats import prevalence_index
+    >>> from agreement.stats.prevalence import prevalence_index
     >>> a = np.repeat([0, 1, 1, 0], [180, 5, 10, 5])
     >>> b = np.repeat([0, 1, 0, 1], [180, 5, 10, 5])
     >>> round(prevalence_index(a, b, positive=1), 3)
@@ -88,7 +88,7 @@ def bias_index(rater_a, rater_b, *, positive):
     The 200-comment example (90 both yes, 15 only A, 25 only B, 70 both no):
 
     >>> import numpy as np
-    >>> from agreement.stats import bias_index
+    >>> from agreement.stats.prevalence import bias_index
     >>> a = np.repeat([1, 1, 0, 0], [90, 15, 25, 70])
     >>> b = np.repeat([1, 0, 1, 0], [90, 15, 25, 70])
     >>> round(bias_index(a, b, positive=1), 3)
@@ -137,7 +137,7 @@ def pabak(rater_a, rater_b, *, categories=None):
     The paradox example: agreement 0.925 gives PABAK 0.85 while kappa is about 0.36:
 
     >>> import numpy as np
-    >>> from agreement.stats import pabak
+    >>> from agreement.stats.prevalence import pabak
     >>> a = np.repeat([0, 1, 1, 0], [180, 5, 10, 5])
     >>> b = np.repeat([0, 1, 0, 1], [180, 5, 10, 5])
     >>> round(pabak(a, b), 2)

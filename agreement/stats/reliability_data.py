@@ -44,7 +44,7 @@ def as_float_values(values, *, name: str = "values") -> np.ndarray:
 
     Examples
     --------
-    >>> from agreement.stats import as_float_values
+    >>> from agreement.stats.reliability_data import as_float_values
     >>> as_float_values([4, None, "", "2", float("nan")]).tolist()
     [4.0, nan, nan, 2.0, nan]
     """
@@ -99,7 +99,7 @@ def encode_labels(labels, order) -> np.ndarray:
     --------
     The three-way outcome of a pairwise judgment, coded for the first output:
 
-    >>> from agreement.stats import encode_labels
+    >>> from agreement.stats.reliability_data import encode_labels
     >>> encode_labels(["it wins", "tie", None, "it loses"], ["it loses", "tie", "it wins"]).tolist()
     [2.0, 1.0, nan, 0.0]
     """
@@ -250,7 +250,7 @@ def rating_slot_matrix(units, values, *, n_slots=None) -> ReliabilityData:
 
     Examples
     --------
-    >>> from agreement.stats import rating_slot_matrix
+    >>> from agreement.stats.reliability_data import rating_slot_matrix
     >>> rating_slot_matrix(["a", "b", "a", "a", "b"], [5, 4, 4, None, 3]).matrix.tolist()
     [[5.0, 4.0], [4.0, 3.0]]
     """
@@ -314,7 +314,7 @@ def category_counts(units, values, *, categories=None) -> CategoryCounts:
     --------
     Subject 1 of Fleiss' table [1]_ (14 raters all in category 5), declared scale 1..5:
 
-    >>> from agreement.stats import category_counts
+    >>> from agreement.stats.reliability_data import category_counts
     >>> category_counts([1] * 14, [5] * 14, categories=[1, 2, 3, 4, 5]).counts.tolist()
     [[0, 0, 0, 0, 14]]
     """

@@ -236,7 +236,7 @@ def span_agreement(
     --------
     Two raters on one segment of 10 characters; they agree on one span and one marks another:
 
-    >>> from agreement.stats import span_agreement, span_set
+    >>> from agreement.stats.spans import span_agreement, span_set
     >>> s = span_set([10], [(0, 0), (0, 1)], segment=[0, 0, 0], rater=[0, 0, 1], start=[0, 5, 0],
     ...              end=[3, 7, 3], severity=["minor", "major", "minor"])
     >>> res = span_agreement(s, n_resamples=0)

@@ -97,7 +97,7 @@ def units_for_ci_width(
     --------
     Expected kappa 0.6 on a balanced yes/no label, 95% interval of width 0.2 (+/- 0.1):
 
-    >>> from agreement.stats import units_for_ci_width
+    >>> from agreement.stats.study_design import units_for_ci_width
     >>> units_for_ci_width(expected_value=0.6, ci_width=0.2).n_units
     246
 

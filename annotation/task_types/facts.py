@@ -1,7 +1,7 @@
 """What a task type declares for the apps above annotation (agreement, evaluation, console): frozen facts
 they read through the registry, so that no code outside the task type packages branches on a type's name.
 
-Names of statistics are those of ``agreement.services.statistic_plans.STATISTICS``; export columns are
+Names of statistics are those of ``agreement.engine.statistics.STATISTICS``; export columns are
 ``(name, type, description)`` as ``evaluation.export.tables.Column`` takes them."""
 
 from dataclasses import dataclass

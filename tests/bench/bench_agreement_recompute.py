@@ -6,6 +6,10 @@ dashboard is rendered from those snapshots through the whole Django stack (middl
 no network), and its server time and number of queries are reported (bar: under 200 ms).
 
     .venv/bin/python tests/bench/bench_agreement_recompute.py [--judgments 1000000]
+
+The database is populated once; each ``--code`` checkout (default: this one) then recomputes it in its own
+process, ``--rounds`` times, interleaved, so two commits are compared under the same load; ``--dump DIR``
+writes each checkout's stored rows (first round) for a byte-for-byte diff.
 """
 
 import argparse
@@ -146,27 +150,45 @@ def dashboard_timing(project, repeats: int = 20) -> dict:
     }
 
 
-def run(n_judgments: int) -> dict:
+def populate_database(n_judgments: int) -> dict:
     import django
 
     django.setup()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    t = time.perf_counter()
+    populate(n_judgments)
+    return {"populate_s": time.perf_counter() - t}
+
+
+def dump_rows(project_id: int, path: str) -> None:
+    """Every stored snapshot row of the project but its id and time, one sorted line each (floats by repr),
+    so that the rows of two commits can be diffed byte for byte."""
+    from agreement.models import AgreementSnapshot
+
+    columns = [f.attname for f in AgreementSnapshot._meta.fields if f.name not in ("id", "computed_at")]
+    lines = sorted(
+        "\t".join(json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else repr(v) for v in row)
+        for row in AgreementSnapshot.objects.filter(project_id=project_id).values_list(*columns).iterator()
+    )
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+def run(dump: str | None) -> dict:
+    import django
+
+    django.setup()
     import numpy as np
     from django.db import transaction
 
     from agreement.models import AgreementSnapshot
     from agreement.selectors.judgment_records import judgment_records_for_project
-    from agreement.services.snapshot_rows import SNAPSHOT_FIELDS
-    from agreement.services.snapshots import snapshot_rows_compute
+    from agreement.services.snapshots import SNAPSHOT_FIELDS, snapshot_rows_compute
     from annotation.models import Project
     from core.bulk_insert import insert_rows, refresh_planner_statistics
 
-    t = time.perf_counter()
-    project_id = populate(n_judgments)
-    populate_s = time.perf_counter() - t
-    project = Project.objects.get(pk=project_id)
+    project = Project.objects.get(name="bench")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     t0 = time.perf_counter()
@@ -180,6 +202,8 @@ def run(n_judgments: int) -> dict:
     refresh_planner_statistics(AgreementSnapshot)  # as snapshot_compute_for_project does
     t3 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if dump:
+        dump_rows(project.id, dump)
 
     # baseline: the krippendorff package on the label-level (criterion) matrices of the same windows
     import krippendorff
@@ -210,7 +234,6 @@ def run(n_judgments: int) -> dict:
         "judgments": len(records),
         "weeks": len(records.weeks),
         "snapshots": len(builder.rows),
-        "populate_s": populate_s,
         "read_s": t1 - t0,
         "compute_s": t2 - t1,
         "compute_cpu_s": c2 - c1,
@@ -227,41 +250,68 @@ def run(n_judgments: int) -> dict:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--judgments", type=int, default=1_000_000)
+    parser.add_argument(
+        "--code",
+        action="append",
+        help="a checkout whose recompute is measured (repeat to compare commits, interleaved); default: this one",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="recomputes per checkout, interleaved")
+    parser.add_argument("--dump", help="a directory: each checkout's stored rows of its first round, one file each")
+    parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--dump-to", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.run:
-        sys.path.insert(0, str(ROOT))
-        print(json.dumps(run(args.judgments)))
+    if args.populate or args.run:
+        sys.path.insert(0, os.getcwd())
+        print(json.dumps(populate_database(args.judgments) if args.populate else run(args.dump_to)))
         return
+    codes = [Path(c).resolve() for c in args.code or [ROOT]]
     db = f"concord_bench_{uuid.uuid4().hex[:8]}"
     subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
-    try:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.base",
-            "DJANGO_SECRET_KEY": "b" * 60,
-            "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db,
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-        }
-        env.pop("REDIS_URL", None)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DJANGO_SECRET_KEY": "b" * 60,
+        "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db,
+        "DJANGO_ALLOWED_HOSTS": "testserver",
+    }
+    env.pop("REDIS_URL", None)
+
+    def child(code: Path, *flags: str) -> dict:
         out = subprocess.run(
-            [sys.executable, __file__, "--run", "--judgments", str(args.judgments)],
-            env=env,
-            cwd=ROOT,
+            [sys.executable, str(Path(__file__).resolve()), *flags, "--judgments", str(args.judgments)],
+            env={**env, "PYTHONPATH": str(code)},
+            cwd=code,
             capture_output=True,
             text=True,
         )
         if out.returncode:
             sys.exit(out.stderr[-3000:])
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    try:
+        print(f"populating ({args.judgments:,} judgments) … {child(codes[0], '--populate')['populate_s']:.0f} s")
+        for k in range(args.rounds):
+            for n, code in enumerate(codes):
+                dump = []
+                if args.dump and k == 0:
+                    Path(args.dump).mkdir(parents=True, exist_ok=True)
+                    dump = ["--dump-to", str(Path(args.dump).resolve() / f"rows-{n}-{code.name}.tsv")]
+                print(f"round {k + 1}, {code}  (load average {os.getloadavg()[0]:.1f})")
+                report(child(code, "--run", *dump))
     finally:
         subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def report(r: dict) -> None:
     print(f"{r['judgments']:,} judgments over {r['weeks']} weeks → {r['snapshots']:,} snapshots")
     print(
         f"  read {r['read_s']:.1f} s · compute {r['compute_s']:.1f} s (CPU {r['compute_cpu_s']:.1f} s) · "
         f"write {r['write_s']:.1f} s · total {r['total_s']:.1f} s   (bar: < 60 s)"
     )
-    print(f"  peak RSS {r['peak_rss_mb']:.0f} MB (after populating: {r['rss_before_mb']:.0f} MB)   (bar: < 2048 MB)")
+    print(
+        f"  peak RSS {r['peak_rss_mb']:.0f} MB (before the recompute: {r['rss_before_mb']:.0f} MB)   (bar: < 2048 MB)"
+    )
     print(
         f"  baseline: the krippendorff package, label-level alphas only ({r['baseline_krippendorff_label_alphas']} "
         f"windows × criteria): {r['baseline_s']:.1f} s"
@@ -269,9 +319,9 @@ def main():
     print(
         f"  dashboard from the stored snapshots: p50 {r['dashboard_p50_ms']:.0f} ms, slowest "
         f"{r['dashboard_max_ms']:.0f} ms of 20, {r['dashboard_queries']} queries, {r['dashboard_kb']:.0f} kB "
-        f"(bar: < 200 ms server time)"
+        f"(bar: < 200 ms server time)",
+        flush=True,
     )
-    print(f"  (populating the database took {r['populate_s']:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -26,16 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import krippendorff  # noqa: E402
 
-from agreement.stats import (  # noqa: E402
-    bootstrap_alpha,
-    bootstrap_ci,
-    cohen_kappa,
-    fleiss_kappa,
-    gwet_ac1,
-    icc,
-    krippendorff_alpha,
-    unit_category_counts,
-)
+from agreement.stats import cohen_kappa, fleiss_kappa, gwet_ac1, icc, krippendorff_alpha, unit_category_counts  # noqa: E402
+from agreement.stats.bootstrap import bootstrap_alpha, bootstrap_ci  # noqa: E402
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 

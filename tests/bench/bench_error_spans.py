@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 ADMIN_URL = os.environ.get("BENCH_ADMIN_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 
-from agreement.stats import span_agreement, span_set  # noqa: E402
+from agreement.stats.spans import span_agreement, span_set  # noqa: E402
 from annotation.error_span_formats import mark_span, read_error_rows  # noqa: E402
 from evaluation.stats import WMT_MQM_WEIGHTS, mqm_scores  # noqa: E402
 

@@ -40,16 +40,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agreement.stats import (  # noqa: E402
-    InsufficientDataError,
-    bca_interval,
-    bootstrap_alpha,
-    bootstrap_ci,
-    cohen_kappa,
-    gwet_ac1,
-    krippendorff_alpha,
-    unit_category_counts,
-)
+from agreement.stats import InsufficientDataError, cohen_kappa, gwet_ac1, krippendorff_alpha, unit_category_counts  # noqa: E402
+from agreement.stats.bootstrap import bca_interval, bootstrap_alpha, bootstrap_ci  # noqa: E402
 from evaluation.stats import system_scores  # noqa: E402
 
 SIZES = (20, 40, 100, 400)

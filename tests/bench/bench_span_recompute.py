@@ -130,9 +130,9 @@ def populate(n_outputs: int, n_raters=10, n_subgroups=4, n_weeks=8, seed=1) -> i
 def recompute(project) -> dict:
     from django.db import transaction
 
+    from agreement.engine.rows import SNAPSHOT_FIELDS
     from agreement.models import AgreementSnapshot
     from agreement.selectors.judgment_records import judgment_records_for_project
-    from agreement.services.snapshot_rows import SNAPSHOT_FIELDS
     from agreement.services.snapshots import snapshot_rows_compute
     from core.bulk_insert import insert_rows, refresh_planner_statistics
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
 from agreement.services import snapshot_compute_for_project
-from agreement.stats import span_agreement, span_set
+from agreement.stats.spans import span_agreement, span_set
 from annotation.models import ErrorSpan, Judgment
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for

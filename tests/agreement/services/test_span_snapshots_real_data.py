@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from agreement.models import AgreementSnapshot
 from agreement.services import snapshot_compute_for_project
-from agreement.stats import span_agreement
+from agreement.stats.spans import span_agreement
 from annotation.models import ErrorSpan, Item, Judgment, Output
 from evaluation.stats import MAROT_MQM_WEIGHTS, mqm_row_weights
 from tests.agreement.services.test_span_snapshots import error_span_project

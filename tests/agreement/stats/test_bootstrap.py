@@ -4,17 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.stats import (
-    InsufficientDataError,
-    bca_interval,
-    bootstrap_alpha,
-    bootstrap_alpha_from_counts,
-    bootstrap_ci,
-    cohen_kappa,
-    gwet_ac1,
-    icc,
-    krippendorff_alpha,
-)
+from agreement.stats import InsufficientDataError, cohen_kappa, gwet_ac1, icc, krippendorff_alpha
+from agreement.stats.bootstrap import bca_interval, bootstrap_alpha, bootstrap_ci
+from agreement.stats.counts import bootstrap_alpha_from_counts
 from tests.agreement.stats.published_data import KRIPPENDORFF_2011, SHROUT_FLEISS
 
 

@@ -4,7 +4,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from agreement.stats import coincidence_matrix, confusion_matrix, krippendorff_alpha
+from agreement.stats import krippendorff_alpha
+from agreement.stats.coincidence import coincidence_matrix, confusion_matrix
 from tests.agreement.stats.published_data import KRIPPENDORFF_2011
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.stats import rater_correlation
+from agreement.stats.correlation import rater_correlation
 from tests.agreement.stats.published_data import ANSCOMBE_X, ANSCOMBE_X4, ANSCOMBE_Y, ANSCOMBE_Y4
 
 

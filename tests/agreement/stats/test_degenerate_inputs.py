@@ -7,20 +7,19 @@ import pytest
 
 from agreement.stats import (
     InsufficientDataError,
-    brennan_prediger_kappa,
     cohen_kappa,
-    cohen_kappa_from_table,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
     icc,
     krippendorff_alpha,
-    pabak,
     percent_agreement,
-    rater_correlation,
-    specific_agreement,
-    unanimous_agreement,
 )
+from agreement.stats.correlation import rater_correlation
+from agreement.stats.counts import cohen_kappa_from_table
+from agreement.stats.kappa import brennan_prediger_kappa
+from agreement.stats.percent import specific_agreement, unanimous_agreement
+from agreement.stats.prevalence import pabak
 
 nan = np.nan
 MATRIX_STATISTICS = [

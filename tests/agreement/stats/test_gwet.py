@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from agreement.stats import cohen_kappa, gwet_ac1, gwet_ac2, gwet_from_counts, unit_category_counts
+from agreement.stats import cohen_kappa, gwet_ac1, gwet_ac2, unit_category_counts
+from agreement.stats.counts import gwet_from_counts
 from tests.agreement.stats.published_data import (
     CONT3X3_ABSTRACTORS,
     DISTRIB_6RATERS,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agreement.stats import LANDIS_KOCH_CAVEAT, krippendorff_guideline, landis_koch
+from agreement.stats.interpretation import LANDIS_KOCH_CAVEAT, krippendorff_guideline, landis_koch
 
 
 @pytest.mark.parametrize(

@@ -7,16 +7,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats import inter_rater
 
-from agreement.stats import (
-    InsufficientDataError,
-    brennan_prediger_kappa,
-    cohen_kappa,
-    cohen_kappa_from_table,
-    fleiss_kappa,
-    krippendorff_alpha,
-    pairwise_cohen_kappa,
-    unit_category_counts,
-)
+from agreement.stats import InsufficientDataError, cohen_kappa, fleiss_kappa, krippendorff_alpha, unit_category_counts
+from agreement.stats.counts import cohen_kappa_from_table
+from agreement.stats.kappa import brennan_prediger_kappa, pairwise_cohen_kappa
 from tests.agreement.stats.published_data import (
     ANXIETY,
     CONT3X3_ABSTRACTORS,

@@ -9,11 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import agreement.stats.krippendorff as kripp_module
-from agreement.stats import (
-    InsufficientDataError,
-    krippendorff_alpha,
-    krippendorff_alpha_leave_one_out,
-)
+from agreement.stats import InsufficientDataError, krippendorff_alpha
+from agreement.stats.krippendorff import krippendorff_alpha_leave_one_out
 from tests.agreement.stats.published_data import (
     DISTRIB_6RATERS,
     FAST_KRIPPENDORFF_DOCTEST,

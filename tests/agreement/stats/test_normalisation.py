@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.stats import krippendorff_alpha, rater_zscores
+from agreement.stats import krippendorff_alpha
+from agreement.stats.normalisation import rater_zscores
 
 
 def test_each_rater_matches_scipy_zscore_of_their_own_ratings():

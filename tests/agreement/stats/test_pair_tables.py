@@ -5,14 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreement.stats import (
-    InsufficientDataError,
-    cohen_kappa_all_pairs,
-    interval_alpha_all_pairs,
-    krippendorff_alpha,
-    pairwise_cohen_kappa,
-    pairwise_contingency_tables,
-)
+from agreement.stats import InsufficientDataError, krippendorff_alpha
+from agreement.stats.kappa import pairwise_cohen_kappa
+from agreement.stats.pair_tables import cohen_kappa_all_pairs, interval_alpha_all_pairs, pairwise_contingency_tables
 
 
 def sparse_ratings(seed: int, n_raters: int, n_units: int, per_unit: int, categories) -> np.ndarray:

@@ -4,12 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from agreement.stats import (
-    percent_agreement,
-    specific_agreement,
-    specific_agreement_from_counts,
-    unanimous_agreement,
-)
+from agreement.stats import percent_agreement
+from agreement.stats.counts import specific_agreement_from_counts
+from agreement.stats.percent import specific_agreement, unanimous_agreement
 from tests.agreement.stats.published_data import CONT3X3_ABSTRACTORS, KRIPPENDORFF_2011, table_to_raters
 from tests.agreement.stats.strategies import reliability_matrices
 

@@ -5,7 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agreement.stats import bias_index, brennan_prediger_kappa, cohen_kappa, pabak, prevalence_index
+from agreement.stats import cohen_kappa
+from agreement.stats.kappa import brennan_prediger_kappa
+from agreement.stats.prevalence import bias_index, pabak, prevalence_index
 from tests.agreement.stats.published_data import table_to_raters
 
 

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from agreement.stats import (
     InsufficientDataError,
-    brennan_prediger_kappa,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
@@ -16,6 +15,7 @@ from agreement.stats import (
     percent_agreement,
     unit_category_counts,
 )
+from agreement.stats.kappa import brennan_prediger_kappa
 from tests.agreement.stats.strategies import reliability_matrices
 
 STATISTICS = {

@@ -12,17 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agreement.stats import (
-    fleiss_kappa,
-    gwet_ac1,
-    icc,
-    krippendorff_alpha,
-    pairwise_cohen_kappa,
-    rating_slot_matrix,
-    reliability_matrix,
-    unanimous_agreement,
-    unit_category_counts,
-)
+from agreement.stats import fleiss_kappa, gwet_ac1, icc, krippendorff_alpha, reliability_matrix, unit_category_counts
+from agreement.stats.kappa import pairwise_cohen_kappa
+from agreement.stats.percent import unanimous_agreement
+from agreement.stats.reliability_data import rating_slot_matrix
 from tests.conftest import STRICT, datasets_folder
 
 

@@ -3,16 +3,8 @@
 import numpy as np
 import pytest
 
-from agreement.stats import (
-    as_float_values,
-    category_counts,
-    encode_labels,
-    fleiss_kappa,
-    krippendorff_alpha,
-    rating_slot_matrix,
-    reliability_matrix,
-    unit_category_counts,
-)
+from agreement.stats import fleiss_kappa, krippendorff_alpha, reliability_matrix, unit_category_counts
+from agreement.stats.reliability_data import as_float_values, category_counts, encode_labels, rating_slot_matrix
 from tests.agreement.stats.published_data import KRIPPENDORFF_2011
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.stats import krippendorff_alpha, span_agreement
+from agreement.stats import krippendorff_alpha
+from agreement.stats.spans import span_agreement
 from evaluation.stats import MAROT_MQM_WEIGHTS, mqm_row_weights
 from tests.conftest import datasets_folder
 from tests.evaluation.datasets.error_spans import check_sums, esa_second_ratings, load_sxs, sxs_target_spans

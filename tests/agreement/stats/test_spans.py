@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from agreement.stats import InsufficientDataError, krippendorff_alpha, span_agreement, span_set
+from agreement.stats import InsufficientDataError, krippendorff_alpha
+from agreement.stats.spans import span_agreement, span_set
 
 SEVERITIES = ("minor", "major")
 

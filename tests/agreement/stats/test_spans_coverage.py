@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.stats import span_agreement, span_set
+from agreement.stats.spans import span_agreement, span_set
 
 LENGTH = 40
 CHECKED = (

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from agreement.stats import cohen_kappa_from_table, units_for_ci_width
+from agreement.stats.counts import cohen_kappa_from_table
+from agreement.stats.study_design import units_for_ci_width
 
 
 def test_balanced_binary_kappa_matches_cohen_1960_approximation():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agreement.stats import span_set
+from agreement.stats.spans import span_set
 from annotation.error_span_formats import mark_span, read_error_rows
 
 PLACEHOLDER = "a😀ü"

@@ -1,6 +1,6 @@
-"""Which coefficients each task type gets, per scope, and how each is computed through
-``agreement.stats``: from a reliability matrix (n_raters, n_units; NaN = missing) and, for the
-categorical plans, from the scope's per-unit category counts (see ``snapshots_from_counts``)."""
+"""The coefficients of a task type's agreement plan, per scope, and how each is computed through
+``agreement.stats``: every statistic runs on a reliability matrix (n_raters, n_units; NaN = missing),
+and says whether it also runs on the scope's per-unit category counts (see ``counts_source``)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -8,21 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from agreement.stats import (
-    alpha_from_coincidences,
     fleiss_kappa,
     gwet_ac1,
     gwet_ac2,
-    gwet_from_counts,
     icc,
     krippendorff_alpha,
     percent_agreement,
-    percent_agreement_from_counts,
-    rater_zscores,
-    rating_slot_matrix,
     unit_category_counts,
 )
-from annotation.task_types import REGISTRY
-from annotation.task_types.facts import AgreementPlan
+from agreement.stats.counts import alpha_from_coincidences, gwet_from_counts, percent_agreement_from_counts
+from agreement.stats.normalisation import rater_zscores
+from agreement.stats.reliability_data import rating_slot_matrix
 
 
 @dataclass(frozen=True)
@@ -42,10 +38,16 @@ class CountedScope:
 
 @dataclass(frozen=True)
 class Statistic:
+    """A coefficient from a scope's reliability matrix and categories (None: continuous) and, when
+    ``from_counts`` is given, the same coefficient from the scope's counts."""
+
     name: str
     compute: Callable[[np.ndarray, np.ndarray | None], object]
-    # the same statistic from a CountedScope, for the plans whose statistics all have one
     from_counts: Callable[[CountedScope], object] | None = None
+
+    @property
+    def needs_matrix(self) -> bool:
+        return self.from_counts is None
 
 
 def alpha_of_counts(scope: CountedScope, level: str):
@@ -127,7 +129,7 @@ class Plan:
     @property
     def from_counts(self) -> bool:
         """Every statistic has a counts form (the categorical plans)."""
-        return all(s.from_counts is not None for s in self.label + self.slice)
+        return not any(s.needs_matrix for s in self.label + self.slice)
 
 
 STATISTICS = {
@@ -144,19 +146,12 @@ STATISTICS = {
 }
 
 
-def _plan(declared: AgreementPlan) -> Plan:
+def plan_of(declared) -> Plan:
+    """The Plan of a task type's declared ``annotation.task_types.facts.AgreementPlan`` (its level, the
+    names of its label and slice statistics, its pair weights)."""
     return Plan(
         declared.level,
         tuple(STATISTICS[n] for n in declared.label),
         tuple(STATISTICS[n] for n in declared.slice),
         declared.pair_weights,
     )
-
-
-PLANS = {slug: _plan(t.agreement) for slug, t in REGISTRY.items()}
-
-
-def categories_for(task_type: str, scale_min: float | None, scale_max: float | None) -> np.ndarray | None:
-    """The declared, ordered categories of a criterion (None for continuous values)."""
-    categories = REGISTRY[task_type].values.categories(scale_min, scale_max)
-    return None if categories is None else np.array(categories)

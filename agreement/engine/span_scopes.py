@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement.stats import InsufficientDataError, rater_correlation, span_agreement, span_set
+from agreement.stats import InsufficientDataError
+from agreement.stats.correlation import rater_correlation
+from agreement.stats.spans import span_agreement, span_set
 
 # agreement.stats.spans statistic -> stored name prefix (character-level ones get the label after it)
 _PREFIX = {"kappa": "char_kappa", "alpha": "char_alpha", "char_f1": "char_f1", "unitizing_alpha": "unitizing_alpha"}

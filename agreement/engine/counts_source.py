@@ -1,50 +1,78 @@
-"""Snapshots of the categorical plans (Likert, pairwise) from per-unit category counts.
+"""Scope data as per-unit category counts, for the plans whose statistics all have a counts form
+(Likert, pairwise).
 
 Every statistic of these plans is a function of each unit's category counts (plus, for rater
 pairs and leave-one-out, who gave which rating), so no (raters × units) matrix is built: a unit is
 a (criterion, output) pair, its counts over the project's categories are one row of a table, and a
 window's table is the week's ratings counted (weekly) or added to the previous week's table
 (cumulative). A scope takes its units' rows in the order of its matrix's columns, so the
-statistics, and the bootstrap draws seeded per scope, are those of the matrix computation.
+statistics, and the bootstrap draws seeded per scope, are those of the matrix source.
 Rater-pair tables are counted once per pair of ratings of a unit, dated by the later rating.
 """
 
-from collections.abc import Callable
-
 import numpy as np
 
-from agreement.models import AgreementSnapshot
-from agreement.selectors.judgment_records import JudgmentRecords
-from agreement.services.scope_bootstrap import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES, scope_rng
-from agreement.services.snapshot_rows import (
-    RowBuilder,
-    Scope,
-    ScopeId,
-    Sizes,
-    Window,
-    for_each_window,
-    mean_with_others,
-    outcome_of,
-)
-from agreement.services.statistic_plans import CountedScope, Plan, alpha_of_counts
-from agreement.stats import (
-    ALPHA_METHODS,
-    InsufficientDataError,
+from agreement.stats import InsufficientDataError
+from agreement.stats.bootstrap import ALPHA_METHODS
+from agreement.stats.counts import (
     bootstrap_alpha_from_counts,
     cohen_kappa_from_pair_tables,
     coincidences_from_counts,
     leave_one_out_from_ratings,
     specific_agreement_from_counts,
 )
-from annotation.models import Project
+
+from .bootstrap_seed import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES
+from .names import Window as WindowName
+from .records import JudgmentRecords
+from .rows import RaterFigures, Sizes, Window, outcome_of
+from .statistics import CountedScope, Plan, Statistic, alpha_of_counts
+from .walker import PairResults
 
 
-class CountsComputation:
-    def __init__(
-        self, project: Project, records: JudgmentRecords, builder: RowBuilder, plan: Plan, categories: list[np.ndarray]
-    ):
-        self.plan, self.records, self.builder = plan, records, builder
-        self.project_id = project.id
+class CountsScope:
+    def __init__(self, counted: CountedScope):
+        self.counted = counted
+        self.sizes = Sizes(len(counted.pairable), counted.n_raters_pairable, int(counted.pairable.sum()))
+
+    def main(self, plan: Plan, rng: np.random.Generator):
+        counted = self.counted
+        try:
+            alpha = alpha_of_counts(counted, plan.level)
+        except InsufficientDataError as exc:
+            return exc, exc
+        try:
+            outcome = bootstrap_alpha_from_counts(
+                counted.pairable,
+                counted.values,
+                value=alpha.value,
+                level_of_measurement=plan.level,
+                rng=rng,
+                n_resamples=BOOTSTRAP_RESAMPLES,
+                max_blocks=BOOTSTRAP_BLOCKS,
+                method=ALPHA_METHODS[plan.level],
+            )
+        except InsufficientDataError:
+            outcome = alpha  # alpha is defined on too few units for an interval: stored alone
+        return outcome, alpha
+
+    def outcome(self, statistic: Statistic):
+        return outcome_of(statistic.from_counts, self.counted)
+
+    def categories(self):
+        counted = self.counted
+        return (
+            outcome_of(specific_agreement_from_counts, counted.table, counted.values),
+            InsufficientDataError("no unit is rated by at least two raters, so nothing is paired")
+            if counted.coincidences is None
+            else counted.coincidences,
+            counted.values,
+        )
+
+
+class CountsSource:
+    def __init__(self, records: JudgmentRecords, plan: Plan, categories: list[np.ndarray]):
+        self.plan, self.records = plan, records
         self.categories = categories
         self.values = np.unique(np.concatenate(categories))  # the columns of every table
         order = np.argsort(records.week_index, kind="stable")
@@ -81,35 +109,34 @@ class CountsComputation:
         ]
         self.column_numbers = [np.searchsorted(self.values, c) for c in categories]
         self.columns = [_as_slice(numbers) for numbers in self.column_numbers]
-        self.criterion_position = {c.id: k for k, c in enumerate(records.criteria)}
         self.pairs = _RatingPairs(self)
         self.durations = _CumulativeDurations(self)
-
-    def run(self, progress: Callable[[int, int], None] | None) -> None:
         self.cumulative = np.zeros((self.n_cu, self.values.size))
-        for_each_window(self.records.weeks, self.week, self.counted_window, progress)
 
-    def counted_window(self, week: int, window: Window) -> None:
+    def window(self, week: int, window: Window) -> "_CountsWindow":
         """A week's window from its ratings counted, then the cumulative one from those added to the
         previous week's table."""
-        if window.name == AgreementSnapshot.Window.CUMULATIVE:
-            self.window(window, self.cumulative, week, True)
-            return
+        if window.name == WindowName.CUMULATIVE:
+            return _CountsWindow(self, window, self.cumulative, week, True)
         k, rows = self.values.size, window.rows
         weekly = np.bincount(self.cu[rows] * k + self.code[rows], minlength=self.n_cu * k)
         weekly = weekly.reshape(self.n_cu, k).astype(np.float64)
         self.cumulative += weekly
-        self.window(window, weekly, week, False)
+        return _CountsWindow(self, window, weekly, week, False)
 
-    def window(self, window: Window, counts: np.ndarray, week: int, cumulative: bool) -> None:
-        rows = window.rows
+
+class _CountsWindow:
+    def __init__(self, source: CountsSource, window: Window, counts: np.ndarray, week: int, cumulative: bool):
+        self.source, self.week, self.cumulative = source, week, cumulative
+        rows = self.rows = window.rows
         ratings = counts.sum(axis=1)
         self.counts, self.rated, self.pairable = counts, ratings >= 1, ratings >= 2
         self.ratings_of_unit = ratings
-        cu, rater, criterion, subgroup = self.cu[rows], self.rater[rows], self.criterion[rows], self.subgroup[rows]
+        cu, rater = source.cu[rows], source.rater[rows]
+        criterion, subgroup = source.criterion[rows], source.subgroup[rows]
         on_pairable = self.pairable[cu]
-        r = self.n_raters
-        n_c, n_g = len(self.records.criteria), len(self.records.subgroups)
+        r = source.n_raters
+        self.n_c, n_g = len(source.records.criteria), len(source.records.subgroups)
 
         def raters_per(scope_index, size):
             present = np.bincount(scope_index[on_pairable] * r + rater[on_pairable], minlength=size * r)
@@ -117,45 +144,39 @@ class CountsComputation:
 
         self.pairable_raters = {
             "overall": int(np.count_nonzero(np.bincount(rater[on_pairable], minlength=r))),
-            "criterion": raters_per(criterion, n_c),
+            "criterion": raters_per(criterion, self.n_c),
             "subgroup": raters_per(subgroup, n_g),
-            "subgroup_criterion": raters_per(subgroup * n_c + criterion, n_g * n_c),
+            "subgroup_criterion": raters_per(subgroup * self.n_c + criterion, n_g * self.n_c),
         }
-        self.judgments = np.bincount(criterion * r + rater, minlength=n_c * r).reshape(n_c, r)
-        self.slice_scope(window, ScopeId(Scope.OVERALL, "overall"), self.pooled, self.pairable_raters["overall"])
-        for c, record in enumerate(self.records.criteria):
-            units = slice(self.criterion_start[c], self.criterion_start[c + 1])
-            if self.rated[units].any():
-                self.criterion_scope(window, c, record.id, units, week, cumulative, rows)
-        for g, name in enumerate(self.records.subgroups):
-            units = self.subgroup_units[g]
-            if not name or not self.rated[units].any():
-                continue
-            self.slice_scope(
-                window,
-                ScopeId(Scope.SUBGROUP, f"subgroup={name}", subgroup=name),
-                units,
-                int(self.pairable_raters["subgroup"][g]),
-            )
-            for c, record in enumerate(self.records.criteria):
-                units = self.subgroup_criterion_units[g][c]
-                if self.rated[units].any():
-                    scope = ScopeId(
-                        Scope.SUBGROUP_CRITERION,
-                        f"subgroup={name}|criterion={record.id}",
-                        criterion_id=record.id,
-                        subgroup=name,
-                    )
-                    counted = self.counted(
-                        units,
-                        self.columns[c],
-                        self.categories[c],
-                        int(self.pairable_raters["subgroup_criterion"][g * n_c + c]),
-                        0,
-                    )
-                    self.main(window, scope, counted)
+        self.judgments = np.bincount(criterion * r + rater, minlength=self.n_c * r).reshape(self.n_c, r)
 
-    def counted(self, units, columns, values, n_raters_pairable: int, n_raters_rated: int):
+    def overall(self) -> CountsScope:
+        return self.counted(self.source.pooled, slice(None), self.source.values, self.pairable_raters["overall"], 0)
+
+    def criterion(self, c: int) -> CountsScope | None:
+        source = self.source
+        units = slice(source.criterion_start[c], source.criterion_start[c + 1])
+        if not self.rated[units].any():
+            return None
+        n_rated = int(np.count_nonzero(self.judgments[c]))
+        return self.counted(
+            units, source.columns[c], source.categories[c], int(self.pairable_raters["criterion"][c]), n_rated
+        )
+
+    def subgroup(self, g: int) -> CountsScope | None:
+        units = self.source.subgroup_units[g]
+        if not self.rated[units].any():
+            return None
+        return self.counted(units, slice(None), self.source.values, int(self.pairable_raters["subgroup"][g]), 0)
+
+    def subgroup_criterion(self, g: int, c: int) -> CountsScope | None:
+        units = self.source.subgroup_criterion_units[g][c]
+        if not self.rated[units].any():
+            return None
+        n_raters = int(self.pairable_raters["subgroup_criterion"][g * self.n_c + c])
+        return self.counted(units, self.source.columns[c], self.source.categories[c], n_raters, 0)
+
+    def counted(self, units, columns, values, n_raters_pairable: int, n_raters_rated: int) -> CountsScope:
         """The scope of ``units`` (in column order; a slice for a range) over ``columns`` of the tables."""
         if isinstance(units, slice):  # a criterion's units: rows of a range, no gather
             rows = self.counts[units]
@@ -165,122 +186,58 @@ class CountsComputation:
             units = units[self.rated[units]]
             table = self.counts[units][:, columns]
         pairable = table[self.pairable[units]]
-        return CountedScope(
-            table=table,
-            pairable=pairable,
-            values=np.asarray(values, dtype=np.float64),
-            coincidences=coincidences_from_counts(pairable) if len(pairable) else None,
-            n_raters_pairable=n_raters_pairable,
-            n_raters_rated=n_raters_rated,
+        return CountsScope(
+            CountedScope(
+                table=table,
+                pairable=pairable,
+                values=np.asarray(values, dtype=np.float64),
+                coincidences=coincidences_from_counts(pairable) if len(pairable) else None,
+                n_raters_pairable=n_raters_pairable,
+                n_raters_rated=n_raters_rated,
+            )
         )
 
-    @staticmethod
-    def sizes(counted: CountedScope) -> Sizes:
-        return Sizes(len(counted.pairable), counted.n_raters_pairable, int(counted.pairable.sum()))
-
-    def main(self, window: Window, scope: ScopeId, counted: CountedScope):
-        """The scope's main coefficient with its bootstrap interval; returns alpha (or why there is none)."""
-        try:
-            alpha = alpha_of_counts(counted, self.plan.level)
-        except InsufficientDataError as exc:
-            alpha = outcome = exc
-        else:
-            rng = scope_rng(self.project_id, window, scope, self.criterion_position.get(scope.criterion_id, ""))
-            try:
-                outcome = bootstrap_alpha_from_counts(
-                    counted.pairable,
-                    counted.values,
-                    value=alpha.value,
-                    level_of_measurement=self.plan.level,
-                    rng=rng,
-                    n_resamples=BOOTSTRAP_RESAMPLES,
-                    max_blocks=BOOTSTRAP_BLOCKS,
-                    method=ALPHA_METHODS[self.plan.level],
-                )
-            except InsufficientDataError:
-                outcome = alpha  # alpha is defined on too few units for an interval: stored alone
-        self.builder.add(window, scope, self.plan.main.name, outcome, is_main=True, sizes=self.sizes(counted))
-        return alpha
-
-    def slice_scope(self, window: Window, scope: ScopeId, units: np.ndarray, n_raters_pairable: int) -> None:
-        counted = self.counted(units, slice(None), self.values, n_raters_pairable, 0)
-        self.main(window, scope, counted)
-        sizes = self.sizes(counted)
-        for statistic in self.plan.slice[1:]:
-            self.builder.add(window, scope, statistic.name, outcome_of(statistic.from_counts, counted), sizes=sizes)
-
-    def criterion_scope(
-        self, window: Window, c: int, criterion_id: int, units: np.ndarray, week: int, cumulative: bool, rows: slice
-    ) -> None:
-        judgments = self.judgments[c]
-        raters = np.flatnonzero(judgments)
-        counted = self.counted(
-            units, self.columns[c], self.categories[c], int(self.pairable_raters["criterion"][c]), int(raters.size)
-        )
-        scope = ScopeId(Scope.CRITERION, f"criterion={criterion_id}", criterion_id=criterion_id)
-        alpha = self.main(window, scope, counted)
-        sizes = self.sizes(counted)
-        for statistic in self.plan.label[1:]:
-            self.builder.add(window, scope, statistic.name, outcome_of(statistic.from_counts, counted), sizes=sizes)
-        self.builder.add_categories(
-            window,
-            scope,
-            sizes,
-            outcome_of(specific_agreement_from_counts, counted.table, counted.values),
-            InsufficientDataError("no unit is rated by at least two raters, so nothing is paired")
-            if counted.coincidences is None
-            else counted.coincidences,
-            counted.values,
-        )
-        with_others = self.pair_scopes(window, c, criterion_id, week, cumulative)
-        loo = None
-        if raters.size >= 3 and not isinstance(alpha, InsufficientDataError):
-            in_scope = (self.criterion[rows] == c) & self.pairable[self.cu[rows]]
-            loo = leave_one_out_from_ratings(
-                self.rater[rows][in_scope],
-                self.cu[rows][in_scope],
-                self.value[rows][in_scope],
-                self.ratings_of_unit,
-                n_raters=self.n_raters,
-                value=alpha.value,
-                level_of_measurement=self.plan.level,
-            )
-        medians = self.durations.medians(week, c) if cumulative else None
-        for r in raters.tolist():
-            rater_id = int(self.rater_ids[r])
-            rater_scope = ScopeId(
-                Scope.RATER, f"criterion={criterion_id}|rater={rater_id}", criterion_id=criterion_id, rater_a=rater_id
-            )
-            median, n_times = (medians[0][r], int(medians[1][r])) if cumulative else (None, 0)
-            self.builder.add_rater(
-                window,
-                rater_scope,
-                n_rated=int(judgments[r]),
-                with_loo=loo is not None,
-                loo_change=loo.change[r] if loo is not None else None,
-                loo_reason=loo.reasons[r] if loo is not None else "",
-                median_ms=median,
-                n_times=n_times,
-                mean_pair=with_others[r] if with_others is not None else None,
-            )
-
-    def pair_scopes(self, window: Window, c: int, criterion_id: int, week: int, cumulative: bool):
-        """Stores every rater pair's statistic; returns each rater's mean over its pairs, weighted by
-        shared units (NaN for a rater without a defined pair), indexed by rater."""
+    def pairs(self, c: int, data: CountsScope) -> PairResults | None:
+        """Every rater pair's statistics, indexed by rater (of all the project's raters)."""
         if np.count_nonzero(self.judgments[c]) < 2:
             return None
-        a, b, tables = self.pairs.tables(c, week, cumulative)
-        for weights in self.plan.pair_weights:
-            pairs = cohen_kappa_from_pair_tables(a, b, tables, weights=weights)
-            self.builder.add_pairs(
-                window,
-                criterion_id,
-                self.rater_ids,
-                pairs,
-                "cohen_kappa" if weights is None else f"cohen_kappa_{weights}",
-                "both raters used a single, common category: kappa is undefined",
+        a, b, tables = self.source.pairs.tables(c, self.week, self.cumulative)
+        results = [cohen_kappa_from_pair_tables(a, b, tables, weights=w) for w in self.source.plan.pair_weights]
+        return PairResults(self.source.rater_ids, results)
+
+    def raters(self, c: int, data: CountsScope, alpha, with_others: np.ndarray | None) -> list[RaterFigures]:
+        source, rows = self.source, self.rows
+        judgments = self.judgments[c]
+        raters = np.flatnonzero(judgments)
+        loo = None
+        if raters.size >= 3 and not isinstance(alpha, InsufficientDataError):
+            in_scope = (source.criterion[rows] == c) & self.pairable[source.cu[rows]]
+            loo = leave_one_out_from_ratings(
+                source.rater[rows][in_scope],
+                source.cu[rows][in_scope],
+                source.value[rows][in_scope],
+                self.ratings_of_unit,
+                n_raters=source.n_raters,
+                value=alpha.value,
+                level_of_measurement=source.plan.level,
             )
-        return mean_with_others(pairs, self.n_raters)
+        medians = source.durations.medians(self.week, c) if self.cumulative else None
+        figures = []
+        for r in raters.tolist():
+            median, n_times = (medians[0][r], int(medians[1][r])) if medians is not None else (None, 0)
+            figures.append(
+                RaterFigures(
+                    rater_id=int(source.rater_ids[r]),
+                    n_rated=int(judgments[r]),
+                    with_loo=loo is not None,
+                    loo_change=loo.change[r] if loo is not None else None,
+                    loo_reason=loo.reasons[r] if loo is not None else "",
+                    median_ms=median,
+                    n_times=n_times,
+                    mean_pair=with_others[r] if with_others is not None else None,
+                )
+            )
+        return figures
 
 
 def _as_slice(columns: np.ndarray):
@@ -296,7 +253,7 @@ class _RatingPairs:
     counts of its pairs: a week's from the pairs rated within it, a cumulative window's from the
     pairs complete by then."""
 
-    def __init__(self, computation: CountsComputation):
+    def __init__(self, computation: CountsSource):
         by_unit = np.argsort(computation.cu, kind="stable")
         cu = computation.cu[by_unit]
         starts = np.flatnonzero(np.r_[True, cu[1:] != cu[:-1]])
@@ -364,7 +321,7 @@ class _CumulativeDurations:
     durations are sorted once by (criterion, rater, duration), and a window's median is the middle
     of those dated up to its week, found through a running count."""
 
-    def __init__(self, computation: CountsComputation):
+    def __init__(self, computation: CountsSource):
         recorded = np.flatnonzero(~np.isnan(computation.duration))
         group = computation.criterion[recorded] * computation.n_raters + computation.rater[recorded]
         order = np.lexsort((computation.duration[recorded], group))

@@ -1,16 +1,18 @@
-"""The counts computation (Likert, pairwise) stores exactly what the reliability-matrix computation
-stores: same rows in the same order, values, intervals and n equal to round-off."""
+"""The engine from counts (Likert, pairwise) stores exactly what it stores from reliability matrices:
+same rows in the same order, values, intervals and n equal to round-off."""
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from agreement.selectors.judgment_records import JudgmentRecords
-from agreement.services.snapshot_rows import RowBuilder
-from agreement.services.snapshots import _MatrixComputation, project_computation
-from agreement.services.snapshots_from_counts import CountsComputation
+from agreement.engine.compute import agreement_rows, counts_suffice
+from agreement.engine.records import JudgmentRecords
+from agreement.engine.rows import RowBuilder
+from agreement.engine.statistics import plan_of
+from agreement.services.off_scale import categories_for
+from annotation.task_types import REGISTRY
 
 
 def messy_records(task_type: str, seed: int) -> JudgmentRecords:
@@ -59,13 +61,22 @@ def messy_records(task_type: str, seed: int) -> JudgmentRecords:
 
 @pytest.mark.parametrize(("task_type", "seed"), [("likert", 1), ("likert", 2), ("pairwise", 3)])
 def test_counts_and_matrix_computations_store_the_same_rows(task_type, seed):
-    project = SimpleNamespace(id=9, task_type=task_type, rankme_modulus=None)
     records = messy_records(task_type, seed)
-    by_counts, by_matrix = RowBuilder(project.id), RowBuilder(project.id)
-    computation = project_computation(project, records, by_counts)
-    assert isinstance(computation, CountsComputation)
-    computation.run(None)
-    _MatrixComputation(project, records, by_matrix).run(None)
+    plan = plan_of(REGISTRY[task_type].agreement)
+    categories = [categories_for(task_type, c.scale_min, c.scale_max) for c in records.criteria]
+    now = datetime(2026, 3, 1, tzinfo=UTC)
+    by_counts, by_matrix = RowBuilder(9, now), RowBuilder(9, now)
+    assert counts_suffice(plan, categories)
+    for builder, from_counts in ((by_counts, True), (by_matrix, False)):
+        agreement_rows(
+            project_id=9,
+            plan=plan,
+            records=records,
+            categories=categories,
+            modulus=None,
+            builder=builder,
+            from_counts=from_counts,
+        )
 
     assert len(by_counts.rows) == len(by_matrix.rows) > 500
     for mine, theirs in zip(by_counts.rows, by_matrix.rows, strict=True):

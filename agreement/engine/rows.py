@@ -1,18 +1,18 @@
 """Snapshot rows: the scope and window a figure belongs to, and the builder that turns statistic
-results (or the reason there is none) into rows for one bulk insert. Both computations (from
-reliability matrices and from category counts) go through the parts here, so they store the same
-rows."""
+results (or the reason there is none) into rows for one bulk insert, in the columns of
+``SNAPSHOT_FIELDS``."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
-from django.utils import timezone
 
-from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
 from agreement.stats import InsufficientDataError
 
-Scope = AgreementSnapshot.Scope
+from .names import MIN_RELIABLE_UNITS, Scope, Status
+from .names import Window as WindowName
+
 SNAPSHOT_FIELDS = [
     "project",
     "window",
@@ -58,6 +58,22 @@ class Window:
 
 
 @dataclass(frozen=True)
+class RaterFigures:
+    """One rater's figures on a label: judgments, the leave-one-out alpha change (``with_loo``: computed,
+    ``loo_change`` None with ``loo_reason`` when undefined), median time of ``n_times`` recorded times, and
+    the mean agreement with the raters it shares units with (None: no pairs computed; NaN: none defined)."""
+
+    rater_id: int
+    n_rated: int
+    with_loo: bool
+    loo_change: float | None
+    loo_reason: str
+    median_ms: float | None
+    n_times: int
+    mean_pair: float | None
+
+
+@dataclass(frozen=True)
 class Sizes:
     """What a scope's figures rest on: units rated at least twice, the raters with a rating on one
     of them, and those ratings."""
@@ -97,11 +113,11 @@ def for_each_window(
     for k, week in enumerate(weeks):
         lo, hi = np.searchsorted(week_of_row, k, "left"), np.searchsorted(week_of_row, k, "right")
         if hi > lo:
-            compute(k, Window(AgreementSnapshot.Window.WEEK, week, slice(lo, hi)))
+            compute(k, Window(WindowName.WEEK, week, slice(lo, hi)))
         if progress:
             progress(2 * k + 1, 2 * len(weeks))
         if hi:
-            compute(k, Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0, hi)))
+            compute(k, Window(WindowName.CUMULATIVE, week, slice(0, hi)))
         if progress:
             progress(2 * k + 2, 2 * len(weeks))
 
@@ -122,39 +138,33 @@ def mean_with_others(pairs, n_raters: int) -> np.ndarray:
 class RowBuilder:
     """Turns statistic results (or the reason there is none) into snapshot rows."""
 
-    def __init__(self, project_id: int):
+    def __init__(self, project_id: int, now: datetime):
         self.project_id = project_id
-        self.now = timezone.now()
+        self.now = now
         self.rows: list[tuple] = []
 
-    def add_rater(
-        self,
-        window: Window,
-        scope: ScopeId,
-        *,
-        n_rated: int,
-        loo_change=None,
-        loo_reason="",
-        with_loo: bool,
-        median_ms=None,
-        n_times: int = 0,
-        mean_pair=None,
-    ) -> None:
+    def add_rater(self, window: Window, scope: ScopeId, figures: RaterFigures) -> None:
         """One rater's rows of a label: the leave-one-out alpha change (when computed) and, on cumulative
-        windows, judgments, median time (of ``n_times`` recorded times) and mean pair agreement (when given)."""
-        if with_loo:
-            outcome = InsufficientDataError(loo_reason or "too little data") if loo_change is None else loo_change
+        windows, judgments, median time and mean pair agreement (when computed)."""
+        n_rated = figures.n_rated
+        if figures.with_loo:
+            outcome = (
+                InsufficientDataError(figures.loo_reason or "too little data")
+                if figures.loo_change is None
+                else figures.loo_change
+            )
             self.add(window, scope, "alpha_change_without_rater", outcome, n_units=n_rated)
-        if window.name != AgreementSnapshot.Window.CUMULATIVE:
+        if window.name != WindowName.CUMULATIVE:
             return
         self.add(window, scope, "judgments", n_rated, n_units=n_rated)
         self.add(
             window,
             scope,
             "median_duration_ms",
-            float(median_ms) if n_times else InsufficientDataError("no durations recorded"),
-            n_units=n_times,
+            float(figures.median_ms) if figures.n_times else InsufficientDataError("no durations recorded"),
+            n_units=figures.n_times,
         )
+        mean_pair = figures.mean_pair
         if mean_pair is not None:
             self.add(
                 window,
@@ -204,9 +214,9 @@ class RowBuilder:
         """``sizes`` fill in what the outcome does not report itself."""
         value = ci = None
         n_raters = n_pairable = 0
-        status, reason = AgreementSnapshot.Status.OK, ""
+        status, reason = Status.OK, ""
         if isinstance(outcome, InsufficientDataError):
-            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, str(outcome)[:300]
+            status, reason = Status.INSUFFICIENT_DATA, str(outcome)[:300]
         elif isinstance(outcome, float | int | np.floating):
             value = float(outcome)
         else:
@@ -221,7 +231,7 @@ class RowBuilder:
             n_pairable = n_pairable or sizes.n_pairable
         n_units = int(n_units or 0)
         if value is not None and not np.isfinite(value):
-            status, reason = AgreementSnapshot.Status.INSUFFICIENT_DATA, "undefined (no variation)"
+            status, reason = Status.INSUFFICIENT_DATA, "undefined (no variation)"
             value = ci = None
         # bootstrap results name their method; other intervals come from a standard error formula
         ci_method = "" if ci is None else getattr(outcome, "method", "analytic")
@@ -260,7 +270,7 @@ class RowBuilder:
         a_ids, b_ids = raters[pairs.rater_a].astype(int), raters[pairs.rater_b].astype(int)
         low = getattr(pairs, "ci_low", np.full(len(pairs.value), np.nan))
         high = getattr(pairs, "ci_high", np.full(len(pairs.value), np.nan))
-        ok, insufficient = AgreementSnapshot.Status.OK, AgreementSnapshot.Status.INSUFFICIENT_DATA
+        ok, insufficient = Status.OK, Status.INSUFFICIENT_DATA
         for a, b, value, lo, hi, n in zip(
             np.minimum(a_ids, b_ids).tolist(),
             np.maximum(a_ids, b_ids).tolist(),

@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agreement.services.span_scopes import (
+from agreement.engine.span_scopes import (
     ScopeSpans,
     pair_kendall,
     span_scope_agreement,
     statistic_name,
     statistic_names,
 )
-from agreement.stats import span_agreement, span_set
+from agreement.stats.spans import span_agreement, span_set
 
 SEVERITIES = ("minor", "major")
 

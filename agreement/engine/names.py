@@ -1,0 +1,24 @@
+"""The names an agreement row carries: its window, scope and status (the choices of
+``agreement.models.AgreementSnapshot``, which takes them from here), and when a figure is unreliable."""
+
+# Scopes with fewer pairable units than this are computed and shown, but flagged as unreliable.
+MIN_RELIABLE_UNITS = 30
+
+
+class Window:
+    WEEK = "week"
+    CUMULATIVE = "cumulative"
+
+
+class Scope:
+    OVERALL = "overall"
+    CRITERION = "criterion"
+    SUBGROUP = "subgroup"
+    SUBGROUP_CRITERION = "subgroup_criterion"
+    PAIR = "pair"
+    RATER = "rater"
+
+
+class Status:
+    OK = "ok"
+    INSUFFICIENT_DATA = "insufficient_data"
