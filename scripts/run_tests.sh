@@ -35,12 +35,16 @@ fi
 [ -f /usr/share/wordnet/index.sense ] || apt_install wordnet-base wordnet-sense-index
 perl -MXML::DOM -e 1 2>/dev/null || apt_install libxml-dom-perl
 
-# The whole suite first runs the SQLite lane (the demo's database; scripts/run_sqlite_lane.sh), cheaply.
+# The whole suite first runs the SQLite lane (the demo's database; scripts/run_sqlite_lane.sh), cheaply, then
+# pytest on two worker processes (pytest-xdist; whole files to each, so a module's fixtures are built once), each
+# with a test database and a Celery worker of its own (tests/conftest.py says what else is kept apart).
+parallel=()
 if [ $# -eq 0 ]; then
   scripts/run_sqlite_lane.sh
+  parallel=(-n 2 --dist loadfile)
 fi
 
 # The Celery worker of the integration tests is started by their fixture (tests/integration/conftest.py)
 # against the test database, so it sees exactly what the tests write. The test database is made anew
 # (--create-db): one kept from another checkout may hold migrations this one does not have.
-exec .venv/bin/python -m pytest --create-db "$@"
+exec .venv/bin/python -m pytest --create-db "${parallel[@]}" "$@"

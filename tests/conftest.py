@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db.backends.postgresql.operations import DatabaseOperations
 from rest_framework.test import APIClient
 
@@ -18,6 +19,18 @@ DATASETS = Path(
 # Set by .ci/run: what CI must run is never skipped there. A missing dataset fails instead of skipping, and a
 # test marked ``postgresql`` that skips (CI runs on PostgreSQL) fails.
 STRICT = os.environ.get("CONCORD_TESTS_STRICT", "") not in ("", "0", "false")
+# pytest-xdist's worker running this process ("gw0", "gw1"...; empty in a run without -n). Each worker has a test
+# database of its own (pytest-django suffixes its name with it); what else the workers would share is made theirs.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def pytest_configure(config):
+    if XDIST_WORKER:
+        # Exports and uploads are named by database ids, which both workers' databases hand out alike. The
+        # environment variable reaches the Celery worker processes the integration tests start.
+        media = Path(settings.MEDIA_ROOT) / f"xdist-{XDIST_WORKER}"
+        settings.MEDIA_ROOT = media
+        os.environ["CONCORD_MEDIA_ROOT"] = str(media)
 
 
 def datasets_folder() -> Path:
@@ -30,8 +43,6 @@ def datasets_folder() -> Path:
 def pytest_runtest_setup(item):
     """Tests marked ``postgresql`` skip on another database (a lane runs them deselected: ``-m "not postgresql"``)."""
     if item.get_closest_marker("postgresql") is not None:
-        from django.conf import settings
-
         if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
             pytest.skip("needs PostgreSQL (row locks, SKIP LOCKED, concurrent connections)")
 

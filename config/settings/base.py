@@ -264,11 +264,17 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A job whose worker died unacknowledged is redelivered after visibility_timeout seconds (acks_late
-# jobs); workers look for such jobs every interval x throttle seconds (kombu's Redis transport).
+# jobs); workers look for such jobs every interval x throttle seconds (kombu's Redis transport). Any idle
+# worker on the Redis database redelivers the jobs under the unacked keys, even another instance's running
+# ones: each instance sharing a Redis database names its own (.env.example).
+unacked_key = env("CELERY_UNACKED_KEY", default="unacked")
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
     "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
+    "unacked_key": unacked_key,
+    "unacked_index_key": f"{unacked_key}_index",
+    "unacked_mutex_key": f"{unacked_key}_mutex",
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Fixed entries; each project's weekly agreement recompute is a database entry leads edit.

@@ -51,6 +51,18 @@ def test_database_and_redis_urls_switch_to_postgresql_and_a_real_broker():
     assert values["CELERY_BROKER_URL"] == "redis://cache:6379/2" and "RedisCache" in values["CACHES"]
 
 
+def test_an_instance_sharing_a_redis_names_its_own_unacked_keys():
+    # kombu's default keys unless set; any idle worker on the database redelivers what is under them
+    common = {"DJANGO_SECRET_KEY": "k" * 60, "REDIS_URL": "redis://cache:6379/2"}
+    names = ("CELERY_BROKER_TRANSPORT_OPTIONS",)
+    for env, key in [({}, "unacked"), ({"CELERY_UNACKED_KEY": "unacked-b"}, "unacked-b")]:
+        code, values = settings_with({**common, **env}, names=names)
+        assert code == 0, values
+        options = values["CELERY_BROKER_TRANSPORT_OPTIONS"]
+        assert f"'unacked_key': '{key}'" in options and f"'unacked_index_key': '{key}_index'" in options
+        assert f"'unacked_mutex_key': '{key}_mutex'" in options
+
+
 @pytest.mark.parametrize(("raw", "expected"), [("false", "False"), ("0", "False"), ("true", "True")])
 def test_debug_is_a_real_boolean(raw, expected):
     code, values = settings_with({"DJANGO_DEBUG": raw, "DJANGO_SECRET_KEY": "k" * 60})

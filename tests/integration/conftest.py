@@ -21,10 +21,20 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery_app import app as celery_app
+from tests.conftest import XDIST_WORKER
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/15"
 VISIBILITY_TIMEOUT = 4
+READY_TIMEOUT = 180
+# Empties the broker's database once per run: under pytest-xdist every worker process starts a session worker on
+# the same Redis database, and a later flush would drop the jobs an earlier one has queued. Atomic (one script).
+FLUSH_ONCE_PER_RUN = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    redis.call('FLUSHDB')
+    redis.call('SET', KEYS[1], ARGV[1])
+end
+"""
 
 
 def reset_celery_connections() -> None:
@@ -51,13 +61,15 @@ class Worker:
             "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             "CELERY_UNACKED_RESTORE_INTERVAL": "1",
             "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+            # not another xdist worker's Celery worker, idle, to redeliver this one's running jobs after 4 s
+            "CELERY_UNACKED_KEY": f"unacked-{queue}",
         }
         self.proc = None
         self.log = None
 
     def start(self) -> None:
         (ROOT / "artifacts").mkdir(exist_ok=True)
-        self.log = open(ROOT / "artifacts" / "celery-worker.log", "ab")
+        self.log = open(ROOT / "artifacts" / f"celery-worker{XDIST_WORKER and '-' + XDIST_WORKER}.log", "ab")
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -90,16 +102,18 @@ class Worker:
             raise
 
     def _wait_until_ready(self) -> None:
-        deadline = time.time() + 60
+        # A restarted worker takes the job redelivered to it first and answers pings only once that is done: the
+        # start under load and the job both fit in the deadline.
+        deadline = time.time() + READY_TIMEOUT
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(
-                    f"the Celery worker exited with {self.proc.returncode}; see artifacts/celery-worker.log"
+                    f"the Celery worker exited with {self.proc.returncode}; see artifacts/celery-worker*.log"
                 )
             replies = celery_app.control.ping(destination=[f"{self.queue}@{socket.gethostname()}"], timeout=0.5)
             if replies:
                 return
-        raise RuntimeError("the Celery worker did not answer a ping within 60 s")
+        raise RuntimeError(f"the Celery worker did not answer a ping within {READY_TIMEOUT} s")
 
     def kill(self) -> None:
         """SIGKILL, as an out-of-memory kill or a pulled plug would: no graceful shutdown."""
@@ -146,8 +160,9 @@ def worker_database_url(django_db_blocker) -> str:
 @pytest.fixture(scope="session")
 def _celery_worker_for_the_session(django_db_setup, django_db_blocker):
     """One worker process for the session (starting one takes seconds), on a queue of this session's own:
-    a worker left over from another run cannot take its jobs."""
-    redis.Redis.from_url(BROKER).flushdb()
+    a worker left over from another run, or another xdist worker's, cannot take its jobs."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+    redis.Redis.from_url(BROKER).eval(FLUSH_ONCE_PER_RUN, 1, "concord-tests:flushed-for-run", run)
     queue = f"concord-test-{uuid.uuid4().hex[:8]}"
     worker = Worker(worker_database_url(django_db_blocker), queue)
     with _on_the_worker_broker(queue):  # the readiness ping goes through the broker

@@ -1,10 +1,12 @@
 """Redis stopped (broker and cache): rating goes on; a recompute is refused loudly (503 naming the job
 queue, the Job recorded as failed with the reason), never queued into the void; logins still work.
 
-Uses its own Redis on port 6390, started and stopped here, so other runs' Redis is untouched.
+Uses its own Redis on a free port, started and stopped here, so other runs' Redis (and another xdist worker's
+own one) is untouched.
 """
 
 import shutil
+import socket
 import subprocess
 import time
 
@@ -21,8 +23,6 @@ from tests.annotation.factories import MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, full_values, rating_project
 from tests.integration.conftest import reset_celery_connections
 
-PORT = 6390
-URL = f"redis://127.0.0.1:{PORT}/0"
 PASSWORD = "pass-word-1234"  # UserFactory's
 
 pytestmark = pytest.mark.django_db
@@ -33,11 +33,15 @@ def stopped_redis(settings, tmp_path):
     """A Redis of our own as broker and cache, stopped once the app has used it."""
     if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"redis://127.0.0.1:{port}/0"
     subprocess.run(
         [
             "redis-server",
             "--port",
-            str(PORT),
+            str(port),
             "--daemonize",
             "yes",
             "--save",
@@ -50,16 +54,16 @@ def stopped_redis(settings, tmp_path):
         check=True,
         capture_output=True,
     )
-    client = redis.Redis.from_url(URL)
+    client = redis.Redis.from_url(url)
     for _ in range(50):
         try:
             client.ping()
             break
         except redis.ConnectionError:
             time.sleep(0.1)
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": URL}}
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}}
     previous = (celery_app.conf.task_always_eager, celery_app.conf.broker_url)
-    celery_app.conf.task_always_eager, celery_app.conf.broker_url = False, URL
+    celery_app.conf.task_always_eager, celery_app.conf.broker_url = False, url
     reset_celery_connections()  # drop pooled connections to the previous broker
     cache.set("warm", 1)  # the app has connected to it
     try:
