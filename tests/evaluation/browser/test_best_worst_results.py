@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from annotation.models import Membership
 from annotation.services.assignment import assignment_next_for_rater
@@ -61,9 +62,9 @@ def test_the_lead_reads_the_best_worst_scores(page, live_server, screenshot):
         Membership.objects.create(project=project, user=rater, role=Membership.Role.RATER)
         while (a := assignment_next_for_rater(project_id=project.pk, rater=rater)) is not None:
             by_position = dict(a.item.outputs.values_list("position", "system"))
-            # Noise small enough that the top word is picked best nearly always: the tuples and the shown order
-            # follow database ids, which differ from run to run, so the ranking must not hang on the draws.
-            utility = [STRENGTH[by_position[p]] + 0.3 * rng.gumbel() for p in a.shown_order]
+            # Noise wide enough that the strongest and weakest words are not always picked (which leaves MaxDiff
+            # without a finite estimate: 11% of simulated studies at scale 1, none of 300 at 1.6).
+            utility = [STRENGTH[by_position[p]] + rng.gumbel(scale=1.6) for p in a.shown_order]
             judgment_submit(
                 rater=rater,
                 assignment_id=a.pk,
@@ -77,7 +78,11 @@ def test_the_lead_reads_the_best_worst_scores(page, live_server, screenshot):
     table = page.locator("table.list").first
     assert table.locator("tbody tr").count() == len(STRENGTH)
     assert "Counting score" in table.inner_text() and "MaxDiff strength" in table.inner_text()
-    assert table.locator("tbody tr").first.locator("td").first.inner_text() == "ecstatic"
+    shown = [row.locator("td").first.inner_text() for row in table.locator("tbody tr").all()]
+    # The tuples and the shown order follow database ids, which differ from run to run, so which of the two
+    # strongest words comes first hangs on the draws (CI saw both); the page's order must recover the strengths'.
+    assert stats.spearmanr([STRENGTH[w] for w in shown], range(len(shown), 0, -1)).statistic >= 0.7, shown
+    assert shown[0] in ("ecstatic", "cheerful"), shown
     assert (
         "Split-half reliability (Spearman–Brown corrected, mean of 100 random splits"
         in page.get_by_test_id("split-half").inner_text()
@@ -86,5 +91,6 @@ def test_the_lead_reads_the_best_worst_scores(page, live_server, screenshot):
 
     body = client_for(lead).get(f"/api/v1/projects/{project.pk}/results/", {"n_resamples": 50}).json()
     criterion = body["criteria"][0]
-    assert criterion["systems"][0]["system"] == "ecstatic" and criterion["systems"][0]["strength_ci"][0] is not None
+    assert [s["system"] for s in criterion["systems"]] == shown
+    assert all(s["strength_ci"][0] is not None for s in criterion["systems"])
     assert criterion["best_worst"]["split_half"]["n_splits"] == 100
