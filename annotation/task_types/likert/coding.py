@@ -50,10 +50,13 @@ class Likert(TaskType):
         assistant turn (a project rating per turn), ``{"fluency": {"bart": {"1": 5, "3": 4}}}`` by turn index."""
         out = {}
         for name, answer in check_gold_criteria(gold, criteria).items():
-            per_system = answer if isinstance(answer, dict) else dict.fromkeys(systems, answer)
+            if not isinstance(answer, dict):
+                point = self._gold_point(answer, criteria[name], f"gold.{name}")
+                out[name] = dict.fromkeys(systems, point)
+                continue
             out[name] = {
                 check_system(s, systems, f"gold.{name}"): self._gold_point(v, criteria[name], f"gold.{name}.{s}")
-                for s, v in per_system.items()
+                for s, v in answer.items()
             }
         return out
 
