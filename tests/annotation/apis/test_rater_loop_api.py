@@ -55,7 +55,8 @@ def test_next_serves_the_screen_in_display_order_without_systems(loop):
 
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"assignment_id", "item", "criteria", "expires_at"}
+    assert set(body) == {"assignment_id", "item", "criteria", "expires_at", "rating_unit"}
+    assert body["rating_unit"] == "conversation"
     assert [o["position"] for o in body["item"]["outputs"]] == [0, 1]
     assert all(set(o) == {"position", "text"} for o in body["item"]["outputs"])
     assert "bart" not in str(body["item"]["outputs"][0].keys()) and "system" not in response.content.decode()
