@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
 
 from annotation.models import AdaptiveAllocationState, Assignment, Judgment, Membership
 from annotation.services.item_import import item_import
@@ -172,6 +174,10 @@ def test_adaptive_tuples_are_drawn_recorded_refreshed_and_weighted_in_the_result
     )
     for system, strength in zip(expected.items, expected.strengths, strict=True):
         assert maxdiff["systems"][system]["strength"] == pytest.approx(strength, abs=1e-9)
+    page = Client()
+    page.force_login(get_user_model().objects.get(username="lead-tuples"))
+    html = page.get(f"/projects/{project.pk}/results/").content.decode()
+    assert 'data-testid="weighting-note"' in html and "inverse of the probability its tuple was drawn with" in html
     unweighted = lead.get(f"/api/v1/projects/{project.pk}/results/?weighting=none").json()
     assert unweighted["criteria"][0]["best_worst"]["maxdiff"]["weighting"] == "none"
     # a project without adaptive allocation keeps its bootstrap MaxDiff
