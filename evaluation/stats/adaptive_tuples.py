@@ -40,6 +40,7 @@ from .adaptive_pairs import (
     WEIGHTINGS,
     _contrasts,
     _pseudo_inverse,
+    _wald,
 )
 from .best_worst import _check_judgments, _implied_beats, _maxdiff_fit
 from .errors import InsufficientDataError
@@ -241,6 +242,15 @@ def ipw_maxdiff(
     wrong. The variance is the sandwich :math:`\hat H^{+}\hat M\hat H^{+}` with
     :math:`\hat H = \sum_t w_t E_t I_t E_t^\top` and :math:`\hat M = \sum_t w_t^2 u_t u_t^\top`
     (:math:`u_t` the score), :math:`^{+}` the inverse on the sum-zero subspace.
+
+    Examples
+    --------
+    With equal probabilities the fit is :func:`.maxdiff`'s (the weights are constant):
+
+    >>> t = [["a", "b", "c"]] * 4
+    >>> r = ipw_maxdiff(t, ["a", "a", "b", "a"], ["c", "b", "c", "c"], [0.25] * 4)
+    >>> [r.items[i] for i in r.ranking]
+    ['a', 'b', 'c']
     """
     confidence = check_confidence(confidence)
     check_choice("weighting", weighting, tuple(WEIGHTINGS))
@@ -266,21 +276,9 @@ def ipw_maxdiff(
     scores = np.zeros((len(items), n_items))
     np.add.at(scores, (rows[:, None], items), weights[:, None] * (answer - mean))
     bread_inv = _pseudo_inverse(_embed(n_items, items, weights[:, None, None] * info))
-    cov = bread_inv @ (scores.T @ scores) @ bread_inv
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    z = special.ndtri(0.5 + confidence / 2.0)
-    contrasts = _contrasts(theta, "ranking", None)
     return IpwMaxDiff(
         items=tuple(plain(x) for x in labels),
-        strengths=tuple(float(v) for v in theta),
-        standard_errors=tuple(float(v) for v in se),
-        ci_low=tuple(float(v) for v in theta - z * se),
-        ci_high=tuple(float(v) for v in theta + z * se),
-        ranking=tuple(int(v) for v in np.argsort(-theta, kind="stable")),
-        contrast_se=tuple(
-            float(v) for v in np.sqrt(np.clip(np.einsum("ri,ij,rj->r", contrasts, cov, contrasts), 0, None))
-        ),
-        covariance=tuple(tuple(float(v) for v in row) for row in cov),
+        **_wald(theta, bread_inv @ (scores.T @ scores) @ bread_inv, confidence),
         weighting=weighting,
         n_judgments=len(items),
     )
