@@ -1,6 +1,7 @@
 """Best–worst scaling results beside the counting scores (the means of the coded values, computed as for any
-score): MaxDiff strengths with bootstrap intervals and the split-half reliability of the counting scores, both
-from the screens' best and worst picks (evaluation.stats.best_worst)."""
+score): MaxDiff strengths with bootstrap intervals (weighted by the screens' sampling probabilities, with sandwich
+intervals, when adaptive allocation drew them: evaluation.stats.adaptive_tuples) and the split-half reliability
+of the counting scores, both from the screens' best and worst picks (evaluation.stats.best_worst)."""
 
 from dataclasses import dataclass
 
@@ -8,9 +9,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from evaluation.selectors.ratings import RatingFrame
-from evaluation.stats import InsufficientDataError, maxdiff, split_half_reliability
+from evaluation.stats import InsufficientDataError, ipw_maxdiff, maxdiff, split_half_reliability
 
-from ._common import generator, interval, num
+from ._common import WEIGHTING_WORDS, generator, interval, num
 
 # Each MaxDiff resample is a Newton fit over every judgment: at most this many keep the results page usable (about
 # 7 s for 100 outputs in 200 tuples judged three times, measured on a loaded two-core machine); the API's
@@ -23,12 +24,14 @@ SPLITS = 100
 @dataclass(frozen=True)
 class Screens:
     """One row per whole best–worst answer (a rater's screen): the tuple's systems, the best and the worst, and the
-    tuple (item) it answers; ``n_left_out`` answers that were not whole or had another number of outputs."""
+    tuple (item) it answers, the probability its tuple was drawn with (NaN where none was recorded);
+    ``n_left_out`` answers that were not whole or had another number of outputs."""
 
     tuples: np.ndarray
     best: np.ndarray
     worst: np.ndarray
     units: np.ndarray
+    probability: np.ndarray
     n_left_out: int
 
 
@@ -45,13 +48,19 @@ def screens_of(frame: RatingFrame) -> Screens:
     best = np.array([frame.system[g][frame.value[g] == 1][0] for g in kept], dtype=object)
     worst = np.array([frame.system[g][frame.value[g] == -1][0] for g in kept], dtype=object)
     units = np.array([frame.item[g[0]] for g in kept], dtype=object)
-    return Screens(tuples, best, worst, units, len(groups) - len(kept))
+    drawn = frame.probability if frame.probability is not None else np.full(len(frame), np.nan)
+    probability = np.array([drawn[g[0]] for g in kept], dtype=float)
+    return Screens(tuples, best, worst, units, probability, len(groups) - len(kept))
 
 
-def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: int, seed: int) -> dict:
+def best_worst_results(
+    frame: RatingFrame, *, confidence: float, n_resamples: int, seed: int, weighting: str | None = None
+) -> dict:
     """MaxDiff log-strengths (mean zero) with percentile bootstrap intervals over tuples, and split-half
     reliability over SPLITS random splits (Spearman–Brown corrected), for one criterion's judgments; a statistic
-    the data cannot give says why in its ``error``."""
+    the data cannot give says why in its ``error``. When some screen's tuple was drawn adaptively (a recorded
+    probability) and ``weighting`` is given, MaxDiff is fitted with each screen weighted as it says, with
+    sandwich intervals (_weighted_maxdiff)."""
     screens = screens_of(frame)
     out = {
         "n_screens": len(screens.best),
@@ -64,6 +73,9 @@ def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: in
     if not len(screens.best):
         out["maxdiff_error"] = out["split_half_error"] = "no whole best–worst answer yet"
         return out
+    if weighting is not None and not np.isnan(screens.probability).all():
+        _weighted_maxdiff(out, screens, weighting, confidence)
+        return _split_half(out, screens, seed)
     try:
         # Many small solves: BLAS threads cost far more than they save here (a fit over 100 outputs took 1.8 s with
         # them on a loaded two-core machine, 0.07 s on one thread), as in agreement's snapshots.
@@ -89,6 +101,36 @@ def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: in
                 for s, v, lo, hi in zip(fit.items, fit.strengths, fit.ci_low, fit.ci_high, strict=True)
             },
         }
+    return _split_half(out, screens, seed)
+
+
+def _weighted_maxdiff(out: dict, screens: Screens, weighting: str, confidence: float) -> None:
+    """MaxDiff of adaptively drawn screens into ``out``: each weighted by q / its tuple's sampling probability,
+    its square root or 1 (``weighting``), q uniform over the distinct tuples judged (a screen without a recorded
+    probability counts as drawn from q), with sandwich (Wald) intervals, as for adaptive pairs."""
+    distinct = len({tuple(sorted(map(str, t))) for t in screens.tuples.tolist()})
+    probability = np.where(np.isnan(screens.probability), 1 / distinct, screens.probability)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            fit = ipw_maxdiff(
+                screens.tuples, screens.best, screens.worst, probability, weighting=weighting, confidence=confidence
+            )
+    except InsufficientDataError as exc:
+        out["maxdiff_error"] = str(exc)
+        return
+    out["maxdiff"] = {
+        "n_resamples": 0,
+        "n_resamples_without_mle": 0,
+        "weighting": weighting,
+        "scale": f"natural log-strength, mean zero; {WEIGHTING_WORDS[weighting]}, sandwich (Wald) intervals",
+        "systems": {
+            s: {"strength": num(v), "strength_ci": interval(lo, hi)}
+            for s, v, lo, hi in zip(fit.items, fit.strengths, fit.ci_low, fit.ci_high, strict=True)
+        },
+    }
+
+
+def _split_half(out: dict, screens: Screens, seed: int) -> dict:
     try:
         reliability = split_half_reliability(
             screens.tuples, screens.best, screens.worst, units=screens.units, n_splits=SPLITS, rng=generator(seed)

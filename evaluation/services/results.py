@@ -33,6 +33,7 @@ from evaluation.stats import (
 
 from ._common import (
     MAX_RESAMPLES,
+    WEIGHTING_WORDS,
     default_normalisation,
     generator,
     human_matrix,
@@ -63,8 +64,8 @@ class ResultOptions:
     aggregate: str = "none"
     # error spans: list every segment's (output's) score in the answer
     segments: bool = False
-    # pairwise judgments with sampling probabilities: the estimator (evaluation.stats.WEIGHTINGS); None: the
-    # project's adaptive setting, else inverse_probability
+    # pairwise and best–worst judgments with sampling probabilities: the estimator (evaluation.stats.WEIGHTINGS);
+    # None: the project's adaptive setting, else inverse_probability
     weighting: str | None = None
 
     def checked(self, project: Project) -> "ResultOptions":
@@ -205,7 +206,11 @@ def _rating_criterion(frame, name: str, project: Project, options: ResultOptions
     best_worst = None
     if results.best_worst:
         best_worst = best_worst_results(
-            frame, confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed
+            frame,
+            confidence=options.confidence,
+            n_resamples=options.n_resamples,
+            seed=options.seed,
+            weighting=options.weighting,
         )
         out["best_worst"] = best_worst
     for s in sorted(scores, key=lambda s: -s.mean):
@@ -347,13 +352,6 @@ def _pairwise_criterion(frame, name: str, options: ResultOptions) -> dict:
         )
     out["systems"] = sorted(rows, key=lambda r: -(r["strength"] if r["strength"] is not None else r["win_rate"]))
     return out
-
-
-WEIGHTING_WORDS = {
-    "inverse_probability": "inverse-probability weighted",
-    "stabilised": "weighted by the square root of the inverse probability",
-    "none": "unweighted",
-}
 
 
 def _weighted(out: dict, frame, options: ResultOptions) -> dict:
