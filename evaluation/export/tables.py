@@ -141,7 +141,8 @@ VOTES = TableSpec(
         Column(
             "rater",
             "string",
-            "The voter's pseudonym (voter-001… in import order), or the judge id as imported when exported with names; null when the study had none.",
+            "The voter's pseudonym (voter-001… in import order), or the judge id as imported when exported with "
+            "names; null when the study had none.",
         ),
         Column("prompt", "string", "The prompt's id as imported (null when none)."),
         Column("submitted_at", "timestamp", "When the vote was cast (UTC), when the study recorded it."),
