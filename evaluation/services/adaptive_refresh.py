@@ -10,6 +10,7 @@ import numpy as np
 from django.utils import timezone
 
 from annotation.models import AdaptiveAllocationState, Assignment, Criterion, Judgment, Output, Project
+from annotation.selectors import included_judgments
 from annotation.selectors.adaptive import work_item_units
 from annotation.task_types import REGISTRY
 from annotation.task_types.adaptive import PAIRS, AdaptiveSettings, adaptive_settings
@@ -18,7 +19,8 @@ from evaluation.stats import allocation_probabilities, tuple_allocation_probabil
 
 def adaptive_probabilities_refresh(*, project: Project, now: datetime | None = None) -> AdaptiveAllocationState | None:
     """Computes the project's allocation probabilities from its judgments so far and caches them; None (and
-    nothing cached) when the project does not allocate adaptively."""
+    nothing cached) when the project does not allocate adaptively. The judgments are those the results count
+    (no excluded rater's, no control's), on the project's first criterion, the one the allocation serves."""
     settings = adaptive_settings(project.task_config)
     unit = REGISTRY[project.task_type].adaptive_unit
     if settings is None or unit is None:
@@ -28,13 +30,8 @@ def adaptive_probabilities_refresh(*, project: Project, now: datetime | None = N
     criterion = Criterion.objects.filter(project=project).order_by("position", "id").first()
     rows = (
         list(
-            Judgment.objects.filter(
-                criterion=criterion,
-                is_current=True,
-                item__gold__isnull=True,
-                item__degraded_from__isnull=True,
-                item__repeat_of__isnull=True,
-            )
+            included_judgments(project)
+            .filter(criterion=criterion)
             .exclude(assignment__served_as__in=[k for k in Assignment.ServedAs.values if k != Assignment.ServedAs.WORK])
             .values_list("id", "output__system", "output__item_id", "value", "sampling_probability", "rater_id")
         )

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from annotation.models import AdaptiveAllocationState, Assignment, Judgment
+from annotation.models import AdaptiveAllocationState, Assignment, Judgment, Membership
 from evaluation.export.tables import judgments_table
 from evaluation.selectors.export import export_scope, judgment_batches
-from evaluation.services.adaptive_refresh import adaptive_refresh_stale
+from evaluation.services.adaptive_refresh import adaptive_probabilities_refresh, adaptive_refresh_stale
 from tests.annotation.factories import ItemFactory, MembershipFactory, UserFactory
 from tests.annotation.rating import add_raters, rating_project
 from tests.conftest import client_for
@@ -199,6 +199,43 @@ def test_a_simulated_study_adapts_and_its_results_are_weighted():
     assert {s["system"]: s["strength"] for s in asked["systems"]} == strengths
     bad = lead.get(url + "&weighting=square")
     assert bad.status_code == 400 and "weighting" in json.dumps(bad.json())
+
+
+def test_an_excluded_raters_judgments_do_not_steer_the_allocation():
+    # a careless rater always picks the underdog; once the lead excludes them, the allocation is fitted as if
+    # their judgments had never been made, as the results are
+    strength = {"alpha": 2.0, "beta": 1.2, "gamma": -0.5, "delta": -1.5}
+    project, lead, raters = pairwise_study(per_pair=20, n_target=4, n_raters=4)
+    lead.patch(adaptive_url(project), {"adaptive": {"target": "top_k", "top_k": 1, "cold_start": 10}}, format="json")
+    careless = Membership.objects.get(project=project, user__username=f"rater{project.pk}-0").user
+    rng = random.Random(3)
+    for _ in range(12):
+        for client in raters:
+            screen = client.post(f"/api/v1/projects/{project.pk}/next/").json()
+            assignment = Assignment.objects.get(pk=screen["assignment_id"])
+            left, right = (assignment.item.outputs.get(position=p).system for p in assignment.shown_order)
+            if assignment.rater == careless:
+                value = "A" if strength[left] < strength[right] else "B"
+            else:
+                value = "A" if rng.random() < 1 / (1 + np.exp(strength[right] - strength[left])) else "B"
+            client.post(
+                f"/api/v1/assignments/{assignment.pk}/judgment/",
+                {"values": [{"criterion": "overall", "value": value}]},
+                format="json",
+            )
+    project.refresh_from_db()
+    with_careless = adaptive_probabilities_refresh(project=project).probabilities
+    response = lead.post(
+        f"/api/v1/projects/{project.pk}/qc/actions/",
+        {"rater": careless.username, "action": "exclude", "reason": "picks the weaker side"},
+        format="json",
+    )
+    assert response.status_code == 201
+    excluded = adaptive_probabilities_refresh(project=project)
+    assert excluded.n_judgments == Judgment.objects.filter(project=project).exclude(rater=careless).count()
+    assert excluded.probabilities != with_careless
+    Judgment.objects.filter(project=project, rater=careless).delete()
+    assert adaptive_probabilities_refresh(project=project).probabilities == excluded.probabilities
 
 
 def test_import_takes_and_export_carries_the_sampling_probability():
