@@ -149,6 +149,14 @@ class VoteResultSerializer(serializers.Serializer):
     systems = SystemSerializer(many=True)
     bradley_terry = FitSerializer(allow_null=True, help_text="Null when the fit failed (`error` says why).")
     error = serializers.CharField(allow_null=True)
+    weighting = serializers.CharField(
+        help_text="How votes with a sampling probability are weighted (the results' `weighting`); "
+        '"none" when no vote recorded one.'
+    )
+    sampling_probabilities = serializers.BooleanField(
+        help_text="Whether any vote recorded the probability its pair was drawn with (an adaptive study's): the "
+        "fit is then weighted, with sandwich intervals instead of the bootstrap."
+    )
 
 
 class ResultsApi(EvaluationApi):

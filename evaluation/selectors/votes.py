@@ -20,15 +20,30 @@ WINNER_NAMES = {
 }
 
 
+@dataclass(frozen=True, eq=False)
+class VoteDraws:
+    """One criterion's votes counted by (pair as shown, outcome, sampling probability), for a fit weighted by the
+    probabilities: ``first``/``second`` index ``VoteTables.tables.systems``; ``outcome`` 2 (first won), 1 (tie) or
+    0; ``probability`` NaN where the vote recorded none; ``count`` votes per row."""
+
+    first: np.ndarray
+    second: np.ndarray
+    outcome: np.ndarray
+    probability: np.ndarray
+    count: np.ndarray
+
+
 @dataclass(frozen=True)
 class VoteTables:
-    """One criterion's votes as Bradley–Terry's tables; ``ties_both_bad`` of the ties were "tie (bothbad)"."""
+    """One criterion's votes as Bradley–Terry's tables; ``ties_both_bad`` of the ties were "tie (bothbad)";
+    ``draws`` the votes by sampling probability when any vote recorded one (else None)."""
 
     criterion: str
     tables: PairTables
     n_votes: int
     ties_both_bad: int
     n_imports: int
+    draws: VoteDraws | None = None
 
 
 def vote_names(project: Project, kind: str) -> dict[int, str]:
@@ -45,25 +60,31 @@ def vote_tables(project: Project) -> list[VoteTables]:
     )
     if not imports:
         return []
+    # grouped by the sampling probability too: a study without them (the arena dumps) has one group per cell as
+    # before; an adaptive one as many as the probabilities it drew with
     counts = (
         Vote.objects.filter(batch_id__in=[i for i, _, _ in imports])
-        .values_list("batch_id", "system_a", "system_b", "outcome")
+        .values_list("batch_id", "system_a", "system_b", "outcome", "sampling_probability")
         .annotate(n=Count("*"))
         .order_by()
     )
-    cells: dict[int, list[tuple[int, int, int, int]]] = {}
+    cells: dict[int, list[tuple[int, int, int, float, int]]] = {}
     criterion_of = {i: c for i, c, _ in imports}
-    for batch_id, a, b, outcome, n in counts:
-        cells.setdefault(criterion_of[batch_id], []).append((a, b, outcome, n))
+    for batch_id, a, b, outcome, probability, n in counts:
+        cells.setdefault(criterion_of[batch_id], []).append(
+            (a, b, outcome, np.nan if probability is None else probability, n)
+        )
     names = vote_names(project, VoteName.Kind.SYSTEM)
     out = []
     for criterion_id, criterion in dict.fromkeys((c, name) for _, c, name in imports):
-        rows = np.array(cells.get(criterion_id, []), dtype=np.int64).reshape(-1, 4)
+        rows = cells.get(criterion_id, [])
         out.append(_tables(criterion, rows, names, sum(1 for _, c, _ in imports if c == criterion_id)))
     return out
 
 
-def _tables(criterion: str, rows: np.ndarray, names: dict[int, str], n_imports: int) -> VoteTables:
+def _tables(criterion: str, cells: list, names: dict[int, str], n_imports: int) -> VoteTables:
+    rows = np.array([(a, b, outcome, n) for a, b, outcome, _, n in cells], dtype=np.int64).reshape(-1, 4)
+    probability = np.array([p for _, _, _, p, _ in cells], dtype=float)
     a, b, outcome, n = rows.T
     codes = sorted(set(a.tolist()) | set(b.tolist()), key=lambda code: names[code])
     index = np.full(max(codes, default=0) + 1, -1)
@@ -80,7 +101,11 @@ def _tables(criterion: str, rows: np.ndarray, names: dict[int, str], n_imports: 
     np.add.at(ties, (i[tied], j[tied]), n[tied])
     tables = PairTables(tuple(names[c] for c in codes), wins, ties + ties.T)
     both_bad = int(n[outcome == Vote.Outcome.TIE_BOTH_BAD].sum())
-    return VoteTables(criterion, tables, int(n.sum()), both_bad, n_imports)
+    draws = None
+    if not np.isnan(probability).all():
+        score = np.select([outcome == Vote.Outcome.A_WINS, outcome == Vote.Outcome.B_WINS], [2.0, 0.0], 1.0)
+        draws = VoteDraws(i, j, score, probability, n.astype(float))
+    return VoteTables(criterion, tables, int(n.sum()), both_bad, n_imports, draws)
 
 
 def voter_pseudonyms(project: Project) -> dict[int, str]:

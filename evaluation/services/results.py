@@ -117,6 +117,7 @@ def results_compute(
                 confidence=options.confidence,
                 n_resamples=options.n_resamples,
                 seed=options.seed,
+                weighting=options.weighting,
             )
     else:
         frame = rating_frame(project)

@@ -4,11 +4,13 @@ does not grow with the number of votes (``evaluation.stats.bradley_terry_tables`
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from annotation.models import Project
 from evaluation.selectors.votes import VoteTables, vote_tables
-from evaluation.stats import InsufficientDataError, bradley_terry_tables
+from evaluation.stats import InsufficientDataError, bradley_terry_tables, ipw_bradley_terry
 
-from ._common import generator, interval, num
+from ._common import WEIGHTING_WORDS, generator, interval, num
 
 
 @dataclass(frozen=True)
@@ -61,16 +63,25 @@ class VoteResult:
     #: None when the fit failed (``error`` says why).
     bradley_terry: VoteFit | None
     error: str | None
+    #: How votes with a recorded sampling probability are weighted (``evaluation.stats.WEIGHTINGS``); "none"
+    #: when no vote recorded one.
+    weighting: str = "none"
+    #: Whether any vote recorded the probability its pair was drawn with (an adaptive study's).
+    sampling_probabilities: bool = False
 
     @property
     def n_systems(self) -> int:
         return len(self.systems)
 
 
-def vote_results(*, project: Project, ties: str, confidence: float, n_resamples: int, seed: int) -> list[VoteResult]:
-    """One entry per criterion with imported votes (see ``ResultOptions`` for the options)."""
+def vote_results(
+    *, project: Project, ties: str, confidence: float, n_resamples: int, seed: int, weighting: str
+) -> list[VoteResult]:
+    """One entry per criterion with imported votes (see ``ResultOptions`` for the options). Votes drawn by an
+    adaptive design (a sampling probability recorded on any of them) are fitted as the platform's own adaptive
+    judgments are, weighted as ``weighting`` says, with sandwich intervals; the others by the pair tables."""
     return [
-        _criterion(t, ties=ties, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        _criterion(t, ties=ties, confidence=confidence, n_resamples=n_resamples, seed=seed, weighting=weighting)
         for t in vote_tables(project)
     ]
 
@@ -80,25 +91,52 @@ def _strongest_first(row: VoteSystem) -> float:
     return -(row.strength if row.strength is not None else row.win_rate or 0.0)
 
 
-def _criterion(votes: VoteTables, *, ties: str, confidence: float, n_resamples: int, seed: int) -> VoteResult:
+def _weighted_fit(votes: VoteTables, *, confidence: float, weighting: str) -> tuple[VoteFit, dict]:
+    """The votes' Bradley–Terry fit weighted by their sampling probabilities (a vote without one counts as drawn
+    from the uniform design over the pairs, as in ``evaluation.services.adaptive_refresh``)."""
+    draws, k = votes.draws, len(votes.tables.systems)
+    assert draws is not None
+    uniform = 2.0 / (k * (k - 1))
+    fit = ipw_bradley_terry(
+        k,
+        draws.first,
+        draws.second,
+        draws.outcome,
+        np.where(np.isnan(draws.probability), uniform, draws.probability),
+        weighting=weighting,
+        confidence=confidence,
+        frequency=draws.count,
+    )
+    strengths = {
+        system: (fit.strengths[i], fit.ci_low[i], fit.ci_high[i]) for i, system in enumerate(votes.tables.systems)
+    }
+    words = f"natural log-strength, mean zero; {WEIGHTING_WORDS[weighting]}, bias-reduced, ties as half-wins"
+    return VoteFit("half", None, None, 0, 0, bootstrap="none: sandwich (Wald) intervals", scale=words), strengths
+
+
+def _criterion(
+    votes: VoteTables, *, ties: str, confidence: float, n_resamples: int, seed: int, weighting: str
+) -> VoteResult:
     tables = votes.tables
-    strengths = {}
+    strengths: dict[str, tuple[float, float, float]] = {}
     fit, error = None, None
     try:
-        bt = bradley_terry_tables(
-            tables, ties=ties, confidence=confidence, n_resamples=n_resamples, rng=generator(seed)
-        )
+        if votes.draws is not None:
+            fit, strengths = _weighted_fit(votes, confidence=confidence, weighting=weighting)
+        else:
+            bt = bradley_terry_tables(
+                tables, ties=ties, confidence=confidence, n_resamples=n_resamples, rng=generator(seed)
+            )
+            strengths = dict(zip(bt.systems, zip(bt.strengths, bt.ci_low, bt.ci_high, strict=True), strict=True))
+            fit = VoteFit(
+                ties=bt.ties,
+                tie_parameter=num(bt.tie_parameter),
+                log_likelihood=num(bt.log_likelihood),
+                n_resamples=bt.n_resamples,
+                n_resamples_without_mle=bt.n_resamples_without_mle,
+            )
     except InsufficientDataError as exc:
         error = str(exc)
-    else:
-        strengths = dict(zip(bt.systems, zip(bt.strengths, bt.ci_low, bt.ci_high, strict=True), strict=True))
-        fit = VoteFit(
-            ties=bt.ties,
-            tie_parameter=num(bt.tie_parameter),
-            log_likelihood=num(bt.log_likelihood),
-            n_resamples=bt.n_resamples,
-            n_resamples_without_mle=bt.n_resamples_without_mle,
-        )
     wins, losses, tied = tables.wins.sum(axis=1), tables.wins.sum(axis=0), tables.ties.sum(axis=1)
     rows = []
     for k, system in enumerate(tables.systems):
@@ -124,4 +162,6 @@ def _criterion(votes: VoteTables, *, ties: str, confidence: float, n_resamples: 
         systems=sorted(rows, key=_strongest_first),
         bradley_terry=fit,
         error=error,
+        weighting=weighting if votes.draws is not None else "none",
+        sampling_probabilities=votes.draws is not None,
     )

@@ -338,6 +338,7 @@ def ipw_bradley_terry(
     weighting="inverse_probability",
     confidence=0.95,
     bias_reduced=True,
+    frequency=None,
     max_iter=100,
     tol=1e-10,
 ) -> IpwBradleyTerry:
@@ -370,6 +371,9 @@ def ipw_bradley_terry(
     Jeffreys-penalised fit. The variance is evaluated at the adjusted root; the adjustment does
     not change it to first order. Ties enter :math:`M` as if they were half a win and half a loss.
 
+    ``frequency`` (optional, one positive count per row) says how many identical comparisons a row
+    stands for, so that aggregated votes (pair, outcome, probability, count) fit as the votes would.
+
     Raises
     ------
     InsufficientDataError
@@ -379,28 +383,31 @@ def ipw_bradley_terry(
     confidence = check_confidence(confidence)
     check_choice("weighting", weighting, tuple(WEIGHTINGS))
     pairs, q, index, score, pi = _check(n_systems, first, second, outcome, probability, reference)
+    count = np.ones(len(index)) if frequency is None else as_float_array(frequency, "frequency")
+    if count.shape != index.shape or np.isnan(count).any() or (count <= 0).any():
+        raise ValueError("frequency must be a positive count for each comparison")
     weights = (q[index] / pi) ** WEIGHTINGS[weighting]
-    wins = _tables(n_systems, pairs, index, score, weights)
+    wins = _tables(n_systems, pairs, index, score, count * weights)
     if not _has_mle(wins[None])[0]:
         raise InsufficientDataError(
             "no finite Bradley–Terry estimate: some system never won (or never lost), "
             "or the pairs judged do not connect all systems"
         )
     theta = _fit_half(wins[None], np.zeros((1, n_systems, n_systems)), max_iter, tol)[0]
-    total_weight = np.bincount(index, weights=weights, minlength=len(pairs))
+    total_weight = np.bincount(index, weights=count * weights, minlength=len(pairs))
     if bias_reduced:
-        total_squared_weight = np.bincount(index, weights=weights**2, minlength=len(pairs))
+        total_squared_weight = np.bincount(index, weights=count * weights**2, minlength=len(pairs))
         theta = _bias_reduced(n_systems, pairs, wins, total_weight, total_squared_weight, theta, max_iter, tol)
     bread = _information(n_systems, pairs, theta, total_weight)
     p = special.expit(theta[pairs[index, 0]] - theta[pairs[index, 1]])
-    meat_per_pair = np.bincount(index, weights=(weights * (score - p)) ** 2, minlength=len(pairs))
+    meat_per_pair = np.bincount(index, weights=count * (weights * (score - p)) ** 2, minlength=len(pairs))
     meat = np.zeros((n_systems, n_systems))
     np.add.at(meat, (pairs[:, 0], pairs[:, 0]), meat_per_pair)
     np.add.at(meat, (pairs[:, 1], pairs[:, 1]), meat_per_pair)
     np.add.at(meat, (pairs[:, 0], pairs[:, 1]), -meat_per_pair)
     np.add.at(meat, (pairs[:, 1], pairs[:, 0]), -meat_per_pair)
     b_inv = _pseudo_inverse(bread)
-    return IpwBradleyTerry(**_wald(theta, b_inv @ meat @ b_inv, confidence), n_comparisons=len(index))
+    return IpwBradleyTerry(**_wald(theta, b_inv @ meat @ b_inv, confidence), n_comparisons=int(round(count.sum())))
 
 
 def _wald(theta, cov, confidence) -> dict:

@@ -133,9 +133,18 @@ def run_child(path: str, fmt: str, resamples: int, judgment_rows: int) -> None:
     t1 = time.perf_counter()
     cpu1, server1 = cpu_seconds(), server_cpu_seconds(backend)
     rss_import = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    (half,) = vote_results(project=project, ties="half", confidence=0.95, n_resamples=resamples, seed=1)
+    (half,) = vote_results(
+        project=project, ties="half", confidence=0.95, n_resamples=resamples, seed=1, weighting="inverse_probability"
+    )
     t2 = time.perf_counter()
-    (davidson,) = vote_results(project=project, ties="davidson", confidence=0.95, n_resamples=resamples, seed=1)
+    (davidson,) = vote_results(
+        project=project,
+        ties="davidson",
+        confidence=0.95,
+        n_resamples=resamples,
+        seed=1,
+        weighting="inverse_probability",
+    )
     t3 = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_total_relation_size('evaluation_vote'), pg_relation_size('evaluation_vote')")

@@ -4,16 +4,20 @@ import io
 import json
 
 import pytest
+from django.test import Client
 
 from annotation.models import Judgment, Membership
 from annotation.services import item_import, judgment_import
 from audit.models import AuditEntry
 from core.import_records import ImportRejected
 from evaluation.models import Vote, VoteImport, VoteName
+from evaluation.selectors.votes import vote_tables
 from evaluation.services import ResultOptions, results_compute
 from evaluation.services import vote_files as vote_files_module
 from evaluation.services import vote_import as vote_import_module
+from evaluation.services._common import WEIGHTING_WORDS
 from evaluation.services.vote_import import VoteImportError, vote_import
+from evaluation.stats import bradley_terry_tables
 from tests.annotation.factories import MembershipFactory, ProjectFactory
 from tests.evaluation.vote_files import VOTES, arena_rows, concord_rows, write_csv, write_jsonl, write_parquet
 
@@ -28,7 +32,7 @@ def compared(lead):
     return project
 
 
-def _as_judgments(project, votes=VOTES):
+def _as_judgments(project, votes=VOTES, probabilities=None):
     """The same votes through the platform's judgment path: an item per vote, one judgment each."""
     items = [
         {"external_id": f"v{k}", "input": "prompt", "outputs": [{"system": a, "text": a}, {"system": b, "text": b}]}
@@ -43,6 +47,7 @@ def _as_judgments(project, votes=VOTES):
             "criterion": "overall",
             "value": (a, b)[value[w]] if w in value else "tie",
         }
+        | ({"sampling_probability": probabilities[k]} if probabilities else {})
         for k, (a, b, w) in enumerate(votes)
     ]
     judgment_import(project=project, stream=io.BytesIO("".join(json.dumps(x) + "\n" for x in lines).encode()))
@@ -66,6 +71,45 @@ def test_a_small_file_gives_the_judgment_paths_bradley_terry_result(compared, tm
     assert [s["strength"] for s in judged] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
     assert voted.n_votes == 32 and voted.ties_both_bad == 3 and voted.criterion == "overall"
     assert voted.bradley_terry.ties == ties
+
+
+@pytest.mark.parametrize("weighting", ["inverse_probability", "none"])
+def test_votes_of_an_adaptive_study_are_weighted_as_the_judgment_paths(compared, lead, tmp_path, weighting):
+    # Given an adaptive study's votes, each with the probability its pair was drawn with (a few values, as a
+    # design refreshed now and then gives), imported as judgments and as a vote file
+    probabilities = [(0.2, 0.5, 0.3)[k % 3] for k in range(len(VOTES))]
+    _as_judgments(compared, probabilities=probabilities)
+    rows = [row | {"sampling_probability": p} for row, p in zip(concord_rows(), probabilities, strict=True)]
+    vote_import(project=compared, path=write_jsonl(tmp_path / "v.jsonl", rows), fmt="jsonl")
+    # When the results are computed
+    body = results_compute(
+        project=compared, options=ResultOptions(n_resamples=0, test_resamples=0, weighting=weighting)
+    )
+    judged, (voted,) = body["criteria"][0], body["votes"]
+    # Then the votes are fitted as the judgments are: same weights, same strengths, same sandwich intervals
+    assert judged["sampling_probabilities"] and voted.sampling_probabilities and voted.weighting == weighting
+    assert [s["system"] for s in judged["systems"]] == [s.system for s in voted.systems]
+    assert [s["strength"] for s in judged["systems"]] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
+    assert [s["strength_ci"] for s in judged["systems"]] == [
+        pytest.approx(s.strength_ci, abs=1e-9) for s in voted.systems
+    ]
+    assert voted.bradley_terry.n_resamples == 0 and "sandwich" in voted.bradley_terry.bootstrap
+    # and the weights matter: the unweighted pair tables give other strengths
+    plain = vote_tables_fit(compared)
+    assert plain != pytest.approx([s.strength for s in voted.systems], abs=1e-6)
+    # the lead's page (the project's weighting, the default here) says how the votes were fitted
+    page = Client()
+    page.force_login(lead)
+    html = page.get(f"/projects/{compared.pk}/results/").content.decode()
+    note = html[html.index('data-testid="votes-weighting"') :]
+    assert WEIGHTING_WORDS["inverse_probability"] in note[: note.index("</p>")]
+
+
+def vote_tables_fit(project):
+    (tables,) = vote_tables(project)
+    fit = bradley_terry_tables(tables.tables, ties="half", n_resamples=0)
+    order = {system: fit.strengths[i] for i, system in enumerate(fit.systems)}
+    return [order[s.system] for s in results_compute(project=project, options=EXACT)["votes"][0].systems]
 
 
 def test_bootstrap_intervals_agree_with_the_judgment_paths(compared, tmp_path):

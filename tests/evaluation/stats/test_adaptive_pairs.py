@@ -283,3 +283,27 @@ def test_sandwich_intervals_cover_the_true_strengths(adaptive, weighting):
         hits.append((np.array(fit.ci_low) <= theta) & (theta <= np.array(fit.ci_high)))
     coverage = np.mean(hits)
     assert 0.95 - 3 * np.sqrt(0.95 * 0.05 / 200) <= coverage <= 0.99, coverage
+
+
+@pytest.mark.parametrize("weighting", ["inverse_probability", "stabilised", "none"])
+def test_aggregated_comparisons_with_frequencies_fit_as_the_comparisons_do(weighting):
+    # imported votes arrive counted by (pair, outcome, probability): the fit must not see the difference
+    first, second, outcome, probability = study(
+        np.array([1.0, 0.3, -0.2, -1.1]), 600, np.random.default_rng(11), adaptive=True, every=150
+    )
+    outcome[::7] = 1.0  # some ties
+    rows, count = np.unique(np.column_stack([first, second, outcome, probability]), axis=0, return_counts=True)
+    assert len(rows) < len(first) / 3
+    whole = ipw_bradley_terry(4, first, second, outcome, probability, weighting=weighting)
+    counted = ipw_bradley_terry(
+        4, rows[:, 0].astype(int), rows[:, 1].astype(int), rows[:, 2], rows[:, 3], weighting=weighting, frequency=count
+    )
+    assert counted.n_comparisons == whole.n_comparisons == 600
+    for field in ("strengths", "standard_errors", "ci_low", "ci_high", "contrast_se"):
+        np.testing.assert_allclose(getattr(counted, field), getattr(whole, field), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("frequency", [[1, 0], [1, -2], [1, float("nan")], [1]])
+def test_bad_frequencies_are_refused(frequency):
+    with pytest.raises(ValueError, match="frequency"):
+        ipw_bradley_terry(3, [0, 1], [1, 2], [2, 0], [0.5, 0.5], frequency=frequency)
