@@ -20,11 +20,11 @@ from agreement.engine.span_scopes import (
     SPAN_COUNTS,
     ScopeAgreement,
     ScopeSpans,
-    SpanFigure,
     pair_kendall,
     span_scope_agreement,
 )
 from agreement.stats import InsufficientDataError
+from agreement.stats.spans import SpanStatistic
 from annotation.models import ErrorSpan, Project
 from annotation.selectors.error_spans import SpanRatings, span_ratings
 from annotation.task_types.facts import SpanAgreement
@@ -206,7 +206,7 @@ class SpanComputation:
             )
             self.add(window, scope, figure, 2, method)
 
-    def add(self, window, scope, figure: SpanFigure, n_raters: int, method: str) -> None:
+    def add(self, window, scope, figure: SpanStatistic, n_raters: int, method: str) -> None:
         if figure.value is None:
             outcome = InsufficientDataError(figure.reason)
         else:
