@@ -302,6 +302,42 @@ class ResultsApi(EvaluationApi):
                 )
                 significant = serializers.BooleanField()
 
+            class BestWorstSerializer(serializers.Serializer):
+                class MaxDiffSerializer(serializers.Serializer):
+                    n_resamples = serializers.IntegerField()
+                    n_resamples_without_mle = serializers.IntegerField()
+                    scale = serializers.CharField()
+                    systems = serializers.DictField(
+                        child=inline_serializer(
+                            "MaxDiffStrength",
+                            {"strength": serializers.FloatField(allow_null=True), "strength_ci": interval_field()},
+                        )
+                    )
+
+                class SplitHalfSerializer(serializers.Serializer):
+                    correlation = serializers.CharField()
+                    n_splits = serializers.IntegerField()
+                    half = serializers.FloatField(allow_null=True, help_text="Mean uncorrected correlation.")
+                    corrected = serializers.FloatField(allow_null=True, help_text="Mean corrected correlation.")
+                    corrected_range = interval_field()
+
+                n_screens = serializers.IntegerField(help_text="Whole answers (one best, one worst).")
+                n_left_out = serializers.IntegerField()
+                maxdiff = MaxDiffSerializer(allow_null=True)
+                split_half = SplitHalfSerializer(allow_null=True)
+                maxdiff_error = serializers.CharField(allow_null=True)
+                split_half_error = serializers.CharField(allow_null=True)
+
+            class BradleyTerrySerializer(serializers.Serializer):
+                ties = serializers.CharField(help_text='"half" (a tie is half a win each) or "davidson".')
+                tie_parameter = serializers.FloatField(allow_null=True, help_text="Davidson's ν (null with half-wins).")
+                log_likelihood = serializers.FloatField(allow_null=True, help_text="Null in the weighted fit.")
+                n_resamples = serializers.IntegerField()
+                n_resamples_without_mle = serializers.IntegerField(
+                    help_text="Bootstrap samples without a finite maximum-likelihood estimate."
+                )
+                scale = serializers.CharField()
+
             class PairSerializer(serializers.Serializer):
                 system_a = serializers.CharField()
                 system_b = serializers.CharField()
@@ -325,13 +361,14 @@ class ResultsApi(EvaluationApi):
             systems = SystemSerializer(many=True)
             comparisons = ComparisonSerializer(many=True, required=False)
             pairs = PairSerializer(many=True, required=False)
-            bradley_terry = serializers.JSONField(required=False, allow_null=True)
-            best_worst = serializers.JSONField(
+            bradley_terry = BradleyTerrySerializer(
+                required=False, allow_null=True, help_text="pairwise: the fit (null when it failed: see `error`)."
+            )
+            best_worst = BestWorstSerializer(
                 required=False,
-                help_text="Best–worst scaling: {n_screens, n_left_out, maxdiff: {n_resamples, "
-                "n_resamples_without_mle, scale, systems}, split_half: {correlation, n_splits, half, corrected, "
-                "corrected_range}, maxdiff_error, split_half_error}; the split-half reliability is Spearman–Brown "
-                "corrected per random split of each tuple's judgments and averaged.",
+                help_text="Best–worst scaling: the MaxDiff fit and the split-half reliability (Spearman–Brown "
+                "corrected per random split of each tuple's judgments and averaged), each null with its `…_error` "
+                "when the data cannot give it.",
             )
             weighting = serializers.CharField(
                 required=False,

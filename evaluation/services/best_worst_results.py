@@ -2,7 +2,7 @@
 score): MaxDiff strengths with bootstrap intervals and the split-half reliability of the counting scores, both
 from the screens' best and worst picks (evaluation.stats.best_worst)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -48,27 +48,71 @@ def screens_of(frame: RatingFrame) -> Screens:
     return Screens(tuples, best, worst, units, len(groups) - len(kept))
 
 
-def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: int, seed: int) -> dict:
+@dataclass(frozen=True)
+class MaxDiffStrength:
+    """One output's MaxDiff natural log-strength (mean zero) with its percentile bootstrap interval over tuples."""
+
+    strength: float | None
+    strength_ci: list[float | None]
+
+
+@dataclass(frozen=True)
+class MaxDiffFit:
+    """The best–worst multinomial logit of a criterion's whole answers."""
+
+    n_resamples: int
+    #: Bootstrap samples without a finite maximum-likelihood estimate (left out of the intervals).
+    n_resamples_without_mle: int
+    scale: str
+    #: By system.
+    systems: dict[str, MaxDiffStrength]
+
+
+@dataclass(frozen=True)
+class SplitHalf:
+    """Split-half reliability of the counting scores: per random split of each tuple's judgments the correlation
+    of the halves' scores, Spearman–Brown corrected, averaged over the splits."""
+
+    #: The correlation of the halves ("spearman").
+    correlation: str
+    n_splits: int
+    #: The mean uncorrected correlation.
+    half: float | None
+    #: The mean corrected correlation.
+    corrected: float | None
+    #: The lowest and highest corrected correlation of a split.
+    corrected_range: list[float | None]
+
+
+@dataclass(frozen=True)
+class BestWorstResult:
+    """Best–worst scaling figures of a criterion beside its counting scores; a figure the data cannot give is None
+    with the reason in its ``..._error``."""
+
+    #: Whole answers (one best and one worst, of the most common tuple size).
+    n_screens: int
+    n_left_out: int
+    maxdiff: MaxDiffFit | None = None
+    split_half: SplitHalf | None = None
+    maxdiff_error: str | None = None
+    split_half_error: str | None = None
+
+
+def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: int, seed: int) -> BestWorstResult:
     """MaxDiff log-strengths (mean zero) with percentile bootstrap intervals over tuples, and split-half
     reliability over SPLITS random splits (Spearman–Brown corrected), for one criterion's judgments; a statistic
     the data cannot give says why in its ``error``."""
     screens = screens_of(frame)
-    out = {
-        "n_screens": len(screens.best),
-        "n_left_out": screens.n_left_out,
-        "maxdiff": None,
-        "split_half": None,
-        "maxdiff_error": None,
-        "split_half_error": None,
-    }
+    counts = BestWorstResult(n_screens=len(screens.best), n_left_out=screens.n_left_out)
     if not len(screens.best):
-        out["maxdiff_error"] = out["split_half_error"] = "no whole best–worst answer yet"
-        return out
+        missing = "no whole best–worst answer yet"
+        return replace(counts, maxdiff_error=missing, split_half_error=missing)
+    fit, maxdiff_error = None, None
     try:
         # Many small solves: BLAS threads cost far more than they save here (a fit over 100 outputs took 1.8 s with
         # them on a loaded two-core machine, 0.07 s on one thread), as in agreement's snapshots.
         with threadpool_limits(limits=1, user_api="blas"):
-            fit = maxdiff(
+            estimate = maxdiff(
                 screens.tuples,
                 screens.best,
                 screens.worst,
@@ -78,29 +122,34 @@ def best_worst_results(frame: RatingFrame, *, confidence: float, n_resamples: in
                 rng=generator(seed),
             )
     except InsufficientDataError as exc:
-        out["maxdiff_error"] = str(exc)
+        maxdiff_error = str(exc)
     else:
-        out["maxdiff"] = {
-            "n_resamples": fit.n_resamples,
-            "n_resamples_without_mle": fit.n_resamples_without_mle,
-            "scale": "natural log-strength, mean zero",
-            "systems": {
-                s: {"strength": num(v), "strength_ci": interval(lo, hi)}
-                for s, v, lo, hi in zip(fit.items, fit.strengths, fit.ci_low, fit.ci_high, strict=True)
+        fit = MaxDiffFit(
+            n_resamples=estimate.n_resamples,
+            n_resamples_without_mle=estimate.n_resamples_without_mle,
+            scale="natural log-strength, mean zero",
+            systems={
+                s: MaxDiffStrength(num(v), interval(lo, hi))
+                for s, v, lo, hi in zip(
+                    estimate.items, estimate.strengths, estimate.ci_low, estimate.ci_high, strict=True
+                )
             },
-        }
+        )
+    split, split_half_error = None, None
     try:
         reliability = split_half_reliability(
             screens.tuples, screens.best, screens.worst, units=screens.units, n_splits=SPLITS, rng=generator(seed)
         )
     except InsufficientDataError as exc:
-        out["split_half_error"] = str(exc)
+        split_half_error = str(exc)
     else:
-        out["split_half"] = {
-            "correlation": reliability.correlation,
-            "n_splits": reliability.n_splits,
-            "half": num(reliability.half),
-            "corrected": num(reliability.corrected),
-            "corrected_range": interval(reliability.corrected_low, reliability.corrected_high),
-        }
-    return out
+        split = SplitHalf(
+            correlation=reliability.correlation,
+            n_splits=reliability.n_splits,
+            half=num(reliability.half),
+            corrected=num(reliability.corrected),
+            corrected_range=interval(reliability.corrected_low, reliability.corrected_high),
+        )
+    return replace(
+        counts, maxdiff=fit, split_half=split, maxdiff_error=maxdiff_error, split_half_error=split_half_error
+    )

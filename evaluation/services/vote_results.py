@@ -12,21 +12,21 @@ from ._common import generator, interval, num
 
 
 @dataclass(frozen=True)
-class VoteSystem:
-    """One system's votes on a criterion."""
+class SystemRecord:
+    """One system's comparisons on a criterion (judgments or imported votes), against every opponent."""
 
     system: str
-    #: Votes the system took part in.
+    #: Comparisons the system took part in.
     n: int
     wins: int
-    #: Ties, "tie (bothbad)" included.
+    #: Ties (of votes, "tie (bothbad)" included).
     ties: int
     losses: int
-    #: (wins + ties / 2) / n; None without votes.
+    #: (wins + ties / 2) / n; None without comparisons.
     win_rate: float | None
     #: Bradley–Terry natural log-strength, mean zero; None when the fit failed.
     strength: float | None
-    #: The strength's percentile bootstrap interval ``[low, high]`` (None in it without a fit).
+    #: The strength's interval ``[low, high]`` (None in it without a fit).
     strength_ci: list[float | None]
 
 
@@ -57,7 +57,7 @@ class VoteResult:
     #: Of the ties, those marked "tie (bothbad)".
     ties_both_bad: int
     #: Strongest first (by win rate where the fit failed).
-    systems: list[VoteSystem]
+    systems: list[SystemRecord]
     #: None when the fit failed (``error`` says why).
     bradley_terry: VoteFit | None
     error: str | None
@@ -75,7 +75,7 @@ def vote_results(*, project: Project, ties: str, confidence: float, n_resamples:
     ]
 
 
-def _strongest_first(row: VoteSystem) -> float:
+def _strongest_first(row: SystemRecord) -> float:
     """By strength, by win rate where the fit failed (every system of a pair table took part in a vote)."""
     return -(row.strength if row.strength is not None else row.win_rate or 0.0)
 
@@ -105,7 +105,7 @@ def _criterion(votes: VoteTables, *, ties: str, confidence: float, n_resamples: 
         n = int(wins[k] + losses[k] + tied[k])
         v, lo, hi = strengths.get(system, (None, None, None))
         rows.append(
-            VoteSystem(
+            SystemRecord(
                 system=system,
                 n=n,
                 wins=int(wins[k]),

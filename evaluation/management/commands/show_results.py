@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import COMPARED
+from annotation.task_types.facts import COMPARED, ERROR_SPANS
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
 from evaluation.services import ResultOptions, judge_agreement_report, metric_correlations, results_compute
 from evaluation.stats import WEIGHTINGS
@@ -47,6 +47,11 @@ class Command(BaseCommand):
         parser.add_argument("--method", choices=METHODS, default="kendall")
         parser.add_argument("--exclude-system", action="append", default=[])
 
+    def header(self, criterion: str, n_items: int, n_raters: int, error: str | None) -> None:
+        self.stdout.write(f"\n== {criterion} ({n_items} items, {n_raters} raters)")
+        if error:
+            self.stdout.write(f"   {error}")
+
     def handle(
         self, *args, project, n_resamples, seed, aggregate, ties, weighting, level, method, exclude_system, **options
     ):
@@ -66,35 +71,28 @@ class Command(BaseCommand):
             f"{project.name} ({project.task_type}): {results['n_judgments']} judgments; left out "
             f"{excluded['gold_items']} on gold items, {excluded['excluded_raters']} from excluded raters"
         )
-        compares = REGISTRY[project.task_type].results.kind == COMPARED
+        kind = REGISTRY[project.task_type].results.kind
+        compares, error_spans = kind == COMPARED, kind == ERROR_SPANS
         for c in results["criteria"]:
-            out(f"\n== {c['criterion']} ({c['n_items']} items, {c['n_raters']} raters)")
-            if c["error"]:
-                out(f"   {c['error']}")
             if compares:
+                self.header(c.criterion, c.n_items, c.n_raters, c.error)
                 rows = [["system", "n", "win rate", "strength", "95% CI"]] + [
-                    [
-                        s["system"],
-                        str(s["n"]),
-                        fmt(s["win_rate"], 4),
-                        fmt(s["strength"]),
-                        ci(s["strength_ci"]),
-                    ]
-                    for s in c["systems"]
+                    [s.system, str(s.n), fmt(s.win_rate, 4), fmt(s.strength), ci(s.strength_ci)] for s in c.systems
                 ]
                 pairs = [["A", "B", "A wins", "ties", "B wins", "Holm p", "holds"]] + [
                     [
-                        p["system_a"],
-                        p["system_b"],
-                        str(p["wins"]),
-                        str(p["ties"]),
-                        str(p["losses"]),
-                        fmt(p["p_holm"], 4),
-                        "yes" if p["significant"] else "no",
+                        p.system_a,
+                        p.system_b,
+                        str(p.wins),
+                        str(p.ties),
+                        str(p.losses),
+                        fmt(p.p_holm, 4),
+                        "yes" if p.significant else "no",
                     ]
-                    for p in c["pairs"]
+                    for p in c.pairs
                 ]
-            else:
+            elif error_spans:
+                self.header(c["criterion"], c["n_items"], c["n_raters"], c["error"])
                 rows = [["system", "n", "mean", "95% CI", "median"]] + [
                     [s["system"], str(s["n"]), fmt(s["mean"]), ci(s["mean_ci"]), fmt(s["median"])] for s in c["systems"]
                 ]
@@ -103,10 +101,19 @@ class Command(BaseCommand):
                         p["system_a"],
                         p["system_b"],
                         fmt(p["difference"]),
-                        fmt(p["p_holm"], 4),
+                        fmt(p.get("p_holm"), 4),
                         "yes" if p["significant"] else "no",
                     ]
                     for p in c["comparisons"]
+                ]
+            else:
+                self.header(c.criterion, c.n_items, c.n_raters, c.error)
+                rows = [["system", "n", "mean", "95% CI", "median"]] + [
+                    [s.system, str(s.n), fmt(s.mean), ci(s.mean_ci), fmt(s.median)] for s in c.systems
+                ]
+                pairs = [["A", "B", "A − B", "Holm p", "holds"]] + [
+                    [p.system_a, p.system_b, fmt(p.difference), fmt(p.p_holm, 4), "yes" if p.significant else "no"]
+                    for p in c.comparisons
                 ]
             if len(rows) > 1:
                 out(table(rows))
