@@ -5,7 +5,6 @@ page; and the export page, which starts a dataset export and follows its job."""
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -40,7 +39,10 @@ from evaluation.services import (
     study_plan,
     study_plan_apply,
 )
+from evaluation.services.error_span_results import ErrorSpanCriterion
 from evaluation.services.leaderboard import MAX_REMOVALS, LeaderboardOptions, pairwise_leaderboard
+from evaluation.services.pairwise_results import PairwiseCriterion
+from evaluation.services.scored_results import ScoredCriterion
 from evaluation.stats import COMPARISONS, significance_clusters
 from evaluation.stats.correlation import LEVELS, METHODS
 
@@ -103,7 +105,7 @@ class CriterionPage:
     """What the results page shows of a criterion: its results (a criterion of ``results_compute``), the interval
     plot, the pairs whose difference holds and, for pair-comparing projects, its leaderboard."""
 
-    result: Any
+    result: ErrorSpanCriterion | PairwiseCriterion | ScoredCriterion
     plot: dict
     significant_pairs: list
     leaderboard: dict | None
@@ -132,9 +134,9 @@ def results_page(request, pk):
     for criterion in results["criteria"]:
         if kind == ERROR_SPANS:
             # ranked best first by the WMT procedure, with its own clusters (no Holm correction)
-            rows = criterion["systems"] if not criterion["error"] else []
-            significant = [c for c in criterion["comparisons"] if c["significant"]]
-            plot = interval_plot([(s["system"], s["mean"], *s["mean_ci"]) for s in rows], [s["cluster"] for s in rows])
+            rows = criterion.systems if not criterion.error else ()
+            significant = [c for c in criterion.comparisons if c.significant]
+            plot = interval_plot([(s.system, s.mean, *s.mean_ci) for s in rows], [s.cluster for s in rows])
         elif compares:
             significant = [p for p in criterion.pairs if p.significant]
             points = [(s.system, s.strength, *s.strength_ci) for s in criterion.systems]
@@ -143,8 +145,7 @@ def results_page(request, pk):
             significant = [c for c in criterion.comparisons if c.significant]
             points = [(s.system, s.mean, *s.mean_ci) for s in criterion.systems]
             plot = _ranked_plot(points, [(c.system_a, c.system_b) for c in significant])
-        name = criterion["criterion"] if kind == ERROR_SPANS else criterion.criterion
-        pages.append(CriterionPage(criterion, plot, significant, leaderboard.get(name)))
+        pages.append(CriterionPage(criterion, plot, significant, leaderboard.get(criterion.criterion)))
     context = {
         "project": project,
         "results": results,

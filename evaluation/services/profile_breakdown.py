@@ -17,6 +17,7 @@ from evaluation.selectors import rating_frame
 from evaluation.stats import InsufficientDataError, post_stratified_means
 
 from ._common import generator, interval, num, rater_unit_matrix
+from .error_span_results import ErrorSpanCriterion
 from .pairwise_results import PairwiseCriterion
 from .rater_models import rater_models_report
 from .results import ResultOptions, results_compute
@@ -67,9 +68,8 @@ def _as_json(results: dict) -> dict:
     return results | {"criteria": [_criterion_json(c) for c in results["criteria"]]}
 
 
-def _criterion_json(criterion: PairwiseCriterion | ScoredCriterion | dict) -> dict:
-    # error-span criteria are dictionaries still
-    return criterion if isinstance(criterion, dict) else criterion.to_json()
+def _criterion_json(criterion: ErrorSpanCriterion | PairwiseCriterion | ScoredCriterion) -> dict:
+    return criterion.to_json()
 
 
 def profile_breakdown(

@@ -15,7 +15,7 @@ from annotation.task_types.facts import COMPARED, ERROR_SPANS
 from evaluation.selectors import exclusion_counts, pairwise_frame, rating_frame, retired_item_counts
 from evaluation.selectors.ratings import turn_means
 
-from .error_span_results import SpanResultOptions, SpanScoring, error_span_criterion
+from .error_span_results import ErrorSpanCriterion, SpanResultOptions, SpanScoring, error_span_criterion
 from .pairwise_results import pairwise_criterion
 from .result_options import CheckedResultOptions, ResultOptions
 from .scored_results import scored_criterion
@@ -39,7 +39,7 @@ def results_compute(
     kind = REGISTRY[project.task_type].results.kind
     if kind == ERROR_SPANS:
         body["criteria"] = _error_span_criteria(project, checked, raters)
-        body["n_judgments"] = sum(c["n_judgments"] for c in body["criteria"])
+        body["n_judgments"] = sum(c.n_judgments for c in body["criteria"])
         return body
     if kind == COMPARED:
         pairs = pairwise_frame(project)
@@ -89,7 +89,9 @@ def span_scoring(project: Project) -> SpanScoring:
     return SpanScoring(task_type.results.higher_is_better, weight, config.get("weights") if weight else None)
 
 
-def _error_span_criteria(project: Project, options: CheckedResultOptions, raters: frozenset[int] | None) -> list[dict]:
+def _error_span_criteria(
+    project: Project, options: CheckedResultOptions, raters: frozenset[int] | None
+) -> list[ErrorSpanCriterion]:
     scoring = span_scoring(project)
     span_options = SpanResultOptions(
         confidence=options.confidence,
@@ -98,6 +100,9 @@ def _error_span_criteria(project: Project, options: CheckedResultOptions, raters
         alpha=options.alpha,
         segments=options.segments,
     )
+    names = None
+    if options.segments:
+        names = dict(Item.objects.filter(project=project).values_list("id", "external_id").iterator(chunk_size=20_000))
     criteria = []
     for criterion_id, name in (
         Criterion.objects.filter(project=project).order_by("position", "id").values_list("id", "name")
@@ -105,10 +110,5 @@ def _error_span_criteria(project: Project, options: CheckedResultOptions, raters
         ratings = span_ratings(project.id, criterion_id=criterion_id, included_only=True)
         if raters is not None:
             ratings = ratings.of_raters(raters)
-        criteria.append(error_span_criterion(ratings, name, scoring, span_options))
-    if options.segments:
-        names = dict(Item.objects.filter(project=project).values_list("id", "external_id").iterator(chunk_size=20_000))
-        for criterion in criteria:
-            for row in criterion.get("segments", []):
-                row["item"] = names[row["item"]]
+        criteria.append(error_span_criterion(ratings, name, scoring, span_options, names))
     return criteria

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.task_types import REGISTRY
-from annotation.task_types.facts import COMPARED, ERROR_SPANS
+from annotation.task_types.facts import COMPARED
 from evaluation.selectors import judge_list_for_project, metric_names_for_project
 from evaluation.services import ResultOptions, judge_agreement_report, metric_correlations, results_compute
 from evaluation.stats import WEIGHTINGS
@@ -71,8 +71,7 @@ class Command(BaseCommand):
             f"{project.name} ({project.task_type}): {results['n_judgments']} judgments; left out "
             f"{excluded['gold_items']} on gold items, {excluded['excluded_raters']} from excluded raters"
         )
-        kind = REGISTRY[project.task_type].results.kind
-        compares, error_spans = kind == COMPARED, kind == ERROR_SPANS
+        compares = REGISTRY[project.task_type].results.kind == COMPARED
         for c in results["criteria"]:
             if compares:
                 self.header(c.criterion, c.n_items, c.n_raters, c.error)
@@ -91,28 +90,20 @@ class Command(BaseCommand):
                     ]
                     for p in c.pairs
                 ]
-            elif error_spans:
-                self.header(c["criterion"], c["n_items"], c["n_raters"], c["error"])
+            else:
+                # error spans have no median and their p-values no Holm correction (as WMT reports them)
+                self.header(c.criterion, c.n_items, c.n_raters, c.error)
                 rows = [["system", "n", "mean", "95% CI", "median"]] + [
-                    [s["system"], str(s["n"]), fmt(s["mean"]), ci(s["mean_ci"]), fmt(s["median"])] for s in c["systems"]
+                    [s.system, str(s.n), fmt(s.mean), ci(s.mean_ci), fmt(getattr(s, "median", None))] for s in c.systems
                 ]
                 pairs = [["A", "B", "A − B", "Holm p", "holds"]] + [
                     [
-                        p["system_a"],
-                        p["system_b"],
-                        fmt(p["difference"]),
-                        fmt(p.get("p_holm"), 4),
-                        "yes" if p["significant"] else "no",
+                        p.system_a,
+                        p.system_b,
+                        fmt(p.difference),
+                        fmt(getattr(p, "p_holm", None), 4),
+                        "yes" if p.significant else "no",
                     ]
-                    for p in c["comparisons"]
-                ]
-            else:
-                self.header(c.criterion, c.n_items, c.n_raters, c.error)
-                rows = [["system", "n", "mean", "95% CI", "median"]] + [
-                    [s.system, str(s.n), fmt(s.mean), ci(s.mean_ci), fmt(s.median)] for s in c.systems
-                ]
-                pairs = [["A", "B", "A − B", "Holm p", "holds"]] + [
-                    [p.system_a, p.system_b, fmt(p.difference), fmt(p.p_holm, 4), "yes" if p.significant else "no"]
                     for p in c.comparisons
                 ]
             if len(rows) > 1:

@@ -41,7 +41,7 @@ def test_hanna_results_metric_correlations_and_llm_judges(datasets, lead):
     relevance = next(c for c in results["criteria"] if c.criterion == "Relevance")
     gpt2 = next(s for s in relevance.systems if s.system == "GPT-2")
     assert gpt2.mean_ci[0] < gpt2.mean < gpt2.mean_ci[1]
-    assert sum(gpt2["distribution"].values()) == 288
+    assert sum(gpt2.distribution.values()) == 288
     assert any(c.significant for c in relevance.comparisons)
 
     # And all 72 x 6 system- and story-level Kendall tau-b equal the authors' |tau| (1e-4)
