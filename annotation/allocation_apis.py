@@ -122,9 +122,9 @@ class RaterQuotaApi(APIView):
 
 
 class AdaptiveAllocationApi(APIView):
-    """Adaptive allocation of a pairwise project (annotation.services.adaptive_allocation): its settings, the
-    judgments each system needs before the ranking stops being provisional, and the cached probabilities the
-    next screens' pairs are drawn with."""
+    """Adaptive allocation of a pairwise or best–worst project (annotation.services.adaptive_allocation): its
+    settings, the judgments each system needs before the ranking stops being provisional (pairwise), and the
+    cached probabilities the next screens' pairs or tuples are drawn with."""
 
     class SettingsSerializer(serializers.Serializer):
         target = serializers.ChoiceField(
@@ -134,7 +134,8 @@ class AdaptiveAllocationApi(APIView):
         cold_start = serializers.IntegerField(
             required=False,
             allow_null=True,
-            help_text="Judgments drawn uniformly over the pairs before adapting; null: two per pair.",
+            help_text="Judgments drawn uniformly over the pairs (tuples) before adapting; null: two per pair (one "
+            "answer per tuple).",
         )
         floor = serializers.FloatField(
             required=False,
@@ -169,8 +170,11 @@ class AdaptiveAllocationApi(APIView):
 
     class OutputSerializer(serializers.Serializer):
         class ProbabilitySerializer(serializers.Serializer):
-            system_a = serializers.CharField()
-            system_b = serializers.CharField()
+            systems = serializers.ListField(
+                child=serializers.CharField(), help_text="The pair or tuple of systems, names sorted."
+            )
+            system_a = serializers.CharField(allow_null=True, help_text="A pair's first system; null for a tuple.")
+            system_b = serializers.CharField(allow_null=True, help_text="A pair's second system; null for a tuple.")
             probability = serializers.FloatField()
 
         adaptive = serializers.JSONField(allow_null=True, help_text="The settings with their defaults, or null.")
@@ -178,7 +182,8 @@ class AdaptiveAllocationApi(APIView):
         computed_at = serializers.DateTimeField(allow_null=True, help_text="When the probabilities were computed.")
         n_judgments = serializers.IntegerField(help_text="Judgments they were computed from.")
         probabilities = ProbabilitySerializer(
-            many=True, help_text="Per pair of systems, before the draw restricts them to the pairs open to a rater."
+            many=True,
+            help_text="Per pair (tuple) of systems, before the draw restricts them to those open to a rater.",
         )
 
     def _answer(self, project):
@@ -192,8 +197,13 @@ class AdaptiveAllocationApi(APIView):
                     "computed_at": state.computed_at if state else None,
                     "n_judgments": state.n_judgments if state else 0,
                     "probabilities": [
-                        {"system_a": a, "system_b": b, "probability": p}
-                        for a, b, p in (state.probabilities if state else [])
+                        {
+                            "systems": row[:-1],
+                            "system_a": row[0] if len(row) == 3 else None,
+                            "system_b": row[1] if len(row) == 3 else None,
+                            "probability": row[-1],
+                        }
+                        for row in (state.probabilities if state else [])
                     ],
                 }
             ).data

@@ -266,10 +266,10 @@ class AllocationForm(forms.Form):
 
 
 class AdaptiveForm(forms.Form):
-    """A pairwise project's adaptive allocation (annotation.task_types.adaptive) and the judgments each system
-    needs before its ranking stops being provisional."""
+    """A pairwise or best–worst project's adaptive allocation (annotation.task_types.adaptive) and, where the type
+    takes it, the judgments each system needs before its ranking stops being provisional."""
 
-    enabled = forms.BooleanField(required=False, label="Draw each screen's pair adaptively")
+    enabled = forms.BooleanField(required=False, label="Draw each screen's pair (or tuple) adaptively")
     target = forms.ChoiceField(
         choices=[("ranking", "the whole ranking"), ("top_k", "the top k")],
         label="Sharpen",
@@ -280,14 +280,14 @@ class AdaptiveForm(forms.Form):
         required=False,
         min_value=0,
         label="Judgments before adapting",
-        help_text="Drawn uniformly over the pairs first; empty: two per pair.",
+        help_text="Drawn uniformly over the pairs (tuples) first; empty: two per pair (one per tuple).",
     )
     floor = forms.FloatField(
         required=False,
         min_value=0.01,
         max_value=1,
         label="Share kept uniform",
-        help_text="Every pair keeps at least this share of a uniform draw, so no weight exceeds 1 / it; empty: "
+        help_text="Every pair (tuple) keeps at least this share of a uniform draw, so no weight exceeds 1 / it; empty: "
         "0.3 weighted back, 0.1 unweighted.",
     )
     weighting = forms.ChoiceField(
@@ -311,7 +311,7 @@ class AdaptiveForm(forms.Form):
     def for_project(cls, project: Project, data=None):
         config = project.task_config or {}
         adaptive = config.get("adaptive") or {}
-        return cls(
+        form = cls(
             data,
             initial={
                 "enabled": bool(adaptive),
@@ -323,6 +323,9 @@ class AdaptiveForm(forms.Form):
                 "min_judgments_per_system": config.get("min_judgments_per_system"),
             },
         )
+        if "min_judgments_per_system" not in REGISTRY[project.task_type].live_config_fields:
+            del form.fields["min_judgments_per_system"]
+        return form
 
     def changes(self) -> dict:
         """The task_config fields to change (annotation.services.adaptive_allocation.adaptive_config_update)."""
@@ -336,6 +339,8 @@ class AdaptiveForm(forms.Form):
                 "floor": data["floor"],
                 "weighting": data["weighting"] or DEFAULT_WEIGHTING,
             }
+        if "min_judgments_per_system" not in self.fields:
+            return {"adaptive": adaptive}
         return {"adaptive": adaptive, "min_judgments_per_system": data["min_judgments_per_system"] or None}
 
 

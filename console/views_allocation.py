@@ -106,7 +106,7 @@ def _adaptive(request, project):
             project,
             AllocationForm.for_project(project),
             status=400,
-            error="This project does not compare systems in pairs.",
+            error="This project does not allocate its screens adaptively.",
         )
     if form.is_valid():
         try:

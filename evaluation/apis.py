@@ -11,6 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
+from rest_framework.fields import SkipField
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -62,6 +63,16 @@ from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
 from evaluation.stats.system_scores import INTERVAL_METHODS, NORMALISATIONS
+
+
+class LeftOutWhenNone(serializers.CharField):
+    """Text left out of the answer where the attribute is None (a figure only some results have)."""
+
+    def get_attribute(self, instance):
+        value = super().get_attribute(instance)
+        if value is None:
+            raise SkipField()
+        return value
 
 
 def interval_field(**kwargs):
@@ -306,6 +317,11 @@ class ResultsApi(EvaluationApi):
                 class MaxDiffSerializer(serializers.Serializer):
                     n_resamples = serializers.IntegerField()
                     n_resamples_without_mle = serializers.IntegerField()
+                    weighting = LeftOutWhenNone(
+                        required=False,
+                        help_text="Adaptively drawn screens only: how each was weighted (inverse_probability, "
+                        "stabilised or none), with sandwich intervals.",
+                    )
                     scale = serializers.CharField()
                     systems = serializers.DictField(
                         child=inline_serializer(

@@ -1,21 +1,24 @@
-"""Adaptive allocation of a pairwise study: the pair of systems on a rater's next screen is drawn with
-probabilities that favour the comparisons the lead's target needs (evaluation.stats.allocation_probabilities),
-and every judgment keeps the probability its pair was drawn with, so that the results can weight it back
-(inverse-probability weighting, or the unweighted fit the allocation then optimises for: the settings' ``weighting``).
+"""Adaptive allocation of a pairwise or best–worst study: the pair (or tuple) of systems on a rater's next screen
+is drawn with probabilities that favour the comparisons the lead's target needs
+(evaluation.stats.allocation_probabilities, tuple_allocation_probabilities), and every judgment keeps the
+probability its pair or tuple was drawn with, so that the results can weight it back (inverse-probability
+weighting, or the unweighted fit the allocation then optimises for: the settings' ``weighting``). The task type's
+``adaptive_unit`` says which it draws.
 
 - The settings are the task type's (``task_config["adaptive"]``, annotation.task_types.adaptive), changed
   while the study runs through adaptive_config_update.
 - The probabilities are computed by a debounced job (evaluation.services.adaptive_refresh, a beat entry, at
   most once per ``refresh_every`` new judgments) and cached in AdaptiveAllocationState; a ``next`` call only
   reads them.
-- On ``next`` (adaptive_pair_draw) the pair is drawn among the pairs that have an item open to the rater, with
-  the cached probabilities restricted to those pairs and renormalised: that renormalised probability is the
-  one the screen was drawn with, and the one recorded. Pairs the cache does not know yet (new systems) count
-  as the reference design's share. The draw runs before the screen's kind is known, for control screens too,
-  so that a control costs what a work screen costs; control items (gold, repeats, degraded copies) are never
-  among the pairs drawn from, and their screens record no probability.
-- The reference design is uniform over the pairs of the project's systems; the allocation's fit reads the
-  current judgments of the project's first criterion, work screens and imported lines only.
+- On ``next`` (adaptive_draw) the pair (tuple) is drawn among those that have an item open to the rater, with
+  the cached probabilities restricted to them and renormalised: that renormalised probability is the one the
+  screen was drawn with, and the one recorded (on every judgment of the screen). Pairs or tuples the cache does
+  not know yet (new systems, new tuples) count as the reference design's share. The draw runs before the
+  screen's kind is known, for control screens too, so that a control costs what a work screen costs; control
+  items (gold, repeats, degraded copies) are never among those drawn from, and their screens record no probability.
+- The reference design is uniform over the pairs of the project's systems (over the distinct tuples of its work
+  items); the allocation's fit reads the current judgments of the project's first criterion, work screens and
+  imported lines only.
 """
 
 import random
@@ -26,23 +29,22 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import AdaptiveAllocationState, Project
-from annotation.selectors.adaptive import pair_of, work_item_pairs
+from annotation.selectors.adaptive import work_item_units
 from annotation.task_types import REGISTRY, TaskTypeError
 from annotation.task_types.adaptive import adaptive_settings
-from annotation.task_types.facts import COMPARED
 from audit.services import audit_record
 
 DESIGN_CONFLICT = (
-    "adaptive allocation draws each screen's pair of systems itself; it does not combine with a "
+    "adaptive allocation draws each screen's pair (or tuple) of systems itself; it does not combine with a "
     "design of places (planned raters or a maximum of screens per rater): clear those first"
 )
 
 
 @dataclass(frozen=True)
-class PairDraw:
-    """The pair of systems drawn for a screen (names sorted) and the probability it was drawn with."""
+class Draw:
+    """The pair or tuple of systems drawn for a screen (names sorted) and the probability it was drawn with."""
 
-    systems: tuple[str, str]
+    systems: tuple[str, ...]
     probability: float
 
 
@@ -64,8 +66,8 @@ def adaptive_config_update(*, project: Project, changes: dict, by) -> dict:
     except TaskTypeError as exc:
         raise ValidationError({"task_config": str(exc)}) from exc
     if adaptive_settings(config) is not None:
-        if task_type.results.kind != COMPARED:
-            raise ValidationError({"adaptive": f"a {task_type.slug} project does not compare systems in pairs"})
+        if task_type.adaptive_unit is None:
+            raise ValidationError({"adaptive": f"a {task_type.slug} project does not allocate its screens adaptively"})
         if project.planned_raters or project.max_screens_per_rater:
             raise ValidationError({"adaptive": DESIGN_CONFLICT})
     before = project.task_config or {}
@@ -89,18 +91,20 @@ def adaptive_design_check(project: Project) -> None:
         )
 
 
-def adaptive_pair_draw(*, project: Project, rater_id: int, rng: random.Random) -> PairDraw | None:
-    """The pair of systems for the rater's next screen, drawn among the pairs with an item open to them, and
+def adaptive_draw(*, project: Project, rater_id: int, rng: random.Random) -> Draw | None:
+    """The pair or tuple of systems for the rater's next screen, drawn among those with an item open to them, and
     its probability; None when the project does not allocate adaptively or nothing is open."""
-    if adaptive_settings(project.task_config) is None:
+    unit = REGISTRY[project.task_type].adaptive_unit
+    if unit is None or adaptive_settings(project.task_config) is None:
         return None
-    available = work_item_pairs(project.pk, open_to_rater=rater_id)
+    available = work_item_units(project.pk, unit, open_to_rater=rater_id)
     if not available:
         return None
     cached = AdaptiveAllocationState.objects.filter(project_id=project.pk).values_list("probabilities", flat=True)
-    known = {pair_of(a, b): p for a, b, p in (cached.first() or [])}
+    # a cached row: the systems (sorted), then the probability
+    known = {tuple(sorted(row[:-1])): row[-1] for row in (cached.first() or [])}
     reference = 1 / len(known) if known else 1.0
-    weights = np.array([known.get(pair, reference) for pair in available])
+    weights = np.array([known.get(systems, reference) for systems in available])
     shares = weights / weights.sum()
     index = min(int(np.searchsorted(np.cumsum(shares), rng.random() * shares.sum(), side="right")), len(shares) - 1)
-    return PairDraw(available[index], float(shares[index]))
+    return Draw(available[index], float(shares[index]))

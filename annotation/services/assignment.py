@@ -53,7 +53,7 @@ from annotation.selectors.rater_loop import (
 from annotation.selectors.screen_plan import ScreenPlan, project_has_controls, screen_plan
 from annotation.task_types import REGISTRY
 
-from .adaptive_allocation import adaptive_pair_draw
+from .adaptive_allocation import adaptive_draw
 from .allocation_places import allocation_place_claim
 
 # What a rating screen shows of an item (and nothing it must not show: gold, meta, subgroup).
@@ -301,21 +301,24 @@ _VACATED_FREE = (
 )
 
 
-# Adaptive allocation: the item's outputs are the drawn pair's two systems (params: the two names).
-_PAIRED = (
-    "EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s) "
-    "AND EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s)"
-)
+# Adaptive allocation: the item's outputs are the drawn pair's (tuple's) systems, no more (params: the names).
+_DRAWN_SYSTEM = "EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND o.system = %s)"
+_DRAWN_SIZE = "(SELECT COUNT(*) FROM {outputs} o WHERE o.item_id = {t}.id) = {n}"
+
+
+def _drawn(n: int, outputs: str, t: str) -> str:
+    """The condition that item ``t``'s outputs are the ``n`` systems drawn."""
+    return " AND ".join([*[_DRAWN_SYSTEM] * n, _DRAWN_SIZE]).format(outputs=outputs, t=t, n=n)
 
 
 @functools.cache
-def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, paired: bool = False) -> str:
+def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, drawn: int = 0) -> str:
     """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: when ``shuffled``, for
-    the queue's window, the project, the plan's masks and when ``paired`` the pair; then project, project, rater,
-    the plan's masks, when ``paired`` the pair; and when ``shuffled`` the rater's order key
+    the queue's window, the project, the plan's masks and the ``drawn`` systems; then project, project, rater,
+    the plan's masks, the ``drawn`` systems; and when ``shuffled`` the rater's order key
     (_order_key_sql_params)). Shuffled, the first item is the first in the rater's order among the window;
-    unshuffled (the untouched queue's fallback) the first in id order, without a window. ``paired``: only items
-    of one pair of systems (adaptive allocation)."""
+    unshuffled (the untouched queue's fallback) the first in id order, without a window. ``drawn``: the number
+    of systems drawn (adaptive allocation: only items of that pair or tuple of systems), 0 for none."""
     items, assignments, outputs = Item._meta.db_table, Assignment._meta.db_table, Output._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
@@ -331,8 +334,8 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, paire
         where += f" AND ({planned.format(t='i')})"
     if plan == "vacated":
         where += " AND " + _VACATED_FREE.format(memberships=Membership._meta.db_table, assignments=assignments)
-    if paired:
-        where += " AND " + _PAIRED.format(outputs=outputs, t="i")
+    if drawn:
+        where += " AND " + _drawn(drawn, outputs, "i")
     order = "(i.id + 0)"
     if shuffled:
         # The window is read through the queue's partial index in id order and its rows are looked up by primary
@@ -340,8 +343,8 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, paire
         # are checked and sorted.
         size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
         window = f" AND ({planned.format(t='s')})" if planned else ""
-        if paired:
-            window += " AND " + _PAIRED.format(outputs=outputs, t="s")
+        if drawn:
+            window += " AND " + _drawn(drawn, outputs, "s")
         window = (
             f"SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
             f"AND {queue.format(t='s')}{window} ORDER BY (s.id + 0) LIMIT {size}"
@@ -385,11 +388,11 @@ def _vacated_filter(project: Project, now: datetime) -> PlanFilter | None:
 
 
 def _lease_open_item(
-    project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None, pair: tuple[str, str] | None = None
+    project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None, drawn: tuple[str, ...] = ()
 ) -> Item | None:
     """Takes a slot on the first item open to the rater in their order ``order`` (order_key_params), started
     items first; one statement per queue, and one more when the untouched queue's window has nothing left.
-    With ``pair`` (adaptive allocation) only an item of that pair of systems.
+    With ``drawn`` (adaptive allocation) only an item of that pair or tuple of systems.
 
     The inner SELECT locks the row with SKIP LOCKED (rows other raters are taking are passed over,
     never waited for) and PostgreSQL re-checks the queue condition on the row's newest version before
@@ -397,12 +400,12 @@ def _lease_open_item(
     because it is the hottest statement of the rater loop (see BENCHMARKS.md, "Rater loop").
     """
     masks = [*plan.masks] if plan else []
-    systems = [*pair] if pair else []
+    systems = [*drawn]
     base = [project_id, project_id, rater_id, *masks, *systems]
     tries = ((_STARTED, True), (_UNTOUCHED, True), (_UNTOUCHED, False))
     for queue, shuffled in tries:
         params = [project_id, *masks, *systems, *base, *_order_key_sql_params(order)] if shuffled else base
-        sql = _lease_sql(queue, plan.plan if plan else None, shuffled, pair is not None)
+        sql = _lease_sql(queue, plan.plan if plan else None, shuffled, len(drawn))
         leased = list(Item.objects.raw(sql, params))
         if leased:
             return leased[0]
@@ -466,17 +469,17 @@ def _lease(
     own: PlanFilter | None,
     order: OrderKey,
     now: datetime,
-    pair: tuple[str, str] | None = None,
+    drawn: tuple[str, ...] = (),
 ) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
-    place ``own`` in a designed project, then of the vacated places; of the pair of systems ``pair`` when one
-    was drawn), a control picked at random. Either is one locking read and one write, so a control screen
+    place ``own`` in a designed project, then of the vacated places; of the pair or tuple of systems ``drawn``
+    when one was drawn), a control picked at random. Either is one locking read and one write, so a control screen
     costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
-        item = _lease_open_item(project.pk, rater.pk, order, own, pair) if pair else None
+        item = _lease_open_item(project.pk, rater.pk, order, own, drawn) if drawn else None
         if item is not None:
-            item.drawn_pair = True  # its sampling probability is the draw's
-        else:  # no pair drawn, or its open items were taken since the draw looked: work as without one
+            item.drawn = True  # its sampling probability is the draw's
+        else:  # nothing drawn, or its open items were taken since the draw looked: work as without one
             item = _lease_open_item(project.pk, rater.pk, order, own)
         if item is None and own is not None and (vacated := _vacated_filter(project, now)) is not None:
             item = _lease_open_item(project.pk, rater.pk, order, vacated)
@@ -595,7 +598,7 @@ def assignment_lease_new(
     own = _own_filter(project, membership)
     order = order_key_params(membership.order_seed)
     # Drawn before the screen's kind, for every screen, so that a control costs what work costs.
-    draw = adaptive_pair_draw(project=project, rater_id=rater.pk, rng=rng or _rng)
+    draw = adaptive_draw(project=project, rater_id=rater.pk, rng=rng or _rng)
 
     kinds = [Assignment.ServedAs.WORK]
     if project_has_controls(project):
@@ -603,7 +606,7 @@ def assignment_lease_new(
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater, own, order, now, draw.systems if draw else None)
+        item = _lease(kind, project, rater, own, order, now, draw.systems if draw else ())
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
@@ -637,7 +640,7 @@ def assignment_lease_new(
         served_as=served_as,
         expires_at=now + timedelta(seconds=project.lease_seconds),
         sampling_probability=(
-            draw.probability if getattr(item, "drawn_pair", False) and served_as == Assignment.ServedAs.WORK else None
+            draw.probability if getattr(item, "drawn", False) and served_as == Assignment.ServedAs.WORK else None
         ),
     )
     assignment.screen_outputs = [outputs[p][1] for p in order]

@@ -1,14 +1,17 @@
-"""The settings of adaptive allocation, for the task types that compare systems two at a time: checked and
-completed here, kept in the project's ``task_config`` under ``"adaptive"`` (the type's own normalise_config
-calls adaptive_config_normalise), read back as an AdaptiveSettings by annotation.services.adaptive_allocation."""
+"""The settings of adaptive allocation, for the task types that compare systems two at a time (pairwise) or in
+tuples (best–worst scaling): checked and completed here, kept in the project's ``task_config`` under
+``"adaptive"`` (the type's own normalise_config calls adaptive_config_normalise), read back as an
+AdaptiveSettings by annotation.services.adaptive_allocation."""
 
 from dataclasses import dataclass
 
 from .base import TaskTypeError
 
+# A type's adaptive_unit: what one draw picks, a pair of systems or a tuple of them (an item's outputs).
+PAIRS, TUPLES = "pairs", "tuples"
 TARGETS = ("ranking", "top_k")
-# the estimator the results report, whose variance the allocation minimises (evaluation.stats.adaptive_pairs:
-# weighted back to a uniform design, design-robust; or unweighted, efficient when Bradley–Terry holds)
+# the estimator the results report, whose variance the allocation minimises (evaluation.stats.adaptive_pairs and
+# adaptive_tuples: weighted back to a uniform design, design-robust; or unweighted, efficient when the model holds)
 WEIGHTINGS = ("inverse_probability", "none")
 DEFAULT_WEIGHTING = "inverse_probability"
 # the share of a uniform draw every allocation keeps: with inverse weights it bounds them by 1 / floor; unweighted
@@ -23,10 +26,10 @@ FIELDS = ("target", "top_k", "cold_start", "floor", "refresh_every", "weighting"
 @dataclass(frozen=True)
 class AdaptiveSettings:
     """``target``: the whole ranking or the top ``top_k``; ``cold_start``: judgments drawn from the reference
-    design (uniform over the pairs) before adapting, None for two per pair; ``floor``: share of the reference
-    design kept in every allocation (inverse weights stay below 1 / floor); ``refresh_every``: judgments
-    between two recomputations of the probabilities; ``weighting``: the estimator reported (settings stored
-    before it existed read as inverse_probability)."""
+    design (uniform over the pairs, or the tuples) before adapting, None for two per pair (one per tuple);
+    ``floor``: share of the reference design kept in every allocation (inverse weights stay below 1 / floor);
+    ``refresh_every``: judgments between two recomputations of the probabilities; ``weighting``: the estimator
+    reported (settings stored before it existed read as inverse_probability)."""
 
     target: str
     top_k: int | None

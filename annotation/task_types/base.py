@@ -159,6 +159,9 @@ class TaskType:
     # Fields of task_config a lead may change while the project runs (annotation.services.project), e.g. a
     # pairwise project's adaptive allocation; the others are fixed at creation.
     live_config_fields: tuple[str, ...] = ()
+    # What adaptive allocation (annotation.task_types.adaptive) draws for a screen of this type: PAIRS or TUPLES of
+    # systems; None: the type does not allocate adaptively.
+    adaptive_unit: str | None = None
 
     def __init__(self, directory: Path, facts: Facts):
         # ``directory``: the package, whose templates/ the template loader serves

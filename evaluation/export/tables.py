@@ -138,7 +138,12 @@ VOTES = TableSpec(
         Column("system_a", "string", "One system of the vote."),
         Column("system_b", "string", "The other system."),
         Column("winner", "string", "system_a's or system_b's name, tie, or tie (bothbad)."),
-        Column("rater", "string", "The voter's pseudonym or judge id as imported (null when the study had none)."),
+        Column(
+            "rater",
+            "string",
+            "The voter's pseudonym (voter-001… in import order), or the judge id as imported when exported with "
+            "names; null when the study had none.",
+        ),
         Column("prompt", "string", "The prompt's id as imported (null when none)."),
         Column("submitted_at", "timestamp", "When the vote was cast (UTC), when the study recorded it."),
         Column("sampling_probability", "float", "Probability the pair was drawn with, when recorded."),

@@ -40,7 +40,8 @@ def retired_item_counts(project: Project) -> dict:
 
 @dataclass
 class RatingFrame:
-    """One row per included judgment (likert, rankme): item, system, rater and criterion as labels."""
+    """One row per included judgment (likert, rankme, best–worst): item, system, rater and criterion as labels, and
+    the probability its screen was drawn with (adaptive allocation; NaN where none was recorded)."""
 
     item: np.ndarray
     system: np.ndarray
@@ -48,6 +49,7 @@ class RatingFrame:
     criterion: np.ndarray
     value: np.ndarray
     criteria: list[str] = field(default_factory=list)
+    probability: np.ndarray | None = None
 
     def where(self, mask: np.ndarray) -> "RatingFrame":
         return RatingFrame(
@@ -57,6 +59,7 @@ class RatingFrame:
             self.criterion[mask],
             self.value[mask],
             self.criteria,
+            None if self.probability is None else self.probability[mask],
         )
 
     def for_criterion(self, name: str) -> "RatingFrame":
@@ -79,11 +82,11 @@ def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFra
     if criterion:
         judgments = judgments.filter(criterion__name=criterion)
     rows = list(
-        judgments.values_list("item__external_id", "output__system", "rater_id", "criterion__name", "value").iterator(
-            chunk_size=20_000
-        )
+        judgments.values_list(
+            "item__external_id", "output__system", "rater_id", "criterion__name", "value", "sampling_probability"
+        ).iterator(chunk_size=20_000)
     )
-    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
     return RatingFrame(
         np.array(columns[0], dtype=object),
         np.array(columns[1], dtype=object),
@@ -91,6 +94,7 @@ def rating_frame(project: Project, *, criterion: str | None = None) -> RatingFra
         np.array(columns[3], dtype=object),
         np.array(columns[4], dtype=float),
         _criteria(project),
+        np.array([np.nan if p is None else p for p in columns[5]], dtype=float),
     )
 
 

@@ -83,11 +83,20 @@ def _tables(criterion: str, rows: np.ndarray, names: dict[int, str], n_imports: 
     return VoteTables(criterion, tables, int(n.sum()), both_bad, n_imports)
 
 
-def vote_batches(project: Project, *, size: int = 20_000) -> Iterator[tuple[str, list[tuple]]]:
+def voter_pseudonyms(project: Project) -> dict[int, str]:
+    """``voter-001``, ``voter-002``… for the imported voters, numbered in the order the imports first met them:
+    the judge ids of a study may be account names or addresses, which an export without names must not carry."""
+    codes = sorted(VoteName.objects.filter(project=project, kind=VoteName.Kind.RATER).values_list("code", flat=True))
+    width = max(3, len(str(len(codes))))
+    return {code: f"voter-{k:0{width}d}" for k, code in enumerate(codes, start=1)}
+
+
+def vote_batches(project: Project, *, with_names: bool, size: int = 20_000) -> Iterator[tuple[str, list[tuple]]]:
     """Every vote as the export's ``votes`` table holds it (``evaluation.export.tables.VOTES``), in import order,
-    in batches of ``size`` rows: the columns of Concord's vote import layout, so a file re-imports as it is."""
+    in batches of ``size`` rows: the columns of Concord's vote import layout, so a file re-imports as it is.
+    Voters appear under pseudonyms unless ``with_names`` (the judge ids as imported)."""
     systems = vote_names(project, VoteName.Kind.SYSTEM)
-    raters = vote_names(project, VoteName.Kind.RATER)
+    raters = vote_names(project, VoteName.Kind.RATER) if with_names else voter_pseudonyms(project)
     rows = (
         Vote.objects.filter(batch__project=project)
         .order_by("id")

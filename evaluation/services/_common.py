@@ -12,6 +12,12 @@ from evaluation.stats import normalise_scores
 
 # Bootstrap samples the API accepts per request: enough for stable 95% intervals, bounded for time.
 MAX_RESAMPLES = 10_000
+# How the results name a weighting of adaptively drawn judgments (evaluation.stats.WEIGHTINGS).
+WEIGHTING_WORDS = {
+    "inverse_probability": "inverse-probability weighted",
+    "stabilised": "weighted by the square root of the inverse probability",
+    "none": "unweighted",
+}
 
 
 def num(value) -> float | None:

@@ -317,7 +317,9 @@ def export_write(
         files += raters.close()
         if VoteImport.objects.filter(project=project).exists():
             votes = writer(VOTES, split_files=False)
-            files += _write_table(votes, vote_batches(project), {}, report, "", counted=False)
+            files += _write_table(
+                votes, vote_batches(project, with_names=options.include_usernames), {}, report, "", counted=False
+            )
 
         report.tell(0.95, "writing the data card")
         facts = _facts(project, options, card_facts(), files, item_spec, adjudicated=scope.adjudication)

@@ -18,14 +18,9 @@ from evaluation.stats import (
     win_rates,
 )
 
-from ._common import generator, interval, num
+from ._common import WEIGHTING_WORDS, generator, interval, num
 from .vote_results import SystemRecord
 
-WEIGHTING_WORDS = {
-    "inverse_probability": "inverse-probability weighted",
-    "stabilised": "weighted by the square root of the inverse probability",
-    "none": "unweighted",
-}
 NO_JUDGMENTS = "no judgments on this criterion yet"
 
 

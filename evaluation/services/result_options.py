@@ -28,8 +28,8 @@ class ResultOptions:
     aggregate: str = "none"
     # error spans: list every segment's (output's) score in the answer
     segments: bool = False
-    # pairwise judgments with sampling probabilities: the estimator (evaluation.stats.WEIGHTINGS); None: the
-    # project's adaptive setting, else inverse_probability
+    # pairwise and best–worst judgments with sampling probabilities: the estimator (evaluation.stats.WEIGHTINGS);
+    # None: the project's adaptive setting, else inverse_probability
     weighting: str | None = None
 
     def checked(self, project: Project) -> "CheckedResultOptions":

@@ -102,6 +102,13 @@ class BestWorstCriterion(ScoredCriterion):
 
     best_worst: BestWorstResult | None = None
 
+    def to_json(self) -> dict:
+        out = super().to_json()
+        maxdiff = out["best_worst"] and out["best_worst"]["maxdiff"]
+        if maxdiff and maxdiff["weighting"] is None:
+            del maxdiff["weighting"]  # only the weighted fit names its weighting
+        return out
+
 
 def scored_criterion(frame, name: str, results: Results, options: CheckedResultOptions) -> ScoredCriterion:
     """The results of one criterion's judgments (``frame``: evaluation.selectors.rating_frame's, of the
@@ -144,7 +151,11 @@ def scored_criterion(frame, name: str, results: Results, options: CheckedResultO
     best_worst = None
     if results.best_worst:
         best_worst = best_worst_results(
-            frame, confidence=options.confidence, n_resamples=options.n_resamples, seed=options.seed
+            frame,
+            confidence=options.confidence,
+            n_resamples=options.n_resamples,
+            seed=options.seed,
+            weighting=options.weighting,
         )
     systems: list[SystemScore] = []
     for s in sorted(scores, key=lambda s: -s.mean):

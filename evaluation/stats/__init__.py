@@ -5,9 +5,9 @@ Bradley–Terry strengths, significance tests with Holm's correction, metric–h
 three levels, metric calibration, judge-versus-human agreement, the alternative annotator test,
 prediction-powered estimates, study planning, MQM/ESA scores with WMT's ranking, rater models
 (Dawid–Skene, MACE, Gaussian bias and noise), best–worst scaling (design, counting and MaxDiff scores,
-split-half reliability), Bradley–Terry with style covariates, on aggregated tables at scale, with
-adaptive allocation and inverse-probability weighting, and leaderboard integrity. Import everything from
-here; submodules are implementation details.
+split-half reliability, adaptive tuples with weighted MaxDiff), Bradley–Terry with style covariates, on
+aggregated tables at scale, with adaptive allocation and inverse-probability weighting, and leaderboard
+integrity. Import everything from here; submodules are implementation details.
 """
 
 from .adaptive_pairs import (
@@ -21,6 +21,7 @@ from .adaptive_pairs import (
     ipw_win_rates,
     system_pairs,
 )
+from .adaptive_tuples import IpwMaxDiff, ipw_maxdiff, tuple_allocation_probabilities
 from .alt_test import AltTestResult, RaterComparison, alt_test, alt_test_single_expert, benjamini_yekutieli
 from .best_worst import (
     BwsScores,
@@ -117,6 +118,9 @@ __all__ = [
     "ipw_bradley_terry",
     "ipw_win_rates",
     "system_pairs",
+    "IpwMaxDiff",
+    "ipw_maxdiff",
+    "tuple_allocation_probabilities",
     "PairTables",
     "bradley_terry_tables",
     "pair_tables",

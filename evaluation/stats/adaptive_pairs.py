@@ -400,22 +400,26 @@ def ipw_bradley_terry(
     np.add.at(meat, (pairs[:, 0], pairs[:, 1]), -meat_per_pair)
     np.add.at(meat, (pairs[:, 1], pairs[:, 0]), -meat_per_pair)
     b_inv = _pseudo_inverse(bread)
-    cov = b_inv @ meat @ b_inv
+    return IpwBradleyTerry(**_wald(theta, b_inv @ meat @ b_inv, confidence), n_comparisons=len(index))
+
+
+def _wald(theta, cov, confidence) -> dict:
+    """What a sandwich fit reports: strengths, standard errors, Wald intervals, the ranking, the standard errors
+    of the contrasts between neighbours in it, and the covariance."""
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     z = special.ndtri(0.5 + confidence / 2.0)
     contrasts = _contrasts(theta, "ranking", None)
-    return IpwBradleyTerry(
-        strengths=tuple(float(v) for v in theta),
-        standard_errors=tuple(float(v) for v in se),
-        ci_low=tuple(float(v) for v in theta - z * se),
-        ci_high=tuple(float(v) for v in theta + z * se),
-        ranking=tuple(int(v) for v in np.argsort(-theta, kind="stable")),
-        contrast_se=tuple(
+    return {
+        "strengths": tuple(float(v) for v in theta),
+        "standard_errors": tuple(float(v) for v in se),
+        "ci_low": tuple(float(v) for v in theta - z * se),
+        "ci_high": tuple(float(v) for v in theta + z * se),
+        "ranking": tuple(int(v) for v in np.argsort(-theta, kind="stable")),
+        "contrast_se": tuple(
             float(v) for v in np.sqrt(np.clip(np.einsum("ri,ij,rj->r", contrasts, cov, contrasts), 0, None))
         ),
-        covariance=tuple(tuple(float(v) for v in row) for row in cov),
-        n_comparisons=len(index),
-    )
+        "covariance": tuple(tuple(float(v) for v in row) for row in cov),
+    }
 
 
 def ipw_win_rates(n_systems, first, second, outcome, probability, *, reference=None) -> IpwWinRates:

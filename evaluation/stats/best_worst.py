@@ -275,8 +275,9 @@ def _implied_beats(n_items, items, best_pos, worst_pos, weights):
     return out.reshape(-1, n_items, n_items)
 
 
-def _maxdiff_fit(n_items, items, best_pos, worst_pos, weights, max_iter, tol):
-    """Newton–Raphson on the MaxDiff log-likelihood under judgment weights; (theta, loglik, grad)."""
+def _maxdiff_fit(n_items, items, best_pos, worst_pos, weights, max_iter, tol, ridge=0.0):
+    """Newton–Raphson on the MaxDiff log-likelihood under judgment weights, penalised by ridge / 2 × |theta|^2
+    (a normal prior that keeps early fits finite); (theta, loglik, grad)."""
     n, k = items.shape
     ordered = np.array(list(permutations(range(k), 2)))  # (m, 2): candidate (best, worst) positions
     choice = np.flatnonzero(
@@ -303,7 +304,8 @@ def _maxdiff_fit(n_items, items, best_pos, worst_pos, weights, max_iter, tol):
         hessian = np.zeros((n_items, n_items))
         rr, cc = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         np.add.at(hessian, (items[:, rr], items[:, cc]), info)
-        step = np.linalg.solve(hessian + centre, grad)
+        grad -= ridge * theta
+        step = np.linalg.solve(hessian + centre + ridge * np.eye(n_items), grad)
         theta = theta + step
         theta -= theta.mean()
         if np.abs(step).max() < tol:

@@ -21,6 +21,7 @@ from evaluation.services import ExportOptions, export_write
 from evaluation.services.vote_import import vote_import
 from tests.evaluation.export.studies import read_zip
 from tests.evaluation.vote_files import arena_rows, write_csv
+from tests.golden_floats import float_digits
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
@@ -39,7 +40,9 @@ def check_golden(name: str, text: str) -> None:
     if os.environ.get("CONCORD_UPDATE_GOLDEN"):
         path.parent.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from the golden file (see the docstring)"
+    golden = path.read_text(encoding="utf-8")
+    if text != golden:
+        assert float_digits(text) == float_digits(golden), f"{name} differs from the golden file (see the docstring)"
 
 
 def main_content(html: str) -> str:

@@ -15,11 +15,20 @@ def _heds_scale(criterion: dict, modulus: float | None) -> tuple[int, str]:
 
 
 def _settings(config: dict) -> str:
-    return (
+    design = (
         f"A design drawn from imported outputs has tuples of k = {config['k']} and "
         f"{config['tuples_per_output']:g} × N tuples for N outputs, from seed {config['seed']} "
         "(evaluation.stats.bws_tuples: every output in about the same number of tuples, pairs of outputs together "
         "about equally often); each drawn tuple's meta records its design. Imported tuples keep their own size."
+    )
+    adaptive = config.get("adaptive")
+    if not adaptive:
+        return design
+    target = "the top " + str(adaptive["top_k"]) if adaptive["target"] == "top_k" else "the whole ranking"
+    return (
+        f"{design} Screens' tuples were drawn adaptively (evaluation.stats.adaptive_tuples) to sharpen {target}, "
+        f"keeping {adaptive['floor']:g} of a uniform draw; the platform recorded the probability each tuple was "
+        f"drawn with and fits MaxDiff with weighting {adaptive['weighting']} (the counting scores are unweighted)."
     )
 
 

@@ -4,10 +4,13 @@ id (their ``system``); each output of the screen is coded 1 (picked best), −1 
 an output's counting score, (best − worst) / appearances, is the mean of its coded values.
 
 The lead imports tuples as items (a design made elsewhere), or the outputs to scale, one line each, from which
-the platform draws the design (``design``)."""
+the platform draws the design (``design``). With adaptive allocation (``task_config.adaptive``) the next screen's
+tuple is drawn among the project's tuples with probabilities that favour the informative ones, and the MaxDiff
+results weight each answer by its recorded probability (evaluation.stats.adaptive_tuples)."""
 
 import random
 
+from ..adaptive import TUPLES, adaptive_config_normalise
 from ..base import TaskType, TaskTypeError, check_gold_criteria, check_system, number
 from ..facts import TOP_FIRST
 from .design import design_lines
@@ -23,6 +26,7 @@ DEFAULT_K = 4
 DEFAULT_TUPLES_PER_OUTPUT = 2.0
 MAX_K = 20
 MAX_TUPLES_PER_OUTPUT = 50
+CONFIG_FIELDS = ("k", "tuples_per_output", "seed", "adaptive")
 
 
 def _whole(value, what: str, low: int, high: int) -> int:
@@ -61,6 +65,8 @@ class BestWorst(TaskType):
     unanswered_value = "neither"
     draws_screens = True
     checks_screens = True
+    live_config_fields = ("adaptive",)
+    adaptive_unit = TUPLES
 
     def normalise_scale(self, scale_min, scale_max, labels):
         if any(given is not None and given != end for given, end in zip((scale_min, scale_max), (-1, 1), strict=True)):
@@ -72,13 +78,13 @@ class BestWorst(TaskType):
         return -1.0, 1.0, list(LABELS)
 
     def normalise_config(self, config):
-        """``k`` outputs per tuple (default 4), ``tuples_per_output`` (2: the usual 2N tuples for N outputs) and
-        the design's ``seed`` (drawn once when not given, and kept, so the design can be drawn again)."""
+        """``k`` outputs per tuple (default 4), ``tuples_per_output`` (2: the usual 2N tuples for N outputs), the
+        design's ``seed`` (drawn once when not given, and kept, so the design can be drawn again) and, optional,
+        ``adaptive`` allocation of the tuples (annotation.task_types.adaptive; it may change while the study
+        runs)."""
         config = {} if config is None else config
-        if not isinstance(config, dict) or set(config) - {"k", "tuples_per_output", "seed"}:
-            raise TaskTypeError(
-                f"task_config: a best–worst project takes k, tuples_per_output and seed, got {config!r}"
-            )
+        if not isinstance(config, dict) or set(config) - set(CONFIG_FIELDS):
+            raise TaskTypeError(f"task_config: a best–worst project takes {', '.join(CONFIG_FIELDS)}, got {config!r}")
         k = _whole(config.get("k", DEFAULT_K), "task_config.k", 2, MAX_K)
         per = number(config.get("tuples_per_output", DEFAULT_TUPLES_PER_OUTPUT), "task_config.tuples_per_output")
         if not 0 < per <= MAX_TUPLES_PER_OUTPUT:
@@ -87,7 +93,10 @@ class BestWorst(TaskType):
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         seed = _whole(seed, "task_config.seed", 0, 2**31 - 1)
-        return {"k": k, "tuples_per_output": per, "seed": seed}
+        out = {"k": k, "tuples_per_output": per, "seed": seed}
+        if config.get("adaptive") is not None:
+            out["adaptive"] = adaptive_config_normalise(config["adaptive"])
+        return out
 
     def screens_from_outputs(self, outputs, config, *, first):
         """The tuples of the seeded design over the imported outputs (``design``)."""

@@ -4,6 +4,7 @@ their left/right order drawn per assignment and recorded, judgments mapped back 
 import json
 
 from ..adaptive import MAX_JUDGMENTS, adaptive_config_normalise
+from ..adaptive import PAIRS as ADAPTIVE_PAIRS
 from ..base import TaskType, TaskTypeError, check_gold_criteria, check_system
 from ..facts import LEFT_WINS
 
@@ -39,6 +40,7 @@ class Pairwise(TaskType):
         " whatever side each rater saw it on."
     )
     live_config_fields = CONFIG_FIELDS
+    adaptive_unit = ADAPTIVE_PAIRS
 
     def normalise_config(self, config):
         """``{"adaptive": {...}, "min_judgments_per_system": n}``, each optional (absent: adaptive allocation off,

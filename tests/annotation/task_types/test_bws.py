@@ -84,8 +84,24 @@ def test_settings_default_to_tuples_of_four_twice_per_output_with_a_recorded_see
     assert TYPE.normalise_config(config) == config  # the drawn seed is kept
     with pytest.raises(TaskTypeError, match="task_config.k must be a whole number from 2"):
         TYPE.normalise_config({"k": 1})
-    with pytest.raises(TaskTypeError, match="takes k, tuples_per_output and seed"):
+    with pytest.raises(TaskTypeError, match="takes k, tuples_per_output, seed, adaptive"):
         TYPE.normalise_config({"size": 4})
+
+
+def test_adaptive_allocation_is_an_optional_setting_checked_as_for_pairs():
+    config = TYPE.normalise_config({"seed": 3, "adaptive": {"target": "top_k", "top_k": 2}})
+    assert config["adaptive"] == {
+        "target": "top_k",
+        "top_k": 2,
+        "cold_start": None,
+        "floor": 0.3,
+        "refresh_every": 20,
+        "weighting": "inverse_probability",
+    }
+    assert "adaptive" not in TYPE.normalise_config({"seed": 3, "adaptive": None})
+    with pytest.raises(TaskTypeError, match="task_config.adaptive.top_k"):
+        TYPE.normalise_config({"adaptive": {"target": "top_k"}})
+    assert TYPE.live_config_fields == ("adaptive",) and TYPE.adaptive_unit is not None
 
 
 def test_the_scale_is_fixed():

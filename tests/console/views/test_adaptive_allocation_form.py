@@ -66,3 +66,33 @@ def test_a_rating_project_has_no_adaptive_form(client):
         client.post(url, {"action": "adaptive", "enabled": "on", "target": "ranking", "floor": "0.3"}).status_code
         == 400
     )
+
+
+def test_a_best_worst_project_takes_adaptive_allocation_without_a_minimum_per_system(client):
+    project = ProjectFactory(
+        task_type="bws", criteria=["overall"], task_config={"k": 3, "tuples_per_output": 2, "seed": 1}
+    )
+    client.force_login(lead_of(project))
+    url = f"/projects/{project.pk}/allocation/"
+    page = client.get(url).content
+    assert b'data-testid="adaptive-form"' in page and b"min_judgments_per_system" not in page
+
+    saved = client.post(
+        url, {"action": "adaptive", "enabled": "on", "target": "ranking", "floor": "0.5", "weighting": "none"}
+    )
+
+    assert saved.status_code == 302
+    project.refresh_from_db()
+    assert project.task_config == {
+        "k": 3,
+        "tuples_per_output": 2.0,
+        "seed": 1,
+        "adaptive": {
+            "target": "ranking",
+            "top_k": None,
+            "cold_start": None,
+            "floor": 0.5,
+            "refresh_every": 20,
+            "weighting": "none",
+        },
+    }

@@ -36,13 +36,17 @@ def test_votes_are_exported_and_reimport_to_the_same_ranking(lead, tmp_path):
         "system_a": "a",
         "system_b": "b",
         "winner": "a",
-        "rater": "arena_user_0",
+        "rater": "voter-001",
         "prompt": "q0",
         "submitted_at": "2023-04-24T15:53:11.500000Z",
         "sampling_probability": None,
         "criterion": "overall",
     }
     assert "### `votes`" in files["README.md"].decode()
+    # The judge ids as imported may be accounts or addresses: an export without names carries none of them,
+    # and each voter keeps one pseudonym, numbered in the order the import met them.
+    assert [row["rater"] for row in rows[:6]] == [f"voter-00{k % 5 + 1}" for k in range(6)]
+    assert not any(b"arena_user" in content for content in files.values())
 
     copy = _project(lead, "copy")
     (tmp_path / "votes.csv").write_bytes(files["data/votes.csv"])
@@ -52,6 +56,15 @@ def test_votes_are_exported_and_reimport_to_the_same_ranking(lead, tmp_path):
         results_compute(project=copy, options=options)["votes"]
         == results_compute(project=source, options=options)["votes"]
     )
+
+
+def test_votes_exported_with_names_keep_the_judge_ids_as_imported(lead, tmp_path):
+    project = _project(lead, "arena")
+    vote_import(project=project, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
+    options = ExportOptions(formats=["jsonl"], include_usernames=True)
+    export_write(project=project, options=options, destination=tmp_path / "export.zip")
+    rows = jsonl(read_zip(tmp_path / "export.zip")["data/votes.jsonl"])
+    assert [row["rater"] for row in rows[:6]] == [f"arena_user_{k % 5}" for k in range(6)]
 
 
 def test_an_export_without_votes_has_no_votes_table(lead, tmp_path):

@@ -160,7 +160,7 @@ def test_agreement_is_measured_on_the_implied_pairwise_preferences():
 
 
 def test_the_json_form_is_the_untyped_one():
-    fit = MaxDiffFit(2, 0, "natural log-strength, mean zero", {"a": MaxDiffStrength(0.5, [0.1, 0.9])})
+    fit = MaxDiffFit(2, 0, None, "natural log-strength, mean zero", {"a": MaxDiffStrength(0.5, [0.1, 0.9])})
     system = SystemScoreStrength("a", 8, 2, 0.25, [0.0, 0.5], 0.0, [0.0, 1.0], 0.5, [0.1, 0.9])
     result = BestWorstResult(4, 1, maxdiff=fit, split_half_error="too few tuples")
     criterion = BestWorstCriterion("best", "none", 8, 2, 4, (system,), (), None, result)
