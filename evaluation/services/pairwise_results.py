@@ -19,7 +19,7 @@ from evaluation.stats import (
 )
 
 from ._common import WEIGHTING_WORDS, generator, interval, num
-from .vote_results import SystemRecord
+from .ranking_records import BradleyTerryFit, SystemRecord
 
 NO_JUDGMENTS = "no judgments on this criterion yet"
 
@@ -52,23 +52,6 @@ class PairwiseSystem(SystemRecord):
     #: Judgments with sampling probabilities only: the Horvitz–Thompson win rate against an opponent drawn
     #: uniformly (None when it could not be estimated).
     weighted_win_rate: float | None = None
-
-
-@dataclass(frozen=True)
-class BradleyTerryFit:
-    """How the Bradley–Terry fit of a criterion's judgments went."""
-
-    #: "half" (a tie is half a win each) or "davidson" (Davidson's tie model).
-    ties: str
-    #: Davidson's ν; None with half-wins and in the weighted fit.
-    tie_parameter: float | None
-    #: None in the weighted fit.
-    log_likelihood: float | None
-    #: Bootstrap samples of the interval (0 in the weighted fit, whose intervals are sandwich intervals).
-    n_resamples: int
-    #: Bootstrap samples whose comparison graph had no finite maximum-likelihood estimate.
-    n_resamples_without_mle: int
-    scale: str
 
 
 @dataclass(frozen=True)
@@ -202,14 +185,7 @@ def pairwise_criterion(
         strengths = {
             s: (v, lo, hi) for s, v, lo, hi in zip(bt.systems, bt.strengths, bt.ci_low, bt.ci_high, strict=True)
         }
-        fit = BradleyTerryFit(
-            ties=bt.ties,
-            tie_parameter=num(bt.tie_parameter),
-            log_likelihood=num(bt.log_likelihood),
-            n_resamples=bt.n_resamples,
-            n_resamples_without_mle=bt.n_resamples_without_mle,
-            scale="natural log-strength, mean zero",
-        )
+        fit = BradleyTerryFit.of(bt)
     systems = [_system(w, *strengths.get(w.system, (None, None, None))) for w in win_rates(first, second, outcome)]
     return replace(result, systems=tuple(sorted(systems, key=_strongest_first)), bradley_terry=fit, error=error)
 

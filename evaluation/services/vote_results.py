@@ -9,41 +9,14 @@ from evaluation.selectors.votes import VoteTables, vote_tables
 from evaluation.stats import InsufficientDataError, bradley_terry_tables
 
 from ._common import generator, interval, num
+from .ranking_records import BradleyTerryFit, SystemRecord
 
 
 @dataclass(frozen=True)
-class SystemRecord:
-    """One system's comparisons on a criterion (judgments or imported votes), against every opponent."""
-
-    system: str
-    #: Comparisons the system took part in.
-    n: int
-    wins: int
-    #: Ties (of votes, "tie (bothbad)" included).
-    ties: int
-    losses: int
-    #: (wins + ties / 2) / n; None without comparisons.
-    win_rate: float | None
-    #: Bradley–Terry natural log-strength, mean zero; None when the fit failed.
-    strength: float | None
-    #: The strength's interval ``[low, high]`` (None in it without a fit).
-    strength_ci: list[float | None]
-
-
-@dataclass(frozen=True)
-class VoteFit:
+class VoteFit(BradleyTerryFit):
     """How the Bradley–Terry fit of the votes went."""
 
-    #: "half" (a tie is half a win each) or "davidson" (Davidson's tie model).
-    ties: str
-    #: Davidson's ν; None with half-wins.
-    tie_parameter: float | None
-    log_likelihood: float | None
-    n_resamples: int
-    #: Bootstrap samples whose comparison graph had no finite maximum-likelihood estimate.
-    n_resamples_without_mle: int
     bootstrap: str = "votes resampled (multinomial counts of the pair tables' cells)"
-    scale: str = "natural log-strength, mean zero"
 
 
 @dataclass(frozen=True)
@@ -92,13 +65,7 @@ def _criterion(votes: VoteTables, *, ties: str, confidence: float, n_resamples: 
         error = str(exc)
     else:
         strengths = dict(zip(bt.systems, zip(bt.strengths, bt.ci_low, bt.ci_high, strict=True), strict=True))
-        fit = VoteFit(
-            ties=bt.ties,
-            tie_parameter=num(bt.tie_parameter),
-            log_likelihood=num(bt.log_likelihood),
-            n_resamples=bt.n_resamples,
-            n_resamples_without_mle=bt.n_resamples_without_mle,
-        )
+        fit = VoteFit.of(bt)
     wins, losses, tied = tables.wins.sum(axis=1), tables.wins.sum(axis=0), tables.ties.sum(axis=1)
     rows = []
     for k, system in enumerate(tables.systems):
