@@ -11,6 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
+from rest_framework.fields import SkipField
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -62,6 +63,16 @@ from evaluation.stats.correlation import LEVELS, METHODS
 from evaluation.stats.pairwise import TIE_MODELS
 from evaluation.stats.significance import TESTS
 from evaluation.stats.system_scores import INTERVAL_METHODS, NORMALISATIONS
+
+
+class LeftOutWhenNone(serializers.CharField):
+    """Text left out of the answer where the attribute is None (a figure only some results have)."""
+
+    def get_attribute(self, instance):
+        value = super().get_attribute(instance)
+        if value is None:
+            raise SkipField()
+        return value
 
 
 def interval_field(**kwargs):
@@ -310,6 +321,47 @@ class ResultsApi(EvaluationApi):
                 )
                 significant = serializers.BooleanField()
 
+            class BestWorstSerializer(serializers.Serializer):
+                class MaxDiffSerializer(serializers.Serializer):
+                    n_resamples = serializers.IntegerField()
+                    n_resamples_without_mle = serializers.IntegerField()
+                    weighting = LeftOutWhenNone(
+                        required=False,
+                        help_text="Adaptively drawn screens only: how each was weighted (inverse_probability, "
+                        "stabilised or none), with sandwich intervals.",
+                    )
+                    scale = serializers.CharField()
+                    systems = serializers.DictField(
+                        child=inline_serializer(
+                            "MaxDiffStrength",
+                            {"strength": serializers.FloatField(allow_null=True), "strength_ci": interval_field()},
+                        )
+                    )
+
+                class SplitHalfSerializer(serializers.Serializer):
+                    correlation = serializers.CharField()
+                    n_splits = serializers.IntegerField()
+                    half = serializers.FloatField(allow_null=True, help_text="Mean uncorrected correlation.")
+                    corrected = serializers.FloatField(allow_null=True, help_text="Mean corrected correlation.")
+                    corrected_range = interval_field()
+
+                n_screens = serializers.IntegerField(help_text="Whole answers (one best, one worst).")
+                n_left_out = serializers.IntegerField()
+                maxdiff = MaxDiffSerializer(allow_null=True)
+                split_half = SplitHalfSerializer(allow_null=True)
+                maxdiff_error = serializers.CharField(allow_null=True)
+                split_half_error = serializers.CharField(allow_null=True)
+
+            class BradleyTerrySerializer(serializers.Serializer):
+                ties = serializers.CharField(help_text='"half" (a tie is half a win each) or "davidson".')
+                tie_parameter = serializers.FloatField(allow_null=True, help_text="Davidson's ν (null with half-wins).")
+                log_likelihood = serializers.FloatField(allow_null=True, help_text="Null in the weighted fit.")
+                n_resamples = serializers.IntegerField()
+                n_resamples_without_mle = serializers.IntegerField(
+                    help_text="Bootstrap samples without a finite maximum-likelihood estimate."
+                )
+                scale = serializers.CharField()
+
             class PairSerializer(serializers.Serializer):
                 system_a = serializers.CharField()
                 system_b = serializers.CharField()
@@ -333,13 +385,14 @@ class ResultsApi(EvaluationApi):
             systems = SystemSerializer(many=True)
             comparisons = ComparisonSerializer(many=True, required=False)
             pairs = PairSerializer(many=True, required=False)
-            bradley_terry = serializers.JSONField(required=False, allow_null=True)
-            best_worst = serializers.JSONField(
+            bradley_terry = BradleyTerrySerializer(
+                required=False, allow_null=True, help_text="pairwise: the fit (null when it failed: see `error`)."
+            )
+            best_worst = BestWorstSerializer(
                 required=False,
-                help_text="Best–worst scaling: {n_screens, n_left_out, maxdiff: {n_resamples, "
-                "n_resamples_without_mle, scale, systems}, split_half: {correlation, n_splits, half, corrected, "
-                "corrected_range}, maxdiff_error, split_half_error}; the split-half reliability is Spearman–Brown "
-                "corrected per random split of each tuple's judgments and averaged.",
+                help_text="Best–worst scaling: the MaxDiff fit and the split-half reliability (Spearman–Brown "
+                "corrected per random split of each tuple's judgments and averaged), each null with its `…_error` "
+                "when the data cannot give it.",
             )
             weighting = serializers.CharField(
                 required=False,

@@ -4,6 +4,7 @@ judges page (alt-test, prediction-powered estimates, confusion); the rater model
 page; and the export page, which starts a dataset export and follows its job."""
 
 import math
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib import messages
@@ -38,7 +39,10 @@ from evaluation.services import (
     study_plan,
     study_plan_apply,
 )
+from evaluation.services.error_span_results import ErrorSpanCriterion
 from evaluation.services.leaderboard import MAX_REMOVALS, LeaderboardOptions, pairwise_leaderboard
+from evaluation.services.pairwise_results import PairwiseCriterion
+from evaluation.services.scored_results import ScoredCriterion
 from evaluation.stats import COMPARISONS, significance_clusters
 from evaluation.stats.correlation import LEVELS, METHODS
 
@@ -96,40 +100,56 @@ def heat(value: float | None) -> str:
     return f"hsl({hue}, 70%, {round(96 - 46 * min(abs(value), 1.0))}%)"
 
 
+@dataclass(frozen=True)
+class CriterionPage:
+    """What the results page shows of a criterion: its results (a criterion of ``results_compute``), the interval
+    plot, the pairs whose difference holds and, for pair-comparing projects, its leaderboard."""
+
+    result: ErrorSpanCriterion | PairwiseCriterion | ScoredCriterion
+    plot: dict
+    significant_pairs: list
+    leaderboard: dict | None
+
+
+def _ranked_plot(points: list[tuple], significant: list[tuple[str, str]]) -> dict:
+    """The interval plot of (system, value, low, high) ranked by value (those without one last), banded by the
+    significance clusters of the ``significant`` pairs."""
+    ranked = sorted(points, key=lambda p: -p[1] if p[1] is not None else float("inf"))
+    clusters = significance_clusters([p[0] for p in ranked], {frozenset(pair) for pair in significant})
+    return interval_plot(ranked, clusters)
+
+
 @login_required
 def results_page(request, pk):
     project = project_get_for_lead(request.user, pk)
     results = results_compute(project=project, options=ResultOptions(n_resamples=500, test_resamples=5000))
     kind = REGISTRY[project.task_type].results.kind
     compares = kind == COMPARED
+    style = request.GET.get("style") == "1"
+    leaderboard = {}
+    if compares:
+        board = pairwise_leaderboard(project=project, options=LeaderboardOptions(style=style))
+        leaderboard = {c["criterion"]: c for c in board["criteria"]}
+    pages = []
     for criterion in results["criteria"]:
         if kind == ERROR_SPANS:
             # ranked best first by the WMT procedure, with its own clusters (no Holm correction)
-            rows = criterion["systems"] if not criterion["error"] else []
-            criterion["significant_pairs"] = [c for c in criterion["comparisons"] if c["significant"]]
-            criterion["plot"] = interval_plot(
-                [(s["system"], s["mean"], *s["mean_ci"]) for s in rows], [s["cluster"] for s in rows]
-            )
-            continue
-        criterion["significant_pairs"] = [
-            c for c in criterion.get("comparisons", []) + criterion.get("pairs", []) if c["significant"]
-        ]
-        key, ci = ("strength", "strength_ci") if compares else ("mean", "mean_ci")
-        ranked = sorted(criterion["systems"], key=lambda s: -s[key] if s[key] is not None else float("inf"))
-        clusters = significance_clusters(
-            [s["system"] for s in ranked],
-            {frozenset((c["system_a"], c["system_b"])) for c in criterion["significant_pairs"]},
-        )
-        criterion["plot"] = interval_plot([(s["system"], s[key], *s[ci]) for s in ranked], clusters)
-    style = request.GET.get("style") == "1"
-    if compares:
-        leaderboard = pairwise_leaderboard(project=project, options=LeaderboardOptions(style=style))
-        by_name = {c["criterion"]: c for c in leaderboard["criteria"]}
-        for criterion in results["criteria"]:
-            criterion["leaderboard"] = by_name.get(criterion["criterion"])
+            rows = criterion.systems if not criterion.error else ()
+            significant = [c for c in criterion.comparisons if c.significant]
+            plot = interval_plot([(s.system, s.mean, *s.mean_ci) for s in rows], [s.cluster for s in rows])
+        elif compares:
+            significant = [p for p in criterion.pairs if p.significant]
+            points = [(s.system, s.strength, *s.strength_ci) for s in criterion.systems]
+            plot = _ranked_plot(points, [(p.system_a, p.system_b) for p in significant])
+        else:
+            significant = [c for c in criterion.comparisons if c.significant]
+            points = [(s.system, s.mean, *s.mean_ci) for s in criterion.systems]
+            plot = _ranked_plot(points, [(c.system_a, c.system_b) for c in significant])
+        pages.append(CriterionPage(criterion, plot, significant, leaderboard.get(criterion.criterion)))
     context = {
         "project": project,
         "results": results,
+        "criteria": pages,
         "compares": compares,
         "style": style,
         "min_judgments": (project.task_config or {}).get("min_judgments_per_system", 0),
@@ -196,7 +216,8 @@ def _export_options(form) -> tuple[ExportOptions, dict[str, str]]:
 def export_page(request, pk):
     """The lead's export page: the options, then the job's progress bar and the download link."""
     project = project_get_for_lead(request.user, pk)
-    options, errors = ExportOptions(), {}
+    options = ExportOptions()
+    errors: dict[str, str] = {}
     if request.method == "POST":
         options, errors = _export_options(request.POST)
         if not errors:

@@ -8,8 +8,13 @@ level (BCa for nominal and ordinal alpha, percentile for interval alpha: what co
 tests/bench/bench_interval_coverage.py), stored beside it as its ci_method."""
 
 import zlib
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+
+from agreement.stats import InsufficientDataError
+from agreement.stats.bootstrap import ALPHA_METHODS
 
 BOOTSTRAP_BLOCKS = 200
 BOOTSTRAP_RESAMPLES = 500
@@ -20,3 +25,28 @@ def scope_rng(project_id: int, window, scope, criterion_position) -> np.random.G
     the project ("" for scopes over all criteria)."""
     seed = zlib.crc32(f"{window.name}|{window.week_start}|{scope.scope}|{scope.subgroup}|{criterion_position}".encode())
     return np.random.default_rng([project_id, seed])
+
+
+def bootstrapped(
+    bootstrap: Callable[..., Any],
+    *data: Any,
+    level: str,
+    rng: np.random.Generator,
+    alone: Callable[[], Any],
+    **options: Any,
+) -> Any:
+    """``bootstrap`` (``bootstrap_alpha`` or its counts form) on ``data`` with the scope's resampling and the
+    level's interval method, or ``alone()`` when there are too few units for an interval: alpha itself may still
+    be defined, and is then stored without one."""
+    try:
+        return bootstrap(
+            *data,
+            level_of_measurement=level,
+            rng=rng,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            max_blocks=BOOTSTRAP_BLOCKS,
+            method=ALPHA_METHODS[level],
+            **options,
+        )
+    except InsufficientDataError:
+        return alone()

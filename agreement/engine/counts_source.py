@@ -13,7 +13,6 @@ Rater-pair tables are counted once per pair of ratings of a unit, dated by the l
 import numpy as np
 
 from agreement.stats import InsufficientDataError
-from agreement.stats.bootstrap import ALPHA_METHODS
 from agreement.stats.counts import (
     bootstrap_alpha_from_counts,
     cohen_kappa_from_pair_tables,
@@ -22,7 +21,7 @@ from agreement.stats.counts import (
     specific_agreement_from_counts,
 )
 
-from .bootstrap_seed import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES
+from .bootstrap_seed import bootstrapped
 from .names import Window as WindowName
 from .records import JudgmentRecords
 from .rows import RaterFigures, Sizes, Window, outcome_of
@@ -41,19 +40,15 @@ class CountsScope:
             alpha = alpha_of_counts(counted, plan.level)
         except InsufficientDataError as exc:
             return exc, exc
-        try:
-            outcome = bootstrap_alpha_from_counts(
-                counted.pairable,
-                counted.values,
-                value=alpha.value,
-                level_of_measurement=plan.level,
-                rng=rng,
-                n_resamples=BOOTSTRAP_RESAMPLES,
-                max_blocks=BOOTSTRAP_BLOCKS,
-                method=ALPHA_METHODS[plan.level],
-            )
-        except InsufficientDataError:
-            outcome = alpha  # alpha is defined on too few units for an interval: stored alone
+        outcome = bootstrapped(
+            bootstrap_alpha_from_counts,
+            counted.pairable,
+            counted.values,
+            value=alpha.value,
+            level=plan.level,
+            rng=rng,
+            alone=lambda: alpha,
+        )
         return outcome, alpha
 
     def outcome(self, statistic: Statistic):

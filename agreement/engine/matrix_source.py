@@ -1,16 +1,18 @@
 """Scope data as reliability matrices (n_raters, n_units; NaN = missing), built per scope from the
 window's records: the source every plan can use, and the one of continuous scores (RankME)."""
 
+from functools import partial
+
 import numpy as np
 
 from agreement.stats import InsufficientDataError, reliability_matrix
-from agreement.stats.bootstrap import ALPHA_METHODS, bootstrap_alpha
+from agreement.stats.bootstrap import bootstrap_alpha
 from agreement.stats.coincidence import coincidence_matrix
 from agreement.stats.krippendorff import krippendorff_alpha_leave_one_out
 from agreement.stats.pair_tables import cohen_kappa_all_pairs, interval_alpha_all_pairs
 from agreement.stats.percent import specific_agreement
 
-from .bootstrap_seed import BOOTSTRAP_BLOCKS, BOOTSTRAP_RESAMPLES
+from .bootstrap_seed import bootstrapped
 from .names import Window as WindowName
 from .records import JudgmentRecords
 from .rows import RaterFigures, Sizes, Window, outcome_of
@@ -27,19 +29,8 @@ class MatrixScope:
         self.sizes = Sizes.of_matrix(matrix)
 
     def main(self, plan: Plan, rng: np.random.Generator):
-        try:
-            outcome = bootstrap_alpha(
-                self.matrix,
-                level_of_measurement=plan.level,
-                rng=rng,
-                n_resamples=BOOTSTRAP_RESAMPLES,
-                max_blocks=BOOTSTRAP_BLOCKS,
-                method=ALPHA_METHODS[plan.level],
-            )
-        except InsufficientDataError:
-            # alpha itself may still be defined on too few units for an interval: store it alone
-            outcome = outcome_of(plan.main.compute, self.matrix, self.values)
-        return outcome, None
+        alone = partial(outcome_of, plan.main.compute, self.matrix, self.values)
+        return bootstrapped(bootstrap_alpha, self.matrix, level=plan.level, rng=rng, alone=alone), None
 
     def outcome(self, statistic: Statistic):
         return outcome_of(statistic.compute, self.matrix, self.values)

@@ -8,13 +8,13 @@ Statistic names: ``span_<stat>`` for the span-level ones (``span_f1_exact``, ``s
 (inside any error span or not), a severity (inside a span of that severity or not) or ``severity`` (no
 error, or the most severe span covering the character): ``char_kappa_major``, ``unitizing_alpha_any``."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from agreement.stats import InsufficientDataError
 from agreement.stats.correlation import rater_correlation
-from agreement.stats.spans import span_agreement, span_set
+from agreement.stats.spans import SpanStatistic, span_agreement, span_set
 
 # agreement.stats.spans statistic -> stored name prefix (character-level ones get the label after it)
 _PREFIX = {"kappa": "char_kappa", "alpha": "char_alpha", "char_f1": "char_f1", "unitizing_alpha": "unitizing_alpha"}
@@ -71,27 +71,12 @@ class ScopeSpans:
 
 
 @dataclass(frozen=True)
-class SpanFigure:
-    """One stored figure: ``statistic`` (a stored name), its ``label``, the rater pair (user ids; None for
-    all raters), the value with its bootstrap interval, or None with the ``reason``."""
-
-    statistic: str
-    label: str
-    rater_a: int | None
-    rater_b: int | None
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n_segments: int
-    reason: str = ""
-
-
-@dataclass(frozen=True)
 class ScopeAgreement:
-    """A scope's figures; ``n_segments`` the segments rated by two raters or more, ``n_raters`` the raters
-    with a rating on one of them."""
+    """A scope's figures, each a span statistic under its stored name (``statistic_name``) with its rater pair as
+    user ids; ``n_segments`` the segments rated by two raters or more, ``n_raters`` the raters with a rating on
+    one of them."""
 
-    figures: tuple[SpanFigure, ...]
+    figures: tuple[SpanStatistic, ...]
     n_segments: int
     n_raters: int
 
@@ -134,7 +119,7 @@ def span_scope_agreement(
         result = span_agreement(spans, rng=rng, n_resamples=n_resamples, pairs=pairs)
     except InsufficientDataError as exc:
         figures = tuple(
-            SpanFigure(statistic_name(s, label), label, None, None, None, None, None, 0, str(exc))
+            SpanStatistic(statistic_name(s, label), label, None, None, None, None, None, 0, reason=str(exc))
             for s, label in statistic_names(severities, pair=False)
         )
         return ScopeAgreement(figures, n_segments, n_raters)
@@ -143,23 +128,18 @@ def span_scope_agreement(
         return None if index is None else int(rater_ids[index])
 
     figures = tuple(
-        SpanFigure(
-            statistic_name(s.statistic, s.label),
-            s.label,
-            rater(s.rater_a),
-            rater(s.rater_b),
-            s.value,
-            s.ci_low,
-            s.ci_high,
-            s.n_segments,
-            s.reason or "",
+        replace(
+            s,
+            statistic=statistic_name(s.statistic, s.label),
+            rater_a=rater(s.rater_a),
+            rater_b=rater(s.rater_b),
         )
         for s in result.statistics
     )
     return ScopeAgreement(figures, n_segments, n_raters)
 
 
-def pair_kendall(data: ScopeSpans, keep: np.ndarray) -> tuple[SpanFigure, ...]:
+def pair_kendall(data: ScopeSpans, keep: np.ndarray) -> tuple[SpanStatistic, ...]:
     """Kendall's tau-b between the numbers of every two raters on the segments both rated (ranking
     consistency of ESA scores or MQM penalties; a rater who scores everything 10 points lower agrees fully),
     with its Fisher-z interval."""
@@ -178,7 +158,7 @@ def pair_kendall(data: ScopeSpans, keep: np.ndarray) -> tuple[SpanFigure, ...]:
             r = rater_correlation(matrix[a, both], matrix[b, both], method="kendall")
         except InsufficientDataError as exc:
             figures.append(
-                SpanFigure(
+                SpanStatistic(
                     KENDALL_TAU,
                     "score",
                     int(rater_ids[a]),
@@ -187,13 +167,13 @@ def pair_kendall(data: ScopeSpans, keep: np.ndarray) -> tuple[SpanFigure, ...]:
                     None,
                     None,
                     int(both.sum()),
-                    str(exc),
+                    reason=str(exc),
                 )
             )
             continue
         low, high = r.confidence_interval if r.confidence_interval is not None else (None, None)
         figures.append(
-            SpanFigure(
+            SpanStatistic(
                 KENDALL_TAU, "score", int(rater_ids[a]), int(rater_ids[b]), float(r.value), low, high, int(both.sum())
             )
         )

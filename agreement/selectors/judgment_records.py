@@ -55,7 +55,7 @@ def judgment_records_for_project(project: Project) -> JudgmentRecords:
     return JudgmentRecords(
         criteria=criteria,
         weeks=weeks,
-        subgroups=sorted(subgroup_pos, key=subgroup_pos.get),
+        subgroups=sorted(subgroup_pos, key=lambda subgroup: subgroup_pos[subgroup]),
         criterion_index=np.asarray(columns[0], dtype=np.int32),
         unit=np.asarray(columns[1], dtype=np.int64),
         rater=np.asarray(columns[2], dtype=np.int64),
@@ -97,14 +97,14 @@ def implied_pair_records(records: JudgmentRecords) -> JudgmentRecords:
                 rows.append(row)
                 units.append(low * bound + high)
                 values.append(1.0 if winner == low else -1.0)
-    rows = np.asarray(rows, dtype=np.int64)
+    kept = np.asarray(rows, dtype=np.int64)
     return replace(
         records,
-        criterion_index=records.criterion_index[rows],
+        criterion_index=records.criterion_index[kept],
         unit=np.asarray(units, dtype=np.int64),
-        rater=records.rater[rows],
+        rater=records.rater[kept],
         value=np.asarray(values, dtype=np.float64),
-        week_index=records.week_index[rows],
-        subgroup_index=records.subgroup_index[rows],
-        duration_ms=records.duration_ms[rows],
+        week_index=records.week_index[kept],
+        subgroup_index=records.subgroup_index[kept],
+        duration_ms=records.duration_ms[kept],
     )

@@ -2,8 +2,8 @@
 reads it from snapshots like every other figure. Gold items never enter agreement (the judgment
 records leave them out); this is a separate figure, counted as quality control counts it."""
 
+from agreement.engine.names import Window as WindowName
 from agreement.engine.rows import RowBuilder, Scope, ScopeId, Window
-from agreement.models import AgreementSnapshot
 from agreement.stats import InsufficientDataError
 from annotation.models import Project
 from annotation.selectors.quality import gold_accuracy
@@ -21,7 +21,7 @@ def gold_accuracy_rows(project: Project, weeks: list, builder: RowBuilder) -> No
             correct, n = accuracy.weeks.get(week, (0, 0))
             if n:
                 builder.add(
-                    Window(AgreementSnapshot.Window.WEEK, week, slice(0)),
+                    Window(WindowName.WEEK, week, slice(0)),
                     scope,
                     GOLD_ACCURACY,
                     correct / n,
@@ -31,7 +31,7 @@ def gold_accuracy_rows(project: Project, weeks: list, builder: RowBuilder) -> No
             correct = sum(c for w, (c, _) in answered if w <= week)
             n = sum(k for w, (_, k) in answered if w <= week)
             builder.add(
-                Window(AgreementSnapshot.Window.CUMULATIVE, week, slice(0)),
+                Window(WindowName.CUMULATIVE, week, slice(0)),
                 scope,
                 GOLD_ACCURACY,
                 correct / n if n else InsufficientDataError("no gold answers yet"),

@@ -5,9 +5,10 @@ and cumulative to it, so the dashboard and the export show it."""
 
 import numpy as np
 
+from agreement.engine.names import Window as WindowName
 from agreement.engine.records import JudgmentRecords
 from agreement.engine.rows import RowBuilder, Scope, ScopeId, Window
-from agreement.models import OFF_SCALE, AgreementSnapshot
+from agreement.models import OFF_SCALE
 from annotation.task_types import REGISTRY
 
 # Distinct off-scale values kept in a row's detail, enough to find them.
@@ -51,8 +52,8 @@ def off_scale_rows(records: JudgmentRecords, off: np.ndarray, builder: RowBuilde
         weeks, off_values = records.week_index[mine], records.value[mine]
         for k, week in enumerate(records.weeks):
             for name, in_window in (
-                (AgreementSnapshot.Window.WEEK, weeks == k),
-                (AgreementSnapshot.Window.CUMULATIVE, weeks <= k),
+                (WindowName.WEEK, weeks == k),
+                (WindowName.CUMULATIVE, weeks <= k),
             ):
                 values = off_values[in_window]
                 if values.size:

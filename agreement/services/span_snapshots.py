@@ -20,11 +20,11 @@ from agreement.engine.span_scopes import (
     SPAN_COUNTS,
     ScopeAgreement,
     ScopeSpans,
-    SpanFigure,
     pair_kendall,
     span_scope_agreement,
 )
 from agreement.stats import InsufficientDataError
+from agreement.stats.spans import SpanStatistic
 from annotation.models import ErrorSpan, Project
 from annotation.selectors.error_spans import SpanRatings, span_ratings
 from annotation.task_types.facts import SpanAgreement
@@ -206,12 +206,14 @@ class SpanComputation:
             )
             self.add(window, scope, figure, 2, method)
 
-    def add(self, window, scope, figure: SpanFigure, n_raters: int, method: str) -> None:
+    def add(self, window, scope, figure: SpanStatistic, n_raters: int, method: str) -> None:
+        outcome: _Figure | InsufficientDataError
         if figure.value is None:
             outcome = InsufficientDataError(figure.reason)
         else:
-            has_ci = figure.ci_low is not None and np.isfinite([figure.ci_low, figure.ci_high]).all()
-            ci = (figure.ci_low, figure.ci_high) if has_ci else None  # a stored interval is never NaN
+            low, high = figure.ci_low, figure.ci_high
+            # a stored interval is never NaN
+            ci = (low, high) if low is not None and high is not None and np.isfinite([low, high]).all() else None
             outcome = _Figure(figure.value, ci, figure.n_segments, n_raters, method)
         self.builder.add(
             window, scope, figure.statistic, outcome, n_units=figure.n_segments, detail={"span_label": figure.label}

@@ -42,7 +42,7 @@ def judge_units_table(
         .iterator(chunk_size=20_000)
     ):
         human[criterion].append((rater, output, value))
-    machine = defaultdict(dict)
+    machine: defaultdict[tuple[int, int], dict[int, float]] = defaultdict(dict)
     for judge, criterion, output, value in JudgeRating.objects.filter(
         judge__in=[j.pk for j in judges],
         criterion_id__in=criterion_ids,

@@ -29,6 +29,6 @@ def soft_label_units(scope: ExportScope, criterion: Criterion) -> Iterator[tuple
     ):
         texts.setdefault(item_id, {"input": item_input, "outputs": {}})["outputs"][system] = text
     for (item_id, system), group in groupby(rows, key=itemgetter(0, 2)):
-        group = list(group)
-        answers = [(scope.rater_names.get(r[4], str(r[4])), r[5]) for r in group]
-        yield group[0][1], system, texts[item_id], group[0][3], answers
+        ratings = list(group)
+        answers = [(scope.rater_names.get(r[4], str(r[4])), r[5]) for r in ratings]
+        yield ratings[0][1], system, texts[item_id], ratings[0][3], answers

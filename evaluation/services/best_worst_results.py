@@ -3,7 +3,7 @@ score): MaxDiff strengths with bootstrap intervals (weighted by the screens' sam
 intervals, when adaptive allocation drew them: evaluation.stats.adaptive_tuples) and the split-half reliability
 of the counting scores, both from the screens' best and worst picks (evaluation.stats.best_worst)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -53,29 +53,91 @@ def screens_of(frame: RatingFrame) -> Screens:
     return Screens(tuples, best, worst, units, probability, len(groups) - len(kept))
 
 
+@dataclass(frozen=True)
+class MaxDiffStrength:
+    """One output's MaxDiff natural log-strength (mean zero) with its percentile bootstrap interval over tuples."""
+
+    strength: float | None
+    strength_ci: list[float | None]
+
+
+@dataclass(frozen=True)
+class MaxDiffFit:
+    """The best–worst multinomial logit of a criterion's whole answers."""
+
+    #: 0 for the weighted fit, whose intervals are sandwich (Wald) intervals.
+    n_resamples: int
+    #: Bootstrap samples without a finite maximum-likelihood estimate (left out of the intervals).
+    n_resamples_without_mle: int
+    #: Adaptively drawn screens only: how each was weighted (evaluation.stats.WEIGHTINGS); None otherwise (and
+    #: then left out of the answer).
+    weighting: str | None
+    scale: str
+    #: By system.
+    systems: dict[str, MaxDiffStrength]
+
+
+@dataclass(frozen=True)
+class SplitHalf:
+    """Split-half reliability of the counting scores: per random split of each tuple's judgments the correlation
+    of the halves' scores, Spearman–Brown corrected, averaged over the splits."""
+
+    #: The correlation of the halves ("spearman").
+    correlation: str
+    n_splits: int
+    #: The mean uncorrected correlation.
+    half: float | None
+    #: The mean corrected correlation.
+    corrected: float | None
+    #: The lowest and highest corrected correlation of a split.
+    corrected_range: list[float | None]
+
+
+@dataclass(frozen=True)
+class BestWorstResult:
+    """Best–worst scaling figures of a criterion beside its counting scores; a figure the data cannot give is None
+    with the reason in its ``..._error``."""
+
+    #: Whole answers (one best and one worst, of the most common tuple size).
+    n_screens: int
+    n_left_out: int
+    maxdiff: MaxDiffFit | None = None
+    split_half: SplitHalf | None = None
+    maxdiff_error: str | None = None
+    split_half_error: str | None = None
+
+
 def best_worst_results(
     frame: RatingFrame, *, confidence: float, n_resamples: int, seed: int, weighting: str | None = None
-) -> dict:
+) -> BestWorstResult:
     """MaxDiff log-strengths (mean zero) with percentile bootstrap intervals over tuples, and split-half
     reliability over SPLITS random splits (Spearman–Brown corrected), for one criterion's judgments; a statistic
     the data cannot give says why in its ``error``. When some screen's tuple was drawn adaptively (a recorded
     probability) and ``weighting`` is given, MaxDiff is fitted with each screen weighted as it says, with
     sandwich intervals (_weighted_maxdiff)."""
     screens = screens_of(frame)
-    out = {
-        "n_screens": len(screens.best),
-        "n_left_out": screens.n_left_out,
-        "maxdiff": None,
-        "split_half": None,
-        "maxdiff_error": None,
-        "split_half_error": None,
-    }
+    counts = BestWorstResult(n_screens=len(screens.best), n_left_out=screens.n_left_out)
     if not len(screens.best):
-        out["maxdiff_error"] = out["split_half_error"] = "no whole best–worst answer yet"
-        return out
+        missing = "no whole best–worst answer yet"
+        return replace(counts, maxdiff_error=missing, split_half_error=missing)
     if weighting is not None and not np.isnan(screens.probability).all():
-        _weighted_maxdiff(out, screens, weighting, confidence)
-        return _split_half(out, screens, seed)
+        fit, maxdiff_error = _weighted_maxdiff(screens, weighting, confidence)
+    else:
+        fit, maxdiff_error = _maxdiff(screens, confidence, n_resamples, seed)
+    split, split_half_error = _split_half(screens, seed)
+    return replace(
+        counts, maxdiff=fit, split_half=split, maxdiff_error=maxdiff_error, split_half_error=split_half_error
+    )
+
+
+def _strengths(fit) -> dict[str, MaxDiffStrength]:
+    return {
+        s: MaxDiffStrength(num(v), interval(lo, hi))
+        for s, v, lo, hi in zip(fit.items, fit.strengths, fit.ci_low, fit.ci_high, strict=True)
+    }
+
+
+def _maxdiff(screens: Screens, confidence: float, n_resamples: int, seed: int) -> tuple[MaxDiffFit | None, str | None]:
     try:
         # Many small solves: BLAS threads cost far more than they save here (a fit over 100 outputs took 1.8 s with
         # them on a loaded two-core machine, 0.07 s on one thread), as in agreement's snapshots.
@@ -90,24 +152,20 @@ def best_worst_results(
                 rng=generator(seed),
             )
     except InsufficientDataError as exc:
-        out["maxdiff_error"] = str(exc)
-    else:
-        out["maxdiff"] = {
-            "n_resamples": fit.n_resamples,
-            "n_resamples_without_mle": fit.n_resamples_without_mle,
-            "scale": "natural log-strength, mean zero",
-            "systems": {
-                s: {"strength": num(v), "strength_ci": interval(lo, hi)}
-                for s, v, lo, hi in zip(fit.items, fit.strengths, fit.ci_low, fit.ci_high, strict=True)
-            },
-        }
-    return _split_half(out, screens, seed)
+        return None, str(exc)
+    return MaxDiffFit(
+        n_resamples=fit.n_resamples,
+        n_resamples_without_mle=fit.n_resamples_without_mle,
+        weighting=None,
+        scale="natural log-strength, mean zero",
+        systems=_strengths(fit),
+    ), None
 
 
-def _weighted_maxdiff(out: dict, screens: Screens, weighting: str, confidence: float) -> None:
-    """MaxDiff of adaptively drawn screens into ``out``: each weighted by q / its tuple's sampling probability,
-    its square root or 1 (``weighting``), q uniform over the distinct tuples judged (a screen without a recorded
-    probability counts as drawn from q), with sandwich (Wald) intervals, as for adaptive pairs."""
+def _weighted_maxdiff(screens: Screens, weighting: str, confidence: float) -> tuple[MaxDiffFit | None, str | None]:
+    """MaxDiff of adaptively drawn screens: each weighted by q / its tuple's sampling probability, its square root
+    or 1 (``weighting``), q uniform over the distinct tuples judged (a screen without a recorded probability
+    counts as drawn from q), with sandwich (Wald) intervals, as for adaptive pairs."""
     distinct = len({tuple(sorted(map(str, t))) for t in screens.tuples.tolist()})
     probability = np.where(np.isnan(screens.probability), 1 / distinct, screens.probability)
     try:
@@ -116,33 +174,27 @@ def _weighted_maxdiff(out: dict, screens: Screens, weighting: str, confidence: f
                 screens.tuples, screens.best, screens.worst, probability, weighting=weighting, confidence=confidence
             )
     except InsufficientDataError as exc:
-        out["maxdiff_error"] = str(exc)
-        return
-    out["maxdiff"] = {
-        "n_resamples": 0,
-        "n_resamples_without_mle": 0,
-        "weighting": weighting,
-        "scale": f"natural log-strength, mean zero; {WEIGHTING_WORDS[weighting]}, sandwich (Wald) intervals",
-        "systems": {
-            s: {"strength": num(v), "strength_ci": interval(lo, hi)}
-            for s, v, lo, hi in zip(fit.items, fit.strengths, fit.ci_low, fit.ci_high, strict=True)
-        },
-    }
+        return None, str(exc)
+    return MaxDiffFit(
+        n_resamples=0,
+        n_resamples_without_mle=0,
+        weighting=weighting,
+        scale=f"natural log-strength, mean zero; {WEIGHTING_WORDS[weighting]}, sandwich (Wald) intervals",
+        systems=_strengths(fit),
+    ), None
 
 
-def _split_half(out: dict, screens: Screens, seed: int) -> dict:
+def _split_half(screens: Screens, seed: int) -> tuple[SplitHalf | None, str | None]:
     try:
         reliability = split_half_reliability(
             screens.tuples, screens.best, screens.worst, units=screens.units, n_splits=SPLITS, rng=generator(seed)
         )
     except InsufficientDataError as exc:
-        out["split_half_error"] = str(exc)
-    else:
-        out["split_half"] = {
-            "correlation": reliability.correlation,
-            "n_splits": reliability.n_splits,
-            "half": num(reliability.half),
-            "corrected": num(reliability.corrected),
-            "corrected_range": interval(reliability.corrected_low, reliability.corrected_high),
-        }
-    return out
+        return None, str(exc)
+    return SplitHalf(
+        correlation=reliability.correlation,
+        n_splits=reliability.n_splits,
+        half=num(reliability.half),
+        corrected=num(reliability.corrected),
+        corrected_range=interval(reliability.corrected_low, reliability.corrected_high),
+    ), None

@@ -103,7 +103,7 @@ def metrics_compute(
     batched = [n for n in names if n not in whole]
     # progress counts output-metric scores; the whole-set metrics come first, in one round
     steps = max(total * len(names), 1)
-    scored = []
+    scored: list[tuple[int, str, float]] = []
     rounds = [(rows, whole)] if whole else []
     if batched:
         rounds += [(rows[start : start + BATCH_SIZE], batched) for start in range(0, total, BATCH_SIZE)]

@@ -3,6 +3,7 @@ of its values the lead gives: the results and agreement of the raters with each 
 services as the whole project's."""
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -16,8 +17,11 @@ from evaluation.selectors import rating_frame
 from evaluation.stats import InsufficientDataError, post_stratified_means
 
 from ._common import generator, interval, num, rater_unit_matrix
+from .error_span_results import ErrorSpanCriterion
+from .pairwise_results import PairwiseCriterion
 from .rater_models import rater_models_report
 from .results import ResultOptions, results_compute
+from .scored_results import ScoredCriterion
 
 
 def _field_check(project: Project, field: str) -> None:
@@ -59,6 +63,15 @@ def _agreement(frame, level: str) -> dict:
     }
 
 
+def _as_json(results: dict) -> dict:
+    """The results as JSON data, in the form the breakdown has answered them in since before they were typed."""
+    return results | {"criteria": [_criterion_json(c) for c in results["criteria"]]}
+
+
+def _criterion_json(criterion: ErrorSpanCriterion | PairwiseCriterion | ScoredCriterion) -> dict:
+    return criterion.to_json()
+
+
 def profile_breakdown(
     *, project: Project, field: str, options: ResultOptions | None = None, rater_models: bool = False
 ) -> dict:
@@ -74,7 +87,7 @@ def profile_breakdown(
         row = {
             "value": value,
             "n_raters": len(raters),
-            "results": results_compute(project=project, options=options, raters=raters),
+            "results": _as_json(results_compute(project=project, options=options, raters=raters)),
             "agreement": [{"criterion": c} | _agreement(mine.for_criterion(c), level) for c in frame.criteria],
         }
         if rater_models:
@@ -119,7 +132,7 @@ def post_stratified_results(
     criteria = []
     for name in frame.criteria:
         mine = frame.for_criterion(name)
-        row = {"criterion": name, "systems": [], "error": None}
+        row: dict[str, Any] = {"criterion": name, "systems": [], "error": None}
         try:
             means = post_stratified_means(
                 mine.value,

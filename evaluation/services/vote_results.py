@@ -11,41 +11,14 @@ from evaluation.selectors.votes import VoteTables, vote_tables
 from evaluation.stats import InsufficientDataError, bradley_terry_tables, ipw_bradley_terry
 
 from ._common import WEIGHTING_WORDS, generator, interval, num
+from .ranking_records import BradleyTerryFit, SystemRecord
 
 
 @dataclass(frozen=True)
-class VoteSystem:
-    """One system's votes on a criterion."""
-
-    system: str
-    #: Votes the system took part in.
-    n: int
-    wins: int
-    #: Ties, "tie (bothbad)" included.
-    ties: int
-    losses: int
-    #: (wins + ties / 2) / n; None without votes.
-    win_rate: float | None
-    #: Bradley–Terry natural log-strength, mean zero; None when the fit failed.
-    strength: float | None
-    #: The strength's percentile bootstrap interval ``[low, high]`` (None in it without a fit).
-    strength_ci: list[float | None]
-
-
-@dataclass(frozen=True)
-class VoteFit:
+class VoteFit(BradleyTerryFit):
     """How the Bradley–Terry fit of the votes went."""
 
-    #: "half" (a tie is half a win each) or "davidson" (Davidson's tie model).
-    ties: str
-    #: Davidson's ν; None with half-wins.
-    tie_parameter: float | None
-    log_likelihood: float | None
-    n_resamples: int
-    #: Bootstrap samples whose comparison graph had no finite maximum-likelihood estimate.
-    n_resamples_without_mle: int
     bootstrap: str = "votes resampled (multinomial counts of the pair tables' cells)"
-    scale: str = "natural log-strength, mean zero"
 
 
 @dataclass(frozen=True)
@@ -59,7 +32,7 @@ class VoteResult:
     #: Of the ties, those marked "tie (bothbad)".
     ties_both_bad: int
     #: Strongest first (by win rate where the fit failed).
-    systems: list[VoteSystem]
+    systems: list[SystemRecord]
     #: None when the fit failed (``error`` says why).
     bradley_terry: VoteFit | None
     error: str | None
@@ -86,7 +59,7 @@ def vote_results(
     ]
 
 
-def _strongest_first(row: VoteSystem) -> float:
+def _strongest_first(row: SystemRecord) -> float:
     """By strength, by win rate where the fit failed (every system of a pair table took part in a vote)."""
     return -(row.strength if row.strength is not None else row.win_rate or 0.0)
 
@@ -111,7 +84,8 @@ def _weighted_fit(votes: VoteTables, *, confidence: float, weighting: str) -> tu
         system: (fit.strengths[i], fit.ci_low[i], fit.ci_high[i]) for i, system in enumerate(votes.tables.systems)
     }
     words = f"natural log-strength, mean zero; {WEIGHTING_WORDS[weighting]}, bias-reduced, ties as half-wins"
-    return VoteFit("half", None, None, 0, 0, bootstrap="none: sandwich (Wald) intervals", scale=words), strengths
+    fit_words = VoteFit("half", None, None, 0, 0, scale=words, bootstrap="none: sandwich (Wald) intervals")
+    return fit_words, strengths
 
 
 def _criterion(
@@ -128,13 +102,7 @@ def _criterion(
                 tables, ties=ties, confidence=confidence, n_resamples=n_resamples, rng=generator(seed)
             )
             strengths = dict(zip(bt.systems, zip(bt.strengths, bt.ci_low, bt.ci_high, strict=True), strict=True))
-            fit = VoteFit(
-                ties=bt.ties,
-                tie_parameter=num(bt.tie_parameter),
-                log_likelihood=num(bt.log_likelihood),
-                n_resamples=bt.n_resamples,
-                n_resamples_without_mle=bt.n_resamples_without_mle,
-            )
+            fit = VoteFit.of(bt)
     except InsufficientDataError as exc:
         error = str(exc)
     wins, losses, tied = tables.wins.sum(axis=1), tables.wins.sum(axis=0), tables.ties.sum(axis=1)
@@ -143,7 +111,7 @@ def _criterion(
         n = int(wins[k] + losses[k] + tied[k])
         v, lo, hi = strengths.get(system, (None, None, None))
         rows.append(
-            VoteSystem(
+            SystemRecord(
                 system=system,
                 n=n,
                 wins=int(wins[k]),

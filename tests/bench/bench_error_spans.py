@@ -231,7 +231,7 @@ def run_platform(tsv_path: str, resamples: int) -> None:
         return span_agreement(spans, rng=np.random.default_rng(0), n_resamples=resamples)
 
     point = stage("agreement", agreement)
-    systems = {s["system"]: s["micro"] for s in out["criteria"][0]["systems"]}
+    systems = {s.system: s.micro for s in out["criteria"][0].systems}
     print(json.dumps({"judgments": n, "systems": systems, "kappa_any": point.get("kappa", "any").value}))
 
 

@@ -47,6 +47,11 @@ class Command(BaseCommand):
         parser.add_argument("--method", choices=METHODS, default="kendall")
         parser.add_argument("--exclude-system", action="append", default=[])
 
+    def header(self, criterion: str, n_items: int, n_raters: int, error: str | None) -> None:
+        self.stdout.write(f"\n== {criterion} ({n_items} items, {n_raters} raters)")
+        if error:
+            self.stdout.write(f"   {error}")
+
     def handle(
         self, *args, project, n_resamples, seed, aggregate, ties, weighting, level, method, exclude_system, **options
     ):
@@ -68,45 +73,38 @@ class Command(BaseCommand):
         )
         compares = REGISTRY[project.task_type].results.kind == COMPARED
         for c in results["criteria"]:
-            out(f"\n== {c['criterion']} ({c['n_items']} items, {c['n_raters']} raters)")
-            if c["error"]:
-                out(f"   {c['error']}")
             if compares:
+                self.header(c.criterion, c.n_items, c.n_raters, c.error)
                 rows = [["system", "n", "win rate", "strength", "95% CI"]] + [
-                    [
-                        s["system"],
-                        str(s["n"]),
-                        fmt(s["win_rate"], 4),
-                        fmt(s["strength"]),
-                        ci(s["strength_ci"]),
-                    ]
-                    for s in c["systems"]
+                    [s.system, str(s.n), fmt(s.win_rate, 4), fmt(s.strength), ci(s.strength_ci)] for s in c.systems
                 ]
                 pairs = [["A", "B", "A wins", "ties", "B wins", "Holm p", "holds"]] + [
                     [
-                        p["system_a"],
-                        p["system_b"],
-                        str(p["wins"]),
-                        str(p["ties"]),
-                        str(p["losses"]),
-                        fmt(p["p_holm"], 4),
-                        "yes" if p["significant"] else "no",
+                        p.system_a,
+                        p.system_b,
+                        str(p.wins),
+                        str(p.ties),
+                        str(p.losses),
+                        fmt(p.p_holm, 4),
+                        "yes" if p.significant else "no",
                     ]
-                    for p in c["pairs"]
+                    for p in c.pairs
                 ]
             else:
+                # error spans have no median and their p-values no Holm correction (as WMT reports them)
+                self.header(c.criterion, c.n_items, c.n_raters, c.error)
                 rows = [["system", "n", "mean", "95% CI", "median"]] + [
-                    [s["system"], str(s["n"]), fmt(s["mean"]), ci(s["mean_ci"]), fmt(s["median"])] for s in c["systems"]
+                    [s.system, str(s.n), fmt(s.mean), ci(s.mean_ci), fmt(getattr(s, "median", None))] for s in c.systems
                 ]
                 pairs = [["A", "B", "A − B", "Holm p", "holds"]] + [
                     [
-                        p["system_a"],
-                        p["system_b"],
-                        fmt(p["difference"]),
-                        fmt(p["p_holm"], 4),
-                        "yes" if p["significant"] else "no",
+                        p.system_a,
+                        p.system_b,
+                        fmt(p.difference),
+                        fmt(getattr(p, "p_holm", None), 4),
+                        "yes" if p.significant else "no",
                     ]
-                    for p in c["comparisons"]
+                    for p in c.comparisons
                 ]
             if len(rows) > 1:
                 out(table(rows))

@@ -31,18 +31,18 @@ def test_hanna_results_metric_correlations_and_llm_judges(datasets, lead):
     # Then the system means equal the published table (Human excluded there; 2 decimals)
     results = results_compute(project=project, options=ResultOptions(n_resamples=200))
     assert results["n_judgments"] == n_ratings == 19008
-    means = {c["criterion"]: {s["system"]: s["mean"] for s in c["systems"]} for c in results["criteria"]}
+    means = {c.criterion: {s.system: s.mean for s in c.systems} for c in results["criteria"]}
     for system, published in expected["system_means_excluding_Human_published"]["values"].items():
         for criterion, value in published.items():
             assert round(means[criterion][system], 2) == value, (system, criterion)
     for system, reproduced in expected["system_means_reproduced"].items():
         for criterion, value in reproduced.items():
             assert round(means[criterion][system], 2) == value, (system, criterion)
-    relevance = next(c for c in results["criteria"] if c["criterion"] == "Relevance")
-    gpt2 = next(s for s in relevance["systems"] if s["system"] == "GPT-2")
-    assert gpt2["mean_ci"][0] < gpt2["mean"] < gpt2["mean_ci"][1]
-    assert sum(gpt2["distribution"].values()) == 288
-    assert any(c["significant"] for c in relevance["comparisons"])
+    relevance = next(c for c in results["criteria"] if c.criterion == "Relevance")
+    gpt2 = next(s for s in relevance.systems if s.system == "GPT-2")
+    assert gpt2.mean_ci[0] < gpt2.mean < gpt2.mean_ci[1]
+    assert sum(gpt2.distribution.values()) == 288
+    assert any(c.significant for c in relevance.comparisons)
 
     # And all 72 x 6 system- and story-level Kendall tau-b equal the authors' |tau| (1e-4)
     report = metric_correlations(

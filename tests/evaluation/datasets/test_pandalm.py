@@ -30,27 +30,27 @@ def test_pandalm_majority_win_rates_and_bradley_terry_order(datasets, lead):
     overall = results["criteria"][0]
 
     # Then every item has a majority and the label counts are the published ones (tie 105, 422, 472)
-    assert overall["n_judgments"] == 2997 and overall["n_comparisons"] == 999
-    assert overall["n_without_majority"] == 0
-    assert sum(p["ties"] for p in overall["pairs"]) == 105
+    assert overall.n_judgments == 2997 and overall.n_comparisons == 999
+    assert overall.n_without_majority == 0
+    assert sum(p.ties for p in overall.pairs) == 105
     # the win rates equal the README's and an independent count from the raw file
-    rates = {s["system"]: s["win_rate"] for s in overall["systems"]}
+    rates = {s.system: s.win_rate for s in overall.systems}
     assert {s: round(r, 4) for s, r in rates.items()} == WIN_RATES
     assert rates == pytest.approx(_raw_majority_win_rates(data), abs=1e-12)
     # and the Bradley–Terry order is llama-7b > pythia-6.9b > bloom-7b > opt-7b > cerebras-gpt-6.7B
-    assert [s["system"] for s in overall["systems"]] == ORDER
-    for s in overall["systems"]:
-        low, high = s["strength_ci"]
-        assert low < s["strength"] < high
-    top, bottom = overall["systems"][0], overall["systems"][-1]
-    assert top["strength_ci"][0] > bottom["strength_ci"][1]
-    assert overall["bradley_terry"]["n_resamples_without_mle"] == 0
-    assert len(overall["pairs"]) == 10 and all(0 <= p["p_holm"] <= 1 for p in overall["pairs"])
+    assert [s.system for s in overall.systems] == ORDER
+    for s in overall.systems:
+        low, high = s.strength_ci
+        assert low < s.strength < high
+    top, bottom = overall.systems[0], overall.systems[-1]
+    assert top.strength_ci[0] > bottom.strength_ci[1]
+    assert overall.bradley_terry.n_resamples_without_mle == 0
+    assert len(overall.pairs) == 10 and all(0 <= p.p_holm <= 1 for p in overall.pairs)
 
     # The same order with Davidson's tie model, and with every judgment counted
     davidson = results_compute(project=project, options=ResultOptions(ties="davidson", n_resamples=0))
-    assert [s["system"] for s in davidson["criteria"][0]["systems"]] == ORDER
-    assert davidson["criteria"][0]["bradley_terry"]["tie_parameter"] > 0
+    assert [s.system for s in davidson["criteria"][0].systems] == ORDER
+    assert davidson["criteria"][0].bradley_terry.tie_parameter > 0
 
 
 def _raw_majority_win_rates(data) -> dict:

@@ -17,18 +17,18 @@ def test_rankme_means_normalisations_and_ranks(datasets, lead):
     project, criterion, ratings = load_rankme(lead, datasets)
 
     raw = results_compute(project=project, options=ResultOptions(normalisation="none", n_resamples=100))
-    systems = {s["system"]: s for s in raw["criteria"][0]["systems"]}
+    systems = {s.system: s for s in raw["criteria"][0].systems}
     assert raw["n_judgments"] == len(ratings) == 900
-    assert {name: round(s["mean"], 4) for name, s in systems.items()} == means
+    assert {name: round(s.mean, 4) for name, s in systems.items()} == means
     # every screen showed the three systems: mean ranks add up to 1 + 2 + 3
-    assert sum(s["mean_rank"] for s in systems.values()) == pytest.approx(6.0)
-    assert max(systems, key=lambda n: systems[n]["mean_rank"]) == "sheffield_v2"
+    assert sum(s.mean_rank for s in systems.values()) == pytest.approx(6.0)
+    assert max(systems, key=lambda n: systems[n].mean_rank) == "sheffield_v2"
 
     for normalisation in ("zscore", "log"):
         scored = results_compute(
             project=project,
             options=ResultOptions(normalisation=normalisation, n_resamples=0, test_resamples=2000),
         )
-        order = [s["system"] for s in scored["criteria"][0]["systems"]]
+        order = [s.system for s in scored["criteria"][0].systems]
         assert order[-1] == "sheffield_v2", normalisation
-        assert any(c["significant"] for c in scored["criteria"][0]["comparisons"])
+        assert any(c.significant for c in scored["criteria"][0].comparisons)

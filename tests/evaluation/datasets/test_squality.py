@@ -146,8 +146,8 @@ def test_squality_rouge_correlations_and_calibration(datasets, lead):
 
     # The rankme results: per-rater z-scores by default, the human summaries on top, mean ranks per screen
     results = results_compute(project=project, options=ResultOptions(n_resamples=100, test_resamples=2000))
-    overall = next(c for c in results["criteria"] if c["criterion"] == "overall")
-    assert overall["normalisation"] == "zscore"
-    assert overall["systems"][0]["system"] == "human"
-    assert overall["systems"][0]["mean_rank"] < overall["systems"][-1]["mean_rank"]
-    assert all(c["significant"] for c in overall["comparisons"] if "human" in (c["system_a"], c["system_b"]))
+    overall = next(c for c in results["criteria"] if c.criterion == "overall")
+    assert overall.normalisation == "zscore"
+    assert overall.systems[0].system == "human"
+    assert overall.systems[0].mean_rank < overall.systems[-1].mean_rank
+    assert all(c.significant for c in overall.comparisons if "human" in (c.system_a, c.system_b))

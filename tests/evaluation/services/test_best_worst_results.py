@@ -20,7 +20,9 @@ from annotation.services.item_import import item_import
 from annotation.services.judgment_submit import judgment_submit
 from annotation.services.project import project_create
 from annotation.task_types import REGISTRY
+from evaluation.services.best_worst_results import BestWorstResult, MaxDiffFit, MaxDiffStrength
 from evaluation.services.results import ResultOptions, results_compute
+from evaluation.services.scored_results import BestWorstCriterion, SystemScoreStrength
 from evaluation.stats import implied_pair_agreement
 from tests.annotation.factories import UserFactory
 
@@ -83,26 +85,26 @@ def test_the_usual_design_recovers_a_known_ranking_and_reports_its_reliability()
     criterion = results["criteria"][0]
 
     # then the counting scores and the MaxDiff strengths both rank the outputs as their true strengths do
-    truth = [STRENGTH[row["system"]] for row in criterion["systems"]]
-    counting = [row["mean"] for row in criterion["systems"]]
-    maxdiff = [row["strength"] for row in criterion["systems"]]
+    truth = [STRENGTH[row.system] for row in criterion.systems]
+    counting = [row.mean for row in criterion.systems]
+    maxdiff = [row.strength for row in criterion.systems]
     assert stats.spearmanr(counting, truth).statistic >= 0.95
     assert stats.spearmanr(maxdiff, truth).statistic >= 0.95
-    assert all(row["strength_ci"][0] <= row["strength"] <= row["strength_ci"][1] for row in criterion["systems"])
+    assert all(row.strength_ci[0] <= row.strength <= row.strength_ci[1] for row in criterion.systems)
     # every output was shown 8 × 4 times; a counting score is its mean coded value, within [−1, 1]
-    assert {row["n"] for row in criterion["systems"]} == {8 * N_RATERS}
+    assert {row.n for row in criterion.systems} == {8 * N_RATERS}
     assert all(-1 <= c <= 1 for c in counting)
 
     # and the split-half reliability as Kiritchenko and Mohammad report it: 100 random splits of each tuple's
     # judgments, Spearman correlation of the halves' counting scores, Spearman–Brown corrected per split and
     # averaged (so at most the correction of the averaged correlation, 2r/(1+r) being concave)
-    best_worst = criterion["best_worst"]
-    assert best_worst["n_screens"] == 48 * N_RATERS and best_worst["n_left_out"] == 0
-    split = best_worst["split_half"]
-    assert (split["n_splits"], split["correlation"]) == (100, "spearman")
-    assert split["half"] < split["corrected"] <= 2 * split["half"] / (1 + split["half"]) + 1e-12
-    assert split["corrected"] > 0.9
-    assert split["corrected_range"][0] <= split["corrected"] <= split["corrected_range"][1]
+    best_worst = criterion.best_worst
+    assert best_worst.n_screens == 48 * N_RATERS and best_worst.n_left_out == 0
+    split = best_worst.split_half
+    assert (split.n_splits, split.correlation) == (100, "spearman")
+    assert split.half < split.corrected <= 2 * split.half / (1 + split.half) + 1e-12
+    assert split.corrected > 0.9
+    assert split.corrected_range[0] <= split.corrected <= split.corrected_range[1]
 
 
 def test_agreement_is_measured_on_the_implied_pairwise_preferences():
@@ -155,3 +157,47 @@ def test_agreement_is_measured_on_the_implied_pairwise_preferences():
         is_main=True,
     )
     assert main.statistic == "krippendorff_alpha_nominal" and main.value > 0.2
+
+
+def test_the_json_form_is_the_untyped_one():
+    fit = MaxDiffFit(2, 0, None, "natural log-strength, mean zero", {"a": MaxDiffStrength(0.5, [0.1, 0.9])})
+    system = SystemScoreStrength("a", 8, 2, 0.25, [0.0, 0.5], 0.0, [0.0, 1.0], 0.5, [0.1, 0.9])
+    result = BestWorstResult(4, 1, maxdiff=fit, split_half_error="too few tuples")
+    criterion = BestWorstCriterion("best", "none", 8, 2, 4, (system,), (), None, result)
+    assert criterion.to_json() == {
+        "criterion": "best",
+        "normalisation": "none",
+        "n_judgments": 8,
+        "n_items": 2,
+        "n_raters": 4,
+        "systems": [
+            {
+                "system": "a",
+                "n": 8,
+                "n_items": 2,
+                "mean": 0.25,
+                "mean_ci": [0.0, 0.5],
+                "median": 0.0,
+                "median_ci": [0.0, 1.0],
+                "strength": 0.5,
+                "strength_ci": [0.1, 0.9],
+            }
+        ],
+        "comparisons": [],
+        "error": None,
+        "best_worst": {
+            "n_screens": 4,
+            "n_left_out": 1,
+            "maxdiff": {
+                "n_resamples": 2,
+                "n_resamples_without_mle": 0,
+                "scale": "natural log-strength, mean zero",
+                "systems": {"a": {"strength": 0.5, "strength_ci": [0.1, 0.9]}},
+            },
+            "split_half": None,
+            "maxdiff_error": None,
+            "split_half_error": "too few tuples",
+        },
+    }
+    assert list(criterion.to_json()["systems"][0])[-2:] == ["strength", "strength_ci"]
+    assert list(criterion.to_json())[-2:] == ["error", "best_worst"]

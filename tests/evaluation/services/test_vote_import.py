@@ -63,12 +63,12 @@ def test_a_small_file_gives_the_judgment_paths_bradley_terry_result(compared, tm
     vote_import(project=compared, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
     # When the results are computed
     body = results_compute(project=compared, options=ResultOptions(n_resamples=0, test_resamples=0, ties=ties))
-    judged, (voted,) = body["criteria"][0]["systems"], body["votes"]
+    judged, (voted,) = body["criteria"][0].systems, body["votes"]
     # Then counts, ranking and strengths agree
-    assert [tuple(s[f] for f in FIELDS) for s in judged] == [
+    assert [tuple(getattr(s, f) for f in FIELDS) for s in judged] == [
         tuple(getattr(s, f) for f in FIELDS) for s in voted.systems
     ]
-    assert [s["strength"] for s in judged] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
+    assert [s.strength for s in judged] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
     assert voted.n_votes == 32 and voted.ties_both_bad == 3 and voted.criterion == "overall"
     assert voted.bradley_terry.ties == ties
 
@@ -118,7 +118,7 @@ def test_bootstrap_intervals_agree_with_the_judgment_paths(compared, tmp_path):
     _as_judgments(compared)
     vote_import(project=compared, path=write_csv(tmp_path / "v.csv", arena_rows()), fmt="csv")
     body = results_compute(project=compared, options=ResultOptions(n_resamples=4000, test_resamples=0))
-    judged = {s["system"]: s["strength_ci"] for s in body["criteria"][0]["systems"]}
+    judged = {s.system: s.strength_ci for s in body["criteria"][0].systems}
     for s in body["votes"][0].systems:
         assert s.strength_ci[0] < s.strength < s.strength_ci[1]
         assert s.strength_ci == pytest.approx(judged[s.system], abs=0.15)
