@@ -87,12 +87,10 @@ def test_votes_of_an_adaptive_study_are_weighted_as_the_judgment_paths(compared,
     )
     judged, (voted,) = body["criteria"][0], body["votes"]
     # Then the votes are fitted as the judgments are: same weights, same strengths, same sandwich intervals
-    assert judged["sampling_probabilities"] and voted.sampling_probabilities and voted.weighting == weighting
-    assert [s["system"] for s in judged["systems"]] == [s.system for s in voted.systems]
-    assert [s["strength"] for s in judged["systems"]] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
-    assert [s["strength_ci"] for s in judged["systems"]] == [
-        pytest.approx(s.strength_ci, abs=1e-9) for s in voted.systems
-    ]
+    assert judged.sampling_probabilities and voted.sampling_probabilities and voted.weighting == weighting
+    assert [s.system for s in judged.systems] == [s.system for s in voted.systems]
+    assert [s.strength for s in judged.systems] == pytest.approx([s.strength for s in voted.systems], abs=1e-9)
+    assert [s.strength_ci for s in judged.systems] == [pytest.approx(s.strength_ci, abs=1e-9) for s in voted.systems]
     assert voted.bradley_terry.n_resamples == 0 and "sandwich" in voted.bradley_terry.bootstrap
     # and the weights matter: the unweighted pair tables give other strengths
     plain = vote_tables_fit(compared)
