@@ -999,6 +999,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
     and the scopes too small to trust."""
     from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
     from agreement.selectors.dashboard import dashboard_for_project
+    from agreement.selectors.labels import SNAPSHOT_LABEL, labels_of
     from agreement.templatetags.agreement_format import LABELS
 
     board = dashboard_for_project(project)
@@ -1018,7 +1019,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             "min_reliable_units": MIN_RELIABLE_UNITS,
             "computed_at": None,
         }
-    criteria = [c["name"] for c in criteria_for_card(project)]
+    criteria = labels_of(project, [c["name"] for c in criteria_for_card(project)])
     labels = {
         name: {statistic: _snapshot(s) for statistic, s in board.labels[name].items()}
         for name in criteria
@@ -1045,16 +1046,17 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             window=AgreementSnapshot.Window.CUMULATIVE,
             scope=AgreementSnapshot.Scope.PAIR,
         )
-        .order_by("criterion__position", "statistic")
-        .values("criterion__name", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
+        .annotate(label=SNAPSHOT_LABEL)
+        .order_by("criterion__position", "rating_unit", "statistic")
+        .values("label", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
     )
     pairs: dict[str, dict] = {}
     heatmaps = board.pair_heatmaps
     for s in pair_rows:
-        heatmap = heatmaps.get(s["criterion__name"])
+        heatmap = heatmaps.get(s["label"])
         if heatmap is None or s["statistic"] != heatmap["statistic"]:
             continue  # the pair statistic of the dashboard's heatmap (not, e.g., the span statistics)
-        entry = pairs.setdefault(s["criterion__name"], {"statistic": s["statistic"], "pairs": []})
+        entry = pairs.setdefault(s["label"], {"statistic": s["statistic"], "pairs": []})
         a, b = sorted([rater_names.get(s["rater_a_id"], "rater-?"), rater_names.get(s["rater_b_id"], "rater-?")])
         entry["pairs"].append({"rater_a": a, "rater_b": b, **_snapshot(s)})
     for entry in pairs.values():
