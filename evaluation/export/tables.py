@@ -45,7 +45,8 @@ _JUDGMENT_TAIL = (
         "turn",
         "int",
         "The assistant turn judged, as its index (from 0) in the output's turns, in a project rating each turn of a "
-        "conversation; null where the judgment is for the whole output.",
+        'conversation (the screens show index 2 of turns assistant, user, assistant as "assistant turn 2 (message '
+        '3)"); null where the judgment is for the whole output.',
     ),
     Column("subgroup", "string", "The item's subgroup."),
 )
