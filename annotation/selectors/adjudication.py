@@ -5,7 +5,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from annotation.models import AdjudicatedValue, AdjudicationCase, ErrorSpan, Project
@@ -68,11 +68,11 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
     judgments = list(
         included_judgments(project)
         .filter(item=item)
-        .order_by("criterion__position", "output__position")
-        .values_list("id", "rater_id", "criterion__name", "output_id", "value")
+        .order_by("criterion__position", "output__position", F("turn").asc(nulls_first=True))
+        .values_list("id", "rater_id", "criterion__name", "output_id", "value", "turn")
     )
     spans = spans_by_judgment(j[0] for j in judgments) if task_type.reads_texts else {}
-    for judgment_id, rater_id, name, output_id, value in judgments:
+    for judgment_id, rater_id, name, output_id, value, turn in judgments:
         answer = task_type.adjudication_answer(value, spans.get(judgment_id, ()))
         words = task_type.answer_words(answer, source=item.input, text=texts[output_id])
         per_rater[rater_id].append(
@@ -82,6 +82,7 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
                 "value": answer,
                 "shown": _shown(answer, by_name[name]) if words is None else words,
             }
+            | ({} if turn is None else {"turn": turn})
         )
     raters = sorted(per_rater)
     random.Random(case.seed).shuffle(raters)

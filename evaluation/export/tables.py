@@ -62,8 +62,9 @@ _JUDGMENT_FLAGS = (
 ADJUDICATED = Column(
     "adjudicated",
     "label",
-    "The adjudicator's answer for this item, output and criterion, as `value` gives answers (the same on every "
-    "rater's row; null where the item was not adjudicated). Only in projects with an adjudication rule.",
+    "The adjudicator's answer for this item, output and criterion (and assistant turn, in a project rating per "
+    "turn), as `value` gives answers (the same on every rater's row; null where the item was not adjudicated). Only "
+    "in projects with an adjudication rule.",
 )
 
 
