@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from annotation.conversations import assistant_turns
 from annotation.models import AdjudicatedValue, AdjudicationCase, ErrorSpan, Project
 from annotation.task_types import REGISTRY, Proposal
 from annotation.task_types.facts import SPANS
@@ -87,6 +88,7 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
     raters = sorted(per_rater)
     random.Random(case.seed).shuffle(raters)
     pool = adjudication_span_pool(case)
+    per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
     return {
         "case_id": case.pk,
         "item": {
@@ -97,10 +99,12 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
             "outputs": [
                 {"position": p, "text": text, "turns": turns}
                 | ({"proposed_spans": [proposed_span(s) for s in pool.get(pk, ())]} if task_type.reads_texts else {})
+                | ({"rated_turns": assistant_turns(turns)} if per_turn else {})
                 for pk, p, _, text, turns in screen_outputs_of(item.pk)
             ],
         },
         "criteria": criteria,
+        "rating_unit": project.rating_unit,
         "disagreed_on": list(case.criteria),
         "answers": [{"answer": f"Answer {k}", "values": per_rater[r]} for k, r in enumerate(raters, start=1)],
         "expires_at": case.held_until,

@@ -2,7 +2,11 @@
 the item, the adjudicator sees each answer's turn and answers turn by turn, the answers are stored with their turn
 and the export puts each turn's answer on the rows of that turn."""
 
+import re
+
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
 
 from annotation.models import AdjudicatedValue, AdjudicationCase, Project
 from evaluation.services import ExportOptions, export_write
@@ -13,6 +17,7 @@ from tests.conftest import client_for
 from tests.evaluation.export.studies import jsonl, read_zip
 
 pytestmark = pytest.mark.django_db
+User = get_user_model()
 
 
 def _judged(staff, values_of_rater):
@@ -108,3 +113,30 @@ def test_a_disagreement_on_a_turn_is_adjudicated_turn_by_turn_and_exported_with_
         ("b", 0, 4),
         ("b", 2, 2),
     }
+
+
+def test_the_adjudicators_page_asks_each_turn_and_shows_the_raters_answers_per_turn(staff):
+    project, _, _ = _judged(staff, SPLIT_TURNS)
+    browser = Client()
+    browser.force_login(User.objects.get(username="adjudicator"))
+    page = browser.get(f"/projects/{project.pk}/adjudicate/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    # one question per output and assistant turn, named as the raters' screen names it
+    fields = sorted(set(re.findall(r'name="(v-\d+-\d-t\d)"', html)))
+    assert [f.split("-", 2)[2] for f in fields] == ["0-t0", "0-t2", "1-t0", "1-t2"]
+    assert html.count("· assistant turn 2 (message 3)") == 2
+    assert "helpful (A, assistant turn 1 (message 1))" in html
+    cells = re.findall(r'<tr data-testid="answer-row"><th scope="row">Answer \d</th>(.*?)</tr>', html)
+    assert sorted(re.findall(r"<td>(.*?)</td>", row)[:2] for row in cells) == [["1", "5"], ["5", "1"]]
+
+    case = AdjudicationCase.objects.get(project=project)
+    answer = {field: value for field, value in zip(fields, ("2", "4", "4", "2"), strict=True)}
+    done = browser.post(f"/adjudication/{case.pk}/submit/", answer)
+    assert done.status_code == 302
+    assert sorted(AdjudicatedValue.objects.values_list("output__system", "turn", "value")) == [
+        ("a", 0, 2.0),
+        ("a", 2, 4.0),
+        ("b", 0, 4.0),
+        ("b", 2, 2.0),
+    ]
