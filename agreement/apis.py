@@ -28,6 +28,12 @@ class AgreementListApi(APIView):
         window = serializers.ChoiceField(choices=AgreementSnapshot.Window.values, required=False)
         scope = serializers.ChoiceField(choices=AgreementSnapshot.Scope.values, required=False)
         criterion = serializers.CharField(required=False)
+        rating_unit = serializers.ChoiceField(
+            choices=AgreementSnapshot.RatingUnit.values,
+            required=False,
+            help_text="A project rating per turn has its figures over whole outputs (conversation) and over "
+            "assistant turns (turn) apart; this keeps one kind.",
+        )
         subgroup = serializers.CharField(required=False)
         statistic = serializers.CharField(required=False)
         pair = serializers.CharField(required=False, help_text="Two rater names joined by a comma.")
@@ -43,6 +49,9 @@ class AgreementListApi(APIView):
         window = serializers.CharField()
         scope = serializers.CharField()
         criterion = serializers.CharField(source="criterion.name", allow_null=True, default=None)
+        rating_unit = serializers.CharField(
+            help_text="conversation: the figure's units are whole outputs; turn: single assistant turns."
+        )
         subgroup = serializers.CharField()
         rater_a = serializers.SerializerMethodField()
         rater_b = serializers.SerializerMethodField()

@@ -29,6 +29,10 @@ class AgreementSnapshot(models.Model):
         PAIR = names.Scope.PAIR
         RATER = names.Scope.RATER
 
+    class RatingUnit(models.TextChoices):
+        CONVERSATION = names.RatingUnit.CONVERSATION, "the whole output"
+        TURN = names.RatingUnit.TURN, "each assistant turn"
+
     class Status(models.TextChoices):
         OK = names.Status.OK
         INSUFFICIENT_DATA = names.Status.INSUFFICIENT_DATA
@@ -74,6 +78,13 @@ class AgreementSnapshot(models.Model):
         default=dict, blank=True, help_text="Extra structure, e.g. a coincidence matrix {values, matrix}."
     )
     computed_at = models.DateTimeField()
+    # A project rating both ways has each figure twice, once over whole outputs and once over turns (never pooled).
+    rating_unit = models.CharField(
+        max_length=12,
+        choices=RatingUnit.choices,
+        default=RatingUnit.CONVERSATION,
+        help_text="What the figure's units are: whole outputs, or single assistant turns (per-turn rating).",
+    )
 
     class Meta:
         ordering = ["week_start", "scope", "scope_key", "statistic"]
@@ -134,6 +145,9 @@ class AgreementAlert(models.Model):
     week_start = models.DateField()
     kind = models.CharField(max_length=16, choices=Kind.choices)
     statistic = models.CharField(max_length=64)
+    rating_unit = models.CharField(
+        max_length=12, choices=AgreementSnapshot.RatingUnit.choices, default=AgreementSnapshot.RatingUnit.CONVERSATION
+    )
     value = models.FloatField()
     previous_value = models.FloatField(null=True, blank=True)
     message = models.CharField(max_length=500)
@@ -149,7 +163,7 @@ class AgreementAlert(models.Model):
         ordering = ["-week_start", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["project", "criterion", "week_start", "kind", "statistic"],
+                fields=["project", "criterion", "rating_unit", "week_start", "kind", "statistic"],
                 name="alert_once_per_label_week_kind",
             ),
         ]

@@ -102,12 +102,18 @@ class AdjudicationNextApi(RaterApi):
                             "unnamed ({side, start, end, severity, category}); the answer accepts, edits or rejects "
                             "each by its index here, as a rater answers a model's proposals.",
                         ),
+                        "rated_turns": serializers.ListField(
+                            child=serializers.IntegerField(),
+                            required=False,
+                            help_text="Projects rating per turn: the assistant turns answered, as next lists them.",
+                        ),
                     },
                     many=True,
                 ),
             },
         )
         criteria = ScreenCriterionSerializer(many=True)
+        rating_unit = serializers.CharField(help_text="What each criterion is answered for, as the raters' next says.")
         disagreed_on = serializers.ListField(child=serializers.CharField(), help_text="Criteria that disagreed.")
         answers = AnswerSerializer(many=True)
         expires_at = serializers.DateTimeField()

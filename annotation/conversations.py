@@ -84,3 +84,16 @@ def assistant_turns(turns: list[dict] | None) -> list[int]:
     """The indexes (from 0) of a stored conversation's assistant turns: the turns a per-turn project rates, and the
     ``turn`` its judgments carry."""
     return [k for k, turn in enumerate(turns or ()) if turn["role"] == "assistant"]
+
+
+def turn_label(index: int, ordinal: int | None) -> str:
+    """A rated turn as people are shown it: "assistant turn 2 (message 3)", its place among the output's assistant
+    turns and among all of the output's messages, both counted from 1 (``index`` is the stored id, from 0; without
+    ``ordinal``, e.g. where outputs differ in it, only the message)."""
+    message = f"message {index + 1}"
+    return message if ordinal is None else f"assistant turn {ordinal} ({message})"
+
+
+def turn_labels(turns: list[dict] | None) -> dict[int, str]:
+    """Each assistant turn's label (turn_label) by its index."""
+    return {index: turn_label(index, k) for k, index in enumerate(assistant_turns(turns), start=1)}

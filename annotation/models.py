@@ -678,11 +678,18 @@ class AdjudicationCase(models.Model):
 
 
 class AdjudicatedValue(models.Model):
-    """The adjudicator's answer for one output (pairwise: the first) on one criterion, coded as judgments are."""
+    """The adjudicator's answer for one output (pairwise: the first) on one criterion, coded as judgments are; in a
+    project rating per turn, one per assistant turn too (``turn``)."""
 
     case = models.ForeignKey(AdjudicationCase, on_delete=models.CASCADE, related_name="values")
     output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="+")
     criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="+")
+    turn = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The assistant turn answered (its index in the output's turns) in a project rating per turn; "
+        "null for the whole output.",
+    )
     value = models.FloatField()
     label = models.CharField(max_length=200, blank=True, default="")
 
@@ -690,8 +697,15 @@ class AdjudicatedValue(models.Model):
         ordering = ["case_id", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["case", "output", "criterion"], name="adjudicated_value_one_per_output_criterion"
-            )
+                fields=["case", "output", "criterion"],
+                condition=Q(turn__isnull=True),
+                name="adjudicated_value_one_per_output_criterion",
+            ),
+            models.UniqueConstraint(
+                fields=["case", "output", "criterion", "turn"],
+                condition=Q(turn__isnull=False),
+                name="adjudicated_value_one_per_output_criterion_turn",
+            ),
         ]
 
     def __str__(self):

@@ -10,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.conversations import turn_labels
 from annotation.models import AdjudicationCase, Project
 from annotation.selectors import project_get_for_lead, screen_questions
 from annotation.selectors.adjudication import adjudication_screen, adjudication_summary
@@ -86,15 +87,20 @@ def _screen(request, case, *, answers=None, errors=None, status=200):
     questions = screen_questions(
         screen=screen, task_type=REGISTRY[case.project.task_type], answers=answers, config=case.project.task_config
     )
+    for q in questions["questions"]:  # in a project rating per turn, a question names its turn as the raters saw it
+        if q["turn"] is not None:
+            q["turn_label"] = turn_labels(q["output"]["turns"])[q["turn"]]
     # one row per rater, a cell per question, in the form's order
     rows = []
     for answer in screen["answers"]:
-        given = {(v["criterion"], v["position"]): v["shown"] for v in answer["values"]}
+        given = {(v["criterion"], v["position"], v.get("turn")): v["shown"] for v in answer["values"]}
         rows.append(
             {
                 "answer": answer["answer"],
                 "cells": [
-                    given.get((q["criterion"]["name"], q["output"]["position"] if q["output"] else None), "—")
+                    given.get(
+                        (q["criterion"]["name"], q["output"]["position"] if q["output"] else None, q["turn"]), "—"
+                    )
                     for q in questions["questions"]
                 ],
             }

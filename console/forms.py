@@ -77,6 +77,17 @@ class ProjectSettingsForm(forms.Form):
         help_text="Likert and RankME. Pairwise always balances left and right.",
     )
     show_reference = forms.BooleanField(required=False, label="Show the reference texts to raters")
+    rating_unit = forms.ChoiceField(
+        required=False,
+        choices=Project.RatingUnit.choices,
+        widget=forms.RadioSelect,
+        label="What each criterion rates",
+        help_text="For outputs that are conversations: the whole output, each assistant turn on its own (the "
+        "questions sit under every assistant turn), or both. Agreement and results keep turns and whole outputs "
+        "apart. Only task types that rate turns ("
+        + ", ".join(TaskType(slug).label for slug, t in REGISTRY.items() if t.rates_turns)
+        + ") take a per-turn unit; every output must then be a conversation.",
+    )
     rankme_modulus = forms.FloatField(
         required=False,
         min_value=0,
@@ -98,6 +109,7 @@ class ProjectSettingsForm(forms.Form):
                 "lease_minutes": 15,
                 "randomise_output_order": True,
                 "show_reference": False,
+                "rating_unit": Project.RatingUnit.CONVERSATION,
                 "rankme_modulus": None,
             }
         return {
@@ -110,6 +122,7 @@ class ProjectSettingsForm(forms.Form):
             "lease_minutes": _plain(project.lease_seconds / 60),
             "randomise_output_order": project.randomise_output_order,
             "show_reference": project.show_reference,
+            "rating_unit": project.rating_unit,
             "rankme_modulus": project.rankme_modulus,
         }
 
@@ -125,6 +138,7 @@ class ProjectSettingsForm(forms.Form):
             "lease_seconds": round(data["lease_minutes"] * 60),
             "randomise_output_order": data["randomise_output_order"],
             "show_reference": data["show_reference"],
+            "rating_unit": data["rating_unit"] or Project.RatingUnit.CONVERSATION,
             "rankme_modulus": data["rankme_modulus"],
         }
 

@@ -439,7 +439,13 @@ class ResultsApi(EvaluationApi):
             {
                 "criterion": serializers.CharField(),
                 "system": serializers.CharField(),
-                "turn": serializers.IntegerField(help_text="The assistant turn's index in the output's turns."),
+                "turn": serializers.IntegerField(
+                    help_text="The assistant turn's index (from 0) in the output's turns."
+                ),
+                "turn_label": serializers.CharField(
+                    help_text='The turn as the screens name it: "assistant turn 2 (message 3)" ("message 3" '
+                    "where the system's outputs differ in which assistant turn that message is)."
+                ),
                 "mean": serializers.FloatField(),
                 "n": serializers.IntegerField(),
             },

@@ -1,4 +1,4 @@
-"""The names an agreement row carries: its window, scope and status (the choices of
+"""The names an agreement row carries: its window, scope, rating unit and status (the choices of
 ``agreement.models.AgreementSnapshot``, which takes them from here), and when a figure is unreliable."""
 
 # Scopes with fewer pairable units than this are computed and shown, but flagged as unreliable.
@@ -17,6 +17,13 @@ class Scope:
     SUBGROUP_CRITERION = "subgroup_criterion"
     PAIR = "pair"
     RATER = "rater"
+
+
+class RatingUnit:
+    """What a row's judgments rated: whole outputs, or (projects rating per turn) single assistant turns."""
+
+    CONVERSATION = "conversation"
+    TURN = "turn"
 
 
 class Status:

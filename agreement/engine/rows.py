@@ -10,7 +10,7 @@ import numpy as np
 
 from agreement.stats import InsufficientDataError
 
-from .names import MIN_RELIABLE_UNITS, Scope, Status
+from .names import MIN_RELIABLE_UNITS, RatingUnit, Scope, Status
 from .names import Window as WindowName
 
 SNAPSHOT_FIELDS = [
@@ -37,6 +37,7 @@ SNAPSHOT_FIELDS = [
     "unreliable",
     "detail",
     "computed_at",
+    "rating_unit",
 ]
 
 
@@ -142,6 +143,17 @@ class RowBuilder:
         self.project_id = project_id
         self.now = now
         self.rows: list[tuple] = []
+        self.rating_unit = RatingUnit.CONVERSATION
+        self.key_prefix = ""
+
+    def for_turns(self) -> "RowBuilder":
+        """A builder adding to the same rows whose figures are over assistant turns: their rating unit says
+        so and their scope keys start with ``turn|``, so a project rating both ways keeps both sets apart."""
+        turns = RowBuilder(self.project_id, self.now)
+        turns.rows = self.rows
+        turns.rating_unit = RatingUnit.TURN
+        turns.key_prefix = "turn|"
+        return turns
 
     def add_rater(self, window: Window, scope: ScopeId, figures: RaterFigures) -> None:
         """One rater's rows of a label: the leave-one-out alpha change (when computed) and, on cumulative
@@ -241,7 +253,7 @@ class RowBuilder:
                 window.name,
                 window.week_start,
                 scope.scope,
-                scope.key,
+                self.key_prefix + scope.key,
                 scope.criterion_id,
                 scope.subgroup,
                 scope.rater_a,
@@ -260,6 +272,7 @@ class RowBuilder:
                 n_units < MIN_RELIABLE_UNITS,
                 detail or {},
                 self.now,
+                self.rating_unit,
             )
         )
 
@@ -288,7 +301,7 @@ class RowBuilder:
                     window.name,
                     window.week_start,
                     Scope.PAIR,
-                    f"criterion={criterion_id}|pair={a}-{b}",
+                    f"{self.key_prefix}criterion={criterion_id}|pair={a}-{b}",
                     criterion_id,
                     "",
                     a,
@@ -307,5 +320,6 @@ class RowBuilder:
                     n < MIN_RELIABLE_UNITS,
                     {},
                     self.now,
+                    self.rating_unit,
                 )
             )

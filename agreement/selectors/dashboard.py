@@ -18,6 +18,7 @@ from agreement.selectors.dashboard_model import (
     RaterRow,
     SnapshotFigures,
 )
+from agreement.selectors.labels import PER_TURN, SNAPSHOT_LABEL
 from agreement.selectors.snapshots import latest_week
 from agreement.selectors.span_dashboard import PAIR_COLUMNS, PAIR_FIELDS, span_section
 from annotation.models import Project
@@ -67,31 +68,30 @@ def dashboard_for_project(project: Project) -> AgreementDashboard:
     if week is None:
         return AgreementDashboard(week=None, alerts=_alerts(project))
     names = rater_names_for_project(project)
-    snapshots = AgreementSnapshot.objects.filter(project=project)
+    # figures go under labels (agreement.selectors.labels): a criterion's, or its per-turn one
+    snapshots = AgreementSnapshot.objects.filter(project=project).annotate(label=SNAPSHOT_LABEL)
     trend_rows = (
         snapshots.filter(scope=Scope.CRITERION, is_main=True)
-        .order_by("criterion__position", "week_start")
-        .values("window", "week_start", "criterion__name", *FIELDS)
+        .order_by("criterion__position", "rating_unit", "week_start")
+        .values("window", "week_start", "label", *FIELDS)
     )
     trends: dict[str, dict] = defaultdict(lambda: {"week": [], "cumulative": []})
     main_statistic = None
     for s in trend_rows:
-        trends[s["criterion__name"]][s["window"]].append(_point(s))
+        trends[s["label"]][s["window"]].append(_point(s))
         main_statistic = s["statistic"]
     latest = snapshots.filter(week_start=week, window=Window.CUMULATIVE)
     task_type = REGISTRY[project.task_type]
     span_plan = task_type.agreement.spans
     span_names = stored_names(span_plan.severities) if span_plan else frozenset()
     rows = list(
-        latest.exclude(scope=Scope.PAIR)
-        .order_by("scope", "scope_key", "statistic")
-        .values("criterion__name", "detail", *FIELDS)
+        latest.exclude(scope=Scope.PAIR).order_by("scope", "scope_key", "statistic").values("label", "detail", *FIELDS)
     )
     pairs = latest.filter(scope=Scope.PAIR)
     pair_rows = list(
         (pairs.exclude(statistic__in=span_names) if span_names else pairs)
-        .order_by("criterion__position", "statistic", "scope_key")
-        .values_list("criterion__name", "statistic", "rater_a_id", "rater_b_id", "value", "n_units", "reason")
+        .order_by("criterion__position", "rating_unit", "statistic", "scope_key")
+        .values_list("label", "statistic", "rater_a_id", "rater_b_id", "value", "n_units", "reason")
     )
     span_rows, span_pair_rows = [], []
     if span_names:
@@ -108,7 +108,7 @@ def dashboard_for_project(project: Project) -> AgreementDashboard:
     ) - set(names)
     if missing:
         names.update(get_user_model().objects.filter(id__in=missing).values_list("id", "username"))
-    criteria = {c.name: c for c in project.criteria.all()}
+    criteria = {label: c for c in project.criteria.all() for label in (c.name, c.name + PER_TURN)}
     labels: defaultdict[str, dict[str, SnapshotFigures]] = defaultdict(dict)
     subgroups: defaultdict[str, dict[str, SnapshotFigures]] = defaultdict(dict)
     raters: defaultdict[int, dict[str, dict[str, SnapshotFigures]]] = defaultdict(lambda: defaultdict(dict))
@@ -117,7 +117,7 @@ def dashboard_for_project(project: Project) -> AgreementDashboard:
     specific: defaultdict[str, dict[str, SnapshotFigures]] = defaultdict(dict)
     off_scale: dict[str, OffScale] = {}
     for s in rows:
-        scope, statistic, criterion = s["scope"], s["statistic"], s["criterion__name"]
+        scope, statistic, criterion = s["scope"], s["statistic"], s["label"]
         if scope == Scope.CRITERION and statistic == "coincidence_matrix":
             if s["value"] is not None:  # no unit rated twice yet: nothing to draw
                 confusions[criterion] = _confusion(s, criteria.get(criterion), task_type)

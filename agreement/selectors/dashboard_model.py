@@ -26,7 +26,7 @@ class SnapshotFigures(TypedDict, total=False):
     status: str
     reason: str
     unreliable: bool
-    criterion__name: str | None
+    label: str | None  # the criterion's name, per turn marked (agreement.selectors.labels); None over all labels
     detail: dict[str, Any]
 
 

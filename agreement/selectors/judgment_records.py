@@ -24,6 +24,11 @@ def unit_key(output_id: int, turn: int | None) -> int:
     return output_id * (TURN_SLOTS + 1) + (0 if turn is None else turn + 1)
 
 
+def turn_judged(records: JudgmentRecords) -> np.ndarray:
+    """Which of a per-turn project's records judged one assistant turn (the rest judged a whole output)."""
+    return records.unit % (TURN_SLOTS + 1) != 0
+
+
 def judgment_records_for_project(project: Project) -> JudgmentRecords:
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}

@@ -27,6 +27,7 @@ def snapshot_list(
     subgroup: str | None = None,
     statistic: str | None = None,
     scope: str | None = None,
+    rating_unit: str | None = None,
     all_weeks: bool = False,
 ) -> QuerySet[AgreementSnapshot]:
     """Snapshots of one week (default: the latest computed) or of every week with ``all_weeks``.
@@ -50,6 +51,8 @@ def snapshot_list(
         snapshots = snapshots.filter(statistic=statistic)
     if scope:
         snapshots = snapshots.filter(scope=scope)
+    if rating_unit:
+        snapshots = snapshots.filter(rating_unit=rating_unit)
     if pair:
         ids = [rater_ids_named(project, name) for name in pair]
         snapshots = snapshots.filter(

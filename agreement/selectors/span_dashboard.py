@@ -10,7 +10,7 @@ Scope = AgreementSnapshot.Scope
 LABEL_COLUMNS = ("char_f1", "char_kappa", "char_alpha", "unitizing_alpha")
 PAIR_COLUMNS = ("span_f1_exact", "span_f1_overlap", "char_kappa_any", "unitizing_alpha_any", KENDALL_TAU)
 PAIR_FIELDS = (
-    "criterion__name",
+    "label",
     "statistic",
     "rater_a_id",
     "rater_b_id",
@@ -35,14 +35,14 @@ def label_names(severities: tuple[str, ...]) -> dict[str, str]:
 
 def span_section(severities: tuple[str, ...], rows: list[dict], pair_rows: list[dict], names: dict) -> dict:
     """``rows``: the latest cumulative span rows of criterion and subgroup scopes (dicts with
-    ``criterion__name`` and ``detail``); ``pair_rows``: those of rater pairs (PAIR_FIELDS); ``names`` rater
+    ``label`` and ``detail``); ``pair_rows``: those of rater pairs (PAIR_FIELDS); ``names`` rater
     names by id. Per criterion: the span-level figures, one row per label, the spans counted and left out;
     the pair table; per subgroup, unitizing alpha on any error."""
     labels = label_names(severities)
     criteria: dict[str, dict] = defaultdict(lambda: {"span_level": {}, "labels": {}, "counts": None})
     subgroups: dict[str, dict] = defaultdict(dict)
     for s in rows:
-        statistic, criterion = s["statistic"], s["criterion__name"]
+        statistic, criterion = s["statistic"], s["label"]
         if s["scope"] == Scope.SUBGROUP_CRITERION and statistic == "unitizing_alpha_any":
             subgroups[s["subgroup"]][criterion] = s
         elif s["scope"] != Scope.CRITERION:
@@ -63,7 +63,7 @@ def span_section(severities: tuple[str, ...], rows: list[dict], pair_rows: list[
     pairs: dict[str, dict] = defaultdict(dict)
     for s in pair_rows:
         key = (s["rater_a_id"], s["rater_b_id"])
-        pair = pairs[s["criterion__name"]].setdefault(
+        pair = pairs[s["label"]].setdefault(
             key, {"a": names.get(key[0], str(key[0])), "b": names.get(key[1], str(key[1]))}
         )
         pair[s["statistic"]] = s

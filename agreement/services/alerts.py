@@ -4,6 +4,7 @@ before that exceeds the margin and leaves the previous week's confidence interva
 from django.db import transaction
 
 from agreement.models import MIN_RELIABLE_UNITS, AgreementAlert, AgreementSettings, AgreementSnapshot
+from agreement.selectors.labels import label_of
 from annotation.models import Project
 from audit.services import audit_record
 
@@ -35,18 +36,18 @@ def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
     previous_by_label = {}
     for s in weekly:
         if s.week_start < latest:
-            previous_by_label[s.criterion_id] = s
+            previous_by_label[s.criterion_id, s.rating_unit] = s
     delivery = AgreementAlert.Delivery.PENDING if rules.email_leads else AgreementAlert.Delivery.NOT_EMAILED
     created = []
     for s in (s for s in weekly if s.week_start == latest and s.n_units >= MIN_RELIABLE_UNITS):
-        before = previous_by_label.get(s.criterion_id)
+        before = previous_by_label.get((s.criterion_id, s.rating_unit))
+        label = label_of(s.criterion.name, s.rating_unit)
         candidates = []
         if s.value < rules.alert_below:
             candidates.append(
                 (
                     AgreementAlert.Kind.BELOW_THRESHOLD,
-                    f"{s.criterion.name}: {s.statistic} {s.value:.3f} is below {rules.alert_below:.2f} "
-                    f"(n = {s.n_units} units)",
+                    f"{label}: {s.statistic} {s.value:.3f} is below {rules.alert_below:.2f} (n = {s.n_units} units)",
                 )
             )
         if (
@@ -58,14 +59,14 @@ def alerts_raise_for_latest_week(*, project: Project) -> list[AgreementAlert]:
             candidates.append(
                 (
                     AgreementAlert.Kind.DROP,
-                    f"{s.criterion.name}: {s.statistic} fell from {before.value:.3f} to {s.value:.3f} "
-                    f"(n = {s.n_units} units)",
+                    f"{label}: {s.statistic} fell from {before.value:.3f} to {s.value:.3f} (n = {s.n_units} units)",
                 )
             )
         for kind, message in candidates:
             alert, new = AgreementAlert.objects.get_or_create(
                 project=project,
                 criterion=s.criterion,
+                rating_unit=s.rating_unit,
                 week_start=latest,
                 kind=kind,
                 statistic=s.statistic,

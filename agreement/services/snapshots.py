@@ -12,7 +12,12 @@ from agreement.engine.compute import agreement_rows
 from agreement.engine.rows import SNAPSHOT_FIELDS, RowBuilder
 from agreement.engine.statistics import plan_of
 from agreement.models import AgreementSnapshot
-from agreement.selectors.judgment_records import JudgmentRecords, implied_pair_records, judgment_records_for_project
+from agreement.selectors.judgment_records import (
+    JudgmentRecords,
+    implied_pair_records,
+    judgment_records_for_project,
+    turn_judged,
+)
 from agreement.services.gold_snapshots import gold_accuracy_rows
 from agreement.services.off_scale import categories_for, off_scale_rows, on_scale
 from agreement.services.span_snapshots import SpanComputation
@@ -22,6 +27,23 @@ from core.bulk_insert import insert_rows, refresh_planner_statistics
 
 
 def project_agreement_rows(
+    project: Project, records: JudgmentRecords, builder: RowBuilder, progress: Callable[[int, int], None] | None
+) -> None:
+    """The engine's rows of the project's plan over ``records``; in a project rating per turn, those over
+    whole outputs and those over assistant turns are computed apart (a turn and a conversation are not
+    units of one population), the turns' rows marked as such (RowBuilder.for_turns)."""
+    if project.rating_unit == Project.RatingUnit.CONVERSATION:
+        plan_rows(project, records, builder, progress)
+        return
+    turns = turn_judged(records)
+    parts = [(records.where(keep), part) for keep, part in ((~turns, builder), (turns, builder.for_turns()))]
+    parts = [(part_records, part) for part_records, part in parts if len(part_records)]
+    for k, (part_records, part) in enumerate(parts):
+        share = progress and (lambda done, total, k=k: progress(k * total + done, len(parts) * total))
+        plan_rows(project, part_records, part, share)
+
+
+def plan_rows(
     project: Project, records: JudgmentRecords, builder: RowBuilder, progress: Callable[[int, int], None] | None
 ) -> None:
     """The engine's rows of the project's plan over ``records``."""

@@ -5,9 +5,10 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from annotation.conversations import assistant_turns
 from annotation.models import AdjudicatedValue, AdjudicationCase, ErrorSpan, Project
 from annotation.task_types import REGISTRY, Proposal
 from annotation.task_types.facts import SPANS
@@ -68,11 +69,11 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
     judgments = list(
         included_judgments(project)
         .filter(item=item)
-        .order_by("criterion__position", "output__position")
-        .values_list("id", "rater_id", "criterion__name", "output_id", "value")
+        .order_by("criterion__position", "output__position", F("turn").asc(nulls_first=True))
+        .values_list("id", "rater_id", "criterion__name", "output_id", "value", "turn")
     )
     spans = spans_by_judgment(j[0] for j in judgments) if task_type.reads_texts else {}
-    for judgment_id, rater_id, name, output_id, value in judgments:
+    for judgment_id, rater_id, name, output_id, value, turn in judgments:
         answer = task_type.adjudication_answer(value, spans.get(judgment_id, ()))
         words = task_type.answer_words(answer, source=item.input, text=texts[output_id])
         per_rater[rater_id].append(
@@ -82,10 +83,12 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
                 "value": answer,
                 "shown": _shown(answer, by_name[name]) if words is None else words,
             }
+            | ({} if turn is None else {"turn": turn})
         )
     raters = sorted(per_rater)
     random.Random(case.seed).shuffle(raters)
     pool = adjudication_span_pool(case)
+    per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
     return {
         "case_id": case.pk,
         "item": {
@@ -96,10 +99,12 @@ def adjudication_screen(case: AdjudicationCase) -> dict:
             "outputs": [
                 {"position": p, "text": text, "turns": turns}
                 | ({"proposed_spans": [proposed_span(s) for s in pool.get(pk, ())]} if task_type.reads_texts else {})
+                | ({"rated_turns": assistant_turns(turns)} if per_turn else {})
                 for pk, p, _, text, turns in screen_outputs_of(item.pk)
             ],
         },
         "criteria": criteria,
+        "rating_unit": project.rating_unit,
         "disagreed_on": list(case.criteria),
         "answers": [{"answer": f"Answer {k}", "values": per_rater[r]} for k, r in enumerate(raters, start=1)],
         "expires_at": case.held_until,

@@ -2,7 +2,7 @@
 
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 
-from annotation.conversations import assistant_turns
+from annotation.conversations import assistant_turns, turn_labels
 from annotation.models import Assignment, Item, ItemFlag, Judgment, Membership, Project, ProposedSpan
 from annotation.task_types import REGISTRY, Proposal
 from annotation.task_types.pairwise import TIE
@@ -109,8 +109,14 @@ def screen_questions(*, screen: dict, task_type, answers: dict | None = None, co
     for output in outputs:
         output["questions"] = [q for q in questions if q["output"] is output and q["turn"] is None]
         if "rated_turns" in output:
+            labels = turn_labels(output["turns"])
             output["turn_rows"] = [
-                turn | {"index": k, "questions": [q for q in questions if q["output"] is output and q["turn"] == k]}
+                turn
+                | {
+                    "index": k,
+                    "label": labels.get(k),
+                    "questions": [q for q in questions if q["output"] is output and q["turn"] == k],
+                }
                 for k, turn in enumerate(output["turns"])
             ]
     return {

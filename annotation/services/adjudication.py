@@ -21,13 +21,13 @@ from annotation.models import (
 )
 from annotation.selectors.adjudication import adjudication_span_pool
 from annotation.selectors.quality import included_judgments
-from annotation.selectors.rater_loop import criteria_of, outputs_of
+from annotation.selectors.rater_loop import criteria_of, outputs_of, screen_outputs_of
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import SPANS_APART
 from audit.services import audit_record
 
 from .assignment import NotARater, ProjectNotFound, ProjectNotLive, RaterRefused
-from .screen_values import screen_texts, screen_values_code
+from .screen_values import rated_turns_of, screen_texts, screen_values_code
 
 # Far beyond any scale a project takes, and small enough that a difference of two values stays finite.
 MAX_THRESHOLD = 1e12
@@ -115,13 +115,14 @@ def adjudication_cases_open(*, project: Project, item_ids=None, now: datetime | 
     if item_ids is not None:
         judgments = judgments.filter(item_id__in=list(item_ids))
     spans = _marked_spans(judgments) if values.disagreement == SPANS_APART else {}
+    # a unit is one output's answers on one criterion, and in a project rating per turn one assistant turn's
     per_unit = defaultdict(list)
-    for judgment_id, item_id, output_id, criterion_name, value in judgments.values_list(
-        "id", "item_id", "output_id", "criterion__name", "value"
+    for judgment_id, item_id, output_id, criterion_name, turn, value in judgments.values_list(
+        "id", "item_id", "output_id", "criterion__name", "turn", "value"
     ).iterator(chunk_size=10_000):
-        per_unit[item_id, output_id, criterion_name].append((value, spans.get(judgment_id, ())))
+        per_unit[item_id, output_id, criterion_name, turn].append((value, spans.get(judgment_id, ())))
     disagreeing = defaultdict(set)
-    for (item_id, _, criterion_name), unit in per_unit.items():
+    for (item_id, _, criterion_name, _), unit in per_unit.items():
         if values.disagree([v for v, _ in unit], project.adjudication_threshold, [s for _, s in unit]):
             disagreeing[item_id].add(criterion_name)
     now = now or timezone.now()
@@ -205,7 +206,13 @@ def adjudication_submit(
         raise AlreadyAdjudicated("This item has been adjudicated already; its answer stays as it was given.")
     if case.held_by_id not in (None, adjudicator.pk) and case.held_until > now:
         raise CaseHeldByAnother("Another adjudicator holds this item now; ask for the next one.")
-    rows_of_outputs = outputs_of(case.item_id)
+    rated_turns = None
+    if project.rating_unit == Project.RatingUnit.CONVERSATION:
+        rows_of_outputs = outputs_of(case.item_id)
+    else:  # the adjudicator answers each assistant turn (and the whole output) as the raters did
+        with_turns = screen_outputs_of(case.item_id)
+        rated_turns = rated_turns_of(project, with_turns)
+        rows_of_outputs = [row[:4] for row in with_turns]
     outputs = [
         Output.from_db(connection.alias, ("id", "item_id", "position", "system"), (pk, case.item_id, position, system))
         for pk, position, system, _ in rows_of_outputs
@@ -224,10 +231,13 @@ def adjudication_submit(
         shown=[o.system for o in outputs],
         values=values,
         texts=texts,
+        rated_turns=rated_turns,
     )
     stored = AdjudicatedValue.objects.bulk_create(
         [
-            AdjudicatedValue(case=case, output=row.output, criterion=row.criterion, value=row.value, label=row.label)
+            AdjudicatedValue(
+                case=case, output=row.output, criterion=row.criterion, turn=row.turn, value=row.value, label=row.label
+            )
             for row in rows
         ]
     )

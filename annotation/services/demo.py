@@ -12,7 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Assignment, Membership, Output, Project
+from annotation.conversations import assistant_turns
+from annotation.models import Assignment, Membership, Project
 from annotation.task_types import REGISTRY
 
 from .assignment import assignment_next_for_rater
@@ -136,13 +137,25 @@ def _score(item_id: int, system: str, criterion: str, noise: float, careless: fl
 
 
 def _answers(assignment: Assignment, noise: float, careless: float, rng: random.Random) -> list[dict]:
+    """A simulated rater's values on one screen; in a project rating per turn, each assistant turn of each output
+    gets the criterion too (scored like a whole output of its system), and the whole output when rating both."""
     project = assignment.project
-    systems = dict(Output.objects.filter(item=assignment.item).values_list("position", "system"))
-    shown = [systems[p] for p in (assignment.shown_order or sorted(systems))]
+    outputs = {
+        p: (system, turns) for p, system, turns in assignment.item.outputs.values_list("position", "system", "turns")
+    }
+    shown = [outputs[p] for p in (assignment.shown_order or sorted(outputs))]
+    unit = project.rating_unit
     values = []
     for criterion in project.criteria.order_by("position"):
-        scores = [_score(assignment.item_id, s, criterion.name, noise, careless, rng) for s in shown]
-        values += REGISTRY[project.task_type].setup.demo.answers(criterion.name, scores, rng)
+        if unit != Project.RatingUnit.TURN:
+            scores = [_score(assignment.item_id, s, criterion.name, noise, careless, rng) for s, _ in shown]
+            values += REGISTRY[project.task_type].setup.demo.answers(criterion.name, scores, rng)
+        if unit == Project.RatingUnit.CONVERSATION:
+            continue
+        for position, (system, turns) in enumerate(shown):
+            for turn in assistant_turns(turns):
+                score = _score(assignment.item_id, system, f"{criterion.name}@{turn}", noise, careless, rng)
+                values.append({"criterion": criterion.name, "position": position, "turn": turn, "value": int(score)})
     return values
 
 
@@ -190,6 +203,9 @@ def demo_setup(
             rater = User.objects.create_user(username, password=rater_password)
         raters.append(rater)
     projects, now = [], now or timezone.now()
+    # Studies of conversations rated per turn come after all the others: simulated scores are seeded by item id,
+    # so the older demos keep their items' ids, and their figures, whatever is added.
+    per_turn_chats = []
     for seed, (task_type, t) in enumerate(REGISTRY.items(), start=1):
         demo = t.setup.demo
         lines = demo_items(task_type, n_items, seed, SYSTEMS[: demo.n_systems])
@@ -197,22 +213,31 @@ def demo_setup(
             _demo_project(demo.name, task_type, demo.criteria, demo.instructions, lines, seed, lead, raters, now)
         )
         if demo.conversation_name:
-            chat_seed = seed + len(REGISTRY)
-            lines = demo_conversation_items(f"demo-chat-{task_type}", n_items, chat_seed)
-            projects.append(
-                _demo_project(
-                    demo.conversation_name,
-                    task_type,
-                    demo.criteria,
-                    demo.conversation_instructions,
-                    lines,
-                    chat_seed,
-                    lead,
-                    raters,
-                    now,
-                )
-            )
+            chat = (task_type, demo, seed + len(REGISTRY))
+            if demo.conversation_rating_unit == Project.RatingUnit.CONVERSATION:
+                projects.append(_chat_project(*chat, n_items, lead, raters, now))
+            else:
+                per_turn_chats.append(chat)
+    projects += [_chat_project(*chat, n_items, lead, raters, now) for chat in per_turn_chats]
     return projects
+
+
+def _chat_project(task_type: str, demo, seed: int, n_items: int, lead, raters: list, now: datetime) -> Project:
+    """The type's demo study of conversations (``demo.conversation_name``)."""
+    per_turn = demo.conversation_rating_unit != Project.RatingUnit.CONVERSATION
+    lines = demo_conversation_items(f"demo-chat-{task_type}", n_items, seed, whole=per_turn)
+    return _demo_project(
+        demo.conversation_name,
+        task_type,
+        demo.criteria,
+        demo.conversation_instructions,
+        lines,
+        seed,
+        lead,
+        raters,
+        now,
+        rating_unit=demo.conversation_rating_unit,
+    )
 
 
 def _demo_project(
@@ -225,6 +250,7 @@ def _demo_project(
     lead,
     raters: list,
     now: datetime,
+    rating_unit: str = Project.RatingUnit.CONVERSATION,
 ) -> Project:
     """The demo project called ``name``, made with its items and simulated judgments unless it exists."""
     project = Project.objects.filter(name=name).first()
@@ -239,6 +265,7 @@ def _demo_project(
         raters_per_item=2,
         double_annotation_share=0.6,
         show_reference=False,
+        rating_unit=rating_unit,
     )
     body = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode()
     item_import(project=project, stream=io.BytesIO(body), fmt="jsonl", by=lead, file_name="demo items")

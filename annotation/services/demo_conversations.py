@@ -59,9 +59,11 @@ SCRIPTS = {
 LANGUAGES = ["en", "en", "fr", "ar"]
 
 
-def demo_conversation_items(prefix: str, n_items: int, seed: int) -> list[dict]:
+def demo_conversation_items(prefix: str, n_items: int, seed: int, *, whole: bool = False) -> list[dict]:
     """``n_items`` item lines: a conversation of 2 to 4 exchanges ending on the customer's question, and each
-    chat system's candidate next turn; the language is the subgroup."""
+    chat system's candidate next turn; the language is the subgroup. ``whole``: the input is the system prompt and
+    the customer's first message, and each system's output the conversation from there, its own reply last (for
+    rating every assistant turn)."""
     rng = random.Random(seed)
     lines = []
     for i in range(n_items):
@@ -75,11 +77,17 @@ def demo_conversation_items(prefix: str, n_items: int, seed: int) -> list[dict]:
         for answer, question in zip(script["answers"][:exchanges], questions, strict=True):
             turns.append({"role": "assistant", "text": answer.format(**fill)})
             turns.append({"role": "user", "text": question})
+        outputs = [{"system": s, "text": script[s].format(**fill)} for s in CHAT_SYSTEMS]
+        if whole:
+            turns, shared = turns[:2], turns[2:]
+            outputs = [
+                {"system": o["system"], "turns": [*shared, {"role": "assistant", "text": o["text"]}]} for o in outputs
+            ]
         lines.append(
             {
                 "external_id": f"{prefix}-{i + 1:03d}",
                 "input": turns,
-                "outputs": [{"system": s, "text": script[s].format(**fill)} for s in CHAT_SYSTEMS],
+                "outputs": outputs,
                 "subgroup": language,
                 "meta": {"generated": True, "seed": seed, "language": language},
             }

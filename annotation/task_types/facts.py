@@ -203,7 +203,9 @@ class Demo:
     systems it compares, its criteria and instructions; ``answers(criterion, scores, rng)`` a simulated
     rater's answers on one screen from their 1–5 ``scores`` of the outputs in display order. A type with a
     ``conversation_name`` also gets a demo study of conversations under that name: two chat assistants' candidate
-    next turns, judged on the same criteria, with ``conversation_instructions``."""
+    next turns, judged on the same criteria, with ``conversation_instructions``; with ``conversation_rating_unit``
+    "turn" or "both" (types that rate turns) each assistant's output is instead its whole conversation, every
+    assistant turn rated (Project.rating_unit)."""
 
     name: str
     n_systems: int
@@ -212,6 +214,7 @@ class Demo:
     answers: object  # Callable[[str, list[float], random.Random], list[dict]]
     conversation_name: str = ""
     conversation_instructions: str = ""
+    conversation_rating_unit: str = "conversation"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import uuid
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Criterion, Project
+from annotation.models import Criterion, Output, Project
 from annotation.services.item_import import item_targets_replan
 from annotation.services.project import (
     criteria_normalise,
@@ -35,6 +35,7 @@ SETTINGS = (
     "show_reference",
     "randomise_output_order",
     "rankme_modulus",
+    "rating_unit",
 )
 # Settings fixed once raters have started: judgments on the old terms would mix with new ones.
 FIXED_ONCE_STARTED = {
@@ -45,6 +46,8 @@ FIXED_ONCE_STARTED = {
     "it; clone the project for a new round.",
     "double_annotation_share": "The double-annotated share cannot change once raters have started; clone the "
     "project for a new round.",
+    "rating_unit": "What each criterion rates cannot change once raters have started; clone the project for a "
+    "new round.",
 }
 
 
@@ -77,6 +80,15 @@ def project_settings_update(*, project: Project, actor, settings: dict, criteria
             }
         )
 
+    if changes.get("rating_unit", Project.RatingUnit.CONVERSATION) != Project.RatingUnit.CONVERSATION and (
+        Output.objects.filter(item__project=project, turns__isnull=True).exists()
+    ):
+        raise ValidationError(
+            {
+                "rating_unit": "Some outputs are plain text: rating per turn needs every output to be a conversation "
+                "with an assistant turn (import them with turns)."
+            }
+        )
     if "name" in changes:
         project_name_check(owner_id=project.created_by_id, name=changes["name"], project_id=project.pk)
     for field, value in changes.items():

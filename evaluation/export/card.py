@@ -395,10 +395,13 @@ def _quality(facts: dict) -> list[str]:
 # What a judgment is of, in a project rating the turns of conversation outputs (Project.rating_unit).
 RATING_UNIT_WORDS = {
     "turn": "every assistant turn of each output (a conversation) was rated on its own; each judgment row names "
-    "its turn (`turn`, the index in the output's turns) and agreement counts each turn as a unit",
+    "its turn (`turn`, the index from 0 in the output's turns: the screens call index 2 of an output opening with "
+    'an assistant turn "assistant turn 2 (message 3)") and agreement counts each turn as a unit',
     "both": "every assistant turn of each output (a conversation) was rated on its own, and the whole output too; a "
-    "judgment row names its turn (`turn`, the index in the output's turns; empty for the whole output), and "
-    "agreement counts each turn and each whole output as a unit",
+    "judgment row names its turn (`turn`, the index from 0 in the output's turns: the screens call index 2 of an "
+    'output opening with an assistant turn "assistant turn 2 (message 3)"; empty for the whole output), and '
+    "agreement is computed apart over the whole outputs and over the turns (a criterion's per-turn figures are "
+    'labelled "(per turn)")',
 }
 
 

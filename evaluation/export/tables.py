@@ -45,7 +45,8 @@ _JUDGMENT_TAIL = (
         "turn",
         "int",
         "The assistant turn judged, as its index (from 0) in the output's turns, in a project rating each turn of a "
-        "conversation; null where the judgment is for the whole output.",
+        'conversation (the screens show index 2 of turns assistant, user, assistant as "assistant turn 2 (message '
+        '3)"); null where the judgment is for the whole output.',
     ),
     Column("subgroup", "string", "The item's subgroup."),
 )
@@ -61,8 +62,9 @@ _JUDGMENT_FLAGS = (
 ADJUDICATED = Column(
     "adjudicated",
     "label",
-    "The adjudicator's answer for this item, output and criterion, as `value` gives answers (the same on every "
-    "rater's row; null where the item was not adjudicated). Only in projects with an adjudication rule.",
+    "The adjudicator's answer for this item, output and criterion (and assistant turn, in a project rating per "
+    "turn), as `value` gives answers (the same on every rater's row; null where the item was not adjudicated). Only "
+    "in projects with an adjudication rule.",
 )
 
 

@@ -73,7 +73,7 @@ class ExportScope:
     excluded: frozenset[int]
     include_excluded: bool
     by_subgroup: bool
-    # (item external id, system, criterion name) → the adjudicated answer as the judgments' value column gives it
+    # (item external id, system, criterion name, turn) → the adjudicated answer as the judgments' value column gives it
     adjudicated: dict = field(default_factory=dict)
     # the judgments table has the ``adjudicated`` column (the project has a rule, or adjudicated answers)
     adjudication: bool = False
@@ -154,15 +154,16 @@ def export_scope(
     )
 
 
-def _adjudicated_answers(project: Project, *, max_item_id: int) -> dict[tuple[str, str, str], object]:
-    """The adjudicated answers keyed as judgment rows name their unit, coded as their ``value`` column is."""
+def _adjudicated_answers(project: Project, *, max_item_id: int) -> dict[tuple[str, str, str, int | None], object]:
+    """The adjudicated answers keyed as judgment rows name their unit (with the assistant turn, None for the whole
+    output), coded as their ``value`` column is."""
     kind = REGISTRY[project.task_type].values.kind
     rows = AdjudicatedValue.objects.filter(case__project=project, case__item_id__lte=max_item_id).values_list(
-        "case__item__external_id", "output__system", "criterion__name", "value", "label"
+        "case__item__external_id", "output__system", "criterion__name", "turn", "value", "label"
     )
     return {
-        (item, system, criterion): label if kind == OUTCOME else int(value) if kind == POINTS else value
-        for item, system, criterion, value, label in rows
+        (item, system, criterion, turn): label if kind == OUTCOME else int(value) if kind == POINTS else value
+        for item, system, criterion, turn, value, label in rows
     }
 
 
@@ -445,8 +446,9 @@ def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
     if scope.adjudication:
         adjudicated = scope.adjudicated
 
-        def with_adjudicated(row):  # row[1:4]: the item's external id, the system, the criterion
-            return (*convert(row), adjudicated.get((row[1], row[2], row[3])))
+        def with_adjudicated(row):  # the item's external id, the system, the criterion and the turn
+            out = convert(row)
+            return (*out, adjudicated.get((out[0], out[1], out[2], out[8])))
 
         yield from _batches(rows, scope.by_subgroup, with_adjudicated)
         return
@@ -999,6 +1001,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
     and the scopes too small to trust."""
     from agreement.models import MIN_RELIABLE_UNITS, AgreementSnapshot
     from agreement.selectors.dashboard import dashboard_for_project
+    from agreement.selectors.labels import SNAPSHOT_LABEL, labels_of
     from agreement.templatetags.agreement_format import LABELS
 
     board = dashboard_for_project(project)
@@ -1018,7 +1021,7 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             "min_reliable_units": MIN_RELIABLE_UNITS,
             "computed_at": None,
         }
-    criteria = [c["name"] for c in criteria_for_card(project)]
+    criteria = labels_of(project, [c["name"] for c in criteria_for_card(project)])
     labels = {
         name: {statistic: _snapshot(s) for statistic, s in board.labels[name].items()}
         for name in criteria
@@ -1045,16 +1048,17 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
             window=AgreementSnapshot.Window.CUMULATIVE,
             scope=AgreementSnapshot.Scope.PAIR,
         )
-        .order_by("criterion__position", "statistic")
-        .values("criterion__name", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
+        .annotate(label=SNAPSHOT_LABEL)
+        .order_by("criterion__position", "rating_unit", "statistic")
+        .values("label", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
     )
     pairs: dict[str, dict] = {}
     heatmaps = board.pair_heatmaps
     for s in pair_rows:
-        heatmap = heatmaps.get(s["criterion__name"])
+        heatmap = heatmaps.get(s["label"])
         if heatmap is None or s["statistic"] != heatmap["statistic"]:
             continue  # the pair statistic of the dashboard's heatmap (not, e.g., the span statistics)
-        entry = pairs.setdefault(s["criterion__name"], {"statistic": s["statistic"], "pairs": []})
+        entry = pairs.setdefault(s["label"], {"statistic": s["statistic"], "pairs": []})
         a, b = sorted([rater_names.get(s["rater_a_id"], "rater-?"), rater_names.get(s["rater_b_id"], "rater-?")])
         entry["pairs"].append({"rater_a": a, "rater_b": b, **_snapshot(s)})
     for entry in pairs.values():

@@ -1,11 +1,13 @@
 """Human ratings as numpy columns for the statistics, from the judgments annotation's quality control
 counts (``included_judgments``, shared with agreement)."""
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 from django.db.models import Avg, Count
 
+from annotation.conversations import assistant_turns, turn_label
 from annotation.models import Criterion, Judgment, Output, Project
 from annotation.selectors import quality
 from annotation.selectors.quality import included_judgments
@@ -172,7 +174,9 @@ def pairwise_frame(project: Project, *, criterion: str | None = None) -> Pairwis
 
 def turn_means(project: Project, *, raters: frozenset[int] | None = None) -> list[dict]:
     """A project rating each assistant turn: per criterion, system and turn (its index in the output's
-    conversation), the mean of the included judgments and their number, in criterion, system and turn order."""
+    conversation), the mean of the included judgments and their number, in criterion, system and turn order, with
+    the turn's label as the screens show it ("assistant turn 2 (message 3)"; "message 3" where the system's
+    outputs differ in which assistant turn that message is)."""
     judgments = included_judgments(project).filter(turn__isnull=False)
     if raters is not None:
         judgments = judgments.filter(rater_id__in=sorted(raters))
@@ -181,8 +185,18 @@ def turn_means(project: Project, *, raters: frozenset[int] | None = None) -> lis
         .annotate(mean=Avg("value"), n=Count("id"))
         .order_by("criterion__position", "criterion__name", "output__system", "turn")
     )
+    ordinals: dict[tuple[str, int], set[int]] = defaultdict(set)
+    outputs = Output.objects.filter(id__in=judgments.values("output_id")).values_list("system", "turns")
+    for system, turns in outputs.iterator(chunk_size=2000):
+        for ordinal, index in enumerate(assistant_turns(turns), start=1):
+            ordinals[system, index].add(ordinal)
+
+    def label(system: str, index: int) -> str:
+        known = ordinals.get((system, index), set())
+        return turn_label(index, next(iter(known)) if len(known) == 1 else None)
+
     return [
-        {"criterion": r["criterion__name"], "system": r["output__system"], "turn": r["turn"], "mean": r["mean"],
-         "n": r["n"]}
+        {"criterion": r["criterion__name"], "system": r["output__system"], "turn": r["turn"],
+         "turn_label": label(r["output__system"], r["turn"]), "mean": r["mean"], "n": r["n"]}
         for r in rows
     ]  # fmt: skip

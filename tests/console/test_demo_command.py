@@ -45,6 +45,14 @@ def test_demo_is_a_study_in_progress(capsys, settings):
     for chat in Project.objects.filter(name__in=chats):  # its items are conversations, in three languages
         assert not chat.items.filter(turns__isnull=True).exists()
         assert set(chat.items.values_list("subgroup", flat=True)) == {"en", "fr", "ar"}
+    # a chat demo rates every assistant turn and the whole conversation, with agreement of each kind
+    per_turn = Project.objects.get(name__in=chats, rating_unit="both")
+    judged = Judgment.objects.filter(project=per_turn)
+    assert judged.filter(turn__isnull=True).exists() and judged.filter(turn__isnull=False).exists()
+    assert set(AgreementSnapshot.objects.filter(project=per_turn).values_list("rating_unit", flat=True)) == {
+        "conversation",
+        "turn",
+    }
     instructions = set()
     for project in Project.objects.all():
         instructions.add(project.instructions)
@@ -64,7 +72,7 @@ def test_demo_is_a_study_in_progress(capsys, settings):
         }
         assert AgreementSnapshot.objects.filter(project=project).exists()
     assert len(instructions) == len(REGISTRY) + len(chats)  # each task type explains its own screen
-    likert = Project.objects.get(task_type="likert")
+    likert = Project.objects.exclude(name__in=chats).get(task_type="likert")
     assert agreement_with_others(likert, "rater4") < agreement_with_others(likert, "rater1")
 
 

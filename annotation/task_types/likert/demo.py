@@ -1,4 +1,5 @@
-"""The Likert demo study: two summarisers rated on fluency and faithfulness."""
+"""The Likert demo studies: two summarisers rated on fluency and faithfulness, and two chat assistants' conversations
+rated turn by turn and as a whole."""
 
 from ..facts import Demo
 
@@ -30,4 +31,12 @@ DEMO = Demo(
     " however well written.\n\n"
     "Use the whole scale. If a text is broken or offensive, flag it instead of rating it.",
     answers=_answers,
+    conversation_name="Demo: chat assistants, per turn (Likert)",
+    conversation_instructions="Read how the conversation between a customer and a travel assistant starts, then "
+    "each assistant's continuation of it (scroll: some are long, some in French or Arabic). Rate **every assistant "
+    "turn** where it stands, and then the **whole conversation**, for two things:\n\n"
+    "- **Fluency**: is it well-formed, readable text in the customer's language?\n"
+    "- **Faithfulness**: does it answer what the customer asked, without inventing trains, prices or times?\n\n"
+    "Use the whole scale.",
+    conversation_rating_unit="both",
 )

@@ -67,7 +67,9 @@ def test_the_criteria_sit_under_each_assistant_turn_and_take_keys_and_clicks(pag
     # Keyboard: a number answers the question in focus and moves to the next one, turn by turn.
     page.keyboard.press("4")
     page.keyboard.press("Enter")
-    assert "3 questions are still open: helpful (output 1, turn 3)" in page.inner_text("#rate-status")
+    assert "3 questions are still open: helpful (output 1, assistant turn 2 (message 3))" in page.inner_text(
+        "#rate-status"
+    )
     for key in ("5", "3", "2"):
         page.keyboard.press(key)
     submit_and_wait(page)

@@ -301,3 +301,28 @@ def test_an_error_span_project_is_previewed_and_made_with_its_type_defaults(clie
     project = Project.objects.get(name=f"{task_type} round")
     assert project.task_config == REGISTRY[task_type].normalise_config(None)
     assert list(project.criteria.values_list("name", flat=True)) == ["fluency"]
+
+
+def test_the_wizard_sets_what_each_criterion_rates_and_refuses_turns_for_types_that_rate_whole_outputs(client, creator):
+    client.force_login(creator)
+    page = client.get("/projects/new/").content.decode()
+    assert 'name="rating_unit"' in page and "each assistant turn on its own" in page
+    response = client.post("/projects/new/", wizard_post(rating_unit="both"))
+    assert response.status_code == 302
+    assert Project.objects.get(name="Summaries round 1").rating_unit == "both"
+    refused = client.post(
+        "/projects/new/",
+        wizard_post(name="Pairs", task_type="pairwise", rating_unit="turn", **{"criteria-1-scale_max": "5"}),
+    )
+    assert refused.status_code == 400 and not Project.objects.filter(name="Pairs").exists()
+    page = refused.content.decode()
+    assert 'id="id_rating_unit_error"' in page and "rates whole outputs only" in page
+
+
+def test_rating_per_turn_is_refused_for_a_project_whose_outputs_are_plain_text(client, lead, project):
+    ItemFactory(project=project)
+    client.force_login(lead)
+    response = client.post(f"/projects/{project.pk}/settings/", _settings_post(project, rating_unit="turn"))
+    assert response.status_code == 400 and "Some outputs are plain text" in response.content.decode()
+    project.refresh_from_db()
+    assert project.rating_unit == "conversation"
