@@ -39,8 +39,14 @@ def project_agreement_rows(
     parts = [(records.where(keep), part) for keep, part in ((~turns, builder), (turns, builder.for_turns()))]
     parts = [(part_records, part) for part_records, part in parts if len(part_records)]
     for k, (part_records, part) in enumerate(parts):
-        share = progress and (lambda done, total, k=k: progress(k * total + done, len(parts) * total))
-        plan_rows(project, part_records, part, share)
+        plan_rows(project, part_records, part, _share(progress, k, len(parts)))
+
+
+def _share(progress: Callable[[int, int], None] | None, k: int, n_parts: int) -> Callable[[int, int], None] | None:
+    """Progress of part ``k`` of ``n_parts`` as a share of the whole."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(k * total + done, n_parts * total)
 
 
 def plan_rows(
