@@ -16,7 +16,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ._resampling import as_float_array, check_choice
 from .errors import InsufficientDataError
@@ -136,7 +136,10 @@ def _one_sided(d: np.ndarray, epsilon: float, test: str) -> tuple[float, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: t = ±inf or NaN
         if test == "t":
-            r = stats.ttest_1samp(d, epsilon, alternative="less")
+            # scipy's ttest_1samp(d, epsilon, alternative="less") written out: its input handling took
+            # nine tenths of a simulated study's time
+            t = (d.mean() - epsilon) / np.sqrt(d.var(ddof=1) / len(d))
+            return float(t), float(special.stdtr(len(d) - 1, t))
         elif np.all(d == epsilon):
             return float("nan"), float("nan")  # nothing left to rank once the zeros are dropped
         elif len(d) <= EXACT_WILCOXON_ITEMS:
