@@ -37,11 +37,12 @@ perl -MXML::DOM -e 1 2>/dev/null || apt_install libxml-dom-perl
 
 # The whole suite first runs the SQLite lane (the demo's database; scripts/run_sqlite_lane.sh), cheaply, then
 # pytest on two worker processes (pytest-xdist; whole files to each, so a module's fixtures are built once), each
-# with a test database and a Celery worker of its own (tests/conftest.py says what else is kept apart).
+# with a test database and a Celery worker of its own (tests/conftest.py says what else is kept apart). The files
+# go out slowest first (tests marked `slow`; tests/conftest.py orders them), not in xdist's order by test count.
 parallel=()
 if [ $# -eq 0 ]; then
   scripts/run_sqlite_lane.sh
-  parallel=(-n 2 --dist loadfile)
+  parallel=(-n 2 --dist loadfile --no-loadscope-reorder)
 fi
 
 # The Celery worker of the integration tests is started by their fixture (tests/integration/conftest.py)

@@ -47,6 +47,24 @@ def pytest_runtest_setup(item):
             pytest.skip("needs PostgreSQL (row locks, SKIP LOCKED, concurrent connections)")
 
 
+def pytest_collection_modifyitems(config, items):
+    """On pytest-xdist's workers, the files with a test marked ``slow`` first, then the others by their number
+    of tests, most first (what --dist loadfile does by itself; scripts/run_tests.sh turns that off with
+    --no-loadscope-reorder so that this order holds). Left to xdist, the slowest files, which hold one or two
+    tests, came last, and one worker ran them alone for minutes after the other had finished. xdist hands out
+    whole files in the order of their first test and needs the same order on every worker: it depends on the
+    collection only. A run without workers keeps pytest-django's order."""
+    if not XDIST_WORKER:
+        return
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(
+        files.values(), key=lambda tests: (all(t.get_closest_marker("slow") is None for t in tests), -len(tests))
+    )
+    items[:] = [item for tests in order for item in tests]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -16,7 +16,7 @@ from tests.agreement.pandalm import load_pandalm
 from tests.annotation.factories import ItemFactory, MembershipFactory, ProjectFactory, UserFactory
 from tests.conftest import client_for
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def wait_for(predicate, timeout: float, what: str):

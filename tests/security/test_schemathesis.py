@@ -210,6 +210,7 @@ def _ids(case, ids):
 OPERATIONS = [result.ok() for result in schema.exclude(path=list(SKIPPED)).get_all_operations()]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.usefixtures("_keep_the_test_connection")
 def test_every_api_operation_conforms_and_never_fails_on_hostile_input():

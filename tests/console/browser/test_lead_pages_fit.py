@@ -10,7 +10,7 @@ from annotation.services.demo import demo_setup
 from tests.accessibility.test_pages_meet_wcag import problems
 from tests.browser_support import VIEWPORTS, log_in, page_overflow
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 PAGES = {
     "project": "",

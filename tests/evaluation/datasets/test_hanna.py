@@ -21,6 +21,7 @@ def reference(datasets, level):
         }
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=False)
 def test_hanna_results_metric_correlations_and_llm_judges(datasets, lead):
     expected = json.loads((datasets / "hanna_story_eval" / "expected_values.json").read_text())

@@ -62,6 +62,7 @@ def independent(items, ratings):
     return names, systems, human, rouge
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_squality_rouge_correlations_and_calibration(datasets, lead):
     # Given SQuALITY as a rankme project (3 responses side by side, 0–100 sliders, 4 reviewers)

@@ -22,6 +22,7 @@ def nltk_data(tmp_path_factory):
     return tmp_path_factory.mktemp("nltk_data")
 
 
+@pytest.mark.slow
 @needs_wordnet
 def test_meteor_is_nltks_with_the_same_wordnet(nltk_data):
     rng = random.Random(3)
