@@ -8,7 +8,7 @@ from annotation.selectors import project_get_for_lead
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import COMPARED
 from core.api_schema import DETAIL
-from evaluation.apis import EvaluationApi
+from evaluation.apis import EvaluationApi, interval_field
 from evaluation.services.leaderboard import LeaderboardOptions, pairwise_leaderboard
 
 
@@ -30,20 +30,52 @@ class LeaderboardApi(EvaluationApi):
 
     class OutputSerializer(serializers.Serializer):
         class CriterionSerializer(serializers.Serializer):
+            class IntegritySerializer(serializers.Serializer):
+                class SystemSerializer(serializers.Serializer):
+                    system = serializers.CharField()
+                    strength = serializers.FloatField(allow_null=True, help_text="Log-strength, mean zero.")
+                    judgments = serializers.IntegerField()
+
+                class MarginSerializer(serializers.Serializer):
+                    upper = serializers.CharField()
+                    lower = serializers.CharField()
+                    gap = serializers.FloatField(allow_null=True, help_text="Their difference in strength.")
+                    removals_to_flip = serializers.IntegerField(
+                        allow_null=True,
+                        help_text="Judgments removed before they swapped; null: more than max_removals.",
+                    )
+
+                provisional = serializers.BooleanField()
+                under_minimum = serializers.ListField(child=serializers.CharField())
+                systems = SystemSerializer(many=True, help_text="Best first.")
+                margins = MarginSerializer(many=True, help_text="One per pair of neighbours, best first.")
+
+            class StyleSerializer(serializers.Serializer):
+                class StyleSystemSerializer(serializers.Serializer):
+                    system = serializers.CharField()
+                    strength = serializers.FloatField(allow_null=True)
+                    strength_ci = interval_field()
+
+                class CoefficientSerializer(serializers.Serializer):
+                    feature = serializers.CharField()
+                    coefficient = serializers.FloatField(allow_null=True)
+                    ci = interval_field()
+
+                error = serializers.CharField(allow_null=True)
+                left_out = serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="Features that never differ between the sides, or move with one listed before.",
+                )
+                systems = StyleSystemSerializer(many=True, help_text="Best first.")
+                coefficients = CoefficientSerializer(
+                    many=True,
+                    help_text="The change in log-odds of winning per standard deviation of the sides' normalised "
+                    "difference in the feature.",
+                )
+
             criterion = serializers.CharField()
-            integrity = serializers.JSONField(
-                allow_null=True,
-                help_text="{provisional, under_minimum, systems: [{system, strength, judgments}] "
-                "best first, margins: [{upper, lower, gap, removals_to_flip}]}.",
-            )
-            style = serializers.JSONField(
-                allow_null=True,
-                help_text="{error, systems: [{system, strength, strength_ci}] best first, "
-                "coefficients: [{feature, coefficient, ci}], left_out}: a coefficient is the "
-                "change in log-odds of winning per standard deviation of the sides' "
-                "normalised difference in the feature; features that never differ, "
-                "or move with one listed before, are left out.",
-            )
+            integrity = IntegritySerializer(allow_null=True)
+            style = StyleSerializer(allow_null=True, help_text="Null unless asked for (style=true).")
             error = serializers.CharField(allow_null=True)
 
         project = serializers.IntegerField()

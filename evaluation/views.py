@@ -40,7 +40,7 @@ from evaluation.services import (
     study_plan_apply,
 )
 from evaluation.services.error_span_results import ErrorSpanCriterion
-from evaluation.services.leaderboard import MAX_REMOVALS, LeaderboardOptions, pairwise_leaderboard
+from evaluation.services.leaderboard import MAX_REMOVALS, LeaderboardCriterion, LeaderboardOptions, pairwise_leaderboard
 from evaluation.services.pairwise_results import PairwiseCriterion
 from evaluation.services.scored_results import ScoredCriterion
 from evaluation.stats import COMPARISONS, significance_clusters
@@ -108,7 +108,7 @@ class CriterionPage:
     result: ErrorSpanCriterion | PairwiseCriterion | ScoredCriterion
     plot: dict
     significant_pairs: list
-    leaderboard: dict | None
+    leaderboard: LeaderboardCriterion | None
 
 
 def _ranked_plot(points: list[tuple], significant: list[tuple[str, str]]) -> dict:
@@ -129,7 +129,7 @@ def results_page(request, pk):
     leaderboard = {}
     if compares:
         board = pairwise_leaderboard(project=project, options=LeaderboardOptions(style=style))
-        leaderboard = {c["criterion"]: c for c in board["criteria"]}
+        leaderboard = {c.criterion: c for c in board.criteria}
     pages = []
     for criterion in results["criteria"]:
         if kind == ERROR_SPANS:

@@ -127,6 +127,8 @@ def adaptive_refresh_stale(*, now: datetime | None = None) -> int:
     refreshed = 0
     for project in Project.objects.filter(archived_at__isnull=True, task_config__has_key="adaptive"):
         settings = adaptive_settings(project.task_config)
+        if settings is None:  # the key kept with no settings: adaptive allocation is off
+            continue
         state = AdaptiveAllocationState.objects.filter(project=project).first()
         through = state.judgments_through if state else 0
         newer = Judgment.objects.filter(project=project, id__gt=through)

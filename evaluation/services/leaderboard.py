@@ -40,15 +40,102 @@ class LeaderboardOptions:
     seed: int = 0
 
 
-def pairwise_leaderboard(*, project: Project, options: LeaderboardOptions | None = None) -> dict:
+@dataclass(frozen=True)
+class RankedSystem:
+    """A system in the Bradley–Terry ranking the integrity is checked on (ties as half-wins, unweighted)."""
+
+    system: str
+    #: Natural log-strength, mean zero.
+    strength: float | None
+    #: Judgments the system took part in.
+    judgments: int
+
+
+@dataclass(frozen=True)
+class Margin:
+    """Two neighbours in the ranking and how firmly the upper one stays above."""
+
+    upper: str
+    lower: str
+    #: Their difference in strength.
+    gap: float | None
+    #: Judgments a greedy search removed before they swapped (an upper bound on the fewest); None: more than
+    #: ``MAX_REMOVALS``.
+    removals_to_flip: int | None
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """A criterion's ranking with its margins; provisional while a system has fewer judgments than the lead's
+    minimum."""
+
+    provisional: bool
+    #: The systems under the minimum.
+    under_minimum: list[str]
+    #: Best first.
+    systems: list[RankedSystem]
+    #: One per pair of neighbours, best first.
+    margins: list[Margin]
+
+
+@dataclass(frozen=True)
+class StyleSystem:
+    system: str
+    #: Log-strength once style is accounted for, mean zero.
+    strength: float | None
+    #: Percentile bootstrap interval ``[low, high]``.
+    strength_ci: list[float | None]
+
+
+@dataclass(frozen=True)
+class StyleCoefficient:
+    """The change in log-odds of winning per standard deviation of the sides' normalised difference in a
+    feature."""
+
+    feature: str
+    coefficient: float | None
+    ci: list[float | None]
+
+
+@dataclass(frozen=True)
+class StyleRanking:
+    """The ranking controlled for style (Chatbot Arena's style control); ``error`` says why there is none."""
+
+    error: str | None
+    #: Features that never differ between the sides, or move with one kept before them.
+    left_out: list[str]
+    #: Best first.
+    systems: list[StyleSystem]
+    coefficients: list[StyleCoefficient]
+
+
+@dataclass(frozen=True)
+class LeaderboardCriterion:
+    criterion: str
+    #: None when the ranking could not be fitted (``error`` says why).
+    integrity: Integrity | None
+    #: None unless asked for.
+    style: StyleRanking | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    project: int
+    min_judgments_per_system: int
+    max_removals: int
+    criteria: list[LeaderboardCriterion]
+
+
+def pairwise_leaderboard(*, project: Project, options: LeaderboardOptions | None = None) -> Leaderboard:
     """Integrity (and with ``options.style`` the style-controlled ranking) of every criterion; cached until a
     judgment comes in."""
     options = options or LeaderboardOptions()
     minimum = (project.task_config or {}).get("min_judgments_per_system", 0)
     mark = judgment_mark(project)
     excluded = ",".join(map(str, mark.excluded))
-    key = (
-        f"leaderboard:{project.pk}:{mark.n_judgments}:{mark.through}:{excluded}:{minimum}:{int(options.style)}:{options.n_resamples}:"
+    key = (  # v2: the answer is a Leaderboard, not the dictionary of earlier releases
+        f"leaderboard:v2:{project.pk}:{mark.n_judgments}:{mark.through}:{excluded}:{minimum}:{int(options.style)}:{options.n_resamples}:"
         f"{options.confidence}:{options.seed}"
     )
     found = cache.get(key)
@@ -56,12 +143,12 @@ def pairwise_leaderboard(*, project: Project, options: LeaderboardOptions | None
         return found
     frame = pairwise_frame(project)
     texts = _texts(project) if options.style else {}
-    body = {
-        "project": project.pk,
-        "min_judgments_per_system": minimum,
-        "max_removals": MAX_REMOVALS,
-        "criteria": [_criterion(frame.for_criterion(name), name, minimum, texts, options) for name in frame.criteria],
-    }
+    body = Leaderboard(
+        project=project.pk,
+        min_judgments_per_system=minimum,
+        max_removals=MAX_REMOVALS,
+        criteria=[_criterion(frame.for_criterion(name), name, minimum, texts, options) for name in frame.criteria],
+    )
     cache.set(key, body, CACHE_SECONDS)
     return body
 
@@ -76,33 +163,25 @@ def _texts(project: Project) -> dict[tuple[str, str], str]:
     }
 
 
-def _criterion(frame, name: str, minimum: int, texts: dict, options: LeaderboardOptions) -> dict:
-    out = {"criterion": name, "integrity": None, "style": None, "error": None}
+def _criterion(frame, name: str, minimum: int, texts: dict, options: LeaderboardOptions) -> LeaderboardCriterion:
     if not len(frame):
-        out["error"] = "no judgments on this criterion yet"
-        return out
+        return LeaderboardCriterion(name, None, None, "no judgments on this criterion yet")
     try:
         result = leaderboard_integrity(
             frame.first, frame.second, frame.outcome, min_judgments=minimum, max_removals=MAX_REMOVALS
         )
     except InsufficientDataError as exc:
-        out["error"] = str(exc)
-        return out
-    out["integrity"] = {
-        "provisional": result.provisional,
-        "under_minimum": list(result.under_minimum),
-        "systems": [
-            {"system": s, "strength": num(v), "judgments": n}
+        return LeaderboardCriterion(name, None, None, str(exc))
+    integrity = Integrity(
+        provisional=result.provisional,
+        under_minimum=list(result.under_minimum),
+        systems=[
+            RankedSystem(s, num(v), n)
             for s, v, n in zip(result.ranking, result.strengths, result.judgments, strict=True)
         ],
-        "margins": [
-            {"upper": m.upper, "lower": m.lower, "gap": num(m.gap), "removals_to_flip": m.removals_to_flip}
-            for m in result.margins
-        ],
-    }
-    if options.style:
-        out["style"] = _style(frame, texts, options)
-    return out
+        margins=[Margin(str(m.upper), str(m.lower), num(m.gap), m.removals_to_flip) for m in result.margins],
+    )
+    return LeaderboardCriterion(name, integrity, _style(frame, texts, options) if options.style else None, None)
 
 
 def _estimable(first: np.ndarray, second: np.ndarray) -> list[int]:
@@ -119,18 +198,13 @@ def _estimable(first: np.ndarray, second: np.ndarray) -> list[int]:
     return kept
 
 
-def _style(frame, texts: dict, options: LeaderboardOptions) -> dict:
+def _style(frame, texts: dict, options: LeaderboardOptions) -> StyleRanking:
     first = style_features([texts[(i, s)] for i, s in zip(frame.item.tolist(), frame.first.tolist(), strict=True)])
     second = style_features([texts[(i, s)] for i, s in zip(frame.item.tolist(), frame.second.tolist(), strict=True)])
     used = _estimable(first, second)
     left_out = [f for k, f in enumerate(STYLE_FEATURES) if k not in used]
     if not used:
-        return {
-            "error": "no style feature differs between the sides",
-            "systems": [],
-            "coefficients": [],
-            "left_out": left_out,
-        }
+        return StyleRanking("no style feature differs between the sides", left_out, [], [])
     try:
         fit = bradley_terry_style(
             frame.first,
@@ -145,23 +219,18 @@ def _style(frame, texts: dict, options: LeaderboardOptions) -> dict:
             rng=generator(options.seed),
         )
     except InsufficientDataError as exc:
-        return {"error": str(exc), "systems": [], "coefficients": [], "left_out": left_out}
+        return StyleRanking(str(exc), left_out, [], [])
     order = np.argsort(-np.array(fit.strengths), kind="stable")
-    return {
-        "error": None,
-        "left_out": left_out,
-        "systems": [
-            {
-                "system": fit.systems[r],
-                "strength": num(fit.strengths[r]),
-                "strength_ci": interval(fit.ci_low[r], fit.ci_high[r]),
-            }
-            for r in order
+    return StyleRanking(
+        error=None,
+        left_out=left_out,
+        systems=[
+            StyleSystem(fit.systems[r], num(fit.strengths[r]), interval(fit.ci_low[r], fit.ci_high[r])) for r in order
         ],
-        "coefficients": [
-            {"feature": f, "coefficient": num(c), "ci": interval(lo, hi)}
+        coefficients=[
+            StyleCoefficient(f, num(c), interval(lo, hi))
             for f, c, lo, hi in zip(
                 fit.features, fit.coefficients, fit.coefficient_ci_low, fit.coefficient_ci_high, strict=True
             )
         ],
-    }
+    )
