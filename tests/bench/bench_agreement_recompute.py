@@ -257,6 +257,10 @@ def main():
     )
     parser.add_argument("--rounds", type=int, default=1, help="recomputes per checkout, interleaved")
     parser.add_argument("--dump", help="a directory: each checkout's stored rows of its first round, one file each")
+    parser.add_argument(
+        "--database",
+        help="a database name to keep: populated if it does not exist yet, reused (not dropped) if it does",
+    )
     parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--dump-to", help=argparse.SUPPRESS)
@@ -266,8 +270,15 @@ def main():
         print(json.dumps(populate_database(args.judgments) if args.populate else run(args.dump_to)))
         return
     codes = [Path(c).resolve() for c in args.code or [ROOT]]
-    db = f"concord_bench_{uuid.uuid4().hex[:8]}"
-    subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
+    db = args.database or f"concord_bench_{uuid.uuid4().hex[:8]}"
+    exists = subprocess.run(
+        ["psql", ADMIN_URL, "-Atc", f"SELECT 1 FROM pg_database WHERE datname = '{db}'"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not exists:
+        subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
@@ -290,7 +301,10 @@ def main():
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     try:
-        print(f"populating ({args.judgments:,} judgments) … {child(codes[0], '--populate')['populate_s']:.0f} s")
+        if exists:
+            print(f"reusing the populated database {db}")
+        else:
+            print(f"populating ({args.judgments:,} judgments) … {child(codes[0], '--populate')['populate_s']:.0f} s")
         for k in range(args.rounds):
             for n, code in enumerate(codes):
                 dump = []
@@ -300,7 +314,8 @@ def main():
                 print(f"round {k + 1}, {code}  (load average {os.getloadavg()[0]:.1f})")
                 report(child(code, "--run", *dump))
     finally:
-        subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
+        if not args.database:
+            subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
 
 
 def report(r: dict) -> None:
