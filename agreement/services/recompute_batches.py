@@ -3,6 +3,9 @@ stages its rows (AgreementSnapshotStaging), and the chord's last step swaps them
 snapshots in one transaction, so readers see the old snapshots or the new ones, never a mix, and a failed
 batch leaves the old ones in place. How the weeks are split: agreement.engine.batches.
 
+A recompute in one batch (``CONCORD_RECOMPUTE_BATCHES=1``) stages nothing: its batch replaces the snapshots in
+its own transaction, as the recompute did in one task, since staging costs about another write.
+
 Every batch reads the judgments the plan saw (ids up to the mark taken when it was made), so batches
 starting at different moments still describe the same judgments. In eager mode (no broker) the chord runs
 its batches one after the other in the process that queued it.
@@ -104,15 +107,24 @@ def recompute_batch_stage(
     first = 0 if first_week is None else bisect_left(records.weeks, _day(first_week))
     stop = None if before is None else bisect_left(records.weeks, before)
     builder, off_scale = snapshot_rows_compute(project, records, first_week=first, stop_week=stop)
-    with transaction.atomic():
-        AgreementSnapshotStaging.objects.filter(job_id=job_id, batch=batch).delete()
-        insert_rows(
-            AgreementSnapshotStaging, ["job", "batch", *SNAPSHOT_FIELDS], [(job_id, batch, *r) for r in builder.rows]
-        )
+    if n_batches == 1:  # the whole recompute: its rows replace the snapshots at once, as staging them would
+        with transaction.atomic():
+            Project.objects.select_for_update().filter(pk=project.pk).first()
+            AgreementSnapshot.objects.filter(project=project).delete()
+            insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
+    else:
+        with transaction.atomic():
+            AgreementSnapshotStaging.objects.filter(job_id=job_id, batch=batch).delete()
+            insert_rows(
+                AgreementSnapshotStaging,
+                ["job", "batch", *SNAPSHOT_FIELDS],
+                [(job_id, batch, *r) for r in builder.rows],
+            )
     job_advance(job_id, 1 / n_batches)
     stop = len(records.weeks) if stop is None else stop
     in_weeks = int(((records.week_index >= first) & (records.week_index < stop)).sum())
     return {
+        "staged": n_batches > 1,
         "snapshots": len(builder.rows),
         "judgments": in_weeks - off_scale,
         "weeks": stop - first,
@@ -123,25 +135,12 @@ def recompute_batch_stage(
 def recompute_batches_swap(*, job_id: int, through: int, summaries: list[dict]) -> dict:
     """Replaces the project's snapshots with the rows its batches staged, in one transaction (the project's row
     locked, so two recomputes' swaps take turns), raises the alerts, marks the judgments read as seen and
-    finishes the job. A failure fails the job and discards the staged rows."""
+    finishes the job. A failure fails the job and discards the staged rows. A recompute in one batch staged
+    nothing: its batch replaced the snapshots."""
     job = Job.objects.select_related("project").get(pk=job_id)
     try:
-        columns = ", ".join(
-            connection.ops.quote_name(AgreementSnapshot._meta.get_field(f).column) for f in SNAPSHOT_FIELDS
-        )
-        with transaction.atomic():
-            Project.objects.select_for_update().filter(pk=job.project_id).first()
-            AgreementSnapshot.objects.filter(project_id=job.project_id).delete()
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"INSERT INTO {AgreementSnapshot._meta.db_table} ({columns}) "
-                    f"SELECT {columns} FROM {AgreementSnapshotStaging._meta.db_table} WHERE job_id = %s",
-                    [job_id],
-                )
-                staged = cursor.rowcount
-            if staged != sum(s["snapshots"] for s in summaries):  # a batch restaged twice at once, or swapped before
-                raise RuntimeError(f"{staged} rows staged, not the {sum(s['snapshots'] for s in summaries)} computed")
-            AgreementSnapshotStaging.objects.filter(job_id=job_id).delete()
+        if any(s["staged"] for s in summaries):
+            _swap_in(job, expected=sum(s["snapshots"] for s in summaries))
         refresh_planner_statistics(AgreementSnapshot)  # the dashboard's reads were planned as if on an empty table
         summary = {name: sum(s[name] for s in summaries) for name in SUMMED}
         summary["alerts"] = len(alerts_raise_for_latest_week(project=job.project))
@@ -151,6 +150,23 @@ def recompute_batches_swap(*, job_id: int, through: int, summaries: list[dict]) 
         raise
     job_succeeded(job_id, summary)
     return summary
+
+
+def _swap_in(job: Job, *, expected: int) -> None:
+    columns = ", ".join(connection.ops.quote_name(AgreementSnapshot._meta.get_field(f).column) for f in SNAPSHOT_FIELDS)
+    with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=job.project_id).first()
+        AgreementSnapshot.objects.filter(project_id=job.project_id).delete()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {AgreementSnapshot._meta.db_table} ({columns}) "
+                f"SELECT {columns} FROM {AgreementSnapshotStaging._meta.db_table} WHERE job_id = %s",
+                [job.id],
+            )
+            staged = cursor.rowcount
+        if staged != expected:  # a batch restaged twice at once, or the rows were swapped in before
+            raise RuntimeError(f"{staged} rows staged, not the {expected} computed")
+        AgreementSnapshotStaging.objects.filter(job_id=job.id).delete()
 
 
 def recompute_batches_discard(*, job_id: int, exc: BaseException | None = None) -> None:
