@@ -7,10 +7,11 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from agreement.models import AgreementSnapshotStaging
+from agreement.models import AgreementSnapshot, AgreementSnapshotStaging
 from agreement.services import snapshot_compute_for_project
 from agreement.services.recompute import RECOMPUTE_KIND, agreement_recompute_start, judgments_seen_mark
 from agreement.services.recompute_batches import (
+    RecomputeBatch,
     agreement_recompute_dispatch,
     recompute_batches_plan,
     snapshot_rows_compute,
@@ -51,6 +52,16 @@ def test_the_summary_adds_up_the_batches(settings):
     whole = recompute(project, 1, settings).result
     assert recompute(project, 3, settings).result == whole
     assert whole["off_scale"] == 1 and whole["weeks"] == 5 and whole["judgments"] > 0
+
+
+def test_a_project_without_judgments_left_is_one_batch_that_clears_its_snapshots(settings):
+    project = golden_projects()[0]
+    snapshot_compute_for_project(project_id=project.id)
+    project.judgments.all().delete()
+    assert recompute_batches_plan(project=project, through=0, n_batches=4) == [RecomputeBatch(0, None, None)]
+    job = recompute(project, 4, settings)
+    assert job.state == "success" and job.result["snapshots"] == 0
+    assert not AgreementSnapshot.objects.filter(project=project).exists()
 
 
 def test_a_batch_that_fails_leaves_the_previous_rows_and_fails_the_job(settings):
