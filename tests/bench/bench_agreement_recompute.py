@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -293,12 +294,24 @@ def recompute_on_workers(n_workers: int, dump: str | None) -> dict:
     return {"total_s": total, "snapshots": job.result["snapshots"], "judgments": job.result["judgments"]}
 
 
+def worker_log(queue: str) -> Path:
+    return Path(os.environ.get("TMPDIR", "/tmp")) / f"{queue}.log"
+
+
+def task_times(queue: str) -> str:
+    """Each task's time in the workers' log (Celery logs it at INFO), e.g. "batch 9.1 s, batch 10.2 s, swap 6.0 s"."""
+    found = re.findall(
+        r"Task agreement\.jobs\.agreement_(\w+)_job\[[^]]+\] succeeded in ([\d.]+)s", worker_log(queue).read_text()
+    )
+    return ", ".join(f"{name.removeprefix('recompute_') or 'recompute'} {float(t):.1f} s" for name, t in found)
+
+
 def start_workers(code: Path, env: dict, n: int, queue: str) -> list[subprocess.Popen]:
     """``n`` worker processes of ``code``, one task at a time each (solo pool), on their own queue."""
-    log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"{queue}.log", "ab")
+    log = open(worker_log(queue), "ab")
     return [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "WARNING"]
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO"]
             + ["--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", queue, "-n", f"{queue}-{k}@%h"],
             cwd=code,
             env=env,
@@ -435,7 +448,8 @@ def on_workers(args, codes: list[Path], env: dict, child) -> None:
                     digests[(c, n)] = hashlib.sha256(dump.read_bytes()).hexdigest()
                 print(
                     f"round {k + 1}, {code.name}, {n} worker(s): {r['total_s']:.1f} s for {r['snapshots']:,} snapshots "
-                    f"of {r['judgments']:,} judgments (load average {load[0]:.1f} / {load[1]:.1f} before)",
+                    f"of {r['judgments']:,} judgments (load average {load[0]:.1f} / {load[1]:.1f} before)\n"
+                    f"    tasks: {task_times(queue)}",
                     flush=True,
                 )
     print("median of the rounds, enqueue to committed swap:")
