@@ -104,7 +104,7 @@ def recompute_batch_stage(
     # pairs implied by a best–worst screen are read whole, then cut, as a screen's judgments may span weeks
     implied = REGISTRY[project.task_type].agreement.implied_pairs
     records = judgment_records_for_project(project, before=None if implied else before, through=through)
-    first = 0 if first_week is None else bisect_left(records.weeks, _day(first_week))
+    first = 0 if first_week is None else bisect_left(records.weeks, date.fromisoformat(first_week))
     stop = None if before is None else bisect_left(records.weeks, before)
     builder, off_scale = snapshot_rows_compute(project, records, first_week=first, stop_week=stop)
     if n_batches == 1:  # the whole recompute: its rows replace the snapshots at once, as staging them would
