@@ -18,7 +18,7 @@ from agreement.services.recompute_batches import (
 )
 from core.models import Job
 from tests.agreement.services.snapshot_golden import canonical_rows, golden_projects
-from tests.annotation.factories import ProjectFactory, UserFactory
+from tests.annotation.factories import ItemFactory, JudgmentFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +102,27 @@ def test_a_second_request_while_one_is_pending_or_running_gets_the_same_job():
     # a job pending for hours lost its worker: it is not waited for
     Job.objects.filter(pk=second.pk).update(created_at=timezone.now() - timedelta(hours=3))
     assert agreement_recompute_start(project=project, user=lead) not in (first, second)
+
+
+def test_a_project_rating_turns_and_whole_outputs_stores_the_rows_of_one_pass_in_batches(settings):
+    # both kinds of unit, computed apart, in each batch of weeks as in one pass
+    project = ProjectFactory(rating_unit="both", criteria=["helpful"])
+    raters = [UserFactory(), UserFactory(), UserFactory()]
+    start = timezone.now() - timedelta(weeks=4)
+    values = [1, 2, 3, 4, 5]
+    for k in range(12):
+        item = ItemFactory(project=project)
+        when = start + timedelta(weeks=k % 4, hours=k)
+        for r, rater in enumerate(raters):
+            JudgmentFactory(item=item, rater=rater, value=float(values[(k + r * (k % 2)) % 5]), submitted_at=when)
+            for turn in (0, 2):
+                value = float(values[(k + turn + r * (k % 3 == 0)) % 5])
+                JudgmentFactory(item=item, rater=rater, turn=turn, value=value, submitted_at=when)
+    snapshot_compute_for_project(project_id=project.id)
+    one_pass = canonical_rows(project)
+    assert any("turn|" in row for row in one_pass) and any("turn|" not in row for row in one_pass)
+    through = judgments_seen_mark(project_id=project.id)
+    assert len(recompute_batches_plan(project=project, through=through, n_batches=3)) == 3
+    job = recompute(project, 3, settings)
+    assert (job.state, job.error) == ("success", "")
+    assert canonical_rows(project) == one_pass
