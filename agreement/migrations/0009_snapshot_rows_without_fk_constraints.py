@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agreement', '0007_snapshot_staging'),
+        ('agreement', '0008_snapshot_staging'),
         ('annotation', '0029_rating_unit_and_judgment_turn'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
