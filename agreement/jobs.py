@@ -1,20 +1,27 @@
 """Celery jobs of the agreement app; each loads by id and calls one service."""
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from agreement.services import (
-    agreement_recompute_run,
     agreement_recompute_start,
     alert_emails_enqueue_pending,
     alert_emails_send,
 )
 from agreement.services.alert_emails import SEND_JOB
 from agreement.services.recompute import RECOMPUTE_JOB
+from agreement.services.recompute_batches import (
+    BATCH_JOB,
+    DISCARD_JOB,
+    SWAP_JOB,
+    agreement_recompute_dispatch,
+    recompute_batch_stage,
+    recompute_batches_discard,
+    recompute_batches_swap,
+)
 from agreement.services.stale_recompute import agreement_recompute_stale_all
 from annotation.models import Project
-from core.services.job import job_run
 
 
 # The database may restart under us: retry with backoff. A killed worker leaves the message
@@ -29,9 +36,53 @@ from core.services.job import job_run
     soft_time_limit=1800,
     time_limit=2000,
 )
-def agreement_recompute_job(self, job_id: int) -> dict:
-    """Recompute one project's snapshots for a Job row (on demand from the API or dashboard)."""
-    return job_run(job_id, lambda job, progress: agreement_recompute_run(project_id=job.project_id, progress=progress))
+def agreement_recompute_job(self, job_id: int) -> None:
+    """Recompute one project's snapshots for a Job row (on demand from the API or dashboard): queues its batches,
+    whose last step finishes the job."""
+    agreement_recompute_dispatch(job_id=job_id)
+
+
+class _RecomputeBatchTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        """After the last retry: the job fails at once; the chord's error callback discards the staged rows again
+        once every batch has stopped."""
+        recompute_batches_discard(job_id=args[0], exc=exc)
+
+
+@shared_task(
+    name=BATCH_JOB,
+    base=_RecomputeBatchTask,
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=3,
+    retry_backoff=True,
+    soft_time_limit=1800,
+    time_limit=2000,
+)
+def agreement_recompute_batch_job(
+    job_id: int, batch: int, n_batches: int, first_week: str | None, before_week: str | None, through: int
+) -> dict:
+    """One batch of weeks of a recompute: its rows, staged."""
+    return recompute_batch_stage(
+        job_id=job_id,
+        batch=batch,
+        n_batches=n_batches,
+        first_week=first_week,
+        before_week=before_week,
+        through=through,
+    )
+
+
+@shared_task(name=SWAP_JOB, acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3)
+def agreement_recompute_swap_job(summaries: list[dict], job_id: int, through: int) -> dict:
+    """A recompute's last step, once every batch has staged its rows: they replace the project's snapshots."""
+    return recompute_batches_swap(job_id=job_id, through=through, summaries=summaries)
+
+
+@shared_task(name=DISCARD_JOB, acks_late=True)
+def agreement_recompute_discard_job(job_id: int) -> None:
+    """The chord's error callback: a batch failed, the staged rows go."""
+    recompute_batches_discard(job_id=job_id)
 
 
 @shared_task(acks_late=True)

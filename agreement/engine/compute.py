@@ -34,13 +34,17 @@ def agreement_rows(
     builder: RowBuilder,
     progress: Callable[[int, int], None] | None = None,
     from_counts: bool | None = None,
+    first_week: int = 0,
 ) -> None:
     """Adds to ``builder`` every window's and scope's rows of ``records`` (each criterion's ``categories``,
-    None for continuous values; ``modulus``: RankME scores are compared as log ratios to it). From counts
-    when they suffice, unless ``from_counts`` says which source to use."""
+    None for continuous values; ``modulus``: RankME scores are compared as log ratios to it), from the
+    windows of week ``first_week`` on (the records hold the weeks before it for the cumulative windows).
+    From counts when they suffice, unless ``from_counts`` says which source to use."""
     if from_counts is None:
         from_counts = counts_suffice(plan, categories)
     source = (
         CountsSource(records, plan, categories) if from_counts else MatrixSource(records, plan, categories, modulus)
     )
-    ScopeWalker(project_id=project_id, plan=plan, source=source, builder=builder, records=records).run(progress)
+    ScopeWalker(project_id=project_id, plan=plan, source=source, builder=builder, records=records).run(
+        progress, first_week
+    )

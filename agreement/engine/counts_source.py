@@ -108,6 +108,14 @@ class CountsSource:
         self.durations = _CumulativeDurations(self)
         self.cumulative = np.zeros((self.n_cu, self.values.size))
 
+    def start_at(self, week: int) -> None:
+        """The cumulative tables of the week before ``week``, to walk on from ``week``."""
+        before = slice(0, int(np.searchsorted(self.week, week, "left")))
+        k = self.values.size
+        counts = np.bincount(self.cu[before] * k + self.code[before], minlength=self.n_cu * k)
+        self.cumulative += counts.reshape(self.n_cu, k)
+        self.pairs.start_at(week)
+
     def window(self, week: int, window: Window) -> "_CountsWindow":
         """A week's window from its ratings counted, then the cumulative one from those added to the
         previous week's table."""
@@ -292,6 +300,11 @@ class _RatingPairs:
             self.by_criterion.append((pair_ids, cell[order], done[order], cell[within], done[within]))
             # the cumulative tables, carried forward week by week (weeks are computed in order)
             self.running.append(np.zeros(pair_ids.size * k * k, dtype=np.int64))
+
+    def start_at(self, week: int) -> None:
+        """The running tables of the pairs complete before ``week``."""
+        for (_, cells, done, _, _), running in zip(self.by_criterion, self.running, strict=True):
+            running += np.bincount(cells[: np.searchsorted(done, week, "left")], minlength=running.size)
 
     def tables(self, c: int, week: int, cumulative: bool):
         """(rater_a, rater_b, tables) of the pairs sharing a unit in the window, in (a, b) order."""

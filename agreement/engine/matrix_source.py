@@ -70,6 +70,9 @@ class MatrixSource:
         # the criteria's categories together (none when a criterion's values are continuous)
         self.pooled_categories = None if any(c is None for c in categories) else np.unique(np.concatenate(categories))
 
+    def start_at(self, k: int) -> None:
+        """Nothing to carry: every window's matrices are built from its own records."""
+
     def window(self, k: int, window: Window) -> "_MatrixWindow":
         return _MatrixWindow(self, window)
 

@@ -43,3 +43,7 @@ class JudgmentRecords:
             subgroup_index=self.subgroup_index[keep],
             duration_ms=self.duration_ms[keep],
         )
+
+    def before_week(self, k: int) -> "JudgmentRecords":
+        """The records of the weeks before week ``k`` (an index of ``weeks``), with only those weeks."""
+        return replace(self.where(self.week_index < k), weeks=self.weeks[:k])

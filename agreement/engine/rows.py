@@ -107,20 +107,24 @@ def for_each_window(
     week_of_row: np.ndarray,
     compute: Callable[[int, Window], None],
     progress: Callable[[int, int], None] | None,
+    first: int = 0,
 ) -> None:
     """``compute(k, window)`` for week ``k``'s window, then for the window cumulative to it, week by
-    week in calendar order; ``week_of_row`` (sorted) is each row's week, so a window's rows are a range.
-    A window without rows (a week whose judgments were all off the scale) has no figures."""
-    for k, week in enumerate(weeks):
+    week in calendar order from week ``first``; ``week_of_row`` (sorted) is each row's week, so a
+    window's rows are a range. A window without rows (a week whose judgments were all off the scale)
+    has no figures."""
+    n_steps = 2 * (len(weeks) - first)
+    for k in range(first, len(weeks)):
+        week = weeks[k]
         lo, hi = np.searchsorted(week_of_row, k, "left"), np.searchsorted(week_of_row, k, "right")
         if hi > lo:
             compute(k, Window(WindowName.WEEK, week, slice(lo, hi)))
         if progress:
-            progress(2 * k + 1, 2 * len(weeks))
+            progress(2 * (k - first) + 1, n_steps)
         if hi:
             compute(k, Window(WindowName.CUMULATIVE, week, slice(0, hi)))
         if progress:
-            progress(2 * k + 2, 2 * len(weeks))
+            progress(2 * (k - first) + 2, n_steps)
 
 
 def mean_with_others(pairs, n_raters: int) -> np.ndarray:

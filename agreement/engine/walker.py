@@ -59,6 +59,9 @@ class WindowData(Protocol):
 class Source(Protocol):
     week: np.ndarray  # each record's week, sorted
 
+    def start_at(self, k: int) -> None:
+        """Carries what cumulative windows add up week by week over the weeks before ``k``, the first walked."""
+
     def window(self, k: int, window: Window) -> WindowData: ...
 
 
@@ -79,8 +82,10 @@ class ScopeWalker:
         self.criterion_ids = [c.id for c in records.criteria]
         self.subgroups = records.subgroups
 
-    def run(self, progress: Callable[[int, int], None] | None) -> None:
-        for_each_window(self.weeks, self.source.week, self.window, progress)
+    def run(self, progress: Callable[[int, int], None] | None, first_week: int = 0) -> None:
+        """The windows of week ``first_week`` (an index of the records' weeks) and the weeks after it."""
+        self.source.start_at(first_week)
+        for_each_window(self.weeks, self.source.week, self.window, progress, first_week)
 
     def window(self, k: int, window: Window) -> None:
         data = self.source.window(k, window)

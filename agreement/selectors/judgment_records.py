@@ -4,7 +4,7 @@ from dataclasses import replace
 from datetime import date
 
 import numpy as np
-from django.db.models import DateField
+from django.db.models import Count, DateField
 from django.db.models.functions import TruncWeek
 
 from agreement.engine.records import JudgmentRecords
@@ -29,15 +29,34 @@ def turn_judged(records: JudgmentRecords) -> np.ndarray:
     return records.unit % (TURN_SLOTS + 1) != 0
 
 
-def judgment_records_for_project(project: Project) -> JudgmentRecords:
+def _weeks_judged(project: Project, through: int | None):
+    judgments = included_judgments(project)
+    if through is not None:
+        judgments = judgments.filter(id__lte=through)
+    return judgments.annotate(week=TruncWeek("submitted_at", output_field=DateField()))
+
+
+def judgment_week_sizes(project: Project, *, through: int | None = None) -> list[tuple[date, int]]:
+    """(week, judgments) of each week with judgments agreement counts, in calendar order; only judgments
+    with ids up to ``through`` when given."""
+    return list(
+        _weeks_judged(project, through).values("week").annotate(n=Count("id")).values_list("week", "n").order_by("week")
+    )
+
+
+def judgment_records_for_project(
+    project: Project, *, before: date | None = None, through: int | None = None
+) -> JudgmentRecords:
+    """The records of the judgments agreement counts; only those of weeks before ``before`` and with ids up to
+    ``through`` when given (a recompute's batch: its weeks and the earlier ones, as its plan saw them)."""
     criteria = list(Criterion.objects.filter(project=project).order_by("position", "id"))
     criterion_pos = {c.id: k for k, c in enumerate(criteria)}
-    rows = (
-        included_judgments(project)
-        .annotate(week=TruncWeek("submitted_at", output_field=DateField()))
-        .values_list("criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms", "turn")
-        .order_by()
-    )
+    judgments = _weeks_judged(project, through)
+    if before is not None:
+        judgments = judgments.filter(week__lt=before)
+    rows = judgments.values_list(
+        "criterion_id", "output_id", "rater_id", "value", "week", "item__subgroup", "duration_ms", "turn"
+    ).order_by()
     per_turn = project.rating_unit != Project.RatingUnit.CONVERSATION
     week_pos: dict[date, int] = {}
     subgroup_pos: dict[str, int] = {}

@@ -41,16 +41,17 @@ def on_scale(records: JudgmentRecords, task_type: str, modulus: float | None) ->
     return keep
 
 
-def off_scale_rows(records: JudgmentRecords, off: np.ndarray, builder: RowBuilder) -> None:
+def off_scale_rows(records: JudgmentRecords, off: np.ndarray, builder: RowBuilder, first_week: int = 0) -> None:
     """Per criterion with values off its scale (``off`` marks them in ``records``), the number left
-    out in each week that has some, and cumulative to each week from the first, with the values."""
+    out in each week that has some, and cumulative to each week from the first, with the values; in the
+    windows of week ``first_week`` and after."""
     for c, criterion in enumerate(records.criteria):
         mine = np.flatnonzero(off & (records.criterion_index == c))
         if not mine.size:
             continue
         scope = ScopeId(Scope.CRITERION, f"criterion={criterion.id}", criterion_id=criterion.id)
         weeks, off_values = records.week_index[mine], records.value[mine]
-        for k, week in enumerate(records.weeks):
+        for k, week in enumerate(records.weeks[first_week:], start=first_week):
             for name, in_window in (
                 (WindowName.WEEK, weeks == k),
                 (WindowName.CUMULATIVE, weeks <= k),

@@ -1,8 +1,10 @@
 """A recompute as a tracked background job: snapshots, then alerts."""
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from django.db import transaction
+from django.utils import timezone
 
 from agreement.models import AgreementSettings
 from annotation.models import Judgment, Project
@@ -18,10 +20,34 @@ RECOMPUTE_KIND = "agreement_recompute"
 RECOMPUTE_JOB = "agreement.jobs.agreement_recompute_job"
 
 
+# A recompute job pending or running for longer than this is taken for lost (its worker killed mid-way): the
+# next request queues a new one. The batches' time limits (agreement.jobs) are well below it.
+RECOMPUTE_LOST_AFTER = timedelta(hours=2)
+
+
+def recompute_active(project: Project) -> Job | None:
+    """The project's recompute job still pending or running, if any."""
+    return (
+        Job.objects.filter(
+            project=project,
+            kind=RECOMPUTE_KIND,
+            state__in=[Job.State.PENDING, Job.State.RUNNING],
+            created_at__gte=timezone.now() - RECOMPUTE_LOST_AFTER,
+        )
+        .order_by("-id")
+        .first()
+    )
+
+
 @transaction.atomic
 def agreement_recompute_start(*, project: Project, user) -> Job:
-    """Queues a recompute; one ``user`` asked for (None for the weekly schedule) goes to the audit log."""
-    job = job_start(kind=RECOMPUTE_KIND, task=queued_job(RECOMPUTE_JOB), project=project, created_by=user)
+    """Queues a recompute, or returns the project's recompute still pending or running: requests made while one
+    runs share it, rather than race it (the project's row is locked while looking). One ``user`` asked for (None
+    for the weekly schedule) goes to the audit log."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    job = recompute_active(project) or job_start(
+        kind=RECOMPUTE_KIND, task=queued_job(RECOMPUTE_JOB), project=project, created_by=user
+    )
     if user is not None:
         audit_record(
             actor=user, action="agreement.recompute", project=project, target=f"job {job.id}", detail={"job_id": job.id}

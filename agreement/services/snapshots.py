@@ -4,6 +4,7 @@ last good snapshots in place."""
 
 from collections.abc import Callable
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 from threadpoolctl import threadpool_limits
@@ -27,19 +28,23 @@ from core.bulk_insert import insert_rows, refresh_planner_statistics
 
 
 def project_agreement_rows(
-    project: Project, records: JudgmentRecords, builder: RowBuilder, progress: Callable[[int, int], None] | None
+    project: Project,
+    records: JudgmentRecords,
+    builder: RowBuilder,
+    progress: Callable[[int, int], None] | None,
+    first_week: int = 0,
 ) -> None:
-    """The engine's rows of the project's plan over ``records``; in a project rating per turn, those over
-    whole outputs and those over assistant turns are computed apart (a turn and a conversation are not
-    units of one population), the turns' rows marked as such (RowBuilder.for_turns)."""
+    """The engine's rows of the project's plan over ``records``, from week ``first_week`` on; in a project rating
+    per turn, those over whole outputs and those over assistant turns are computed apart (a turn and a
+    conversation are not units of one population), the turns' rows marked as such (RowBuilder.for_turns)."""
     if project.rating_unit == Project.RatingUnit.CONVERSATION:
-        plan_rows(project, records, builder, progress)
+        plan_rows(project, records, builder, progress, first_week)
         return
     turns = turn_judged(records)
     parts = [(records.where(keep), part) for keep, part in ((~turns, builder), (turns, builder.for_turns()))]
     parts = [(part_records, part) for part_records, part in parts if len(part_records)]
     for k, (part_records, part) in enumerate(parts):
-        plan_rows(project, part_records, part, _share(progress, k, len(parts)))
+        plan_rows(project, part_records, part, _share(progress, k, len(parts)), first_week)
 
 
 def _share(progress: Callable[[int, int], None] | None, k: int, n_parts: int) -> Callable[[int, int], None] | None:
@@ -50,9 +55,13 @@ def _share(progress: Callable[[int, int], None] | None, k: int, n_parts: int) ->
 
 
 def plan_rows(
-    project: Project, records: JudgmentRecords, builder: RowBuilder, progress: Callable[[int, int], None] | None
+    project: Project,
+    records: JudgmentRecords,
+    builder: RowBuilder,
+    progress: Callable[[int, int], None] | None,
+    first_week: int = 0,
 ) -> None:
-    """The engine's rows of the project's plan over ``records``."""
+    """The engine's rows of the project's plan over ``records``, from week ``first_week`` on."""
     agreement_rows(
         project_id=project.id,
         plan=plan_of(REGISTRY[project.task_type].agreement),
@@ -61,34 +70,43 @@ def plan_rows(
         modulus=project.rankme_modulus,
         builder=builder,
         progress=progress,
+        first_week=first_week,
     )
 
 
 def snapshot_rows_compute(
-    project: Project, everything: JudgmentRecords, progress: Callable[[int, int], None] | None = None
+    project: Project,
+    everything: JudgmentRecords,
+    progress: Callable[[int, int], None] | None = None,
+    first_week: int = 0,
+    stop_week: int | None = None,
 ) -> tuple[RowBuilder, int]:
-    """Every snapshot row of the project's judgments, and how many judgments were left out as off
-    their criterion's scale."""
+    """Every snapshot row of the project's judgments in the windows of weeks ``first_week`` to before
+    ``stop_week`` (indices of ``everything.weeks``; None: to the last), and how many judgments of those weeks
+    were left out as off their criterion's scale."""
     builder = RowBuilder(project.id, timezone.now())
     keep = on_scale(everything, project.task_type, project.rankme_modulus)
     records = everything if keep.all() else everything.where(keep)
-    off_scale = int(len(everything) - len(records))
     if REGISTRY[project.task_type].agreement.implied_pairs:
-        records = implied_pair_records(records)
+        records = implied_pair_records(records)  # before any cut: a screen's judgments may span weeks
+    if stop_week is not None:
+        keep = keep[everything.week_index < stop_week]
+        everything, records = everything.before_week(stop_week), records.before_week(stop_week)
+    off_scale = int(np.count_nonzero(~keep & (everything.week_index >= first_week)))
     if len(records):
         # Thousands of small matrix products: BLAS threads cost more than they save (measured 20x
         # slower on a loaded two-core machine), so the computation runs on one BLAS thread.
         with threadpool_limits(limits=1, user_api="blas"):
             spans = REGISTRY[project.task_type].agreement.spans
             if spans is None:
-                project_agreement_rows(project, records, builder, progress)
+                project_agreement_rows(project, records, builder, progress, first_week)
             else:  # two passes over the windows: each reports half of the progress
                 first_half = progress and (lambda done, total: progress(done, 2 * total))
                 second_half = progress and (lambda done, total: progress(total + done, 2 * total))
-                project_agreement_rows(project, records, builder, first_half)
-                SpanComputation(project, records, builder, spans).run(second_half)
-        gold_accuracy_rows(project, records.weeks, builder)
-    off_scale_rows(everything, ~keep, builder)
+                project_agreement_rows(project, records, builder, first_half, first_week)
+                SpanComputation(project, records, builder, spans).run(second_half, first_week)
+        gold_accuracy_rows(project, records.weeks[first_week:], builder)
+    off_scale_rows(everything, ~keep, builder, first_week)
     return builder, off_scale
 
 

@@ -124,8 +124,8 @@ class SpanComputation:
         )
         self.dropped = Dropped(position[dropped.rating], dropped.reason)
 
-    def run(self, progress: Callable[[int, int], None] | None = None) -> None:
-        for_each_window(self.records.weeks, self.week, lambda _, window: self.window(window), progress)
+    def run(self, progress: Callable[[int, int], None] | None = None, first_week: int = 0) -> None:
+        for_each_window(self.records.weeks, self.week, lambda _, window: self.window(window), progress, first_week)
 
     def window(self, window: Window) -> None:
         data = self.data

@@ -165,6 +165,9 @@ SERVER_EMAIL = env("SERVER_EMAIL", default="") or DEFAULT_FROM_EMAIL
 # apart, with jitter); after that the sweep in CELERY_BEAT_SCHEDULE tries again every 15 minutes.
 CONCORD_ALERT_EMAIL_RETRIES = env.int("CONCORD_ALERT_EMAIL_RETRIES", default=8)
 CONCORD_ALERT_EMAIL_BACKOFF = env.int("CONCORD_ALERT_EMAIL_BACKOFF", default=30)
+# An agreement recompute splits its weeks into this many batches, which Celery workers compute in parallel;
+# 1 computes them in one task. More batches than worker processes only add the batches' repeated reads.
+CONCORD_RECOMPUTE_BATCHES = env.int("CONCORD_RECOMPUTE_BATCHES", default=2)
 
 REDIS_URL = env("REDIS_URL", default="")
 CACHES = {

@@ -7,15 +7,27 @@ no network), and its server time and number of queries are reported (bar: under 
 
     .venv/bin/python tests/bench/bench_agreement_recompute.py [--judgments 1000000]
 
-The database is populated once; each ``--code`` checkout (default: this one) then recomputes it in its own
-process, ``--rounds`` times, interleaved, so two commits are compared under the same load; ``--dump DIR``
-writes each checkout's stored rows (first round) for a byte-for-byte diff.
+The database is populated once (``--database NAME`` keeps it, and reuses it when it exists); each ``--code``
+checkout (default: this one) then recomputes it in its own process, ``--rounds`` times, interleaved, so two
+commits are compared under the same load; ``--dump DIR`` writes each checkout's stored rows (first round) for a
+byte-for-byte diff.
+
+With ``--workers 1,2`` each checkout's recompute runs instead on that many real ``celery worker`` processes
+(solo pool, one task at a time each, on ``--broker``), queued as the API queues it and timed from the enqueue
+to the job's success, i.e. the committed swap of the snapshots; every checkout with every number of workers in
+each round, and the sha256 of each configuration's stored rows:
+
+    .venv/bin/python tests/bench/bench_agreement_recompute.py --database concord_bench_1m \
+        --code ../base --code . --workers 1,2 --rounds 3
 """
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -167,7 +179,8 @@ def dump_rows(project_id: int, path: str) -> None:
     so that the rows of two commits can be diffed byte for byte."""
     from agreement.models import AgreementSnapshot
 
-    columns = [f.attname for f in AgreementSnapshot._meta.fields if f.name not in ("id", "computed_at")]
+    # named, sorted: the order of the model's fields differs between commits
+    columns = sorted(f.attname for f in AgreementSnapshot._meta.fields if f.name not in ("id", "computed_at"))
     lines = sorted(
         "\t".join(json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else repr(v) for v in row)
         for row in AgreementSnapshot.objects.filter(project_id=project_id).values_list(*columns).iterator()
@@ -247,6 +260,78 @@ def run(dump: str | None) -> dict:
     }
 
 
+def recompute_on_workers(n_workers: int, dump: str | None) -> dict:
+    """Once ``n_workers`` Celery workers answer, queues a recompute as the API does and times it from the
+    enqueue to the job's success (the swap committed), polling the job row."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)  # a database populated before a migration of this checkout
+    from agreement.services import agreement_recompute_start
+    from annotation.models import Project
+    from config.celery_app import app
+    from core.models import Job
+
+    queue = app.conf.task_default_queue
+    names = [f"{queue}-{k}@{os.uname().nodename}" for k in range(n_workers)]
+    deadline = time.time() + 120
+    while len(app.control.ping(destination=names, timeout=1.0)) < n_workers:
+        if time.time() > deadline:
+            raise RuntimeError(f"{n_workers} workers did not answer within 120 s")
+    project = Project.objects.get(name="bench")
+    t0 = time.perf_counter()
+    job = agreement_recompute_start(project=project, user=None)
+    while (state := Job.objects.values_list("state", flat=True).get(pk=job.pk)) not in ("success", "failure"):
+        time.sleep(0.02)
+    total = time.perf_counter() - t0
+    job.refresh_from_db()
+    if state == "failure":
+        raise RuntimeError(f"the recompute failed: {job.error}")
+    if dump:
+        dump_rows(project.id, dump)
+    return {"total_s": total, "snapshots": job.result["snapshots"], "judgments": job.result["judgments"]}
+
+
+def worker_log(queue: str) -> Path:
+    return Path(os.environ.get("TMPDIR", "/tmp")) / f"{queue}.log"
+
+
+def task_times(queue: str) -> str:
+    """Each task's time in the workers' log (Celery logs it at INFO), e.g. "batch 9.1 s, batch 10.2 s, swap 6.0 s"."""
+    found = re.findall(
+        r"Task agreement\.jobs\.agreement_(\w+)_job\[[^]]+\] succeeded in ([\d.]+)s", worker_log(queue).read_text()
+    )
+    return ", ".join(f"{name.removeprefix('recompute_') or 'recompute'} {float(t):.1f} s" for name, t in found)
+
+
+def start_workers(code: Path, env: dict, n: int, queue: str) -> list[subprocess.Popen]:
+    """``n`` worker processes of ``code``, one task at a time each (solo pool), on their own queue."""
+    log = open(worker_log(queue), "ab")
+    return [
+        subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO"]
+            + ["--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", queue, "-n", f"{queue}-{k}@%h"],
+            cwd=code,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        for k in range(n)
+    ]
+
+
+def stop_workers(workers: list[subprocess.Popen]) -> None:
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--judgments", type=int, default=1_000_000)
@@ -257,17 +342,38 @@ def main():
     )
     parser.add_argument("--rounds", type=int, default=1, help="recomputes per checkout, interleaved")
     parser.add_argument("--dump", help="a directory: each checkout's stored rows of its first round, one file each")
+    parser.add_argument(
+        "--database",
+        help="a database name to keep: populated if it does not exist yet, reused (not dropped) if it does",
+    )
+    parser.add_argument(
+        "--workers",
+        help="comma-separated numbers of Celery worker processes (e.g. 1,2): each checkout's recompute is then timed "
+        "from the API's enqueue to the committed swap, with CONCORD_RECOMPUTE_BATCHES set to the number of workers",
+    )
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/3", help="the Redis of --workers")
+    parser.add_argument("--on-workers", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--dump-to", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.populate or args.run:
+    if args.populate or args.run or args.on_workers:
         sys.path.insert(0, os.getcwd())
-        print(json.dumps(populate_database(args.judgments) if args.populate else run(args.dump_to)))
+        if args.on_workers:
+            print(json.dumps(recompute_on_workers(args.on_workers, args.dump_to)))
+        else:
+            print(json.dumps(populate_database(args.judgments) if args.populate else run(args.dump_to)))
         return
     codes = [Path(c).resolve() for c in args.code or [ROOT]]
-    db = f"concord_bench_{uuid.uuid4().hex[:8]}"
-    subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
+    db = args.database or f"concord_bench_{uuid.uuid4().hex[:8]}"
+    exists = subprocess.run(
+        ["psql", ADMIN_URL, "-Atc", f"SELECT 1 FROM pg_database WHERE datname = '{db}'"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not exists:
+        subprocess.run(["psql", ADMIN_URL, "-qc", f"CREATE DATABASE {db}"], check=True, capture_output=True)
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
@@ -277,10 +383,10 @@ def main():
     }
     env.pop("REDIS_URL", None)
 
-    def child(code: Path, *flags: str) -> dict:
+    def child(code: Path, *flags: str, extra_env: dict | None = None) -> dict:
         out = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), *flags, "--judgments", str(args.judgments)],
-            env={**env, "PYTHONPATH": str(code)},
+            env={**env, "PYTHONPATH": str(code), **(extra_env or {})},
             cwd=code,
             capture_output=True,
             text=True,
@@ -290,7 +396,13 @@ def main():
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     try:
-        print(f"populating ({args.judgments:,} judgments) … {child(codes[0], '--populate')['populate_s']:.0f} s")
+        if exists:
+            print(f"reusing the populated database {db}")
+        else:
+            print(f"populating ({args.judgments:,} judgments) … {child(codes[0], '--populate')['populate_s']:.0f} s")
+        if args.workers:
+            on_workers(args, codes, env, child)
+            return
         for k in range(args.rounds):
             for n, code in enumerate(codes):
                 dump = []
@@ -300,7 +412,53 @@ def main():
                 print(f"round {k + 1}, {code}  (load average {os.getloadavg()[0]:.1f})")
                 report(child(code, "--run", *dump))
     finally:
-        subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
+        if not args.database:
+            subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
+
+
+def on_workers(args, codes: list[Path], env: dict, child) -> None:
+    """Every checkout with every number of workers, round after round (interleaved), then the median times and
+    the sha256 of each configuration's stored rows (first round)."""
+    counts = [int(n) for n in args.workers.split(",")]
+    times: dict[tuple[int, int], list[float]] = {}
+    digests = {}
+    dump_dir = Path(args.dump or Path(os.environ.get("TMPDIR", "/tmp")) / "bench-recompute-rows").resolve()
+    dump_dir.mkdir(parents=True, exist_ok=True)
+    for k in range(args.rounds):
+        for c, code in enumerate(codes):
+            for n in counts:
+                queue = f"bench-{uuid.uuid4().hex[:8]}"
+                worker_env = {
+                    **env,
+                    "PYTHONPATH": str(code),
+                    "REDIS_URL": args.broker,
+                    "CELERY_TASK_DEFAULT_QUEUE": queue,
+                    "CONCORD_RECOMPUTE_BATCHES": str(n),
+                }
+                dump = dump_dir / f"rows-{c}-{code.name}-{n}-workers.tsv"
+                load = os.getloadavg()
+                workers = start_workers(code, worker_env, n, queue)
+                try:
+                    flags = ["--on-workers", str(n)] + (["--dump-to", str(dump)] if k == 0 else [])
+                    r = child(code, *flags, extra_env=worker_env)
+                finally:
+                    stop_workers(workers)
+                times.setdefault((c, n), []).append(r["total_s"])
+                if k == 0:
+                    digests[(c, n)] = hashlib.sha256(dump.read_bytes()).hexdigest()
+                print(
+                    f"round {k + 1}, {code.name}, {n} worker(s): {r['total_s']:.1f} s for {r['snapshots']:,} snapshots "
+                    f"of {r['judgments']:,} judgments (load average {load[0]:.1f} / {load[1]:.1f} before)\n"
+                    f"    tasks: {task_times(queue)}",
+                    flush=True,
+                )
+    print("median of the rounds, enqueue to committed swap:")
+    for (c, n), values in times.items():
+        print(
+            f"  {codes[c].name}, {n} worker(s): {statistics.median(values):.1f} s "
+            f"({', '.join(f'{v:.1f}' for v in values)})   rows sha256 {digests[(c, n)][:16]}"
+        )
+    print(f"  rows identical across all configurations: {len(set(digests.values())) == 1}")
 
 
 def report(r: dict) -> None:
