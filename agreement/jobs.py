@@ -23,19 +23,19 @@ from agreement.services.recompute_batches import (
 from agreement.services.stale_recompute import agreement_recompute_stale_all
 from annotation.models import Project
 
-
 # The database may restart under us: retry with backoff. A killed worker leaves the message
 # unacknowledged (acks_late), so it is redelivered; the service replaces snapshots atomically.
-@shared_task(
-    name=RECOMPUTE_JOB,
-    bind=True,
-    acks_late=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    max_retries=3,
-    retry_backoff=True,
-    soft_time_limit=1800,
-    time_limit=2000,
-)
+COMPUTING = {
+    "acks_late": True,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "max_retries": 3,
+    "retry_backoff": True,
+    "soft_time_limit": 1800,
+    "time_limit": 2000,
+}
+
+
+@shared_task(name=RECOMPUTE_JOB, bind=True, **COMPUTING)
 def agreement_recompute_job(self, job_id: int) -> None:
     """Recompute one project's snapshots for a Job row (on demand from the API or dashboard): queues its batches,
     whose last step finishes the job."""
@@ -49,16 +49,7 @@ class _RecomputeBatchTask(Task):
         recompute_batches_discard(job_id=args[0], exc=exc)
 
 
-@shared_task(
-    name=BATCH_JOB,
-    base=_RecomputeBatchTask,
-    acks_late=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    max_retries=3,
-    retry_backoff=True,
-    soft_time_limit=1800,
-    time_limit=2000,
-)
+@shared_task(name=BATCH_JOB, base=_RecomputeBatchTask, **COMPUTING)
 def agreement_recompute_batch_job(
     job_id: int, batch: int, n_batches: int, first_week: str | None, before_week: str | None, through: int
 ) -> dict:
