@@ -89,11 +89,11 @@ DEFAULT_FLOORS = {"inverse_probability": 0.3, "none": 0.1}
 DESIGN_ITERATIONS = 30
 
 
-@dataclass(frozen=True)
-class IpwBradleyTerry:
-    """Bradley–Terry log-strengths (mean zero) from inverse-probability-weighted comparisons, with
-    sandwich standard errors and Wald intervals; ``contrast_se[r]`` is the standard error of the
-    difference between the systems ranked r and r + 1 by this estimate."""
+@dataclass(frozen=True, kw_only=True)
+class WaldFit:
+    """Log-strengths (mean zero) with sandwich standard errors and Wald intervals (``_wald``); ``ranking`` the
+    indices strongest first, ``contrast_se[r]`` the standard error of the difference between the ones ranked r
+    and r + 1."""
 
     strengths: tuple[float, ...]
     standard_errors: tuple[float, ...]
@@ -102,6 +102,12 @@ class IpwBradleyTerry:
     ranking: tuple[int, ...]
     contrast_se: tuple[float, ...]
     covariance: tuple[tuple[float, ...], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class IpwBradleyTerry(WaldFit):
+    """Bradley–Terry log-strengths from inverse-probability-weighted comparisons (``WaldFit``)."""
+
     n_comparisons: int
 
 

@@ -38,6 +38,7 @@ from .adaptive_pairs import (
     DESIGN_ITERATIONS,
     TARGETS,
     WEIGHTINGS,
+    WaldFit,
     _contrasts,
     _pseudo_inverse,
     _wald,
@@ -50,20 +51,12 @@ from .pairwise import _has_mle
 PRIOR_PRECISION = 0.5
 
 
-@dataclass(frozen=True)
-class IpwMaxDiff:
-    """MaxDiff log-strengths (mean zero) from weighted best–worst judgments with sandwich standard errors and
-    Wald intervals; ``items`` are the labels in sorted order, ``ranking`` their indices, strongest first, and
-    ``contrast_se[r]`` the standard error of the difference between the items ranked r and r + 1."""
+@dataclass(frozen=True, kw_only=True)
+class IpwMaxDiff(WaldFit):
+    """MaxDiff log-strengths from weighted best–worst judgments (``WaldFit``); ``items`` are the labels in sorted
+    order, which ``ranking`` indexes."""
 
     items: tuple
-    strengths: tuple[float, ...]
-    standard_errors: tuple[float, ...]
-    ci_low: tuple[float, ...]
-    ci_high: tuple[float, ...]
-    ranking: tuple[int, ...]
-    contrast_se: tuple[float, ...]
-    covariance: tuple[tuple[float, ...], ...]
     weighting: str
     n_judgments: int
 
