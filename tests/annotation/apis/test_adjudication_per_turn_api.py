@@ -86,6 +86,7 @@ def test_a_disagreement_on_a_turn_is_adjudicated_turn_by_turn_and_exported_with_
         format="json",
     )
     assert whole.status_code == 400 and "turn" in whole.content.decode()
+    assert not AdjudicatedValue.objects.exists()  # nothing of the refused answer is kept
     answer = adjudicator.post(
         f"/api/v1/adjudication/{case.pk}/answer/",
         {
