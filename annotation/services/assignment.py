@@ -243,6 +243,7 @@ STARTED_WINDOW = 500
 # The untouched queue is shuffled this far: the rater is served the first of its next ORDER_WINDOW items
 # (in id order, through the index) in their own order; an empty window falls back to the plain queue. A wider
 # window shuffles more of a large project but sorts more rows on every call (about 0.2 ms for 128, 0.7 for 500).
+# In a designed project the window is the first items of each mask of the rater's place, as many in all.
 ORDER_WINDOW = 128
 # The rater's order: ascending key (order_key), then id, where the key's eight numbers come from
 # Membership.order_seed (order_key_params), so with the seed recorded the order a rater was served in can be
