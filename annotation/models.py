@@ -108,6 +108,14 @@ class Project(models.Model):
     plan_size = models.PositiveSmallIntegerField(
         default=0, db_default=0, help_text="Places in the design now applied to the items (0: no design)."
     )
+    plan_masks = models.JSONField(
+        default=list,
+        db_default=[],
+        blank=True,
+        editable=False,
+        help_text="The distinct masks of the design now applied to the items, ascending (the lease reads each "
+        "place's items mask by mask).",
+    )
     plan_claimed_mask = models.BigIntegerField(
         default=0,
         db_default=0,
@@ -444,6 +452,23 @@ class Item(models.Model):
                 F("project"),
                 F("id") + 0,
                 name="item_untouched",
+                condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0),
+            ),
+            # The same queues by mask, for a designed project: a rater's own items are read mask by mask (those of
+            # their place), not picked out of every place's rows in id order.
+            models.Index(
+                F("project"),
+                F("plan_mask"),
+                F("id") + 0,
+                name="item_started_open_by_mask",
+                condition=Q(gold__isnull=True, n_target__gt=F("n_judged") + F("n_leased"))
+                & (Q(n_judged__gt=0) | Q(n_leased__gt=0)),
+            ),
+            models.Index(
+                F("project"),
+                F("plan_mask"),
+                F("id") + 0,
+                name="item_untouched_by_mask",
                 condition=Q(gold__isnull=True, n_judged=0, n_leased=0, n_target__gt=0),
             ),
         ]

@@ -40,6 +40,7 @@ PROJECT_FIELDS = _in_model_order(
         "max_screens_per_rater",
         "plan_size",
         "plan_claimed_mask",
+        "plan_masks",
         "archived_at",
         "task_config",
         "adjudicate",
@@ -103,7 +104,8 @@ def _project(values) -> Project:
     values = list(values)
     for flag in ("show_reference", "randomise_output_order", "adjudicate"):
         values[PROJECT_FIELDS.index(flag)] = bool(values[PROJECT_FIELDS.index(flag)])
-    values[PROJECT_FIELDS.index("task_config")] = _json(values[PROJECT_FIELDS.index("task_config")])
+    for field in ("task_config", "plan_masks"):
+        values[PROJECT_FIELDS.index(field)] = _json(values[PROJECT_FIELDS.index(field)])
     return Project.from_db(connection.alias, PROJECT_FIELDS, values)
 
 

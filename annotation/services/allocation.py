@@ -64,8 +64,9 @@ def allocation_plan_apply(*, project: Project) -> int:
         # Places beyond the new design's are no place: their raters take a free one on their next screen.
         Membership.objects.filter(project=project, plan_position__gte=places).update(plan_position=None)
         claimed = project.plan_claimed_mask & ((1 << places) - 1)
-        Project.objects.filter(pk=project.pk).update(plan_size=places, plan_claimed_mask=claimed)
-    project.plan_size, project.plan_claimed_mask = places, claimed
+        used = sorted(mask for mask in by_mask if mask)
+        Project.objects.filter(pk=project.pk).update(plan_size=places, plan_claimed_mask=claimed, plan_masks=used)
+    project.plan_size, project.plan_claimed_mask, project.plan_masks = places, claimed, used
     return places
 
 

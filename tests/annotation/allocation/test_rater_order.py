@@ -46,6 +46,32 @@ def test_each_rater_is_served_in_their_own_order_reproducible_from_their_recorde
     assert second == recorded_order(pk, raters[1], left)[:10]
 
 
+def test_a_designed_projects_rater_is_served_their_places_items_in_their_recorded_order():
+    # Given 40 double-annotated items planned for 4 places, then 20 more imported (the design planned anew)
+    lead = UserFactory(username="lead", is_staff=True)
+    pk, lead_client = study_create(
+        lead, n_items=40, raters_per_item=2, double_annotation_share=1, allocation={"planned_raters": 4}
+    )
+    more = "\n".join(
+        f'{{"external_id": "late{i}", "input": "s", "outputs": [{{"system": "bart", "text": "b"}}, '
+        f'{{"system": "t5", "text": "t"}}]}}'
+        for i in range(20)
+    )
+    response = lead_client.post(f"/api/v1/projects/{pk}/items/import/", data=more, content_type="application/x-ndjson")
+    assert response.status_code in (200, 201), response.content
+    # When the first rater rates twelve screens
+    rater = rater_join(lead_client, pk, "r0")
+    assert rate_all(client_for(rater), pk, limit=12) == 12
+    # Then they were served items of their place only, in the order their recorded seed gives among all of them
+    # (read mask by mask, the late items included), not in id order
+    bit = 1 << Membership.objects.get(project_id=pk, user=rater).plan_position
+    own = [pk_ for pk_, mask in Item.objects.filter(project_id=pk).values_list("id", "plan_mask") if mask & bit]
+    assert len(own) == 30 and any(Item.objects.filter(pk__in=own, external_id__startswith="late"))
+    served = served_items(pk, rater)
+    assert served == recorded_order(pk, rater, own)[:12]
+    assert served != sorted(served)
+
+
 def longest_ascending_run(order: list[int]) -> int:
     run = longest = 1
     for before, after in zip(order, order[1:], strict=False):
