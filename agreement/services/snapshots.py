@@ -1,6 +1,6 @@
 """Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
-statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
-last good snapshots in place."""
+statistic, from judgments read in bulk, written under a new generation that becomes current at once, so a
+crash mid-way leaves the last good snapshots in place."""
 
 from collections.abc import Callable
 
