@@ -372,6 +372,9 @@ def main():
         help="comma-separated numbers of Celery worker processes (e.g. 1,2): each checkout's recompute is then timed "
         "from the API's enqueue to the committed swap, with CONCORD_RECOMPUTE_BATCHES set to the number of workers",
     )
+    parser.add_argument(
+        "--batches", type=int, help="with --workers: CONCORD_RECOMPUTE_BATCHES (default: the number of workers)"
+    )
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/3", help="the Redis of --workers")
     parser.add_argument("--on-workers", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
@@ -467,7 +470,7 @@ def on_workers(args, codes: list[Path], urls: list[str], env: dict, child) -> No
                     "PYTHONPATH": str(code),
                     "REDIS_URL": args.broker,
                     "CELERY_TASK_DEFAULT_QUEUE": queue,
-                    "CONCORD_RECOMPUTE_BATCHES": str(n),
+                    "CONCORD_RECOMPUTE_BATCHES": str(args.batches or n),
                 }
                 dump = dump_dir / f"rows-{c}-{code.name}-{n}-workers.tsv"
                 load = os.getloadavg()
