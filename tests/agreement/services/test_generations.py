@@ -215,3 +215,14 @@ def test_recomputes_requested_at_once_share_one_job():
             thread.join(30)
     assert errors == [] and len(jobs) == 4 and len(set(jobs)) == 1
     assert queued_job.return_value.delay.call_count == 1
+
+
+@pytest.mark.django_db
+def test_deleting_a_project_deletes_the_rows_of_every_generation():
+    project = ProjectFactory()
+    snapshot_rows_replace(
+        project_id=project.id, generation=snapshot_generation_new(project_id=project.id), rows=rows(project, 0.1, 2)
+    )
+    snapshot_rows_write(generation=snapshot_generation_new(project_id=project.id), rows=rows(project, 0.2, 3))
+    project.delete()
+    assert not AgreementSnapshot.all_generations.exists() and not SnapshotGeneration.objects.exists()
