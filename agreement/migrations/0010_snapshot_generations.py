@@ -38,26 +38,6 @@ class Migration(migrations.Migration):
                 ('last', models.PositiveBigIntegerField(default=0, help_text='The latest generation handed to a recompute.')),
             ],
         ),
-        migrations.RemoveField(
-            model_name='agreementsnapshotstaging',
-            name='criterion',
-        ),
-        migrations.RemoveField(
-            model_name='agreementsnapshotstaging',
-            name='job',
-        ),
-        migrations.RemoveField(
-            model_name='agreementsnapshotstaging',
-            name='project',
-        ),
-        migrations.RemoveField(
-            model_name='agreementsnapshotstaging',
-            name='rater_a',
-        ),
-        migrations.RemoveField(
-            model_name='agreementsnapshotstaging',
-            name='rater_b',
-        ),
         migrations.RemoveConstraint(
             model_name='agreementsnapshot',
             name='snapshot_unique_per_scope_and_statistic',
