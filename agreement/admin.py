@@ -1,8 +1,8 @@
-"""Admin for stored snapshots, a recompute's staged rows, alert rules and alerts."""
+"""Admin for stored snapshots (the current generation's) and their generations, alert rules and alerts."""
 
 from django.contrib import admin
 
-from agreement.models import AgreementAlert, AgreementSettings, AgreementSnapshot, AgreementSnapshotStaging
+from agreement.models import AgreementAlert, AgreementSettings, AgreementSnapshot, SnapshotGeneration
 
 
 @admin.register(AgreementSnapshot)
@@ -26,15 +26,14 @@ class AgreementSnapshotAdmin(admin.ModelAdmin):
     date_hierarchy = "week_start"
 
 
-@admin.register(AgreementSnapshotStaging)
-class AgreementSnapshotStagingAdmin(admin.ModelAdmin):
-    """Rows a recompute's batches staged; they live until the recompute's swap or its clean-up, so rows seen here
-    belong to a running recompute (or one whose clean-up has not run yet). Read-only."""
+@admin.register(SnapshotGeneration)
+class SnapshotGenerationAdmin(admin.ModelAdmin):
+    """Which generation of each project's snapshot rows is shown, and the latest one handed to a recompute (rows
+    of a running recompute's generation are not listed with the snapshots until it becomes current). Read-only:
+    recomputes move it."""
 
-    list_display = ["job", "batch", "project", "week_start", "window", "scope_key", "statistic", "value"]
-    list_filter = ["window", "scope", "statistic"]
-    search_fields = ["scope_key", "statistic"]
-    raw_id_fields = ["job", "project", "criterion", "rater_a", "rater_b"]
+    list_display = ["project", "current", "last"]
+    raw_id_fields = ["project"]
 
     def has_add_permission(self, request):
         return False

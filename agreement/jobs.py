@@ -16,7 +16,7 @@ from agreement.services.recompute_batches import (
     DISCARD_JOB,
     SWAP_JOB,
     agreement_recompute_dispatch,
-    recompute_batch_stage,
+    recompute_batch_write,
     recompute_batches_discard,
     recompute_batches_swap,
 )
@@ -44,19 +44,24 @@ def agreement_recompute_job(self, job_id: int) -> None:
 
 class _RecomputeBatchTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
-        """After the last retry: the job fails at once; the chord's error callback discards the staged rows again
-        once every batch has stopped."""
-        recompute_batches_discard(job_id=args[0], exc=exc)
+        """After the last retry: the job fails at once; the chord's error callback deletes the generation's rows
+        again once every batch has stopped."""
+        recompute_batches_discard(job_id=args[0], generation=args[1], exc=exc)
 
 
 @shared_task(name=BATCH_JOB, base=_RecomputeBatchTask, **COMPUTING)
 def agreement_recompute_batch_job(
-    job_id: int, batch: int, n_batches: int, first_week: str | None, before_week: str | None, through: int
+    job_id: int,
+    generation: int,
+    n_batches: int,
+    first_week: str | None,
+    before_week: str | None,
+    through: int,
 ) -> dict:
-    """One batch of weeks of a recompute: its rows, staged."""
-    return recompute_batch_stage(
+    """One batch of weeks of a recompute: its rows, written under the recompute's generation."""
+    return recompute_batch_write(
         job_id=job_id,
-        batch=batch,
+        generation=generation,
         n_batches=n_batches,
         first_week=first_week,
         before_week=before_week,
@@ -65,15 +70,16 @@ def agreement_recompute_batch_job(
 
 
 @shared_task(name=SWAP_JOB, acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=3)
-def agreement_recompute_swap_job(summaries: list[dict], job_id: int, through: int) -> dict:
-    """A recompute's last step, once every batch has staged its rows: they replace the project's snapshots."""
-    return recompute_batches_swap(job_id=job_id, through=through, summaries=summaries)
+def agreement_recompute_swap_job(summaries: list[dict], job_id: int, generation: int, through: int) -> dict:
+    """A recompute's last step, once every batch has written its rows: their generation becomes the one readers
+    see."""
+    return recompute_batches_swap(job_id=job_id, generation=generation, through=through, summaries=summaries)
 
 
 @shared_task(name=DISCARD_JOB, acks_late=True)
-def agreement_recompute_discard_job(job_id: int) -> None:
-    """The chord's error callback: a batch failed, the staged rows go."""
-    recompute_batches_discard(job_id=job_id)
+def agreement_recompute_discard_job(job_id: int, generation: int) -> None:
+    """The chord's error callback: a batch failed, the rows of the recompute's generation go."""
+    recompute_batches_discard(job_id=job_id, generation=generation)
 
 
 @shared_task(acks_late=True)

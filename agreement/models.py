@@ -2,12 +2,11 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q, Subquery
 
 from agreement.engine import names
 from agreement.engine.names import MIN_RELIABLE_UNITS
 from annotation.models import Criterion, Project
-from core.models import Job
 
 # Below this many pairable units the dashboard says a scope's interval cannot be trusted at its level: in
 # tests/bench/bench_interval_coverage.py (BENCHMARKS.md) 95% bootstrap intervals of alpha covered 90-95%
@@ -17,8 +16,36 @@ MIN_INTERVAL_UNITS = 100
 OFF_SCALE = "off_scale_judgments"
 
 
-class SnapshotColumns(models.Model):
-    """The columns of a snapshot row, stored (AgreementSnapshot) or staged by a recompute's batch."""
+class SnapshotGeneration(models.Model):
+    """Which generation of a project's snapshot rows readers see. A recompute writes its rows under a new
+    generation beside the current one and then makes it current (one row's update), so readers see the old rows
+    or the new ones, never a mix; rows of older generations are deleted after (agreement.services.generations)."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="snapshot_generation"
+    )
+    current = models.PositiveBigIntegerField(default=0, help_text="The generation whose rows readers see.")
+    last = models.PositiveBigIntegerField(default=0, help_text="The latest generation handed to a recompute.")
+
+    def __str__(self):
+        return f"project {self.project_id}: generation {self.current} of {self.last}"
+
+
+class CurrentGeneration(models.Manager):
+    """Only the rows of each project's current generation: the default manager, so no reader can forget it."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(generation=F("project__snapshot_generation__current"))
+
+    def for_project(self, project_id: int):
+        """One project's current rows, its generation looked up once (a subquery) instead of joined to every row:
+        PostgreSQL then reads one table, and can take a MAX off an index, which it does not do over a join."""
+        current = SnapshotGeneration.objects.filter(project_id=project_id).values("current")
+        return super().get_queryset().filter(project_id=project_id, generation=Subquery(current))
+
+
+class AgreementSnapshot(models.Model):
+    """One figure of a project's agreement, in the generation of the recompute that wrote it."""
 
     class Window(models.TextChoices):
         WEEK = names.Window.WEEK, "Judgments submitted that ISO week"
@@ -108,45 +135,34 @@ class SnapshotColumns(models.Model):
         help_text="What the figure's units are: whole outputs, or single assistant turns (per-turn rating).",
     )
 
-    class Meta:
-        abstract = True
-
-
-class AgreementSnapshot(SnapshotColumns):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="agreement_snapshots")
+    generation = models.PositiveBigIntegerField(
+        default=0, help_text="The recompute that wrote the row; readers see the project's current one."
+    )
+
+    # every generation: for the writers and the clean-up of old ones (agreement.services.generations) only
+    all_generations = models.Manager()
+    objects = CurrentGeneration()
 
     class Meta:
+        default_manager_name = "objects"  # what admin, related managers and dumpdata read
         ordering = ["week_start", "scope", "scope_key", "statistic"]
         constraints = [
             models.UniqueConstraint(
-                fields=["project", "window", "week_start", "scope_key", "statistic"],
-                name="snapshot_unique_per_scope_and_statistic",
+                fields=["project", "generation", "window", "week_start", "scope_key", "statistic"],
+                name="snapshot_unique_per_generation",
             ),
             models.CheckConstraint(
                 condition=Q(status="ok", value__isnull=False) | Q(status="insufficient_data", value__isnull=True),
                 name="snapshot_value_iff_ok",
             ),
         ]
-        indexes = [models.Index(fields=["project", "scope", "statistic"], name="snapshot_project_scope")]
+        indexes = [
+            models.Index(fields=["project", "generation", "scope", "statistic"], name="snapshot_generation_scope")
+        ]
 
     def __str__(self):
         return f"{self.statistic} {self.scope_key} {self.window} {self.week_start}: {self.value}"
-
-
-class AgreementSnapshotStaging(SnapshotColumns):
-    """A recompute batch's rows, until the recompute's last step moves them all into AgreementSnapshot in
-    one transaction (agreement.services.recompute_batches); no constraint or index but the job's, so
-    batches write side by side cheaply. A failed recompute deletes its rows; deleting the job would too."""
-
-    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="+", db_index=False)
-    batch = models.PositiveSmallIntegerField()
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+", db_index=False)
-
-    class Meta:
-        indexes = [models.Index(fields=["job", "batch"], name="snapshot_staging_job_batch")]
-
-    def __str__(self):
-        return f"job {self.job_id} batch {self.batch}: {self.statistic} {self.scope_key}"
 
 
 class AgreementSettings(models.Model):

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# What a window costs besides its judgments (rater-pair tables and rows, bootstraps: fixed per scope),
-# in judgments, and what reading and indexing one judgment costs once per batch against its cost in a
-# window. Fitted to per-window times of the 1M-judgment bench project (BENCHMARKS.md, "Agreement
-# recompute"); a poor fit only unbalances batches, it never changes a row.
-WINDOW_COST = 300_000
+# What a window costs besides its judgments (rater-pair tables and rows, bootstraps: fixed per scope, and
+# writing its rows into the snapshot table, which the batches do), in judgments, and what reading and indexing
+# one judgment costs once per batch against its cost in a window. Fitted to per-window times of the
+# 1M-judgment bench project (BENCHMARKS.md, "Agreement recompute"); the write's share was added when the
+# batches took it over from the swap (300,000 before: weeks 0-16 then took 36.8 s beside 33.3 s for weeks
+# 17-25). A poor fit only unbalances batches, it never changes a row.
+WINDOW_COST = 450_000
 SETUP_COST = 9.0
 
 

@@ -34,7 +34,8 @@ class Freshness:
 def agreement_freshness(project: Project) -> Freshness:
     """Three queries, and three more when nothing was computed yet."""
     settings = AgreementSettings.objects.filter(project=project).first() or AgreementSettings(project=project)
-    computed_at = AgreementSnapshot.objects.filter(project=project).aggregate(at=Max("computed_at"))["at"]
+    # one project's rows, read as one table: a join with its generation's row would be planned over every row
+    computed_at = AgreementSnapshot.objects.for_project(project.id).aggregate(at=Max("computed_at"))["at"]
     fresh = Freshness(
         computed_at=computed_at,
         n_new_judgments=Judgment.objects.filter(project=project, id__gt=settings.judgments_seen_through).count(),

@@ -11,10 +11,9 @@ from annotation.selectors.judgments import rater_ids_named
 
 def latest_week(project: Project) -> date | None:
     """Every computed week has cumulative rows, so the latest is read off the unique index's
-    (project, window, week_start) prefix in one step instead of scanning every row of the project."""
-    return AgreementSnapshot.objects.filter(project=project, window=AgreementSnapshot.Window.CUMULATIVE).aggregate(
-        w=Max("week_start")
-    )["w"]
+    (project, generation, window, week_start) prefix in one step instead of scanning every row of the project."""
+    cumulative = AgreementSnapshot.objects.for_project(project.id).filter(window=AgreementSnapshot.Window.CUMULATIVE)
+    return cumulative.aggregate(w=Max("week_start"))["w"]
 
 
 def snapshot_list(

@@ -1,18 +1,16 @@
 """Recompute a project's agreement snapshots: every ISO week (and cumulative to it) × scope ×
-statistic, from judgments read in bulk, replaced in one transaction so a crash mid-way leaves the
-last good snapshots in place."""
+statistic, from judgments read in bulk, written under a new generation that becomes current at once, so a
+crash mid-way leaves the last good snapshots in place."""
 
 from collections.abc import Callable
 
 import numpy as np
-from django.db import transaction
 from django.utils import timezone
 from threadpoolctl import threadpool_limits
 
 from agreement.engine.compute import agreement_rows
-from agreement.engine.rows import SNAPSHOT_FIELDS, RowBuilder
+from agreement.engine.rows import RowBuilder
 from agreement.engine.statistics import plan_of
-from agreement.models import AgreementSnapshot
 from agreement.selectors.judgment_records import (
     JudgmentRecords,
     implied_pair_records,
@@ -24,7 +22,8 @@ from agreement.services.off_scale import categories_for, off_scale_rows, on_scal
 from agreement.services.span_snapshots import SpanComputation
 from annotation.models import Project
 from annotation.task_types import REGISTRY
-from core.bulk_insert import insert_rows, refresh_planner_statistics
+
+from .generations import snapshot_generation_new, snapshot_rows_replace
 
 
 def project_agreement_rows(
@@ -111,14 +110,13 @@ def snapshot_rows_compute(
 
 
 def snapshot_compute_for_project(*, project_id: int, progress: Callable[[int, int], None] | None = None) -> dict:
-    """Recomputes and replaces every snapshot of the project; idempotent. Returns counts."""
+    """Recomputes every snapshot of the project under a new generation, makes it current and deletes the rows it
+    replaced (agreement.services.generations); idempotent. Returns counts."""
     project = Project.objects.get(pk=project_id)
+    generation = snapshot_generation_new(project_id=project_id)
     records = judgment_records_for_project(project)
     builder, off_scale = snapshot_rows_compute(project, records, progress)
-    with transaction.atomic():
-        AgreementSnapshot.objects.filter(project=project).delete()
-        insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
-    refresh_planner_statistics(AgreementSnapshot)  # the dashboard's reads were planned as if on an empty table
+    snapshot_rows_replace(project_id=project_id, generation=generation, rows=builder.rows)
     return {
         "snapshots": len(builder.rows),
         "judgments": len(records) - off_scale,

@@ -8,9 +8,9 @@ no network), and its server time and number of queries are reported (bar: under 
     .venv/bin/python tests/bench/bench_agreement_recompute.py [--judgments 1000000]
 
 The database is populated once (``--database NAME`` keeps it, and reuses it when it exists); each ``--code``
-checkout (default: this one) then recomputes it in its own process, ``--rounds`` times, interleaved, so two
-commits are compared under the same load; ``--dump DIR`` writes each checkout's stored rows (first round) for a
-byte-for-byte diff.
+checkout (default: this one) then recomputes its own copy of it (migrated by its own code, dropped at the end) in
+its own process, ``--rounds`` times, interleaved, so two commits are compared under the same load; ``--dump DIR``
+writes each checkout's stored rows (first round) for a byte-for-byte diff.
 
 With ``--workers 1,2`` each checkout's recompute runs instead on that many real ``celery worker`` processes
 (solo pool, one task at a time each, on ``--broker``), queued as the API queues it and timed from the enqueue
@@ -179,8 +179,11 @@ def dump_rows(project_id: int, path: str) -> None:
     so that the rows of two commits can be diffed byte for byte."""
     from agreement.models import AgreementSnapshot
 
-    # named, sorted: the order of the model's fields differs between commits
-    columns = sorted(f.attname for f in AgreementSnapshot._meta.fields if f.name not in ("id", "computed_at"))
+    # named, sorted: the order of the model's fields differs between commits; the generation a row was written
+    # under (issue #23) is not its content
+    columns = sorted(
+        f.attname for f in AgreementSnapshot._meta.fields if f.name not in ("id", "computed_at", "generation")
+    )
     lines = sorted(
         "\t".join(json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else repr(v) for v in row)
         for row in AgreementSnapshot.objects.filter(project_id=project_id).values_list(*columns).iterator()
@@ -188,18 +191,39 @@ def dump_rows(project_id: int, path: str) -> None:
     Path(path).write_text("\n".join(lines) + "\n")
 
 
+def replace_rows(project_id: int, rows: list[tuple]) -> None:
+    """As the checkout's snapshot_compute_for_project stores its rows: under a new generation made current, the
+    rows it replaced deleted after; before generations (issue #23), deleted and inserted in one transaction."""
+    try:
+        from agreement.services.generations import snapshot_generation_new, snapshot_rows_replace
+    except ImportError:
+        from django.db import transaction
+
+        from agreement.engine.rows import SNAPSHOT_FIELDS
+        from agreement.models import AgreementSnapshot
+        from core.bulk_insert import insert_rows, refresh_planner_statistics
+
+        with transaction.atomic():
+            AgreementSnapshot.objects.filter(project_id=project_id).delete()
+            insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, rows)
+        refresh_planner_statistics(AgreementSnapshot)
+        return
+    generation = snapshot_generation_new(project_id=project_id)
+    snapshot_rows_replace(project_id=project_id, generation=generation, rows=rows)
+
+
 def run(dump: str | None) -> dict:
     import django
 
     django.setup()
-    import numpy as np
-    from django.db import transaction
+    from django.core.management import call_command
 
-    from agreement.models import AgreementSnapshot
+    call_command("migrate", verbosity=0)  # this checkout's copy of a database populated by another
+    import numpy as np
+
     from agreement.selectors.judgment_records import judgment_records_for_project
-    from agreement.services.snapshots import SNAPSHOT_FIELDS, snapshot_rows_compute
+    from agreement.services.snapshots import snapshot_rows_compute
     from annotation.models import Project
-    from core.bulk_insert import insert_rows, refresh_planner_statistics
 
     project = Project.objects.get(name="bench")
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -209,10 +233,7 @@ def run(dump: str | None) -> dict:
     t1, c1 = time.perf_counter(), time.process_time()
     builder, _ = snapshot_rows_compute(project, records)
     t2, c2 = time.perf_counter(), time.process_time()
-    with transaction.atomic():
-        AgreementSnapshot.objects.filter(project=project).delete()
-        insert_rows(AgreementSnapshot, SNAPSHOT_FIELDS, builder.rows)
-    refresh_planner_statistics(AgreementSnapshot)  # as snapshot_compute_for_project does
+    replace_rows(project.id, builder.rows)
     t3 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if dump:
@@ -351,6 +372,9 @@ def main():
         help="comma-separated numbers of Celery worker processes (e.g. 1,2): each checkout's recompute is then timed "
         "from the API's enqueue to the committed swap, with CONCORD_RECOMPUTE_BATCHES set to the number of workers",
     )
+    parser.add_argument(
+        "--batches", type=int, help="with --workers: CONCORD_RECOMPUTE_BATCHES (default: the number of workers)"
+    )
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/3", help="the Redis of --workers")
     parser.add_argument("--on-workers", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--populate", action="store_true", help=argparse.SUPPRESS)
@@ -382,6 +406,12 @@ def main():
         "DJANGO_ALLOWED_HOSTS": "testserver",
     }
     env.pop("REDIS_URL", None)
+    # each checkout recomputes its own copy of the populated database, migrated by its own code: commits whose
+    # migrations differ cannot share one schema
+    copies = [f"{db}_{c}" for c in range(len(codes))]
+
+    def psql(sql: str) -> None:
+        subprocess.run(["psql", ADMIN_URL, "-qc", sql], check=True, capture_output=True)
 
     def child(code: Path, *flags: str, extra_env: dict | None = None) -> dict:
         out = subprocess.run(
@@ -400,8 +430,12 @@ def main():
             print(f"reusing the populated database {db}")
         else:
             print(f"populating ({args.judgments:,} judgments) … {child(codes[0], '--populate')['populate_s']:.0f} s")
+        for copy in copies:
+            psql(f"DROP DATABASE IF EXISTS {copy}")
+            psql(f"CREATE DATABASE {copy} TEMPLATE {db}")
+        urls = [ADMIN_URL.rsplit("/", 1)[0] + "/" + copy for copy in copies]
         if args.workers:
-            on_workers(args, codes, env, child)
+            on_workers(args, codes, urls, env, child)
             return
         for k in range(args.rounds):
             for n, code in enumerate(codes):
@@ -410,13 +444,15 @@ def main():
                     Path(args.dump).mkdir(parents=True, exist_ok=True)
                     dump = ["--dump-to", str(Path(args.dump).resolve() / f"rows-{n}-{code.name}.tsv")]
                 print(f"round {k + 1}, {code}  (load average {os.getloadavg()[0]:.1f})")
-                report(child(code, "--run", *dump))
+                report(child(code, "--run", *dump, extra_env={"DATABASE_URL": urls[n]}))
     finally:
+        for copy in copies:
+            psql(f"DROP DATABASE IF EXISTS {copy}")
         if not args.database:
             subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE {db}"], check=True, capture_output=True)
 
 
-def on_workers(args, codes: list[Path], env: dict, child) -> None:
+def on_workers(args, codes: list[Path], urls: list[str], env: dict, child) -> None:
     """Every checkout with every number of workers, round after round (interleaved), then the median times and
     the sha256 of each configuration's stored rows (first round)."""
     counts = [int(n) for n in args.workers.split(",")]
@@ -430,10 +466,11 @@ def on_workers(args, codes: list[Path], env: dict, child) -> None:
                 queue = f"bench-{uuid.uuid4().hex[:8]}"
                 worker_env = {
                     **env,
+                    "DATABASE_URL": urls[c],
                     "PYTHONPATH": str(code),
                     "REDIS_URL": args.broker,
                     "CELERY_TASK_DEFAULT_QUEUE": queue,
-                    "CONCORD_RECOMPUTE_BATCHES": str(n),
+                    "CONCORD_RECOMPUTE_BATCHES": str(args.batches or n),
                 }
                 dump = dump_dir / f"rows-{c}-{code.name}-{n}-workers.tsv"
                 load = os.getloadavg()

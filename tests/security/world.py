@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
-from agreement.models import AgreementSnapshot
+from agreement.models import AgreementSnapshot, SnapshotGeneration
 from annotation.models import Membership
 from annotation.services import assignment_next_for_rater, item_flag_create, item_import, judgment_submit
 from core.models import Job
@@ -98,6 +98,7 @@ def build_world() -> World:
     item_flag_create(rater=judge, assignment_id=second.pk, reason="broken", comment="FLAGSECRET")
     assignment = assignment_next_for_rater(project_id=project.pk, rater=users["rater"])
     criterion = project.criteria.first()
+    SnapshotGeneration.objects.create(project=project)  # the row below is its generation 0, current
     AgreementSnapshot.objects.create(
         project=project,
         window="cumulative",

@@ -23,7 +23,10 @@ SUBGROUPS = ("news", "dialogue", "")
 PROJECT_IDS = {
     name: 910_001 + k for k, name in enumerate(("likert", "wide", "rankme", "rankme-modulus", "pairwise", "esa", "bws"))
 }
-COLUMNS = [f.name for f in AgreementSnapshot._meta.fields if f.name not in ("id", "project", "computed_at")]
+# a row's generation is not its content (a recompute writes under a new one)
+COLUMNS = [
+    f.name for f in AgreementSnapshot._meta.fields if f.name not in ("id", "project", "computed_at", "generation")
+]
 
 
 def _when(rng: np.random.Generator) -> datetime:

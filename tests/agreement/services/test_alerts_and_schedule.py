@@ -8,7 +8,7 @@ from django.core import mail
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from agreement.models import AgreementAlert, AgreementSnapshot
+from agreement.models import AgreementAlert, AgreementSnapshot, SnapshotGeneration
 from agreement.services import agreement_recompute_run, schedule_set
 from tests.annotation.factories import UserFactory
 from tests.conftest import client_for
@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 def snapshot(project, criterion, week, value, ci_low=None, n_units=100):
+    SnapshotGeneration.objects.get_or_create(project=project)  # the rows are its generation 0, current
     return AgreementSnapshot.objects.create(
         project=project,
         window="week",

@@ -1,5 +1,5 @@
-"""A recompute split into batches of weeks (a Celery chord, eager here) stores the same rows as one pass, swaps
-them in at once, leaves the old rows when a batch fails, and is not started twice at once."""
+"""A recompute split into batches of weeks (a Celery chord, eager here) stores the same rows as one pass, makes
+them current at once, leaves the old rows when a batch fails, and is not started twice at once."""
 
 from datetime import timedelta
 from unittest import mock
@@ -7,17 +7,20 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from agreement.models import AgreementSnapshot, AgreementSnapshotStaging
+from agreement.models import AgreementSnapshot, SnapshotGeneration
 from agreement.services import snapshot_compute_for_project
+from agreement.services.generations import snapshot_generation_new
 from agreement.services.recompute import RECOMPUTE_KIND, agreement_recompute_start, judgments_seen_mark
 from agreement.services.recompute_batches import (
     RecomputeBatch,
     agreement_recompute_dispatch,
+    recompute_batch_write,
     recompute_batches_plan,
+    recompute_batches_swap,
     snapshot_rows_compute,
 )
 from core.models import Job
-from tests.agreement.services.snapshot_golden import canonical_rows, golden_projects
+from tests.agreement.services.snapshot_golden import MONDAY, N_WEEKS, canonical_rows, golden_projects
 from tests.annotation.factories import ItemFactory, JudgmentFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +47,8 @@ def test_batches_store_the_rows_of_one_pass(n_batches, settings):
         assert (job.state, job.progress, job.error) == ("success", 1.0, "")
         assert job.result["snapshots"] == len(one_pass)
         assert canonical_rows(project) == one_pass, project.name
-    assert not AgreementSnapshotStaging.objects.exists()
+        # the one pass's rows went: only the current generation is left
+        assert generations_stored(project) == {SnapshotGeneration.objects.get(project=project).current}
 
 
 def test_the_summary_adds_up_the_batches(settings):
@@ -70,9 +74,14 @@ def test_a_batch_that_fails_leaves_the_previous_rows_and_fails_the_job(settings)
     before = canonical_rows(project)
     calls = []
 
+    seen_by_readers, written = [], []
+
     def second_batch_fails(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
+            # the first batch's rows are in the table, under the recompute's generation: readers see the old ones
+            seen_by_readers.append(canonical_rows(project))
+            written.append(AgreementSnapshot.all_generations.filter(project=project).count() - len(before))
             raise ValueError("the disk is full")
         return snapshot_rows_compute(*args, **kwargs)
 
@@ -84,8 +93,10 @@ def test_a_batch_that_fails_leaves_the_previous_rows_and_fails_the_job(settings)
 
     job = Job.objects.get(kind=RECOMPUTE_KIND, project=project)
     assert (job.state, job.error) == ("failure", "ValueError: the disk is full")
+    assert written[0] > 0 and seen_by_readers == [before]
     assert canonical_rows(project) == before
-    assert not AgreementSnapshotStaging.objects.exists()  # the first batch's staged rows went too
+    # the first batch's rows went: none but the current generation's are left
+    assert AgreementSnapshot.all_generations.filter(project=project).count() == len(before)
 
 
 def test_a_second_request_while_one_is_pending_or_running_gets_the_same_job():
@@ -126,3 +137,57 @@ def test_a_project_rating_turns_and_whole_outputs_stores_the_rows_of_one_pass_in
     job = recompute(project, 3, settings)
     assert (job.state, job.error) == ("success", "")
     assert canonical_rows(project) == one_pass
+
+
+def generations_stored(project) -> set[int]:
+    return set(AgreementSnapshot.all_generations.filter(project=project).values_list("generation", flat=True))
+
+
+def write_batches(project, n_batches: int) -> tuple[Job, int, int, list[dict]]:
+    """A recompute's batches, each written once, by hand; its job, generation, mark and the batches' summaries."""
+    job = Job.objects.create(kind=RECOMPUTE_KIND, project=project)
+    generation = snapshot_generation_new(project_id=project.id)
+    through = judgments_seen_mark(project_id=project.id)
+    batches = recompute_batches_plan(project=project, through=through, n_batches=n_batches)
+    summaries = [write_batch(job, generation, b, len(batches), through) for b in batches]
+    return job, generation, through, summaries
+
+
+def write_batch(job: Job, generation: int, batch: RecomputeBatch, n_batches: int, through: int) -> dict:
+    return recompute_batch_write(
+        job_id=job.id,
+        generation=generation,
+        n_batches=n_batches,
+        first_week=batch.first_week and batch.first_week.isoformat(),
+        before_week=batch.before_week and batch.before_week.isoformat(),
+        through=through,
+    )
+
+
+def test_a_batch_delivered_twice_replaces_its_own_rows():
+    project = golden_projects()[0]
+    snapshot_compute_for_project(project_id=project.id)
+    one_pass = canonical_rows(project)
+    job, generation, through, summaries = write_batches(project, 3)
+    # the middle batch again, as a message redelivered after its worker died would run it
+    batches = recompute_batches_plan(project=project, through=through, n_batches=3)
+    assert write_batch(job, generation, batches[1], 3, through) == summaries[1]
+    recompute_batches_swap(job_id=job.id, generation=generation, through=through, summaries=summaries)
+    assert canonical_rows(project) == one_pass
+    assert AgreementSnapshot.all_generations.filter(project=project).count() == len(one_pass)
+
+
+def test_a_recompute_finishing_after_a_later_one_leaves_the_later_rows_current():
+    project = golden_projects()[0]
+    snapshot_compute_for_project(project_id=project.id)
+    job, generation, through, summaries = write_batches(project, 2)
+    # meanwhile the last week's judgments are withdrawn and a recompute started later finishes first
+    project.judgments.filter(submitted_at__gte=MONDAY + timedelta(weeks=N_WEEKS - 1)).delete()
+    snapshot_compute_for_project(project_id=project.id)
+    later = canonical_rows(project)
+
+    recompute_batches_swap(job_id=job.id, generation=generation, through=through, summaries=summaries)
+    job.refresh_from_db()
+    assert job.state == "success"
+    assert canonical_rows(project) == later
+    assert generations_stored(project) == {SnapshotGeneration.objects.get(project=project).current} != {generation}
