@@ -1,0 +1,211 @@
+"""A dataset export split into parts that Celery workers write side by side, as a chord: each part writes the
+files of some tables (evaluation.services.export_tables) into the export's work directory under MEDIA_ROOT,
+which the workers share, and the chord's last step writes the data card and the zip from them, renames the zip
+into place and finishes the job. A failed part fails the job and removes the work directory: no zip, no files.
+
+An export in one part (``CONCORD_EXPORT_PARTS=1``) is the export in one task (export_run), unchanged.
+
+Every part reads the scope fixed when the export started (the judgment and item ids it goes up to, the raters'
+names, the excluded raters, the adjudicated answers), which the first step writes to the work directory: a
+judgment submitted while the parts run is in no table and not on the card, whichever part starts last. In eager
+mode (no broker) the chord runs its parts one after the other in the process that queued it.
+"""
+
+import json
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+from celery import chord
+from django.conf import settings
+
+from core.job_queue import queued_job
+from core.models import Job
+from core.services.job import JobProgress, job_advance, job_failed, job_run, job_running, job_succeeded
+from evaluation.export.writers import WrittenFile
+from evaluation.models import Export
+from evaluation.selectors.export import ExportScope, export_scope, export_sizes, rater_rows
+
+from .export import (
+    ExportOptions,
+    _card_facts,
+    _Progress,
+    export_agreement_ready,
+    export_publish,
+    export_run,
+    export_table_options,
+    export_zip_path,
+    export_zip_write,
+)
+from .export_tables import TABLE_ORDER, TableOptions, table_write
+
+PART_JOB = "evaluation.export_part_job"
+FINISH_JOB = "evaluation.export_finish_job"
+DISCARD_JOB = "evaluation.export_discard_job"
+SCOPE_FILE = "scope.json"
+# Where the tables' files are, for the last step to read; the data card's share of the progress is the rest.
+TABLES_DONE = 0.95
+# What a row of each table costs to write, in judgment rows, to balance the parts: an item row carries the item's
+# texts and its outputs'; the scores table has a row per output and criterion; the raters table is small.
+ROW_COST = {"items": 4, "judgments": 1, "scores": 1, "spans": 1, "raters": 0, "votes": 1}
+
+
+def export_dispatch(*, job_id: int) -> dict | None:
+    """Runs an export job: in this task with one part (and returns its result), else queued as a chord of
+    parts whose last step finishes the job (``export_parts_finish``) or whose failure fails it
+    (``export_parts_discard``). If queuing fails, or a part fails in eager mode, the job fails here and the
+    error propagates."""
+    if settings.CONCORD_EXPORT_PARTS <= 1:
+        return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
+    job = Job.objects.get(pk=job_id)
+    export = Export.objects.select_related("project").get(pk=job.params["export_id"])
+    job_running(job_id)
+    progress = JobProgress(job_id)
+    try:
+        options = ExportOptions.from_dict(export.options).checked()
+        recompute = export_agreement_ready(project=export.project, options=options, report=_Progress(progress))
+        scope = export_scope(
+            export.project,
+            include_usernames=options.include_usernames,
+            include_excluded=options.include_excluded,
+            by_subgroup=options.split == "subgroup",
+        )
+        sizes = export_sizes(scope)
+        tables = export_table_options(scope, options=options, sizes=sizes)
+        work = export_work_directory(export)
+        shutil.rmtree(work, ignore_errors=True)  # a redelivered first step starts over
+        work.mkdir(parents=True)
+        _scope_write(work, scope=scope, tables=tables, recompute=recompute)
+        parts = export_parts_plan(tables.tables, n_items=sizes.n_items, n_judgments=sizes.n_judgments,
+                                  n_parts=settings.CONCORD_EXPORT_PARTS)  # fmt: skip
+        start = 0.3 if recompute else 0.0
+        share = (TABLES_DONE - start) / len(parts)
+        progress(start * 1000, 1000, "writing the tables")
+        header = [queued_job(PART_JOB).si(job_id, list(names), share) for names in parts]
+        # the error callback runs once every part has returned, so no part writes a file after it
+        body = queued_job(FINISH_JOB).s(job_id).on_error(queued_job(DISCARD_JOB).si(job_id))
+        chord(header, body).apply_async()
+    except Exception as exc:
+        export_parts_discard(job_id=job_id, exc=exc)
+        raise
+    finally:
+        progress.close()
+    return None
+
+
+def export_parts_plan(tables: tuple[str, ...], *, n_items: int, n_judgments: int, n_parts: int) -> list[tuple]:
+    """The tables grouped into at most ``n_parts`` parts of about equal cost (the costliest first, each to the
+    part with the least so far), each part's in TABLE_ORDER; no empty part."""
+    rows = {"items": n_items, "scores": n_items, "raters": 0}  # spans and votes: about one per judgment
+    cost = {name: ROW_COST[name] * rows.get(name, n_judgments) for name in tables}
+    parts: list[list[str]] = [[] for _ in range(min(n_parts, len(tables)))]
+    load = [0] * len(parts)
+    for name in sorted(tables, key=lambda t: (-cost[t], TABLE_ORDER.index(t))):
+        k = load.index(min(load))
+        parts[k].append(name)
+        load[k] += cost[name]
+    return [tuple(sorted(p, key=TABLE_ORDER.index)) for p in parts if p]
+
+
+def export_work_directory(export: Export) -> Path:
+    """The directory the parts of an export write its tables' files to, beside its zip under MEDIA_ROOT."""
+    return Path(settings.MEDIA_ROOT) / export_zip_path(export).parent / f".export-{export.id}-parts"
+
+
+def export_part_write(*, job_id: int, tables: list[str], share: float) -> list[dict]:
+    """Writes the files of ``tables`` into the export's work directory (which must exist: a part that runs
+    after its export was discarded fails) and adds ``share`` to the job's progress; returns the files."""
+    export = _export_of(job_id)
+    work = export_work_directory(export)
+    scope, options, _ = _scope_read(work, export)
+    files = [
+        file
+        for name in tables
+        for file in table_write(name, scope=scope, options=options, work=work, raters=lambda: rater_rows(scope))
+    ]
+    job_advance(job_id, share)
+    return [{**asdict(f), "path": f.path.name} for f in files]
+
+
+def export_parts_finish(*, job_id: int, written: list[list[dict]]) -> dict:
+    """The chord's last step: writes the card and the zip of the files the parts wrote (in the order the export
+    in one task lists them), renames it into place and finishes the export and its job. The work directory goes
+    whatever happens; a failure fails the job."""
+    export = _export_of(job_id)
+    work = export_work_directory(export)
+    partial = (Path(settings.MEDIA_ROOT) / export_zip_path(export)).with_suffix(".zip.part")
+    try:
+        scope, tables, recompute = _scope_read(work, export)
+        files = sorted(
+            (WrittenFile(**{**f, "path": work / f["path"]}) for part in written for f in part),
+            key=lambda f: TABLE_ORDER.index(f.table),  # stable: a table's files stay in their order
+        )
+        card_facts = _card_facts(export.project, scope, export_sizes(scope))
+        summary = export_zip_write(
+            project=export.project,
+            options=ExportOptions.from_dict(export.options).checked(),
+            scope=scope,
+            card_facts=lambda: card_facts,
+            files=files,
+            item_spec=tables.item_spec,
+            work=work,
+            destination=partial,
+            recompute=recompute,
+            report=_Progress(None),
+        )
+        result = export_publish(export=export, partial=partial, summary=summary)
+    except Exception as exc:
+        export_parts_discard(job_id=job_id, exc=exc)
+        raise
+    finally:
+        partial.unlink(missing_ok=True)
+    job_succeeded(job_id, result)
+    return result
+
+
+def export_parts_discard(*, job_id: int, exc: BaseException | None = None) -> None:
+    """Removes a failed export's work directory and fails its job with ``exc`` (None: keeps the error a failed
+    part recorded); a job that succeeded (a second delivery of a part failing) stays so."""
+    shutil.rmtree(export_work_directory(_export_of(job_id)), ignore_errors=True)
+    state = Job.objects.values_list("state", flat=True).get(pk=job_id)
+    if state != Job.State.SUCCESS and (exc is not None or state != Job.State.FAILURE):
+        job_failed(job_id, exc or RuntimeError("a part of the export failed"))
+
+
+def _export_of(job_id: int) -> Export:
+    export_id = Job.objects.values_list("params", flat=True).get(pk=job_id)["export_id"]
+    return Export.objects.select_related("project").get(pk=export_id)
+
+
+def _scope_write(work: Path, *, scope: ExportScope, tables: TableOptions, recompute: bool) -> None:
+    cut = {
+        "max_judgment_id": scope.max_judgment_id,
+        "max_item_id": scope.max_item_id,
+        "rater_names": sorted(scope.rater_names.items()),
+        "excluded": sorted(scope.excluded),
+        "include_excluded": scope.include_excluded,
+        "by_subgroup": scope.by_subgroup,
+        "adjudicated": [[*key, value] for key, value in scope.adjudicated.items()],
+        "adjudication": scope.adjudication,
+    }
+    state = {"scope": cut, "tables": asdict(tables), "agreement_recomputed": recompute}
+    (work / SCOPE_FILE).write_text(json.dumps(state, ensure_ascii=False))
+
+
+def _scope_read(work: Path, export: Export) -> tuple[ExportScope, TableOptions, bool]:
+    state = json.loads((work / SCOPE_FILE).read_text())
+    cut = state["scope"]
+    scope = ExportScope(
+        project=export.project,
+        max_judgment_id=cut["max_judgment_id"],
+        max_item_id=cut["max_item_id"],
+        rater_names={rater: name for rater, name in cut["rater_names"]},
+        excluded=frozenset(cut["excluded"]),
+        include_excluded=cut["include_excluded"],
+        by_subgroup=cut["by_subgroup"],
+        adjudicated={tuple(row[:4]): row[4] for row in cut["adjudicated"]},
+        adjudication=cut["adjudication"],
+    )
+    tables = state["tables"]
+    options = TableOptions(**{**tables, "formats": tuple(tables["formats"]), "tables": tuple(tables["tables"])})
+    return scope, options, state["agreement_recomputed"]
