@@ -57,8 +57,22 @@ def export_dispatch(*, job_id: int) -> dict | None:
     error propagates."""
     if settings.CONCORD_EXPORT_PARTS <= 1:
         return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
-    job = Job.objects.get(pk=job_id)
-    export = Export.objects.select_related("project").get(pk=job.params["export_id"])
+    try:
+        parts = export_parts_start(job_id=job_id)
+        header = [queued_job(PART_JOB).si(job_id, list(tables), share) for tables, share in parts]
+        # the error callback runs once every part has returned, so no part writes a file after it
+        body = queued_job(FINISH_JOB).s(job_id).on_error(queued_job(DISCARD_JOB).si(job_id))
+        chord(header, body).apply_async()
+    except Exception as exc:
+        export_parts_discard(job_id=job_id, exc=exc)
+        raise
+    return None
+
+
+def export_parts_start(*, job_id: int) -> list[tuple[tuple[str, ...], float]]:
+    """Marks the job running, computes the agreement if the export needs it, fixes the export's scope in a fresh
+    work directory and returns its parts: the tables each writes, and its share of the job's progress."""
+    export = _export_of(job_id)
     job_running(job_id)
     progress = JobProgress(job_id)
     try:
@@ -79,18 +93,10 @@ def export_dispatch(*, job_id: int) -> dict | None:
         parts = export_parts_plan(tables.tables, n_items=sizes.n_items, n_judgments=sizes.n_judgments,
                                   n_parts=settings.CONCORD_EXPORT_PARTS)  # fmt: skip
         start = 0.3 if recompute else 0.0
-        share = (TABLES_DONE - start) / len(parts)
-        progress(start * 1000, 1000, "writing the tables")
-        header = [queued_job(PART_JOB).si(job_id, list(names), share) for names in parts]
-        # the error callback runs once every part has returned, so no part writes a file after it
-        body = queued_job(FINISH_JOB).s(job_id).on_error(queued_job(DISCARD_JOB).si(job_id))
-        chord(header, body).apply_async()
-    except Exception as exc:
-        export_parts_discard(job_id=job_id, exc=exc)
-        raise
+        progress(start, 1.0, "writing the tables")
     finally:
         progress.close()
-    return None
+    return [(names, (TABLES_DONE - start) / len(parts)) for names in parts]
 
 
 def export_parts_plan(tables: tuple[str, ...], *, n_items: int, n_judgments: int, n_parts: int) -> list[tuple]:
