@@ -184,7 +184,7 @@ def parquet_available() -> bool:
 
 
 @dataclass
-class _Progress:
+class ExportProgress:
     """Maps the phases of an export onto one 0–1 scale for a Job's progress bar or tqdm."""
 
     report: Callable[[float, float, str], None] | None
@@ -219,7 +219,7 @@ def export_write(
     for ``by`` (a command) is recorded in the audit log once the zip is complete; a job's export was
     recorded when it was started."""
     options = options.checked()
-    report = _Progress(progress)
+    report = ExportProgress(progress)
     recompute = export_agreement_ready(project=project, options=options, report=report)
     rows_start = 0.3 if recompute else 0.0
     scope = export_scope(
@@ -265,7 +265,7 @@ def export_write(
     )
 
 
-def export_agreement_ready(*, project: Project, options: ExportOptions, report: _Progress) -> bool:
+def export_agreement_ready(*, project: Project, options: ExportOptions, report: ExportProgress) -> bool:
     """Computes the project's agreement snapshots (the first 30% of the progress) when there are none or the
     options ask for it, so the card's figures are the dashboard's; returns whether it did."""
     from agreement.models import AgreementSnapshot
@@ -306,7 +306,7 @@ def export_zip_write(
     destination: Path,
     recompute: bool,
     by=None,
-    report: _Progress,
+    report: ExportProgress,
 ) -> dict:
     """Writes the data card, the datasheet and the zip of the tables' ``files`` (in ``work``, which goes
     whatever happens) to ``destination`` and returns what it holds (see export_write)."""

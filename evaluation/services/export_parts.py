@@ -13,7 +13,8 @@ mode (no broker) the chord runs its parts one after the other in the process tha
 
 import json
 import shutil
-from dataclasses import asdict
+import uuid
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from celery import chord
@@ -28,8 +29,8 @@ from evaluation.selectors.export import ExportScope, export_scope, export_sizes,
 
 from .export import (
     ExportOptions,
+    ExportProgress,
     _card_facts,
-    _Progress,
     export_agreement_ready,
     export_publish,
     export_run,
@@ -58,10 +59,10 @@ def export_dispatch(*, job_id: int) -> dict | None:
     if settings.CONCORD_EXPORT_PARTS <= 1:
         return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
     try:
-        parts = export_parts_start(job_id=job_id)
-        header = [queued_job(PART_JOB).si(job_id, list(tables), share) for tables, share in parts]
+        plan = export_parts_start(job_id=job_id)
+        header = [queued_job(PART_JOB).si(job_id, plan.work, list(tables), plan.share) for tables in plan.parts]
         # the error callback runs once every part has returned, so no part writes a file after it
-        body = queued_job(FINISH_JOB).s(job_id).on_error(queued_job(DISCARD_JOB).si(job_id))
+        body = queued_job(FINISH_JOB).s(job_id, plan.work).on_error(queued_job(DISCARD_JOB).si(job_id))
         chord(header, body).apply_async()
     except Exception as exc:
         export_parts_discard(job_id=job_id, exc=exc)
@@ -69,15 +70,25 @@ def export_dispatch(*, job_id: int) -> dict | None:
     return None
 
 
-def export_parts_start(*, job_id: int) -> list[tuple[tuple[str, ...], float]]:
-    """Marks the job running, computes the agreement if the export needs it, fixes the export's scope in a fresh
-    work directory and returns its parts: the tables each writes, and its share of the job's progress."""
+@dataclass(frozen=True)
+class ExportParts:
+    """The parts of one export job: each writes ``parts[k]``'s tables into the work directory named ``work``, then
+    adds ``share`` to the job's progress."""
+
+    work: str
+    parts: tuple[tuple[str, ...], ...]
+    share: float
+
+
+def export_parts_start(*, job_id: int) -> ExportParts:
+    """Marks the job running, computes the agreement if the export needs it and fixes the export's scope in a
+    work directory of its own (a redelivered first step makes another, so two chords never share files)."""
     export = _export_of(job_id)
     job_running(job_id)
     progress = JobProgress(job_id)
     try:
         options = ExportOptions.from_dict(export.options).checked()
-        recompute = export_agreement_ready(project=export.project, options=options, report=_Progress(progress))
+        recompute = export_agreement_ready(project=export.project, options=options, report=ExportProgress(progress))
         scope = export_scope(
             export.project,
             include_usernames=options.include_usernames,
@@ -86,8 +97,8 @@ def export_parts_start(*, job_id: int) -> list[tuple[tuple[str, ...], float]]:
         )
         sizes = export_sizes(scope)
         tables = export_table_options(scope, options=options, sizes=sizes)
-        work = export_work_directory(export)
-        shutil.rmtree(work, ignore_errors=True)  # a redelivered first step starts over
+        token = uuid.uuid4().hex[:12]
+        work = export_work_directory(export, token)
         work.mkdir(parents=True)
         _scope_write(work, scope=scope, tables=tables, recompute=recompute)
         parts = export_parts_plan(tables.tables, n_items=sizes.n_items, n_judgments=sizes.n_judgments,
@@ -96,7 +107,7 @@ def export_parts_start(*, job_id: int) -> list[tuple[tuple[str, ...], float]]:
         progress(start, 1.0, "writing the tables")
     finally:
         progress.close()
-    return [(names, (TABLES_DONE - start) / len(parts)) for names in parts]
+    return ExportParts(work=token, parts=tuple(parts), share=(TABLES_DONE - start) / len(parts))
 
 
 def export_parts_plan(tables: tuple[str, ...], *, n_items: int, n_judgments: int, n_parts: int) -> list[tuple]:
@@ -113,37 +124,37 @@ def export_parts_plan(tables: tuple[str, ...], *, n_items: int, n_judgments: int
     return [tuple(sorted(p, key=TABLE_ORDER.index)) for p in parts if p]
 
 
-def export_work_directory(export: Export) -> Path:
-    """The directory the parts of an export write its tables' files to, beside its zip under MEDIA_ROOT."""
-    return Path(settings.MEDIA_ROOT) / export_zip_path(export).parent / f".export-{export.id}-parts"
+def export_work_directory(export: Export, token: str) -> Path:
+    """A directory the parts of an export write its tables' files to, beside its zip under MEDIA_ROOT."""
+    return Path(settings.MEDIA_ROOT) / export_zip_path(export).parent / f".export-{export.id}-{token}"
 
 
-def export_part_write(*, job_id: int, tables: list[str], share: float) -> list[dict]:
-    """Writes the files of ``tables`` into the export's work directory (which must exist: a part that runs
-    after its export was discarded fails) and adds ``share`` to the job's progress; returns the files."""
+def export_part_write(*, job_id: int, work: str, tables: list[str], share: float) -> list[dict]:
+    """Writes the files of ``tables`` into the work directory ``work`` (which must exist: a part that runs after
+    its export was discarded fails) and adds ``share`` to the job's progress; returns the files."""
     export = _export_of(job_id)
-    work = export_work_directory(export)
-    scope, options, _ = _scope_read(work, export)
+    directory = export_work_directory(export, work)
+    scope, options, _ = _scope_read(directory, export)
     files = [
         file
         for name in tables
-        for file in table_write(name, scope=scope, options=options, work=work, raters=lambda: rater_rows(scope))
+        for file in table_write(name, scope=scope, options=options, work=directory, raters=lambda: rater_rows(scope))
     ]
     job_advance(job_id, share)
     return [{**asdict(f), "path": f.path.name} for f in files]
 
 
-def export_parts_finish(*, job_id: int, written: list[list[dict]]) -> dict:
+def export_parts_finish(*, job_id: int, work: str, written: list[list[dict]]) -> dict:
     """The chord's last step: writes the card and the zip of the files the parts wrote (in the order the export
     in one task lists them), renames it into place and finishes the export and its job. The work directory goes
     whatever happens; a failure fails the job."""
     export = _export_of(job_id)
-    work = export_work_directory(export)
-    partial = (Path(settings.MEDIA_ROOT) / export_zip_path(export)).with_suffix(".zip.part")
+    directory = export_work_directory(export, work)
+    partial = directory.with_suffix(".zip.part")
     try:
-        scope, tables, recompute = _scope_read(work, export)
+        scope, tables, recompute = _scope_read(directory, export)
         files = sorted(
-            (WrittenFile(**{**f, "path": work / f["path"]}) for part in written for f in part),
+            (WrittenFile(**{**f, "path": directory / f["path"]}) for part in written for f in part),
             key=lambda f: TABLE_ORDER.index(f.table),  # stable: a table's files stay in their order
         )
         card_facts = _card_facts(export.project, scope, export_sizes(scope))
@@ -154,10 +165,10 @@ def export_parts_finish(*, job_id: int, written: list[list[dict]]) -> dict:
             card_facts=lambda: card_facts,
             files=files,
             item_spec=tables.item_spec,
-            work=work,
+            work=directory,
             destination=partial,
             recompute=recompute,
-            report=_Progress(None),
+            report=ExportProgress(None),
         )
         result = export_publish(export=export, partial=partial, summary=summary)
     except Exception as exc:
@@ -170,9 +181,15 @@ def export_parts_finish(*, job_id: int, written: list[list[dict]]) -> dict:
 
 
 def export_parts_discard(*, job_id: int, exc: BaseException | None = None) -> None:
-    """Removes a failed export's work directory and fails its job with ``exc`` (None: keeps the error a failed
-    part recorded); a job that succeeded (a second delivery of a part failing) stays so."""
-    shutil.rmtree(export_work_directory(_export_of(job_id)), ignore_errors=True)
+    """Removes a failed export's work directories and half-written zip and fails its job with ``exc`` (None: keeps
+    the error a failed part recorded); a job that succeeded (a second delivery of a part failing) stays so."""
+    export = _export_of(job_id)
+    pattern = export_work_directory(export, "*")
+    for path in pattern.parent.glob(pattern.name):  # its work directories and their zips (.zip.part)
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
     state = Job.objects.values_list("state", flat=True).get(pk=job_id)
     if state != Job.State.SUCCESS and (exc is not None or state != Job.State.FAILURE):
         job_failed(job_id, exc or RuntimeError("a part of the export failed"))

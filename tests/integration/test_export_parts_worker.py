@@ -91,17 +91,22 @@ def test_a_part_failing_on_the_worker_fails_the_job_and_leaves_no_zip_and_no_wor
 ):
     export = Export.objects.create(project=study, created_by=lead, options=asdict(OPTIONS.checked()))
     job = Job.objects.create(kind=EXPORT_KIND, project=study, params={"export_id": export.id})
-    parts = export_parts_start(job_id=job.id)
-    assert [tables for tables, _ in parts] == [("judgments",), ("items", "scores", "raters")]
-    assert export_work_directory(export).is_dir()
+    plan = export_parts_start(job_id=job.id)
+    assert plan.parts == (("judgments",), ("items", "scores", "raters"))
+    work = export_work_directory(export, plan.work)
+    assert work.is_dir()
 
     # a chord whose first part writes its table and whose second names a table there is not
-    header = [queued_job(PART_JOB).si(job.id, ["judgments"], 0.5), queued_job(PART_JOB).si(job.id, ["nope"], 0.5)]
-    chord(header, queued_job(FINISH_JOB).s(job.id).on_error(queued_job(DISCARD_JOB).si(job.id))).apply_async()
+    header = [
+        queued_job(PART_JOB).si(job.id, plan.work, ["judgments"], 0.5),
+        queued_job(PART_JOB).si(job.id, plan.work, ["nope"], 0.5),
+    ]
+    body = queued_job(FINISH_JOB).s(job.id, plan.work).on_error(queued_job(DISCARD_JOB).si(job.id))
+    chord(header, body).apply_async()
 
     wait_for(lambda: job_state(job.id) == "failure", 120, "the job to fail")
     wait_for(lambda: Job.objects.get(pk=job.id).progress >= 0.5, 120, "the first part to write its table")
-    wait_for(lambda: not export_work_directory(export).exists(), 60, "the work directory to go")
+    wait_for(lambda: not work.exists(), 60, "the work directory to go")
     job.refresh_from_db()
     assert "no table 'nope'" in job.error or "a part" in job.error, job.error
     export.refresh_from_db()
