@@ -46,15 +46,15 @@ class _ExportPartTask(Task):
 
 
 @shared_task(name=PART_JOB, base=_ExportPartTask, **WRITING)
-def export_part_job(job_id: int, work: str, tables: list[str], share: float) -> list[dict]:
+def export_part_job(job_id: int, token: str, tables: list[str], share: float) -> list[dict]:
     """Some tables of an export, written to its work directory."""
-    return export_part_write(job_id=job_id, work=work, tables=tables, share=share)
+    return export_part_write(job_id=job_id, token=token, tables=tables, share=share)
 
 
 @shared_task(name=FINISH_JOB, **WRITING)
-def export_finish_job(written: list[list[dict]], job_id: int, work: str) -> dict:
+def export_finish_job(written: list[list[dict]], job_id: int, token: str) -> dict:
     """An export's last step, once every part has written its tables: the card, the zip, the finished job."""
-    return export_parts_finish(job_id=job_id, work=work, written=written)
+    return export_parts_finish(job_id=job_id, token=token, written=written)
 
 
 @shared_task(name=DISCARD_JOB, acks_late=True)

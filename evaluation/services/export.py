@@ -31,10 +31,12 @@ from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export import profiles, soft_labels
 from evaluation.export.tables import RATERS, VOTES, has_spans, judgments_table, scores_table, spans_table
-from evaluation.export.writers import FORMATS, WrittenFile
+from evaluation.export.writers import FORMATS, TableSpec, WrittenFile
 from evaluation.models import Export, VoteImport
 from evaluation.selectors.export import (
     NO_SUBGROUP,
+    ExportScope,
+    ExportSizes,
     agreement_for_card,
     card_counts,
     criteria_for_card,
@@ -222,12 +224,7 @@ def export_write(
     report = ExportProgress(progress)
     recompute = export_agreement_ready(project=project, options=options, report=report)
     rows_start = 0.3 if recompute else 0.0
-    scope = export_scope(
-        project,
-        include_usernames=options.include_usernames,
-        include_excluded=options.include_excluded,
-        by_subgroup=options.split == "subgroup",
-    )
+    scope = export_options_scope(project, options)
     # The card's aggregates are read on a second connection while the rows are written, when the
     # export runs outside a transaction (a job, the command): the database works on them while this
     # thread formats rows. Inside a transaction (tests, a request) a second connection would not see
@@ -281,7 +278,17 @@ def export_agreement_ready(*, project: Project, options: ExportOptions, report: 
     return recompute
 
 
-def export_table_options(scope, *, options: ExportOptions, sizes) -> TableOptions:
+def export_options_scope(project: Project, options: ExportOptions) -> ExportScope:
+    """What an export of ``project`` with ``options`` covers, from now on (see ExportScope)."""
+    return export_scope(
+        project,
+        include_usernames=options.include_usernames,
+        include_excluded=options.include_excluded,
+        by_subgroup=options.split == "subgroup",
+    )
+
+
+def export_table_options(scope: ExportScope, *, options: ExportOptions, sizes: ExportSizes) -> TableOptions:
     """How the tables of an export of ``scope`` are written, and which there are."""
     project = scope.project
     return TableOptions(
@@ -298,10 +305,10 @@ def export_zip_write(
     *,
     project: Project,
     options: ExportOptions,
-    scope,
+    scope: ExportScope,
     card_facts: Callable[[], dict],
     files: list[WrittenFile],
-    item_spec,
+    item_spec: TableSpec,
     work: Path,
     destination: Path,
     recompute: bool,

@@ -25,13 +25,14 @@ from core.models import Job
 from core.services.job import JobProgress, job_advance, job_failed, job_run, job_running, job_succeeded
 from evaluation.export.writers import WrittenFile
 from evaluation.models import Export
-from evaluation.selectors.export import ExportScope, export_scope, export_sizes, rater_rows
+from evaluation.selectors.export import ExportScope, export_sizes, rater_rows
 
 from .export import (
     ExportOptions,
     ExportProgress,
     _card_facts,
     export_agreement_ready,
+    export_options_scope,
     export_publish,
     export_run,
     export_table_options,
@@ -44,11 +45,12 @@ PART_JOB = "evaluation.export_part_job"
 FINISH_JOB = "evaluation.export_finish_job"
 DISCARD_JOB = "evaluation.export_discard_job"
 SCOPE_FILE = "scope.json"
-# Where the tables' files are, for the last step to read; the data card's share of the progress is the rest.
+# The job's progress once every part has written its tables: the card and the zip take the rest.
 TABLES_DONE = 0.95
-# What a row of each table costs to write, in judgment rows, to balance the parts: an item row carries the item's
-# texts and its outputs'; the scores table has a row per output and criterion; the raters table is small.
-ROW_COST = {"items": 4, "judgments": 1, "scores": 1, "spans": 1, "raters": 0, "votes": 1}
+# What each table costs to write, in judgment rows per item (items, scores) or per judgment (the others), to
+# balance the parts. BENCHMARKS.md "Export" (1M judgments, 83,334 items): the items took 8 s, the judgments,
+# scores and raters 19 s; an item carries its texts and outputs, and has a scores row per output and criterion.
+ROW_COST = {"items": 6, "judgments": 1, "scores": 2, "spans": 1, "raters": 0, "votes": 1}
 
 
 def export_dispatch(*, job_id: int) -> dict | None:
@@ -60,9 +62,9 @@ def export_dispatch(*, job_id: int) -> dict | None:
         return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
     try:
         plan = export_parts_start(job_id=job_id)
-        header = [queued_job(PART_JOB).si(job_id, plan.work, list(tables), plan.share) for tables in plan.parts]
+        header = [queued_job(PART_JOB).si(job_id, plan.token, list(tables), plan.share) for tables in plan.parts]
         # the error callback runs once every part has returned, so no part writes a file after it
-        body = queued_job(FINISH_JOB).s(job_id, plan.work).on_error(queued_job(DISCARD_JOB).si(job_id))
+        body = queued_job(FINISH_JOB).s(job_id, plan.token).on_error(queued_job(DISCARD_JOB).si(job_id))
         chord(header, body).apply_async()
     except Exception as exc:
         export_parts_discard(job_id=job_id, exc=exc)
@@ -72,10 +74,10 @@ def export_dispatch(*, job_id: int) -> dict | None:
 
 @dataclass(frozen=True)
 class ExportParts:
-    """The parts of one export job: each writes ``parts[k]``'s tables into the work directory named ``work``, then
-    adds ``share`` to the job's progress."""
+    """The parts of one export job: each writes ``parts[k]``'s tables into the work directory named by ``token``
+    (export_work_directory), then adds ``share`` to the job's progress."""
 
-    work: str
+    token: str
     parts: tuple[tuple[str, ...], ...]
     share: float
 
@@ -89,12 +91,7 @@ def export_parts_start(*, job_id: int) -> ExportParts:
     try:
         options = ExportOptions.from_dict(export.options).checked()
         recompute = export_agreement_ready(project=export.project, options=options, report=ExportProgress(progress))
-        scope = export_scope(
-            export.project,
-            include_usernames=options.include_usernames,
-            include_excluded=options.include_excluded,
-            by_subgroup=options.split == "subgroup",
-        )
+        scope = export_options_scope(export.project, options)
         sizes = export_sizes(scope)
         tables = export_table_options(scope, options=options, sizes=sizes)
         token = uuid.uuid4().hex[:12]
@@ -107,10 +104,12 @@ def export_parts_start(*, job_id: int) -> ExportParts:
         progress(start, 1.0, "writing the tables")
     finally:
         progress.close()
-    return ExportParts(work=token, parts=tuple(parts), share=(TABLES_DONE - start) / len(parts))
+    return ExportParts(token=token, parts=tuple(parts), share=(TABLES_DONE - start) / len(parts))
 
 
-def export_parts_plan(tables: tuple[str, ...], *, n_items: int, n_judgments: int, n_parts: int) -> list[tuple]:
+def export_parts_plan(
+    tables: tuple[str, ...], *, n_items: int, n_judgments: int, n_parts: int
+) -> list[tuple[str, ...]]:
     """The tables grouped into at most ``n_parts`` parts of about equal cost (the costliest first, each to the
     part with the least so far), each part's in TABLE_ORDER; no empty part."""
     rows = {"items": n_items, "scores": n_items, "raters": 0}  # spans and votes: about one per judgment
@@ -129,11 +128,11 @@ def export_work_directory(export: Export, token: str) -> Path:
     return Path(settings.MEDIA_ROOT) / export_zip_path(export).parent / f".export-{export.id}-{token}"
 
 
-def export_part_write(*, job_id: int, work: str, tables: list[str], share: float) -> list[dict]:
-    """Writes the files of ``tables`` into the work directory ``work`` (which must exist: a part that runs after
-    its export was discarded fails) and adds ``share`` to the job's progress; returns the files."""
+def export_part_write(*, job_id: int, token: str, tables: list[str], share: float) -> list[dict]:
+    """Writes the files of ``tables`` into the export's work directory named by ``token`` (which must exist: a part
+    that runs after its export was discarded fails) and adds ``share`` to the job's progress; returns the files."""
     export = _export_of(job_id)
-    directory = export_work_directory(export, work)
+    directory = export_work_directory(export, token)
     scope, options, _ = _scope_read(directory, export)
     files = [
         file
@@ -144,12 +143,12 @@ def export_part_write(*, job_id: int, work: str, tables: list[str], share: float
     return [{**asdict(f), "path": f.path.name} for f in files]
 
 
-def export_parts_finish(*, job_id: int, work: str, written: list[list[dict]]) -> dict:
+def export_parts_finish(*, job_id: int, token: str, written: list[list[dict]]) -> dict:
     """The chord's last step: writes the card and the zip of the files the parts wrote (in the order the export
     in one task lists them), renames it into place and finishes the export and its job. The work directory goes
     whatever happens; a failure fails the job."""
     export = _export_of(job_id)
-    directory = export_work_directory(export, work)
+    directory = export_work_directory(export, token)
     partial = directory.with_suffix(".zip.part")
     try:
         scope, tables, recompute = _scope_read(directory, export)

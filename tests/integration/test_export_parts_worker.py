@@ -93,15 +93,15 @@ def test_a_part_failing_on_the_worker_fails_the_job_and_leaves_no_zip_and_no_wor
     job = Job.objects.create(kind=EXPORT_KIND, project=study, params={"export_id": export.id})
     plan = export_parts_start(job_id=job.id)
     assert plan.parts == (("judgments",), ("items", "scores", "raters"))
-    work = export_work_directory(export, plan.work)
+    work = export_work_directory(export, plan.token)
     assert work.is_dir()
 
     # a chord whose first part writes its table and whose second names a table there is not
     header = [
-        queued_job(PART_JOB).si(job.id, plan.work, ["judgments"], 0.5),
-        queued_job(PART_JOB).si(job.id, plan.work, ["nope"], 0.5),
+        queued_job(PART_JOB).si(job.id, plan.token, ["judgments"], 0.5),
+        queued_job(PART_JOB).si(job.id, plan.token, ["nope"], 0.5),
     ]
-    body = queued_job(FINISH_JOB).s(job.id, plan.work).on_error(queued_job(DISCARD_JOB).si(job.id))
+    body = queued_job(FINISH_JOB).s(job.id, plan.token).on_error(queued_job(DISCARD_JOB).si(job.id))
     chord(header, body).apply_async()
 
     wait_for(lambda: job_state(job.id) == "failure", 120, "the job to fail")
