@@ -35,7 +35,8 @@ class OffScale:
     """Judgments of a label given outside its declared scale (imported ones): how many, and which values."""
 
     n: int
-    values: list[float]
+    #: The values as text (``agreement.services.off_scale``: NaN is no JSON).
+    values: list[str]
 
 
 @dataclass(frozen=True)

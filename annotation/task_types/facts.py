@@ -4,7 +4,9 @@ they read through the registry, so that no code outside the task type packages b
 Names of statistics are those of ``agreement.engine.statistics.STATISTICS``; export columns are
 ``(name, type, description)`` as ``evaluation.export.tables.Column`` takes them."""
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 # What a coded judgment value is (Values.kind).
 POINTS = "points"  # a whole number on the criterion's scale; its categories are the scale's points
@@ -171,10 +173,24 @@ class Results:
         return self.default_normalisation if modulus is None else self.modulus_normalisation
 
 
+class CriterionScale(Protocol):
+    """What the card's wording reads of a criterion: the export facts' ``CriterionFacts``
+    (``evaluation.export.card_facts``)."""
+
+    @property
+    def scale_min(self) -> float | None: ...
+
+    @property
+    def scale_max(self) -> float | None: ...
+
+    @property
+    def labels(self) -> Sequence[str]: ...
+
+
 @dataclass(frozen=True)
 class Card:
     """The data card's and HEDS sheet's wording. ``scale`` / ``heds_scale`` word a criterion's scale
-    (a criterion dict of the export facts, and the project's modulus or None): ``heds_scale`` gives
+    (a criterion of the export facts, and the project's modulus or None): ``heds_scale`` gives
     (number of values or "continuous", the values); ``aggregation`` how system scores are made (with a
     modulus: ``aggregation_with_modulus``); ``distribution_bins`` how the label distributions bin values
     (without and with a modulus); ``shown_first`` what the first shown output is, for the order share;
@@ -188,13 +204,13 @@ class Card:
     elicitation: str
     instrument: str
     assessment: str
-    scale: object  # Callable[[dict, float | None], str]
-    heds_scale: object  # Callable[[dict, float | None], tuple[int | str, str]]
+    scale: Callable[[CriterionScale, float | None], str]
+    heds_scale: Callable[[CriterionScale, float | None], tuple[int | str, str]]
     aggregation: str
     aggregation_with_modulus: str = ""
     distribution_bins: tuple[str, str] = (".", ".")
     outputs_shown: str = "the outputs"
-    settings: object = None  # Callable[[dict], str] | None
+    settings: Callable[[dict[str, Any]], str] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,20 @@
 
 import io
 
+from .card_facts import TrendPoint
+
 PALETTE = ["#0b5cad", "#b35c00", "#116329", "#8250df", "#a40e26", "#1b7c83"]
 
 
-def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> bytes | None:
-    """PNG bytes, or None when matplotlib is not installed (the card then says so)."""
+def trend_png(trend: dict[str, dict[str, tuple[TrendPoint, ...]]], *, statistic: str) -> bytes | None:
+    """PNG bytes of ``trend`` (per criterion and window, as ``AgreementFacts.trend``), or None when matplotlib is
+    not installed (the card then says so)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
         return None
-    weeks = sorted({p["week"] for series in trend.values() for points in series.values() for p in points})
+    weeks = sorted({p.week for series in trend.values() for points in series.values() for p in points})
     if not weeks:
         return None
     position = {week: k for k, week in enumerate(weeks)}
@@ -23,34 +26,41 @@ def trend_png(trend: dict[str, dict[str, list[dict]]], *, statistic: str) -> byt
     axes = figure.add_subplot()
     for k, (criterion, series) in enumerate(trend.items()):
         colour = PALETTE[k % len(PALETTE)]
-        cumulative = [p for p in series.get("cumulative", []) if p["value"] is not None]
-        x = [position[p["week"]] for p in cumulative]
-        axes.plot(x, [p["value"] for p in cumulative], color=colour, marker="o", label=f"{criterion} (cumulative)")
-        band = [p for p in cumulative if p["ci_low"] is not None]
+        # (x, value, low, high) of the points with a value
+        cumulative = [
+            (position[p.week], p.value, p.ci_low, p.ci_high)
+            for p in series.get("cumulative", ())
+            if p.value is not None
+        ]
+        axes.plot(
+            [x for x, *_ in cumulative],
+            [value for _, value, *_ in cumulative],
+            color=colour,
+            marker="o",
+            label=f"{criterion} (cumulative)",
+        )
+        band = [(x, value, low, high) for x, value, low, high in cumulative if low is not None and high is not None]
         if band:
-            axes.fill_between(
-                [position[p["week"]] for p in band],
-                [p["ci_low"] for p in band],
-                [p["ci_high"] for p in band],
-                color=colour,
-                alpha=0.15,
-                linewidth=0,
-            )
+            at, values, lows, highs = map(list, zip(*band, strict=True))
+            axes.fill_between(at, lows, highs, color=colour, alpha=0.15, linewidth=0)
             # the band has no width at a single week: every interval is also drawn as a bar with caps
             axes.errorbar(
-                [position[p["week"]] for p in band],
-                [p["value"] for p in band],
-                yerr=[[p["value"] - p["ci_low"] for p in band], [p["ci_high"] - p["value"] for p in band]],
+                at,
+                values,
+                yerr=[
+                    [value - low for value, low in zip(values, lows, strict=True)],
+                    [high - value for value, high in zip(values, highs, strict=True)],
+                ],
                 fmt="none",
                 ecolor=colour,
                 elinewidth=1,
                 capsize=4,
                 alpha=0.8,
             )
-        weekly = [p for p in series.get("week", []) if p["value"] is not None]
+        weekly = [(position[p.week], p.value) for p in series.get("week", ()) if p.value is not None]
         axes.scatter(
-            [position[p["week"]] for p in weekly],
-            [p["value"] for p in weekly],
+            [x for x, _ in weekly],
+            [value for _, value in weekly],
             color=colour,
             marker="x",
             alpha=0.7,

@@ -13,6 +13,8 @@ the form's numbering and are abridged; each answer carries a status:
 
 from annotation.task_types import REGISTRY
 
+from .card_facts import AboutFacts, CardCounts, CardFacts, CriterionFacts, Estimate
+
 FILLED, PARTLY, NOT_KNOWN = "filled", "partly_filled", "not_known"
 
 _ASK_AUTHORS = "Not recorded by the platform: the authors of the evaluation must answer."
@@ -34,36 +36,37 @@ def _stated(qid: str, question: str, text: str, status: str = FILLED, note: str 
     return _q(qid, question, text, status, note) if text else _q(qid, question)
 
 
-def _contact(about: dict) -> str:
+def _contact(about: AboutFacts) -> str:
     return "; ".join(
-        f"{label}: {about[field]}"
-        for field, label in (("authors", "authors"), ("contact", "contact"))
-        if about.get(field)
+        f"{label}: {text}" for label, text in (("authors", about.authors), ("contact", about.contact)) if text
     )
 
 
-def _criterion_block(criterion: dict, facts: dict) -> dict:
-    card = REGISTRY[facts["project"]["task_type"]].card
-    modulus = facts["project"].get("rankme_modulus")
-    agreement = facts["agreement"]
-    stats = agreement["labels"].get(criterion["name"], {})
+def _measured(name: str, s: Estimate, labels: dict[str, str]) -> str:
+    """One statistic's figure, as ``alpha = 0.812 [0.705, 0.893] (n = 120 units)``."""
+    return (
+        f"{labels.get(name, name)} = "
+        + (f"{s.value:.3f}" if s.value is not None else "insufficient data")
+        + (f" [{s.ci_low:.3f}, {s.ci_high:.3f}]" if s.ci_low is not None and s.ci_high is not None else "")
+        + f" (n = {s.n_units} units)"
+    )
+
+
+def _criterion_block(criterion: CriterionFacts, facts: CardFacts) -> dict:
+    card = REGISTRY[facts.project.task_type].card
+    modulus = facts.project.rankme_modulus
+    agreement = facts.agreement
+    stats = agreement.labels.get(criterion.name, {})
     size, values = card.heds_scale(criterion, modulus)
-    config = facts["project"].get("task_config")
+    config = facts.project.task_config
     if card.settings is not None and config:
         values = f"{values}. {card.settings(config)}"
     if stats:
-        labels = agreement["statistic_labels"]
-        measured = "; ".join(
-            f"{labels.get(name, name)} = "
-            + (f"{s['value']:.3f}" if s["value"] is not None else "insufficient data")
-            + (f" [{s['ci_low']:.3f}, {s['ci_high']:.3f}]" if s.get("ci_low") is not None else "")
-            + f" (n = {s['n_units']} units)"
-            for name, s in stats.items()
-        )
+        measured = "; ".join(_measured(name, s, agreement.statistic_labels) for name, s in stats.items())
         iaa = _q(
             "4.3.11",
             "Inter- and intra-annotator agreement: method and scores.",
-            f"Inter-annotator agreement, all judgments to the week of {agreement['week']}, non-gold items: "
+            f"Inter-annotator agreement, all judgments to the week of {agreement.week}, non-gold items: "
             f"{measured}. Intra-annotator agreement was not measured.",
             FILLED,
         )
@@ -76,7 +79,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
         )
     aggregation = card.aggregation_with_modulus if modulus is not None else card.aggregation
     return {
-        "criterion": criterion["name"],
+        "criterion": criterion.name,
         "questions": [
             _q("4.1.1", "Type of quality assessed (correctness, goodness, feature)."),
             _q("4.1.2", "Aspect of the outputs assessed (form, content, both)."),
@@ -107,15 +110,15 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
             _q(
                 "4.3.1",
                 "Name of the criterion in explanations and interfaces shown to evaluators.",
-                criterion["name"],
+                criterion.name,
                 FILLED,
             ),
             _q(
                 "4.3.2",
                 "Definition of the criterion given to evaluators.",
-                criterion["help_text"] or None,
-                FILLED if criterion["help_text"] else NOT_KNOWN,
-                "" if criterion["help_text"] else "No definition was recorded with the criterion.",
+                criterion.help_text or None,
+                FILLED if criterion.help_text else NOT_KNOWN,
+                "" if criterion.help_text else "No definition was recorded with the criterion.",
             ),
             _q("4.3.3", "Size of the scale or other rating instrument.", size, FILLED),
             _q("4.3.4", "List or range of the possible values.", values, FILLED),
@@ -129,7 +132,7 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
             _q(
                 "4.3.7",
                 "Verbatim question or prompt shown with each assessment.",
-                criterion["help_text"] or None,
+                criterion.help_text or None,
                 PARTLY,
                 "The criterion's help text as stored; the rating screen shows it under the criterion's name.",
             ),
@@ -149,27 +152,25 @@ def _criterion_block(criterion: dict, facts: dict) -> dict:
     }
 
 
-def build(facts: dict) -> dict:
-    p, c, o = facts["project"], facts["counts"], facts["options"]
-    about = facts.get("about", {})
-    systems = list(c["systems"])
-    n_items = c["n_items"] - c["n_gold_items"]
-    rules = facts["qc"]["rules"]
+def build(facts: CardFacts) -> dict:
+    p, c, o = facts.project, facts.counts, facts.options
+    about = facts.about
+    systems = list(c.systems)
+    n_items = c.n_items - c.n_gold_items
+    rules = facts.qc.rules
     qc_answer = []
-    if c["n_gold_items"] or rules:
+    if c.n_gold_items or rules:
         qc_answer.append("automatic quality checking methods are used during/post evaluation")
-    if any(r["action"] == "exclude" for r in rules) or c["exclusions"]["n_excluded_raters"]:
+    if any(r.action == "exclude" for r in rules) or c.exclusions.n_excluded_raters:
         qc_answer.append("evaluators are excluded if they fail quality checks (often or badly enough)")
-    if facts["qc"]["manual_actions"]:
+    if facts.qc.manual_actions:
         qc_answer.append("manual quality checking methods are used during/post evaluation")
     sections = [
         {
             "section": "1",
             "title": "Main reference and supplementary resources",
             "questions": [
-                _stated(
-                    "1.1", "Main reference (paper) for the evaluation, or 'for preregistration'.", about.get("citation")
-                ),
+                _stated("1.1", "Main reference (paper) for the evaluation, or 'for preregistration'.", about.citation),
                 _q(
                     "1.2",
                     "Links to resources used (system outputs, evaluation tools, data).",
@@ -216,20 +217,20 @@ def build(facts: dict) -> dict:
                     "Task the systems perform.",
                     None,
                     NOT_KNOWN,
-                    f"Hugging Face task categories given at export: {', '.join(o['task_categories'])}.",
+                    f"Hugging Face task categories given at export: {', '.join(o.task_categories)}.",
                 ),
                 _q(
                     "2.4",
                     "Input language(s).",
-                    o["languages"] or None,
-                    FILLED if o["languages"] else NOT_KNOWN,
-                    "As declared at export." if o["languages"] else "No language was declared at export.",
+                    list(o.languages) or None,
+                    FILLED if o.languages else NOT_KNOWN,
+                    "As declared at export." if o.languages else "No language was declared at export.",
                 ),
                 _q(
                     "2.5",
                     "Output language(s).",
-                    o["languages"] or None,
-                    PARTLY if o["languages"] else NOT_KNOWN,
+                    list(o.languages) or None,
+                    PARTLY if o.languages else NOT_KNOWN,
                     "Assumed to be the export's declared languages; confirm.",
                 ),
             ],
@@ -241,9 +242,9 @@ def build(facts: dict) -> dict:
                 _q(
                     "3.1.1",
                     "Number of system outputs (evaluation items) evaluated per system.",
-                    {s: n for s, n in c["systems"].items()},
+                    dict(c.systems),
                     FILLED,
-                    f"{n_items} non-gold items and {c['n_gold_items']} gold items; outputs per system.",
+                    f"{n_items} non-gold items and {c.n_gold_items} gold items; outputs per system.",
                 ),
                 _q(
                     "3.1.2",
@@ -253,19 +254,19 @@ def build(facts: dict) -> dict:
                     "The platform stores the items as imported, not how they were sampled.",
                 ),
                 _q("3.1.3", "Statistical power of the sample size."),
-                _q("3.2.1", "Number of evaluators.", c["n_raters"], FILLED),
+                _q("3.2.1", "Number of evaluators.", c.n_raters, FILLED),
                 _stated(
                     "3.2.2",
                     "Kind of evaluators (experts, paid, known to authors…).",
-                    about.get("compensation"),
+                    about.compensation,
                     PARTLY,
                     "How raters were paid, as stated by the authors at export; choose the kinds of evaluators.",
                 ),
-                _stated("3.2.3", "How evaluators were recruited.", about.get("recruitment")),
+                _stated("3.2.3", "How evaluators were recruited.", about.recruitment),
                 _q(
                     "3.2.4",
                     "Training and practice given before the evaluation.",
-                    p["instructions"] or None,
+                    p.instructions or None,
                     PARTLY,
                     "The written instructions shown to raters; any other training is for the authors to describe.",
                 ),
@@ -275,9 +276,9 @@ def build(facts: dict) -> dict:
                     "3.3.2",
                     "How responses were collected.",
                     _collection(c),
-                    FILLED if not c["judgment_sources"].get("import") else PARTLY,
+                    FILLED if not c.judgment_sources.get("import") else PARTLY,
                     ""
-                    if not c["judgment_sources"].get("import")
+                    if not c.judgment_sources.get("import")
                     else "Imported judgments were collected with another tool: name it.",
                 ),
                 _q(
@@ -285,7 +286,7 @@ def build(facts: dict) -> dict:
                     "Quality assurance methods.",
                     qc_answer or ["none of the above"],
                     PARTLY,
-                    f"{c['n_gold_items']} gold items; {c['exclusions']['n_excluded_raters']} raters excluded; "
+                    f"{c.n_gold_items} gold items; {c.exclusions.n_excluded_raters} raters excluded; "
                     + (
                         f"{len(rules)} version(s) of quality-control rules, listed in the data card."
                         if rules
@@ -295,16 +296,16 @@ def build(facts: dict) -> dict:
                 _q(
                     "3.3.4",
                     "What evaluators see (interface).",
-                    f"One screen per item: the input{' and references' if p['show_reference'] else ''} and "
-                    f"{REGISTRY[p['task_type']].card.outputs_shown}, with the "
-                    f"criteria below; order: {REGISTRY[p['task_type']].card.order_policy}.",
+                    f"One screen per item: the input{' and references' if p.show_reference else ''} and "
+                    f"{REGISTRY[p.task_type].card.outputs_shown}, with the "
+                    f"criteria below; order: {REGISTRY[p.task_type].card.order_policy}.",
                     PARTLY,
                     "Add a screenshot if possible.",
                 ),
                 _q(
                     "3.3.5",
                     "How free evaluators are regarding when and how quickly to evaluate.",
-                    f"No time limit per assessment; an assignment is leased for {p['lease_seconds']} s and returns "
+                    f"No time limit per assessment; an assignment is leased for {p.lease_seconds} s and returns "
                     "to the pool if not judged; progress is saved after every screen.",
                     PARTLY,
                     "For judgments made on this platform.",
@@ -334,7 +335,7 @@ def build(facts: dict) -> dict:
         {
             "section": "4",
             "title": "Definition and operationalisation of quality criteria (one block per criterion)",
-            "criteria": [_criterion_block(criterion, facts) for criterion in facts["criteria"]],
+            "criteria": [_criterion_block(criterion, facts) for criterion in facts.criteria],
         },
         {
             "section": "5",
@@ -343,7 +344,7 @@ def build(facts: dict) -> dict:
                 _stated(
                     "5.1",
                     "Approval by a research ethics committee.",
-                    about.get("consent"),
+                    about.consent,
                     PARTLY,
                     "Consent and ethics review, as stated by the authors at export; name the committee and "
                     "the approval if there was one.",
@@ -352,10 +353,10 @@ def build(facts: dict) -> dict:
                     "5.2",
                     "Personal data (GDPR Art. 4) in the outputs or responses, and how addressed.",
                     None,
-                    PARTLY if not o["include_usernames"] else NOT_KNOWN,
+                    PARTLY if not o.include_usernames else NOT_KNOWN,
                     "The export replaces rater accounts with pseudonyms and holds no account data; whether the "
                     "texts themselves contain personal data is for the authors."
-                    if not o["include_usernames"]
+                    if not o.include_usernames
                     else "This export includes rater usernames (export option).",
                 ),
                 _q("5.3", "Special-category data (GDPR Art. 9), and how addressed."),
@@ -369,7 +370,7 @@ def build(facts: dict) -> dict:
         "reference": "Belz and Thomson (2024). HEDS 3.0: The Human Evaluation Data Sheet Version 3.0. "
         "arXiv:2412.07940.",
         "filled_by": "Concord dataset export (automatic, from the platform's records)",
-        "experiment": facts["project"]["name"],
+        "experiment": p.name,
         "statuses": {
             FILLED: "answered from the platform's records or what the authors stated at export",
             PARTLY: "partly answered by the platform; see note",
@@ -382,22 +383,22 @@ def build(facts: dict) -> dict:
         "sections": sections,
         "platform_facts": {
             "systems": systems,
-            "task_type": p["task_type"],
-            "raters_per_item": p["raters_per_item"],
-            "double_annotated_share": p["double_annotation_share"],
-            "gold_rate": p["gold_rate"],
-            "observed_raters_per_item": {str(k): v for k, v in c["raters_per_item"].items()},
-            "order_randomisation": REGISTRY[p["task_type"]].card.order_policy,
-            **({"task_config": p["task_config"]} if p.get("task_config") else {}),
-            "n_judgments": c["n_judgments"],
-            "n_judgments_used": c["n_included_judgments"],
+            "task_type": p.task_type,
+            "raters_per_item": p.raters_per_item,
+            "double_annotated_share": p.double_annotation_share,
+            "gold_rate": p.gold_rate,
+            "observed_raters_per_item": {str(k): v for k, v in c.raters_per_item.items()},
+            "order_randomisation": REGISTRY[p.task_type].card.order_policy,
+            **({"task_config": p.task_config} if p.task_config else {}),
+            "n_judgments": c.n_judgments,
+            "n_judgments_used": c.n_included_judgments,
         },
-        "stated_at_export": {field: about[field] for field in _STATED_ONLY if about.get(field)},
+        "stated_at_export": {field: getattr(about, field) for field in _STATED_ONLY if getattr(about, field)},
     }
 
 
-def _collection(counts: dict) -> str:
-    sources = counts["judgment_sources"]
+def _collection(counts: CardCounts) -> str:
+    sources = counts.judgment_sources
     parts = []
     if sources.get("rater"):
         parts.append(f"{sources['rater']} judgments on the Concord web platform's rating screens")

@@ -5,6 +5,7 @@ which fields were collected and which were left out."""
 import json
 
 from .card import table, user_text
+from .card_facts import CardFacts
 
 FILE = "data/rater_profiles.jsonl"
 
@@ -17,22 +18,22 @@ def lines(answers: dict[str, dict], fields: list[str]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def card_text(facts: dict) -> str:
+def card_text(facts: CardFacts) -> str:
     """The section as text to follow the card ("" when the project asks no profile)."""
-    profile = facts.get("rater_profiles")
-    if not profile:
+    profile = facts.rater_profiles
+    if profile is None:
         return ""
     rows = [
-        [user_text(f["name"]), f["kind"], "yes" if f["sensitive"] else "no", "yes" if f["exported"] else "no"]
-        for f in profile["fields"]
+        [user_text(f.name), f.kind, "yes" if f.sensitive else "no", "yes" if f.exported else "no"]
+        for f in profile.fields
     ]
-    left_out = [f["name"] for f in profile["fields"] if not f["exported"]]
+    left_out = [f.name for f in profile.fields if not f.exported]
     out = [
         "## Rater profiles",
         "",
         "Raters answered a profile form after agreeing to its consent text; a rater who declined answered nothing "
         f"and judged nothing. `{FILE}` holds one line per rater with judgments in this export who agreed "
-        f"({profile['n_raters']}), under the rater's pseudonym, with the fields below marked exported.",
+        f"({profile.n_raters}), under the rater's pseudonym, with the fields below marked exported.",
         "",
         table(["field", "kind", "sensitive", "exported"], rows),
         "",

@@ -5,6 +5,7 @@ distribution, and the data card's section that describes them."""
 import re
 
 from .card import table, user_text
+from .card_facts import CardFacts
 
 FOLDER = "lewidi"
 SPLIT = "train"
@@ -34,7 +35,7 @@ def entries(units, *, criterion: str, categories: list[float], lang: str) -> dic
     ``answers`` ``[(rater, value)]``; the soft label is the share of answers per category, every declared
     category present."""
     units = list(units)
-    per_item = {}
+    per_item: dict[str, int] = {}
     for item, *_ in units:
         per_item[item] = per_item.get(item, 0) + 1
     out = {}
@@ -58,18 +59,18 @@ def entries(units, *, criterion: str, categories: list[float], lang: str) -> dic
     return out
 
 
-def card_text(facts: dict) -> str:
+def card_text(facts: CardFacts) -> str:
     """The section as text to follow the card ("" without soft labels)."""
     lines = card_section(facts)
     return "\n" + "\n".join(lines).rstrip() + "\n" if lines else ""
 
 
-def card_section(facts: dict) -> list[str]:
+def card_section(facts: CardFacts) -> list[str]:
     """The card's section on the soft labels, when the export has them."""
-    soft = facts.get("soft_labels")
-    if not soft:
+    soft = facts.soft_labels
+    if soft is None:
         return []
-    rows = [[user_text(f["criterion"]), f"`{f['path']}`", f["units"]] for f in soft["files"]]
+    rows = [[user_text(f.criterion), f"`{f.path}`", f.units] for f in soft.files]
     out = [
         "## Soft labels (LeWiDi layout)",
         "",
@@ -77,7 +78,7 @@ def card_section(facts: dict) -> list[str]:
         "Learning with Disagreements shared task (LeWiDi 2025): one file per criterion whose answers are "
         "categories, a JSON object keyed by unit (the item's `external_id`, or `external_id/system` where "
         "an item's outputs were rated one by one). From the judgments used for scores and agreement (no "
-        "gold items, no excluded raters)." + (f" {soft['category_note']}" if soft.get("category_note") else ""),
+        "gold items, no excluded raters)." + (f" {soft.category_note}" if soft.category_note else ""),
         "",
         table(["criterion", "file", "units"], rows) if rows else "No criterion with categorical answers.",
         "",

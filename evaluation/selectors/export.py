@@ -9,8 +9,9 @@ import queue
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from operator import itemgetter
+from typing import Any
 
 from django.db import connection
 from django.db.models import (
@@ -32,6 +33,7 @@ from django.db.models import (
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
+from agreement.selectors.dashboard_model import SnapshotFigures
 from annotation.models import (
     AdjudicatedSpan,
     AdjudicatedValue,
@@ -47,6 +49,24 @@ from annotation.models import (
 from annotation.selectors.quality import ON_WORK_ITEMS
 from annotation.task_types import REGISTRY
 from annotation.task_types.facts import CONTINUOUS, OUTCOME, POINTS, SPANS
+from evaluation.export.card_facts import (
+    AgreementFacts,
+    CardCounts,
+    CriterionFacts,
+    Estimate,
+    Exclusions,
+    Limitation,
+    OffScaleValues,
+    QcFacts,
+    QcRuleVersion,
+    Quantiles,
+    RaterPairEstimate,
+    RaterPairs,
+    SubgroupCounts,
+    SystemMean,
+    SystemTally,
+    TrendPoint,
+)
 
 from . import ratings
 
@@ -273,7 +293,8 @@ def _batches(
 ) -> Iterator[tuple[str, list[tuple]]]:
     """(subgroup, rows) batches of at most ``size`` converted rows; the first field of each raw row
     is its subgroup, and rows arrive ordered by it when ``by_subgroup``."""
-    batch, current, size = [], None, size or CHUNK_ROWS
+    batch: list[tuple] = []
+    current, size = NO_SUBGROUP, size or CHUNK_ROWS
     for raw in rows:
         key = raw[0] if by_subgroup else NO_SUBGROUP
         if key != current and batch:
@@ -347,7 +368,7 @@ def item_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
 def _proposals(scope: ExportScope) -> dict[int, list[dict]]:
     """A model's proposed spans per output id (ESA-AI), as the item import takes them (JSONL: a line re-imports
     with them; CSV and Parquet leave them out)."""
-    out = {}
+    out: dict[int, list[dict]] = {}
     rows = (
         ProposedSpan.objects.filter(output__item__project=scope.project, output__item_id__lte=scope.max_item_id)
         .order_by("output_id", "side", "start", "end", "id")
@@ -482,7 +503,8 @@ def span_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
         "proposal_id",
     )
     names = scope.rater_names
-    proposal_index, next_index = {}, {}
+    proposal_index: dict[int, int] = {}
+    next_index: dict[int, int] = {}
     for output_id, proposal_id in (
         ProposedSpan.objects.filter(output__item__project=scope.project)
         .order_by("output_id", "side", "start", "end", "id")
@@ -562,11 +584,11 @@ def score_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
                 yield (sg, item, first, second, crit, n, wins, ties, losses)
                 yield (sg, item, second, first, crit, n, losses, ties, wins)
 
-        def convert(r):
+        def convert_pair(r):
             sg, item, system, opponent, crit, n, wins, ties, losses = r
             return (item, system, opponent, crit, sg, n, wins, ties, losses, (wins + ties / 2) / n)
 
-        yield from _batches(pairs(rows.iterator(chunk_size=CHUNK_ROWS)), scope.by_subgroup, convert)
+        yield from _batches(pairs(rows.iterator(chunk_size=CHUNK_ROWS)), scope.by_subgroup, convert_pair)
         return
     rows = (
         scope.included()
@@ -628,24 +650,24 @@ def rater_rows(scope: ExportScope) -> list[tuple]:
 # --- Facts for the data card --------------------------------------------------------------------------
 
 
-def criteria_for_card(project: Project) -> list[dict]:
-    return [
-        {
-            "name": c.name,
-            "scale_min": c.scale_min,
-            "scale_max": c.scale_max,
-            "labels": list(c.labels or []),
-            "help_text": c.help_text,
-        }
+def criteria_for_card(project: Project) -> tuple[CriterionFacts, ...]:
+    return tuple(
+        CriterionFacts(
+            name=c.name,
+            scale_min=c.scale_min,
+            scale_max=c.scale_max,
+            labels=tuple(c.labels or ()),
+            help_text=c.help_text,
+        )
         for c in Criterion.objects.filter(project=project).order_by("position", "id")
-    ]
+    )
 
 
-def label_distributions(scope: ExportScope) -> dict[str, dict]:
+def label_distributions(scope: ExportScope) -> dict[str, dict[str, int]]:
     """Per criterion, how often each value was given in the included judgments: counts per scale point
     (likert), per outcome for the first output as imported (pairwise), per tenth of the scale (rankme)."""
     criteria = Criterion.objects.filter(project=scope.project).order_by("position", "id")
-    out = {c.name: {} for c in criteria}
+    out: dict[str, dict[str, int]] = {c.name: {} for c in criteria}
     values = REGISTRY[scope.project.task_type].values
     if values.kind == CONTINUOUS and scope.project.rankme_modulus is not None:
         return _modulus_distributions(scope, criteria)
@@ -655,7 +677,7 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
         for c in criteria:
             low, high = c.scale_min, c.scale_max
             width = (high - low) / 10
-            counts = Counter()
+            counts: Counter[int] = Counter()
             for value, n in (
                 scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
             ):
@@ -668,13 +690,13 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
         .annotate(n=Count("id"))
         .values_list("criterion__name", "value", "n")
     )
-    counts = {(name, value): n for name, value, n in rows}
+    given = {(name, value): n for name, value, n in rows}
     for c in criteria:
         if scope.outcomes:
             points = list(zip(values.outcomes, values.distribution_labels, strict=True))
         else:
             points = [(float(v), f"{v:g}") for v in range(int(c.scale_min), int(c.scale_max) + 1)]
-        out[c.name] = {label: counts.get((c.name, value), 0) for value, label in points}
+        out[c.name] = {label: given.get((c.name, value), 0) for value, label in points}
     return out
 
 
@@ -682,11 +704,11 @@ def label_distributions(scope: ExportScope) -> dict[str, dict]:
 PENALTY_BINS = 10
 
 
-def _penalty_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
+def _penalty_distributions(scope: ExportScope, criteria) -> dict[str, dict[str, int]]:
     labels = [f"{k}–{k + 1}" for k in range(PENALTY_BINS)] + [f"{PENALTY_BINS} and above"]
     out = {}
     for c in criteria:
-        counts = Counter()
+        counts: Counter[int] = Counter()
         rows = scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
         for value, n in rows:
             counts[min(PENALTY_BINS, int(value))] += n
@@ -698,7 +720,7 @@ def _penalty_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
 MODULUS_DOUBLINGS = 3
 
 
-def _modulus_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
+def _modulus_distributions(scope: ExportScope, criteria) -> dict[str, dict[str, int]]:
     m = scope.project.rankme_modulus
     edges = [m * 2.0**k for k in range(-MODULUS_DOUBLINGS, MODULUS_DOUBLINGS + 1)]
     labels = (
@@ -708,7 +730,7 @@ def _modulus_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
     )
     out = {}
     for c in criteria:
-        counts = Counter()
+        counts: Counter[int] = Counter()
         rows = scope.included().filter(criterion=c).values("value").annotate(n=Count("id")).values_list("value", "n")
         for value, n in rows:
             counts[bisect.bisect_right(edges, value)] += n
@@ -716,9 +738,9 @@ def _modulus_distributions(scope: ExportScope, criteria) -> dict[str, dict]:
     return out
 
 
-def _quantiles(values: list[int]) -> dict:
+def _quantiles(values: list[int]) -> Quantiles:
     if not values:
-        return {"min": None, "q1": None, "median": None, "q3": None, "max": None, "mean": None}
+        return Quantiles(min=None, q1=None, median=None, q3=None, max=None, mean=None)
     values = sorted(values)
 
     def at(share):  # linear interpolation between order statistics (numpy's default method)
@@ -727,14 +749,9 @@ def _quantiles(values: list[int]) -> dict:
         high = min(low + 1, len(values) - 1)
         return values[low] + (values[high] - values[low]) * (position - low)
 
-    return {
-        "min": values[0],
-        "q1": at(0.25),
-        "median": at(0.5),
-        "q3": at(0.75),
-        "max": values[-1],
-        "mean": sum(values) / len(values),
-    }
+    return Quantiles(
+        min=values[0], q1=at(0.25), median=at(0.5), q3=at(0.75), max=values[-1], mean=sum(values) / len(values)
+    )
 
 
 class _Median(Aggregate):
@@ -789,7 +806,7 @@ def export_sizes(scope: ExportScope) -> ExportSizes:
     )
 
 
-def card_counts(scope: ExportScope, sizes: ExportSizes) -> dict:
+def card_counts(scope: ExportScope, sizes: ExportSizes) -> CardCounts:
     """Counts the card states about items, outputs, systems, subgroups, raters and the design."""
     project = scope.project
     items = scope.items()
@@ -838,53 +855,48 @@ def card_counts(scope: ExportScope, sizes: ExportSizes) -> dict:
             last=Max("submitted_at", filter=in_export),
         )
     )  # fmt: skip
-    exclusions = {
-        "n_excluded_raters": len(scope.excluded),
-        "excluded_rater_judgments": totals["n_excluded"],
-        "gold_item_judgments": totals["n_gold"],
-        "superseded_revisions": Judgment.objects.filter(
+    exclusions = Exclusions(
+        n_excluded_raters=len(scope.excluded),
+        excluded_rater_judgments=totals["n_excluded"],
+        gold_item_judgments=totals["n_gold"],
+        superseded_revisions=Judgment.objects.filter(
             project=project, is_current=False, id__lte=scope.max_judgment_id
         ).count(),
-    }
-    sources = {name: totals[f"n_{name}"] for name in ("rater", "import") if totals[f"n_{name}"]}
-    weeks = totals
-    n_ordered, first_shown_first, n_durations = (
-        totals["n_ordered"],
-        totals["n_first_shown"],
-        totals["n_durations"],
     )
+    sources = {name: totals[f"n_{name}"] for name in ("rater", "import") if totals[f"n_{name}"]}
+    n_durations = totals["n_durations"]
     median_duration = _median_duration(judgments.filter(duration_ms__isnull=False)) if n_durations else None
     per_rater = sizes.judgments_per_rater
-    return {
-        "n_items": sizes.n_items,
-        "n_gold_items": sizes.n_gold_items,
-        "n_outputs": sum(systems.values()),
-        "systems": systems,
-        "outputs_per_item": dict(sorted(outputs_per_item.items())),
-        "subgroups": [
-            {"subgroup": name, "n_items": n, "n_judgments": subgroup_judgments.get(name, 0)}
+    return CardCounts(
+        n_items=sizes.n_items,
+        n_gold_items=sizes.n_gold_items,
+        n_outputs=sum(systems.values()),
+        systems=systems,
+        outputs_per_item=dict(sorted(outputs_per_item.items())),
+        subgroups=tuple(
+            SubgroupCounts(subgroup=name, n_items=n, n_judgments=subgroup_judgments.get(name, 0))
             for name, n in sizes.items_by_subgroup.items()
-        ],
-        "n_judgments": sum(per_rater),
-        "n_included_judgments": totals["n_included"],
-        "judgment_sources": sources,
-        "n_raters": len(per_rater),
-        "judgments_per_rater": _quantiles(per_rater),
-        "raters_per_item": dict(sorted(raters_per_item.items())),
-        "n_with_shown_order": n_ordered,
-        "n_first_output_shown_first": first_shown_first,
-        "median_duration_ms": median_duration,
-        "n_with_duration": n_durations,
-        "exclusions": exclusions,
-        "first_submitted": weeks["first"].date().isoformat() if weeks["first"] else None,
-        "last_submitted": weeks["last"].date().isoformat() if weeks["last"] else None,
-    }
+        ),
+        n_judgments=sum(per_rater),
+        n_included_judgments=totals["n_included"],
+        judgment_sources=sources,
+        n_raters=len(per_rater),
+        judgments_per_rater=_quantiles(per_rater),
+        raters_per_item=dict(sorted(raters_per_item.items())),
+        n_with_shown_order=totals["n_ordered"],
+        n_first_output_shown_first=totals["n_first_shown"],
+        median_duration_ms=median_duration,
+        n_with_duration=n_durations,
+        exclusions=exclusions,
+        first_submitted=totals["first"].date().isoformat() if totals["first"] else None,
+        last_submitted=totals["last"].date().isoformat() if totals["last"] else None,
+    )
 
 
-def system_summary(scope: ExportScope) -> dict[str, list[dict]]:
-    """Per criterion and system, from the included judgments: n and mean (likert, rankme, raw values),
-    or n, wins, ties, losses and win rate (pairwise, counting both sides of every pair)."""
-    out: dict[str, list[dict]] = {c["name"]: [] for c in criteria_for_card(scope.project)}
+def system_summary(scope: ExportScope) -> dict[str, tuple[SystemMean | SystemTally, ...]]:
+    """Per criterion with included judgments and system: n and mean (likert, rankme, raw values), or n, wins,
+    ties, losses and win rate (pairwise, counting both sides of every pair)."""
+    names = [c.name for c in criteria_for_card(scope.project)]
     if scope.outcomes:
         rows = (
             scope.included()
@@ -907,38 +919,32 @@ def system_summary(scope: ExportScope) -> dict[str, list[dict]]:
                 t[1] += w
                 t[2] += ties
                 t[3] += ll
+        tallies: dict[str, list[SystemTally]] = {name: [] for name in names}
         for (crit, system), (n, wins, ties, losses) in tally.items():
-            out.setdefault(crit, []).append(
-                {
-                    "system": system,
-                    "n": n,
-                    "wins": wins,
-                    "ties": ties,
-                    "losses": losses,
-                    "win_rate": (wins + ties / 2) / n,
-                }
+            tallies.setdefault(crit, []).append(
+                SystemTally(system=system, n=n, wins=wins, ties=ties, losses=losses, win_rate=(wins + ties / 2) / n)
             )
-        for rows_ in out.values():
-            rows_.sort(key=lambda r: (-r["win_rate"], r["system"]))
-        return {name: rows_ for name, rows_ in out.items() if rows_}
-    rows = (
+        for found in tallies.values():
+            found.sort(key=lambda r: (-r.win_rate, r.system))
+        return {name: tuple(found) for name, found in tallies.items() if found}
+    means: dict[str, list[SystemMean]] = {name: [] for name in names}
+    for crit, system, n, mean in (
         scope.included()
         .values("criterion__name", "output__system")
         .annotate(n=Count("id"), mean=Avg("value"))
         .order_by()
         .values_list("criterion__name", "output__system", "n", "mean")
-    )
-    for crit, system, n, mean in rows:
-        out.setdefault(crit, []).append({"system": system, "n": n, "mean": mean})
-    for rows_ in out.values():
-        rows_.sort(key=lambda r: (-r["mean"], r["system"]))
-    return {name: rows_ for name, rows_ in out.items() if rows_}
+    ):
+        means.setdefault(crit, []).append(SystemMean(system=system, n=n, mean=mean))
+    for rated in means.values():
+        rated.sort(key=lambda r: (-r.mean, r.system))
+    return {name: tuple(rated) for name, rated in means.items() if rated}
 
 
 # --- Quality control ---------------------------------------------------------------------------------
 
 
-def qc_for_card(project: Project) -> dict:
+def qc_for_card(project: Project) -> QcFacts:
     """Every version of the project's quality-control rules with the actions each took (counts by kind),
     the leads' own actions on raters, and how often each lead action of the audit log was taken: no rater
     or lead is named.
@@ -952,49 +958,78 @@ def qc_for_card(project: Project) -> dict:
 
     counts = Counter(RaterAction.objects.filter(project=project).values_list("rules__version", "kind").order_by())
     taken = sorted(counts.items(), key=lambda entry: (entry[0][0] or 0, entry[0][1]))
-    versions = [
-        {
-            "version": r.version,
-            "gold_accuracy_threshold": r.gold_accuracy_threshold,
-            "min_gold_answered": r.min_gold_answered,
-            "action": r.action,
-            "min_seconds_per_judgment": r.min_seconds_per_judgment,
-            "straight_line_run": r.straight_line_run,
-            "degraded_p_threshold": r.degraded_p_threshold,
-            "min_degraded_answered": r.min_degraded_answered,
-            "actions": {kind: n for (version, kind), n in taken if version == r.version},
-        }
+    versions = tuple(
+        QcRuleVersion(
+            version=r.version,
+            gold_accuracy_threshold=r.gold_accuracy_threshold,
+            min_gold_answered=r.min_gold_answered,
+            action=r.action,
+            min_seconds_per_judgment=r.min_seconds_per_judgment,
+            straight_line_run=r.straight_line_run,
+            degraded_p_threshold=r.degraded_p_threshold,
+            min_degraded_answered=r.min_degraded_answered,
+            actions={kind: n for (version, kind), n in taken if version == r.version},
+        )
         for r in QcRules.objects.filter(project=project).order_by("version")
-    ]
-    manual = {kind: n for (version, kind), n in taken if version is None}
-    return {
-        "rules": versions,
-        "manual_actions": manual,
-        "lead_actions": audit_action_counts_for_project(project, leave_out=("export",)),
-    }
+    )
+    return QcFacts(
+        rules=versions,
+        manual_actions={kind: n for (version, kind), n in taken if version is None},
+        lead_actions=audit_action_counts_for_project(project, leave_out=("export",)),
+    )
 
 
 # --- Agreement, as the dashboard shows it --------------------------------------------------------------
 
 
-CARD_SNAPSHOT_FIELDS = (
-    "statistic",
-    "value",
-    "ci_low",
-    "ci_high",
-    "n_units",
-    "n_raters",
-    "status",
-    "reason",
-    "unreliable",
-)
+# The fields of a stored snapshot the card states (``Estimate``'s).
+CARD_SNAPSHOT_FIELDS = tuple(f.name for f in fields(Estimate))
 
 
-def _snapshot(s: dict | None) -> dict | None:
-    return None if s is None else {k: s[k] for k in CARD_SNAPSHOT_FIELDS}
+def _estimate(s: SnapshotFigures) -> Estimate:
+    return Estimate(
+        statistic=s["statistic"],
+        value=s["value"],
+        ci_low=s["ci_low"],
+        ci_high=s["ci_high"],
+        n_units=s["n_units"],
+        n_raters=s["n_raters"],
+        status=s["status"],
+        reason=s["reason"],
+        unreliable=s["unreliable"],
+    )
 
 
-def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict:
+def _trend_point(p: dict[str, Any]) -> TrendPoint:
+    return TrendPoint(
+        week=p["week"],
+        value=p["value"],
+        ci_low=p["ci_low"],
+        ci_high=p["ci_high"],
+        n_units=p["n_units"],
+        status=p["status"],
+        unreliable=p["unreliable"],
+    )
+
+
+def _limitations(
+    labels: dict[str, dict[str, Estimate]],
+    subgroups: dict[str, dict[str, Estimate]],
+    main_statistic: str | None,
+) -> tuple[Limitation, ...]:
+    """The main coefficients (per label, then per subgroup and label) that are unreliable or have no value."""
+    weak = (
+        [("criterion", name, "", stats.get(main_statistic)) for name, stats in labels.items()] if main_statistic else []
+    )
+    weak += [("subgroup", name, subgroup, s) for subgroup, cells in subgroups.items() for name, s in cells.items()]
+    return tuple(
+        Limitation(scope=scope, criterion=name, subgroup=subgroup, **asdict(s))
+        for scope, name, subgroup, s in weak
+        if s is not None and (s.unreliable or s.status != "ok")
+    )
+
+
+def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> AgreementFacts:
     """The agreement figures of the dashboard (``agreement.selectors.dashboard``), read from the stored
     snapshots: per criterion every statistic of the latest week (cumulative), per subgroup the main
     coefficient, the weekly trend of the main coefficient, rater pairs under the export's rater names,
@@ -1006,39 +1041,32 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
 
     board = dashboard_for_project(project)
     if board.week is None:
-        return {
-            "week": None,
-            "main_statistic": None,
-            "main_statistic_label": None,
-            "label_columns": [],
-            "labels": {},
-            "subgroups": {},
-            "trend": {},
-            "pairs": {},
-            "limitations": [],
-            "off_scale": {},
-            "statistic_labels": LABELS,
-            "min_reliable_units": MIN_RELIABLE_UNITS,
-            "computed_at": None,
-        }
-    criteria = labels_of(project, [c["name"] for c in criteria_for_card(project)])
+        return AgreementFacts(
+            week=None,
+            main_statistic=None,
+            main_statistic_label=None,
+            label_columns=(),
+            labels={},
+            subgroups={},
+            trend={},
+            pairs={},
+            limitations=(),
+            off_scale={},
+            statistic_labels=dict(LABELS),
+            min_reliable_units=MIN_RELIABLE_UNITS,
+        )
+    criteria = labels_of(project, [c.name for c in criteria_for_card(project)])
     labels = {
-        name: {statistic: _snapshot(s) for statistic, s in board.labels[name].items()}
+        name: {statistic: _estimate(s) for statistic, s in board.labels[name].items()}
         for name in criteria
         if name in board.labels
     }
     subgroups = {
-        subgroup: {name: _snapshot(cells.get(name)) for name in criteria if name in cells}
+        subgroup: {name: _estimate(cells[name]) for name in criteria if name in cells}
         for subgroup, cells in sorted(board.subgroups.items())
     }
     trend = {
-        name: {
-            window: [
-                {k: p[k] for k in ("week", "value", "ci_low", "ci_high", "n_units", "status", "unreliable")}
-                for p in points
-            ]
-            for window, points in series.items()
-        }
+        name: {window: tuple(map(_trend_point, points)) for window, points in series.items()}
         for name, series in board.trends.items()
     }
     pair_rows = (
@@ -1052,39 +1080,45 @@ def agreement_for_card(project: Project, *, rater_names: dict[int, str]) -> dict
         .order_by("criterion__position", "rating_unit", "statistic")
         .values("label", "rater_a_id", "rater_b_id", *CARD_SNAPSHOT_FIELDS)
     )
-    pairs: dict[str, dict] = {}
+    pairs: dict[str, list[RaterPairEstimate]] = {}
+    pair_statistics: dict[str, str] = {}
     heatmaps = board.pair_heatmaps
     for s in pair_rows:
         heatmap = heatmaps.get(s["label"])
         if heatmap is None or s["statistic"] != heatmap["statistic"]:
             continue  # the pair statistic of the dashboard's heatmap (not, e.g., the span statistics)
-        entry = pairs.setdefault(s["label"], {"statistic": s["statistic"], "pairs": []})
+        pair_statistics.setdefault(s["label"], s["statistic"])
         a, b = sorted([rater_names.get(s["rater_a_id"], "rater-?"), rater_names.get(s["rater_b_id"], "rater-?")])
-        entry["pairs"].append({"rater_a": a, "rater_b": b, **_snapshot(s)})
-    for entry in pairs.values():
-        entry["pairs"].sort(key=lambda p: (p["rater_a"], p["rater_b"]))
-    limitations = []
-    for name, stats in labels.items():
-        main = stats.get(board.main_statistic)
-        if main and (main["unreliable"] or main["status"] != "ok"):
-            limitations.append({"scope": "criterion", "criterion": name, "subgroup": "", **main})
-    for subgroup, cells in subgroups.items():
-        for name, s in cells.items():
-            if s and (s["unreliable"] or s["status"] != "ok"):
-                limitations.append({"scope": "subgroup", "criterion": name, "subgroup": subgroup, **s})
+        pairs.setdefault(s["label"], []).append(
+            RaterPairEstimate(rater_a=a, rater_b=b, **{k: s[k] for k in CARD_SNAPSHOT_FIELDS})
+        )
+    main = board.main_statistic
+    return AgreementFacts(
+        week=board.week.isoformat(),
+        main_statistic=main,
+        main_statistic_label=None if main is None else LABELS.get(main, main),
+        label_columns=tuple(c for c in board.label_columns if c),
+        labels=labels,
+        subgroups=subgroups,
+        trend=trend,
+        pairs={
+            label: RaterPairs(
+                statistic=pair_statistics[label], pairs=tuple(sorted(found, key=lambda p: (p.rater_a, p.rater_b)))
+            )
+            for label, found in pairs.items()
+        },
+        limitations=_limitations(labels, subgroups, main),
+        off_scale={
+            criterion: OffScaleValues(n=off.n, values=tuple(off.values)) for criterion, off in board.off_scale.items()
+        },
+        statistic_labels=dict(LABELS),
+        min_reliable_units=MIN_RELIABLE_UNITS,
+    )
+
+
+def snapshots_computed_at(project: Project) -> str | None:
+    """When the project's agreement snapshots were last computed (ISO, for the export's manifest); None without."""
+    from agreement.models import AgreementSnapshot
+
     computed_at = AgreementSnapshot.objects.filter(project=project).aggregate(m=Max("computed_at"))["m"]
-    return {
-        "week": board.week.isoformat(),
-        "main_statistic": board.main_statistic,
-        "main_statistic_label": LABELS.get(board.main_statistic, board.main_statistic),
-        "label_columns": [c for c in board.label_columns if c],
-        "labels": labels,
-        "subgroups": subgroups,
-        "trend": trend,
-        "pairs": pairs,
-        "limitations": limitations,
-        "off_scale": {criterion: asdict(off) for criterion, off in board.off_scale.items()},
-        "statistic_labels": {k: v for k, v in LABELS.items()},
-        "min_reliable_units": MIN_RELIABLE_UNITS,
-        "computed_at": computed_at.isoformat() if computed_at else None,
-    }
+    return computed_at.isoformat() if computed_at else None

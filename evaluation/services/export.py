@@ -30,6 +30,25 @@ from core.services.job import job_start
 from evaluation.export import card as card_builder
 from evaluation.export import heds as heds_builder
 from evaluation.export import profiles, soft_labels
+from evaluation.export.card_facts import (
+    AboutFacts,
+    AgreementFacts,
+    CardCounts,
+    CardFacts,
+    ColumnFacts,
+    CriterionFacts,
+    FileFacts,
+    OptionFacts,
+    ProfileFieldFacts,
+    ProjectFacts,
+    QcFacts,
+    RaterProfileFacts,
+    SoftLabelFacts,
+    SoftLabelFile,
+    SystemMean,
+    SystemTally,
+    card_json,
+)
 from evaluation.export.tables import RATERS, VOTES, has_spans, judgments_table, scores_table, spans_table
 from evaluation.export.writers import FORMATS, TableSpec, WrittenFile
 from evaluation.models import Export, VoteImport
@@ -45,6 +64,7 @@ from evaluation.selectors.export import (
     label_distributions,
     max_outputs_per_item,
     qc_for_card,
+    snapshots_computed_at,
     system_summary,
 )
 from evaluation.selectors.soft_labels import soft_label_units
@@ -230,7 +250,7 @@ def export_write(
     # thread formats rows. Inside a transaction (tests, a request) a second connection would not see
     # uncommitted rows, so they are read here, after the rows.
     sizes = export_sizes(scope)
-    card_facts = _in_background(lambda: _card_facts(project, scope, sizes))
+    card_readings = _in_background(lambda: _card_readings(project, scope, sizes))
     tables = export_table_options(scope, options=options, sizes=sizes)
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -251,7 +271,7 @@ def export_write(
         project=project,
         options=options,
         scope=scope,
-        card_facts=card_facts,
+        card_readings=card_readings,
         files=files,
         item_spec=tables.item_spec,
         work=work,
@@ -306,7 +326,7 @@ def export_zip_write(
     project: Project,
     options: ExportOptions,
     scope: ExportScope,
-    card_facts: Callable[[], dict],
+    card_readings: Callable[[], "_CardReadings"],
     files: list[WrittenFile],
     item_spec: TableSpec,
     work: Path,
@@ -319,15 +339,21 @@ def export_zip_write(
     whatever happens) to ``destination`` and returns what it holds (see export_write)."""
     try:
         report.tell(0.95, "writing the data card")
-        facts = _facts(project, options, card_facts(), files, item_spec, adjudicated=scope.adjudication)
-        chart, facts["chart"] = None, None
-        if facts["agreement"]["trend"]:
-            from evaluation.export.chart import trend_png
-
-            chart = trend_png(facts["agreement"]["trend"], statistic=facts["agreement"]["main_statistic_label"])
-            facts["chart"] = card_builder.CHART_NAME if chart else None
-        extra = _soft_label_files(scope, options, facts) if options.soft_labels else {}
-        extra |= _profile_files(scope, options, facts)
+        readings = card_readings()
+        chart = _trend_chart(readings.agreement)
+        soft_label_files, soft_label_facts = _soft_label_files(scope, options) if options.soft_labels else ({}, None)
+        profile_files, profile_facts = _profile_files(scope, options)
+        facts = _facts(
+            project,
+            options,
+            readings,
+            files,
+            item_spec,
+            adjudicated=scope.adjudication,
+            chart=card_builder.CHART_NAME if chart else None,
+            soft_labels=soft_label_facts,
+            rater_profiles=profile_facts,
+        )
         readme = card_builder.render(facts) + soft_labels.card_text(facts) + profiles.card_text(facts)
         heds = heds_builder.build(facts)
         manifest = {
@@ -336,10 +362,11 @@ def export_zip_write(
             "generated_at": timezone.now().isoformat(),
             "options": asdict(options),
             "agreement_recomputed": recompute,
-            "snapshots_computed_at": facts["agreement"].pop("computed_at", None),
+            "snapshots_computed_at": readings.snapshots_computed_at,
             "files": [],
         }
-        _zip(destination, work, files, readme, heds, facts, chart, manifest, extra)
+        extra = soft_label_files | profile_files
+        _zip(destination, work, files, readme, heds, card_json(facts), chart, manifest, extra)
         if by is not None:
             audit_record(
                 actor=by,
@@ -349,12 +376,12 @@ def export_zip_write(
                 detail={
                     "file": str(destination),
                     "options": asdict(options),
-                    "n_judgments": facts["counts"]["n_judgments"],
+                    "n_judgments": facts.counts.n_judgments,
                 },
             )
         report.tell(1.0, "done")
         return {
-            "n_judgments": facts["counts"]["n_judgments"],
+            "n_judgments": facts.counts.n_judgments,
             "agreement_recomputed": recompute,
             "files": manifest["files"],
         }
@@ -362,8 +389,17 @@ def export_zip_write(
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _soft_label_files(scope, options: ExportOptions, facts: dict) -> dict[str, str]:
-    """The LeWiDi files of the categorical criteria (none for sliders), recorded in ``facts``."""
+def _trend_chart(agreement: AgreementFacts) -> bytes | None:
+    """The agreement trend's PNG; None without a trend (or without matplotlib)."""
+    if not agreement.trend or agreement.main_statistic_label is None:
+        return None
+    from evaluation.export.chart import trend_png
+
+    return trend_png(agreement.trend, statistic=agreement.main_statistic_label)
+
+
+def _soft_label_files(scope, options: ExportOptions) -> tuple[dict[str, str], SoftLabelFacts]:
+    """The LeWiDi files of the categorical criteria (none for sliders), and the card's facts about them."""
     task_type = scope.project.task_type
     criteria = list(Criterion.objects.filter(project=scope.project).order_by("position", "id"))
     names = soft_labels.file_names([c.name for c in criteria]) if is_categorical(task_type) else {}
@@ -376,16 +412,15 @@ def _soft_label_files(scope, options: ExportOptions, facts: dict) -> dict[str, s
             units, criterion=criterion.name, categories=criterion_categories(criterion, values), lang=lang
         )
         out[names[criterion.name]] = json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
-        files.append({"criterion": criterion.name, "path": names[criterion.name], "units": len(entries)})
-    facts["soft_labels"] = {"files": files, "category_note": REGISTRY[task_type].category_note}
-    return out
+        files.append(SoftLabelFile(criterion=criterion.name, path=names[criterion.name], units=len(entries)))
+    return out, SoftLabelFacts(files=tuple(files), category_note=REGISTRY[task_type].category_note)
 
 
-def _profile_files(scope, options: ExportOptions, facts: dict) -> dict[str, str]:
-    """The raters' profile answers (sensitive fields only when asked for), recorded in ``facts``; none without
-    a profile form."""
+def _profile_files(scope, options: ExportOptions) -> tuple[dict[str, str], RaterProfileFacts | None]:
+    """The raters' profile answers (sensitive fields only when asked for), and the card's facts about them; none
+    without a profile form."""
     if not scope.project.profile_consent:  # no form (saves the export a query)
-        return {}
+        return {}, None
     fields = profile_fields(scope.project)
     exported = [f.name for f in fields if options.include_sensitive_profile or not f.sensitive]
     answers = {
@@ -393,16 +428,31 @@ def _profile_files(scope, options: ExportOptions, facts: dict) -> dict[str, str]
         for user, a in rater_profile_answers(scope.project).items()
         if user in scope.rater_names
     }
-    facts["rater_profiles"] = {
-        "fields": [
-            {"name": f.name, "kind": f.kind, "sensitive": f.sensitive, "exported": f.name in exported} for f in fields
-        ],
-        "n_raters": len(answers),
-    }
-    return {profiles.FILE: profiles.lines(answers, exported)}
+    facts = RaterProfileFacts(
+        fields=tuple(
+            ProfileFieldFacts(name=f.name, kind=f.kind, sensitive=f.sensitive, exported=f.name in exported)
+            for f in fields
+        ),
+        n_raters=len(answers),
+    )
+    return {profiles.FILE: profiles.lines(answers, exported)}, facts
 
 
-def _in_background(read: Callable[[], dict]) -> Callable[[], dict]:
+@dataclass(frozen=True)
+class _CardReadings:
+    """The facts the card reads from the database (on a second connection while the rows are written)."""
+
+    counts: CardCounts
+    criteria: tuple[CriterionFacts, ...]
+    label_distributions: dict[str, dict[str, int]]
+    systems: dict[str, tuple[SystemMean | SystemTally, ...]]
+    agreement: AgreementFacts
+    qc: QcFacts
+    #: For the manifest (export.json), not the card.
+    snapshots_computed_at: str | None
+
+
+def _in_background(read: Callable[[], _CardReadings]) -> Callable[[], _CardReadings]:
     """Starts ``read`` on its own thread and connection when no transaction is open; returns a function
     that waits for its result (or runs ``read`` then, inside a transaction)."""
     if connection.in_atomic_block or connection.vendor != "postgresql":
@@ -413,66 +463,76 @@ def _in_background(read: Callable[[], dict]) -> Callable[[], dict]:
     return future.result
 
 
-def _on_own_connection(read: Callable[[], dict]) -> dict:
+def _on_own_connection(read: Callable[[], _CardReadings]) -> _CardReadings:
     try:
         return read()
     finally:
         connections.close_all()  # this thread's connections only
 
 
-def _card_facts(project: Project, scope, sizes) -> dict:
-    return {
-        "counts": card_counts(scope, sizes),
-        "criteria": criteria_for_card(project),
-        "label_distributions": label_distributions(scope),
-        "systems": system_summary(scope),
-        "agreement": agreement_for_card(project, rater_names=scope.rater_names),
-        "qc": qc_for_card(project),
-    }
+def _card_readings(project: Project, scope, sizes) -> _CardReadings:
+    agreement = agreement_for_card(project, rater_names=scope.rater_names)
+    return _CardReadings(
+        counts=card_counts(scope, sizes),
+        criteria=criteria_for_card(project),
+        label_distributions=label_distributions(scope),
+        systems=system_summary(scope),
+        agreement=agreement,
+        qc=qc_for_card(project),
+        snapshots_computed_at=None if agreement.week is None else snapshots_computed_at(project),
+    )
 
 
 def _facts(
     project: Project,
     options: ExportOptions,
-    card_facts: dict,
+    readings: _CardReadings,
     files: list[WrittenFile],
     item_spec,
     *,
     adjudicated: bool = False,
-) -> dict:
-    """Everything the card and the datasheet state, as plain data (it is also ``card.json``)."""
+    chart: str | None,
+    soft_labels: SoftLabelFacts | None,
+    rater_profiles: RaterProfileFacts | None,
+) -> CardFacts:
+    """Everything the card and the datasheet state (it is also ``card.json``)."""
     task_type = project.task_type
-    return {
-        "project": {
-            "name": options.pretty_name or project.name,
-            "task_type": task_type,
-            "instructions": project.instructions,
-            "raters_per_item": project.raters_per_item,
-            "double_annotation_share": project.double_annotation_share,
-            "gold_rate": project.gold_rate,
-            "lease_seconds": project.lease_seconds,
-            "show_reference": project.show_reference,
-            "rankme_modulus": project.rankme_modulus,
-            "rating_unit": project.rating_unit,
-            "task_config": project.task_config or {},
-        },
-        "options": {
-            "formats": list(options.formats),
-            "split": options.split,
-            "include_usernames": options.include_usernames,
-            "include_excluded": options.include_excluded,
-            "license": options.license,
-            "languages": list(options.languages),
-            "task_categories": list(options.task_categories),
-            "csv_raw_text": options.csv_raw_text,
-        },
-        "about": {name: getattr(options, name).strip() for name in ABOUT_FIELDS},
-        **card_facts,
-        "files": [
-            {"table": f.table, "format": f.format, "split": f.split, "path": f.arcname, "rows": f.n_rows} for f in files
-        ],
-        "tables": {
-            spec.name: [{"name": c.name, "description": c.description} for c in spec.columns]
+    return CardFacts(
+        project=ProjectFacts(
+            name=options.pretty_name or project.name,
+            task_type=task_type,
+            instructions=project.instructions,
+            raters_per_item=project.raters_per_item,
+            double_annotation_share=project.double_annotation_share,
+            gold_rate=project.gold_rate,
+            lease_seconds=project.lease_seconds,
+            show_reference=project.show_reference,
+            rankme_modulus=project.rankme_modulus,
+            rating_unit=project.rating_unit,
+            task_config=project.task_config or {},
+        ),
+        options=OptionFacts(
+            formats=options.formats,
+            split=options.split,
+            include_usernames=options.include_usernames,
+            include_excluded=options.include_excluded,
+            license=options.license,
+            languages=options.languages,
+            task_categories=options.task_categories,
+            csv_raw_text=options.csv_raw_text,
+        ),
+        about=AboutFacts(**{name: getattr(options, name).strip() for name in ABOUT_FIELDS}),
+        counts=readings.counts,
+        criteria=readings.criteria,
+        label_distributions=readings.label_distributions,
+        systems=readings.systems,
+        agreement=readings.agreement,
+        qc=readings.qc,
+        files=tuple(
+            FileFacts(table=f.table, format=f.format, split=f.split, path=f.arcname, rows=f.n_rows) for f in files
+        ),
+        tables={
+            spec.name: tuple(ColumnFacts(name=c.name, description=c.description) for c in spec.columns)
             for spec in (
                 item_spec,
                 judgments_table(task_type, adjudicated=adjudicated),
@@ -482,7 +542,10 @@ def _facts(
                 *((VOTES,) if any(f.table == VOTES.name for f in files) else ()),
             )
         },
-    }
+        chart=chart,
+        soft_labels=soft_labels,
+        rater_profiles=rater_profiles,
+    )
 
 
 def _zip(
@@ -491,7 +554,7 @@ def _zip(
     files: list[WrittenFile],
     readme: str,
     heds: dict,
-    facts: dict,
+    card: str,
     chart: bytes | None,
     manifest: dict,
     extra: dict[str, str],
@@ -509,7 +572,7 @@ def _zip(
     with zipfile.ZipFile(destination, "w", allowZip64=True) as archive:
         text("README.md", readme)
         text("heds.json", json.dumps(heds, indent=2, ensure_ascii=False) + "\n")
-        text("card.json", json.dumps(facts, indent=2, ensure_ascii=False, default=str) + "\n")
+        text("card.json", card)
         for name, content in extra.items():
             text(name, content)
         if chart:

@@ -30,7 +30,7 @@ from evaluation.selectors.export import ExportScope, export_sizes, rater_rows
 from .export import (
     ExportOptions,
     ExportProgress,
-    _card_facts,
+    _card_readings,
     export_agreement_ready,
     export_options_scope,
     export_publish,
@@ -156,12 +156,12 @@ def export_parts_finish(*, job_id: int, token: str, written: list[list[dict]]) -
             (WrittenFile(**{**f, "path": directory / f["path"]}) for part in written for f in part),
             key=lambda f: TABLE_ORDER.index(f.table),  # stable: a table's files stay in their order
         )
-        card_facts = _card_facts(export.project, scope, export_sizes(scope))
+        readings = _card_readings(export.project, scope, export_sizes(scope))
         summary = export_zip_write(
             project=export.project,
             options=ExportOptions.from_dict(export.options).checked(),
             scope=scope,
-            card_facts=lambda: card_facts,
+            card_readings=lambda: readings,
             files=files,
             item_spec=tables.item_spec,
             work=directory,

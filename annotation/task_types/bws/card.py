@@ -1,16 +1,16 @@
 """How the data card and the HEDS sheet word a best–worst scaling study."""
 
 from ..card_wording import RANDOM_ORDER
-from ..facts import Card
+from ..facts import Card, CriterionScale
 
 
-def _scale(criterion: dict, modulus: float | None) -> str:
+def _scale(criterion: CriterionScale, modulus: float | None) -> str:
     return (
         "on screen: one output picked best and one worst of the tuple; stored per output: 1 best, 0 neither, −1 worst"
     )
 
 
-def _heds_scale(criterion: dict, modulus: float | None) -> tuple[int, str]:
+def _heds_scale(criterion: CriterionScale, modulus: float | None) -> tuple[int, str]:
     return 3, "picked best (1), neither (0), picked worst (−1), one best and one worst per tuple"
 
 

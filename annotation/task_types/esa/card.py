@@ -1,14 +1,14 @@
 """How the data card and the HEDS sheet word an ESA study."""
 
 from ..card_wording import RANDOM_ORDER
-from ..facts import Card
+from ..facts import Card, CriterionScale
 
 
-def _scale(criterion: dict, modulus: float | None) -> str:
+def _scale(criterion: CriterionScale, modulus: float | None) -> str:
     return "error spans (minor or major) in the output, then a score 0–100 (continuous)"
 
 
-def _heds_scale(criterion: dict, modulus: float | None) -> tuple[str, str]:
+def _heds_scale(criterion: CriterionScale, modulus: float | None) -> tuple[str, str]:
     return "continuous", "0–100, after marking each error span as minor or major"
 
 

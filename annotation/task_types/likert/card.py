@@ -1,19 +1,19 @@
 """How the data card and the HEDS sheet word a Likert study."""
 
 from ..card_wording import MEANS, RANDOM_ORDER
-from ..facts import Card
+from ..facts import Card, CriterionScale
 
 
-def _scale(criterion: dict, modulus: float | None) -> str:
-    if criterion["scale_min"] is None:
+def _scale(criterion: CriterionScale, modulus: float | None) -> str:
+    if criterion.scale_min is None:
         return "–"
-    return f"{criterion['scale_min']:g}–{criterion['scale_max']:g} (integers)"
+    return f"{criterion.scale_min:g}–{criterion.scale_max:g} (integers)"
 
 
-def _heds_scale(criterion: dict, modulus: float | None) -> tuple[int, str]:
-    size = int(criterion["scale_max"] - criterion["scale_min"] + 1)
-    values = f"{criterion['scale_min']:g}–{criterion['scale_max']:g}" + (
-        f" ({', '.join(criterion['labels'])})" if criterion["labels"] else ""
+def _heds_scale(criterion: CriterionScale, modulus: float | None) -> tuple[int, str]:
+    size = int(criterion.scale_max - criterion.scale_min + 1)
+    values = f"{criterion.scale_min:g}–{criterion.scale_max:g}" + (
+        f" ({', '.join(criterion.labels)})" if criterion.labels else ""
     )
     return size, values
 

@@ -1,17 +1,17 @@
 """How the data card and the HEDS sheet word an MQM study, naming the project's typology and weights."""
 
 from ..card_wording import RANDOM_ORDER
-from ..facts import Card
+from ..facts import Card, CriterionScale
 
 
-def _scale(criterion: dict, modulus: float | None) -> str:
+def _scale(criterion: CriterionScale, modulus: float | None) -> str:
     return (
         "error spans, each with a category of the typology and a severity (minor, major, critical); the "
         "value is the weighted sum of the errors (0 = no error; lower is better)"
     )
 
 
-def _heds_scale(criterion: dict, modulus: float | None) -> tuple[str, str]:
+def _heds_scale(criterion: CriterionScale, modulus: float | None) -> tuple[str, str]:
     return "continuous", "MQM penalty ≥ 0: the sum of the marked errors' weights"
 
 

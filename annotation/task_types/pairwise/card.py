@@ -1,16 +1,16 @@
 """How the data card and the HEDS sheet word a pairwise study."""
 
-from ..facts import Card
+from ..facts import Card, CriterionScale
 
 
-def _scale(criterion: dict, modulus: float | None) -> str:
+def _scale(criterion: CriterionScale, modulus: float | None) -> str:
     return (
         "on screen: A (left) better / tie / B (right) better; stored for the first output as imported: "
         "0 it loses, 1 tie, 2 it wins"
     )
 
 
-def _heds_scale(criterion: dict, modulus: float | None) -> tuple[int, str]:
+def _heds_scale(criterion: CriterionScale, modulus: float | None) -> tuple[int, str]:
     return 3, "first output better, tie, second output better"
 
 

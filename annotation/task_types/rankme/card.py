@@ -1,21 +1,21 @@
 """How the data card and the HEDS sheet word a RankME study."""
 
 from ..card_wording import MEANS, RANDOM_ORDER
-from ..facts import Card
+from ..facts import Card, CriterionScale
 
 
-def _scale(criterion: dict, modulus: float | None) -> str:
-    if criterion["scale_min"] is None:
+def _scale(criterion: CriterionScale, modulus: float | None) -> str:
+    if criterion.scale_min is None:
         return "–"
     if modulus is not None:
         return f"any positive number, relative to the reference's {modulus:g}"
-    return f"{criterion['scale_min']:g}–{criterion['scale_max']:g} (continuous)"
+    return f"{criterion.scale_min:g}–{criterion.scale_max:g} (continuous)"
 
 
-def _heds_scale(criterion: dict, modulus: float | None) -> tuple[str, str]:
+def _heds_scale(criterion: CriterionScale, modulus: float | None) -> tuple[str, str]:
     if modulus is not None:
         return "continuous", f"any positive number, relative to the reference's fixed {modulus:g}"
-    return "continuous", f"{criterion['scale_min']:g}–{criterion['scale_max']:g}"
+    return "continuous", f"{criterion.scale_min:g}–{criterion.scale_max:g}"
 
 
 CARD = Card(

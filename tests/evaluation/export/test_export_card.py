@@ -12,6 +12,7 @@ from agreement.selectors.dashboard import dashboard_for_project
 from agreement.services import snapshot_compute_for_project
 from annotation.models import Judgment
 from evaluation.export.card import estimate, num
+from evaluation.export.card_facts import Estimate
 from evaluation.services import ExportOptions, export_write
 from tests.evaluation.export.studies import likert_study, rankme_modulus_study, read_zip
 
@@ -47,10 +48,8 @@ def test_agreement_per_criterion_is_the_dashboards_to_the_last_digit(exported):
                 s["n_units"],
             )
         main = stats[board.main_statistic]
-        assert (
-            f"| {criterion} | {estimate(facts['agreement']['labels'][criterion][main['statistic']], n=False)} | "
-            f"{main['n_units']} | {main['n_raters']} |" in card
-        )
+        stated = Estimate(**facts["agreement"]["labels"][criterion][main["statistic"]])
+        assert f"| {criterion} | {estimate(stated, n=False)} | {main['n_units']} | {main['n_raters']} |" in card
         assert f"{main['value']:.3f} [{main['ci_low']:.3f}, {main['ci_high']:.3f}]" in card
 
 
