@@ -142,3 +142,27 @@ def test_a_failing_part_fails_the_job_and_leaves_no_zip_and_no_work_directory(
     assert job.state == "failure" and "No space left on device" in job.error
     assert files == {}
     assert media_files(settings) == ["exports", f"exports/project-{study.id}"]
+
+
+def test_a_part_delivered_again_after_its_export_was_discarded_fails_and_writes_nothing(
+    study, lead, settings, django_capture_on_commit_callbacks, monkeypatch
+):
+    settings.CONCORD_EXPORT_PARTS = 2
+    plans = []
+    start = export_parts.export_parts_start
+
+    def recorded(**kwargs):
+        plans.append(start(**kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(export_parts, "export_parts_start", recorded)
+    monkeypatch.setattr(export_parts, "job_advance", lambda job_id, share: 1 / 0)  # every part fails
+    job, _ = exported(study, lead, django_capture_on_commit_callbacks)
+    assert job.state == "failure" and "ZeroDivisionError" in job.error
+
+    with pytest.raises(FileNotFoundError):
+        export_parts.export_part_write(job_id=job.id, token=plans[0].token, tables=["raters"], share=0.5)
+    export_parts.export_parts_discard(job_id=job.id)  # the chord's error callback, once more
+    assert media_files(settings) == ["exports", f"exports/project-{study.id}"]
+    job.refresh_from_db()
+    assert job.state == "failure" and "ZeroDivisionError" in job.error  # the part's own error is kept
