@@ -7,8 +7,10 @@ An export in one part (``CONCORD_EXPORT_PARTS=1``) is the export in one task (ex
 
 Every part reads the scope fixed when the export started (the judgment and item ids it goes up to, the raters'
 names, the excluded raters, the adjudicated answers), which the first step writes to the work directory: a
-judgment submitted while the parts run is in no table and not on the card, whichever part starts last. In eager
-mode (no broker) the chord runs its parts one after the other in the process that queued it.
+judgment submitted while the parts run is in no table and not on the card, whichever part starts last. (A revision
+meanwhile marks the judgment it replaces no longer current, so the parts after it leave out both, as the tables
+written after it in one task do; the card's audit-log counts are read when the card is written.) In eager mode
+(no broker) the chord runs its parts one after the other in the process that queued it.
 """
 
 import json
