@@ -46,9 +46,9 @@ class _ExportPartTask(Task):
 
 
 @shared_task(name=PART_JOB, base=_ExportPartTask, **WRITING)
-def export_part_job(job_id: int, token: str, tables: list[str], share: float) -> list[dict]:
-    """Some tables of an export, written to its work directory."""
-    return export_part_write(job_id=job_id, token=token, tables=tables, share=share)
+def export_part_job(job_id: int, token: str, pieces: list[dict], share: float) -> list[dict]:
+    """Some tables of an export (or pieces of one), written to its work directory."""
+    return export_part_write(job_id=job_id, token=token, pieces=pieces, share=share)
 
 
 @shared_task(name=FINISH_JOB, **WRITING)

@@ -41,7 +41,7 @@ from .export import (
     export_zip_path,
     export_zip_write,
 )
-from .export_tables import TABLE_ORDER, TableOptions, table_write
+from .export_tables import PIECEWISE, TABLE_ORDER, TableOptions, table_write
 
 PART_JOB = "evaluation.export_part_job"
 FINISH_JOB = "evaluation.export_finish_job"
@@ -64,7 +64,10 @@ def export_dispatch(*, job_id: int) -> dict | None:
         return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
     try:
         plan = export_parts_start(job_id=job_id)
-        header = [queued_job(PART_JOB).si(job_id, plan.token, list(tables), plan.share) for tables in plan.parts]
+        header = [
+            queued_job(PART_JOB).si(job_id, plan.token, [asdict(piece) for piece in pieces], plan.share)
+            for pieces in plan.parts
+        ]
         # the error callback runs once every part has returned, so no part writes a file after it
         body = queued_job(FINISH_JOB).s(job_id, plan.token).on_error(queued_job(DISCARD_JOB).si(job_id))
         chord(header, body).apply_async()
@@ -75,12 +78,22 @@ def export_dispatch(*, job_id: int) -> dict | None:
 
 
 @dataclass(frozen=True)
+class TablePiece:
+    """What a part writes of a table: all of it, or (PIECEWISE, in an export split by subgroup) the rows of a
+    contiguous run of its subgroups, the ``order``-th run."""
+
+    table: str
+    subgroups: tuple[str, ...] | None = None
+    order: int = 0
+
+
+@dataclass(frozen=True)
 class ExportParts:
-    """The parts of one export job: each writes ``parts[k]``'s tables into the work directory named by ``token``
+    """The parts of one export job: each writes ``parts[k]``'s pieces into the work directory named by ``token``
     (export_work_directory), then adds ``share`` to the job's progress."""
 
     token: str
-    parts: tuple[tuple[str, ...], ...]
+    parts: tuple[tuple[TablePiece, ...], ...]
     share: float
 
 
@@ -100,8 +113,13 @@ def export_parts_start(*, job_id: int) -> ExportParts:
         work = export_work_directory(export, token)
         work.mkdir(parents=True)
         _scope_write(work, scope=scope, tables=tables, recompute=recompute)
-        parts = export_parts_plan(tables.tables, n_items=sizes.n_items, n_judgments=sizes.n_judgments,
-                                  n_parts=settings.CONCORD_EXPORT_PARTS)  # fmt: skip
+        parts = export_parts_plan(
+            tables.tables,
+            items_by_subgroup=sizes.items_by_subgroup,
+            n_judgments=sizes.n_judgments,
+            n_parts=settings.CONCORD_EXPORT_PARTS,
+            by_subgroup=scope.by_subgroup,
+        )
         start = 0.3 if recompute else 0.0
         progress(start, 1.0, "writing the tables")
     finally:
@@ -110,19 +128,45 @@ def export_parts_start(*, job_id: int) -> ExportParts:
 
 
 def export_parts_plan(
-    tables: tuple[str, ...], *, n_items: int, n_judgments: int, n_parts: int
-) -> list[tuple[str, ...]]:
-    """The tables grouped into at most ``n_parts`` parts of about equal cost (the costliest first, each to the
-    part with the least so far), each part's in TABLE_ORDER; no empty part."""
+    tables: tuple[str, ...], *, items_by_subgroup: dict[str, int], n_judgments: int, n_parts: int, by_subgroup: bool
+) -> list[tuple[TablePiece, ...]]:
+    """The tables grouped into at most ``n_parts`` parts of about equal cost (the costliest piece first, each to
+    the part with the least so far), each part's pieces in the zip's order; no empty part. In an export split by
+    subgroup, a PIECEWISE table that would cost more than a part's share is cut into runs of subgroups (in the
+    order of ``items_by_subgroup``), costed by their items."""
+    n_items = sum(items_by_subgroup.values())
     rows = {"items": n_items, "scores": n_items, "raters": 0}  # spans and votes: about one per judgment
-    cost = {name: ROW_COST[name] * rows.get(name, n_judgments) for name in tables}
-    parts: list[list[str]] = [[] for _ in range(min(n_parts, len(tables)))]
-    load = [0] * len(parts)
-    for name in sorted(tables, key=lambda t: (-cost[t], TABLE_ORDER.index(t))):
+    cost = {TablePiece(name): float(ROW_COST[name] * rows.get(name, n_judgments)) for name in tables}
+    whole = TablePiece(PIECEWISE)
+    if by_subgroup and whole in cost and cost[whole] * n_parts > sum(cost.values()):
+        runs = _subgroup_runs(items_by_subgroup, n_parts)
+        if len(runs) > 1:
+            share = cost.pop(whole) / max(n_items, 1)
+            for k, run in enumerate(runs):
+                cost[TablePiece(PIECEWISE, run, k)] = share * sum(items_by_subgroup[s] for s in run)
+    parts: list[list[TablePiece]] = [[] for _ in range(min(n_parts, len(cost)))]
+    load = [0.0] * len(parts)
+    for piece in sorted(cost, key=lambda p: (-cost[p], TABLE_ORDER.index(p.table), p.order)):
         k = load.index(min(load))
-        parts[k].append(name)
-        load[k] += cost[name]
-    return [tuple(sorted(p, key=TABLE_ORDER.index)) for p in parts if p]
+        parts[k].append(piece)
+        load[k] += cost[piece]
+    return [tuple(sorted(part, key=lambda p: (TABLE_ORDER.index(p.table), p.order))) for part in parts if part]
+
+
+def _subgroup_runs(sizes: dict[str, int], n_runs: int) -> list[tuple[str, ...]]:
+    """At most ``n_runs`` contiguous runs of the subgroups (in their order) of about equal size: a run ends before
+    the subgroup that would take it further past its share than it falls short."""
+    total, done = sum(sizes.values()), 0
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for subgroup, n in sizes.items():
+        target = total * (len(runs) + 1) / n_runs
+        if run and len(runs) < n_runs - 1 and done + n - target > target - done:
+            runs.append(tuple(run))
+            run = []
+        run.append(subgroup)
+        done += n
+    return runs + [tuple(run)] if run else runs
 
 
 def export_work_directory(export: Export, token: str) -> Path:
@@ -130,19 +174,21 @@ def export_work_directory(export: Export, token: str) -> Path:
     return Path(settings.MEDIA_ROOT) / export_zip_path(export).parent / f".export-{export.id}-{token}"
 
 
-def export_part_write(*, job_id: int, token: str, tables: list[str], share: float) -> list[dict]:
-    """Writes the files of ``tables`` into the export's work directory named by ``token`` (which must exist: a part
-    that runs after its export was discarded fails) and adds ``share`` to the job's progress; returns the files."""
+def export_part_write(*, job_id: int, token: str, pieces: list[dict], share: float) -> list[dict]:
+    """Writes the files of ``pieces`` (TablePiece's fields) into the export's work directory named by ``token``
+    (which must exist: a part that runs after its export was discarded fails) and adds ``share`` to the job's
+    progress; returns the files (WrittenFile's fields, the path in the directory), each with its piece's order."""
     export = _export_of(job_id)
     directory = export_work_directory(export, token)
     scope, options, _ = _scope_read(directory, export)
-    files = [
-        file
-        for name in tables
-        for file in table_write(name, scope=scope, options=options, work=directory, raters=lambda: rater_rows(scope))
-    ]
+    written = []
+    for piece in pieces:
+        subgroups = None if piece["subgroups"] is None else tuple(piece["subgroups"])
+        files = table_write(piece["table"], scope=scope, options=options, work=directory,
+                            raters=lambda: rater_rows(scope), subgroups=subgroups)  # fmt: skip
+        written += [{"file": {**asdict(f), "path": f.path.name}, "order": piece["order"]} for f in files]
     job_advance(job_id, share)
-    return [{**asdict(f), "path": f.path.name} for f in files]
+    return written
 
 
 def export_parts_finish(*, job_id: int, token: str, written: list[list[dict]]) -> dict:
@@ -154,10 +200,11 @@ def export_parts_finish(*, job_id: int, token: str, written: list[list[dict]]) -
     partial = directory.with_suffix(".zip.part")
     try:
         scope, tables, recompute = _scope_read(directory, export)
-        files = sorted(
-            (WrittenFile(**{**f, "path": directory / f["path"]}) for part in written for f in part),
-            key=lambda f: TABLE_ORDER.index(f.table),  # stable: a table's files stay in their order
+        # a table's pieces in their order, and each piece's files in theirs (the sort is stable)
+        done = sorted(
+            (w for part in written for w in part), key=lambda w: (TABLE_ORDER.index(w["file"]["table"]), w["order"])
         )
+        files = [WrittenFile(**{**w["file"], "path": directory / w["file"]["path"]}) for w in done]
         readings = _card_readings(export.project, scope, export_sizes(scope))
         summary = export_zip_write(
             project=export.project,

@@ -29,6 +29,8 @@ from evaluation.selectors.votes import vote_batches
 
 # The tables in the order the zip, its manifest and the card list their files.
 TABLE_ORDER = ("items", "judgments", "scores", "spans", "raters", "votes")
+# The table an export split by subgroup may write in pieces (contiguous runs of subgroups): the largest.
+PIECEWISE = "judgments"
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,13 @@ def table_write(
     work: Path,
     raters: Callable[[], list[tuple]],
     advance: Callable[[int, str], None] | None = None,
+    subgroups: tuple[str, ...] | None = None,
 ) -> list[WrittenFile]:
     """Writes table ``name`` into ``work`` and returns its files; ``advance`` hears of the items' and the
-    judgments' rows as they are written, ``raters`` gives the raters table's rows."""
+    judgments' rows as they are written, ``raters`` gives the raters table's rows. With ``subgroups`` (in an
+    export split by subgroup; PIECEWISE only) it writes their split files alone, and none when they have no row."""
+    if subgroups is not None and name != PIECEWISE:
+        raise ValueError(f"only the {PIECEWISE} table is written in pieces, not {name!r}")
     task_type = scope.project.task_type
 
     def writer(spec: TableSpec, split_files: bool = scope.by_subgroup, label_type: str = "string") -> TableWriter:
@@ -93,9 +99,9 @@ def table_write(
         return _write(writer(options.item_spec), batches, options.split_names, advance, "writing items")
     if name == "judgments":
         spec = judgments_table(task_type, adjudicated=scope.adjudication)
-        batches = judgment_batches(scope)
+        batches = judgment_batches(scope, subgroups=subgroups)
         return _write(writer(spec, label_type=value_type(task_type)), batches, options.split_names, advance,
-                      "writing judgments")  # fmt: skip
+                      "writing judgments", empty=subgroups is None)  # fmt: skip
     if name == "scores":
         return _write(writer(scores_table(task_type)), score_batches(scope), options.split_names)
     if name == "spans":
@@ -116,10 +122,12 @@ def _write(
     names: dict[str, str] | None = None,
     advance: Callable[[int, str], None] | None = None,
     message: str = "",
+    empty: bool = True,
 ) -> list[WrittenFile]:
+    """The table's files; a table without rows gets empty ``train`` files, unless not ``empty`` (a piece)."""
     names = names or {}
     for subgroup, rows in batches:
         writer.write(names.get(subgroup, "train"), rows)
         if advance is not None:
             advance(len(rows), message)
-    return writer.close(empty_split="train")
+    return writer.close(empty_split="train" if empty else None)

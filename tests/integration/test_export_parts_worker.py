@@ -92,14 +92,18 @@ def test_a_part_failing_on_the_worker_fails_the_job_and_leaves_no_zip_and_no_wor
     export = Export.objects.create(project=study, created_by=lead, options=asdict(OPTIONS.checked()))
     job = Job.objects.create(kind=EXPORT_KIND, project=study, params={"export_id": export.id})
     plan = export_parts_start(job_id=job.id)
-    assert plan.parts == (("judgments",), ("items", "scores", "raters"))
+    # split by subgroup, the judgments outweigh a part: they are written in two runs of subgroups
+    assert [[(p.table, p.subgroups) for p in part] for part in plan.parts] == [
+        [("judgments", ("news",)), ("scores", None), ("raters", None)],
+        [("items", None), ("judgments", ("", "dialogue"))],
+    ]
     work = export_work_directory(export, plan.token)
     assert work.is_dir()
 
-    # a chord whose first part writes its table and whose second names a table there is not
+    # a chord whose first part writes its pieces and whose second names a table there is not
     header = [
-        queued_job(PART_JOB).si(job.id, plan.token, ["judgments"], 0.5),
-        queued_job(PART_JOB).si(job.id, plan.token, ["nope"], 0.5),
+        queued_job(PART_JOB).si(job.id, plan.token, [asdict(p) for p in plan.parts[0]], 0.5),
+        queued_job(PART_JOB).si(job.id, plan.token, [{"table": "nope", "subgroups": None, "order": 0}], 0.5),
     ]
     body = queued_job(FINISH_JOB).s(job.id, plan.token).on_error(queued_job(DISCARD_JOB).si(job.id))
     chord(header, body).apply_async()

@@ -47,28 +47,44 @@ def media_files(settings) -> list[str]:
     return sorted(str(p.relative_to(settings.MEDIA_ROOT)) for p in Path(settings.MEDIA_ROOT).rglob("*"))
 
 
+def plan(tables, n_items, n_parts, subgroups=None):
+    """The parts' pieces: a table's name, or (name, its subgroups) for a piece of one."""
+    parts = export_parts_plan(
+        tables,
+        items_by_subgroup=subgroups or {"": n_items},
+        n_judgments=1000,
+        n_parts=n_parts,
+        by_subgroup=subgroups is not None,
+    )
+    return [tuple(p.table if p.subgroups is None else (p.table, p.subgroups) for p in part) for part in parts]
+
+
 def test_the_tables_go_to_parts_of_about_equal_cost_in_table_order():
     tables = ("items", "judgments", "scores", "raters")
-    assert export_parts_plan(tables, n_items=100, n_judgments=1000, n_parts=2) == [
-        ("judgments",),
-        ("items", "scores", "raters"),
-    ]
+    assert plan(tables, 100, 2) == [("judgments",), ("items", "scores", "raters")]
     # items carry their texts: 400 cost more than 1,000 judgments
-    assert export_parts_plan(tables, n_items=400, n_judgments=1000, n_parts=2) == [
-        ("items",),
-        ("judgments", "scores", "raters"),
+    assert plan(tables, 400, 2) == [("items",), ("judgments", "scores", "raters")]
+    assert plan(tables, 100, 1) == [tables]
+    assert plan(tables, 100, 9) == [("judgments",), ("items",), ("scores",), ("raters",)]
+    assert plan((*tables, "votes"), 100, 2) == [("items", "judgments"), ("scores", "raters", "votes")]
+
+
+def test_split_by_subgroup_the_judgments_go_in_runs_of_subgroups_when_they_outweigh_a_part():
+    tables = ("items", "judgments", "scores", "raters")
+    sizes = {"a": 10, "b": 30, "c": 20, "d": 40}  # in subgroup order
+    # judgments 1,000 of 1,800: runs of 60 and 40 items' worth (a, b, c | d)
+    assert plan(tables, 100, 2, sizes) == [
+        ("items", ("judgments", ("d",))),
+        (("judgments", ("a", "b", "c")), "scores", "raters"),
     ]
-    assert export_parts_plan(tables, n_items=100, n_judgments=1000, n_parts=1) == [tables]
-    assert export_parts_plan(tables, n_items=100, n_judgments=1000, n_parts=9) == [
-        ("judgments",),
-        ("items",),
-        ("scores",),
-        ("raters",),
+    assert plan(tables, 100, 3, sizes) == [
+        ("items", "raters"),
+        (("judgments", ("a", "b")), ("judgments", ("c",))),
+        (("judgments", ("d",)), "scores"),
     ]
-    assert export_parts_plan((*tables, "votes"), n_items=100, n_judgments=1000, n_parts=2) == [
-        ("items", "judgments"),
-        ("scores", "raters", "votes"),
-    ]
+    assert plan(tables, 100, 1, sizes) == [tables]  # one part: nothing to share
+    assert plan(tables, 100, 2, {"all": 100}) == [("judgments",), ("items", "scores", "raters")]  # one subgroup
+    assert plan(tables, 400, 2, {"a": 200, "b": 200}) == [("items",), ("judgments", "scores", "raters")]  # light
 
 
 @pytest.mark.parametrize("n_parts", [2, 6])
@@ -161,7 +177,9 @@ def test_a_part_delivered_again_after_its_export_was_discarded_fails_and_writes_
     assert job.state == "failure" and "ZeroDivisionError" in job.error
 
     with pytest.raises(FileNotFoundError):
-        export_parts.export_part_write(job_id=job.id, token=plans[0].token, tables=["raters"], share=0.5)
+        export_parts.export_part_write(
+            job_id=job.id, token=plans[0].token, pieces=[{"table": "raters", "subgroups": None, "order": 0}], share=0.5
+        )
     export_parts.export_parts_discard(job_id=job.id)  # the chord's error callback, once more
     assert media_files(settings) == ["exports", f"exports/project-{study.id}"]
     job.refresh_from_db()
