@@ -1,7 +1,8 @@
 """A dataset export split into parts that Celery workers write side by side, as a chord: each part writes the
-files of some tables (evaluation.services.export_tables) into the export's work directory under MEDIA_ROOT,
-which the workers share, and the chord's last step writes the data card and the zip from them, renames the zip
-into place and finishes the job. A failed part fails the job and removes the work directory: no zip, no files.
+files of some tables (evaluation.services.export_tables), or of runs of the judgments' subgroups in an export
+split by subgroup, into the export's work directory under MEDIA_ROOT, which the workers share; the chord's last
+step writes the data card and the zip from them, renames the zip into place and finishes the job. A failed part
+fails the job and removes the work directory: no zip, no files.
 
 An export in one part (``CONCORD_EXPORT_PARTS=1``) is the export in one task (export_run), unchanged.
 
