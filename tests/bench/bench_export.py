@@ -12,7 +12,8 @@ with select_related, each turned into a dict and json.dumps'ed to one JSONL file
 With ``--workers 1,2`` the large project is instead exported as the API exports it, on that many real ``celery
 worker`` processes (solo pool, on ``--broker``) with CONCORD_EXPORT_PARTS set to the number of workers, timed from
 the enqueue to the job's success (the zip renamed into place); every number of workers in each of ``--rounds``
-rounds (interleaved), with the sha256 of each zip's data files (equal: the same tables):
+rounds (interleaved), with the sha256 of each zip's data files (equal: the same tables); ``--split subgroup``
+exports split by subgroup (the judgments then go in pieces):
 
     .venv/bin/python tests/bench/bench_export.py --judgments 300000 --workers 1,2 --rounds 2
 """
@@ -165,7 +166,7 @@ def run_child(mode: str, project_id: int) -> dict:
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}  # fmt: skip
 
 
-def export_on_workers(project_id: int, n_workers: int) -> dict:
+def export_on_workers(project_id: int, n_workers: int, split: str) -> dict:
     """Once ``n_workers`` Celery workers answer, starts an export as the API does and times it from the enqueue to
     the job's success, polling the job row."""
     import django
@@ -185,7 +186,7 @@ def export_on_workers(project_id: int, n_workers: int) -> dict:
             raise RuntimeError(f"{n_workers} workers did not answer within 120 s")
     project = Project.objects.get(pk=project_id)
     t0 = time.perf_counter()
-    export = export_start(project=project, options=ExportOptions(), created_by=project.created_by)
+    export = export_start(project=project, options=ExportOptions(split=split), created_by=project.created_by)
     while (state := Job.objects.values_list("state", flat=True).get(pk=export.job_id)) not in ("success", "failure"):
         time.sleep(0.02)
     total = time.perf_counter() - t0
@@ -215,7 +216,7 @@ def on_workers(args, env: dict, child, project_id: int) -> None:
                           "CELERY_UNACKED_KEY": f"unacked-{queue}", "CONCORD_EXPORT_PARTS": str(n)}  # fmt: skip
             workers = start_workers(ROOT, worker_env, n, queue)
             try:
-                r = child("--on-workers", str(project_id), str(n), extra_env=worker_env)
+                r = child("--on-workers", str(project_id), str(n), "--split", args.split, extra_env=worker_env)
             finally:
                 stop_workers(workers)
             parts = re.findall(r"Task evaluation\.(\w+)\[[^]]+\] succeeded in ([\d.]+)s", worker_log(queue).read_text())
@@ -235,6 +236,7 @@ def main():
     parser.add_argument("--workers", help="comma-separated numbers of Celery worker processes (e.g. 1,2), see above")
     parser.add_argument("--rounds", type=int, default=1, help="exports per number of --workers, interleaved")
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/3", help="the Redis of --workers")
+    parser.add_argument("--split", choices=("all", "subgroup"), default="all", help="the export option of --workers")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PROJECT"), help=argparse.SUPPRESS)
     parser.add_argument("--on-workers", nargs=2, type=int, metavar=("PROJECT", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--setup", action="store_true", help=argparse.SUPPRESS)
@@ -244,7 +246,7 @@ def main():
         print(json.dumps(run_child(args.child[0], int(args.child[1]))))
         return
     if args.on_workers:
-        print(json.dumps(export_on_workers(*args.on_workers)))
+        print(json.dumps(export_on_workers(*args.on_workers, args.split)))
         return
     if args.setup:
         print(json.dumps(setup_database(args.judgments, args.small)))
