@@ -54,12 +54,19 @@ def bws_study(*, n_raters, adaptive=None, name="tuples"):
     return project, client_for(lead), [client_for(r) for r in raters]
 
 
-def answer(client, screen, rng):
+def answer(client, screen, rng=None):
     """Picks best and worst by the outputs' strengths plus Gumbel noise; the screen's outputs carry no system, so
-    the test reads them from the assignment."""
+    the test reads them from the assignment. Without ``rng`` the noise is drawn per tuple (seeded by its systems),
+    so the answers do not depend on the order the screens were served in."""
     assignment = Assignment.objects.get(pk=screen["assignment_id"])
     by_position = dict(assignment.item.outputs.values_list("position", "system"))
-    utility = [STRENGTH[by_position[p]] + rng.gumbel() for p in assignment.shown_order]
+    if rng is None:
+        systems = sorted(by_position.values())
+        draws = np.random.default_rng([ord(c) for c in "".join(systems)]).gumbel(size=len(systems))
+        noise = dict(zip(systems, draws, strict=True))
+        utility = [STRENGTH[by_position[p]] + noise[by_position[p]] for p in assignment.shown_order]
+    else:
+        utility = [STRENGTH[by_position[p]] + rng.gumbel() for p in assignment.shown_order]
     return client.post(
         f"/api/v1/assignments/{screen['assignment_id']}/judgment/",
         {
@@ -181,9 +188,9 @@ def test_adaptive_tuples_are_drawn_recorded_refreshed_and_weighted_in_the_result
     unweighted = lead.get(f"/api/v1/projects/{project.pk}/results/?weighting=none").json()
     assert unweighted["criteria"][0]["best_worst"]["maxdiff"]["weighting"] == "none"
     # a project without adaptive allocation keeps its bootstrap MaxDiff
-    answer(plain_raters[0], plain, rng)
+    answer(plain_raters[0], plain)
     while (screen := plain_raters[0].post(f"/api/v1/projects/{plain_project.pk}/next/")).status_code == 200:
-        answer(plain_raters[0], screen.json(), rng)
+        answer(plain_raters[0], screen.json())
     assert not Judgment.objects.filter(project=plain_project, sampling_probability__isnull=False).exists()
     plain_body = plain_lead.get(f"/api/v1/projects/{plain_project.pk}/results/?n_resamples=20").json()
     plain_maxdiff = plain_body["criteria"][0]["best_worst"]["maxdiff"]
