@@ -1,11 +1,20 @@
 """Celery tasks of the evaluation app: load by id, run one service under job_run for progress."""
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from core.services.job import job_run
 from evaluation.services import metrics_compute
 from evaluation.services.adaptive_refresh import adaptive_refresh_stale
-from evaluation.services.export import EXPORT_JOB, export_run
+from evaluation.services.export import EXPORT_JOB
+from evaluation.services.export_parts import (
+    DISCARD_JOB,
+    FINISH_JOB,
+    PART_JOB,
+    export_dispatch,
+    export_part_write,
+    export_parts_discard,
+    export_parts_finish,
+)
 from evaluation.services.metrics_compute import METRICS_JOB
 from evaluation.services.rater_models_store import RATER_MODELS_JOB, rater_models_compute
 from evaluation.services.vote_import import VOTE_IMPORT_JOB, vote_import_run
@@ -20,9 +29,38 @@ def metrics_compute_job(job_id: int) -> dict:
 
 
 # An export of a million judgments takes under a minute; the limits leave room for slower disks.
-@shared_task(name=EXPORT_JOB, acks_late=True, soft_time_limit=1800, time_limit=2000)
-def export_run_job(job_id: int) -> dict:
-    return job_run(job_id, lambda job, progress: export_run(export_id=job.params["export_id"], progress=progress))
+WRITING = {"acks_late": True, "soft_time_limit": 1800, "time_limit": 2000}
+
+
+@shared_task(name=EXPORT_JOB, **WRITING)
+def export_run_job(job_id: int) -> dict | None:
+    """An export: written in this task (one part), or queued as parts whose last step finishes the job."""
+    return export_dispatch(job_id=job_id)
+
+
+class _ExportPartTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        """The job fails at once; the chord's error callback removes the work directory again once every part
+        has stopped."""
+        export_parts_discard(job_id=args[0], exc=exc)
+
+
+@shared_task(name=PART_JOB, base=_ExportPartTask, **WRITING)
+def export_part_job(job_id: int, token: str, pieces: list[dict], share: float) -> list[dict]:
+    """Some tables of an export (or pieces of one), written to its work directory."""
+    return export_part_write(job_id=job_id, token=token, pieces=pieces, share=share)
+
+
+@shared_task(name=FINISH_JOB, **WRITING)
+def export_finish_job(written: list[list[dict]], job_id: int, token: str) -> dict:
+    """An export's last step, once every part has written its tables: the card, the zip, the finished job."""
+    return export_parts_finish(job_id=job_id, token=token, written=written)
+
+
+@shared_task(name=DISCARD_JOB, acks_late=True)
+def export_discard_job(job_id: int) -> None:
+    """The chord's error callback: a part failed, the work directory goes."""
+    export_parts_discard(job_id=job_id)
 
 
 @shared_task(name=RATER_MODELS_JOB)

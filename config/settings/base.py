@@ -168,6 +168,9 @@ CONCORD_ALERT_EMAIL_BACKOFF = env.int("CONCORD_ALERT_EMAIL_BACKOFF", default=30)
 # An agreement recompute splits its weeks into this many batches, which Celery workers compute in parallel;
 # 1 computes them in one task. More batches than worker processes only add the batches' repeated reads.
 CONCORD_RECOMPUTE_BATCHES = env.int("CONCORD_RECOMPUTE_BATCHES", default=2)
+# An export job splits its tables into at most this many parts, which Celery workers write in parallel into a
+# directory under MEDIA_ROOT (shared by the workers); 1 writes the whole export in one task.
+CONCORD_EXPORT_PARTS = env.int("CONCORD_EXPORT_PARTS", default=2)
 
 REDIS_URL = env("REDIS_URL", default="")
 CACHES = {

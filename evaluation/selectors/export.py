@@ -394,11 +394,16 @@ def max_outputs_per_item(scope: ExportScope) -> int:
 # --- Judgments ----------------------------------------------------------------------------------------
 
 
-def judgment_batches(scope: ExportScope) -> Iterator[tuple[str, list[tuple]]]:
-    """One row per current judgment: the judgment import's fields first (item, system, criterion,
-    rater, value, submitted_at, shown_order, duration_ms, turn), then subgroup, [pairwise: system_b,
-    outcome, sampling_probability], served_at, source, gold_item, retired_item, excluded."""
-    judgments = scope.judgments().annotate(
+def judgment_batches(
+    scope: ExportScope, *, subgroups: tuple[str, ...] | None = None
+) -> Iterator[tuple[str, list[tuple]]]:
+    """One row per current judgment (of the items of ``subgroups`` only, when given): the judgment import's fields
+    first (item, system, criterion, rater, value, submitted_at, shown_order, duration_ms, turn), then subgroup,
+    [pairwise: system_b, outcome, sampling_probability], served_at, source, gold_item, retired_item, excluded."""
+    judgments = scope.judgments()
+    if subgroups is not None:
+        judgments = judgments.filter(item__subgroup__in=subgroups)
+    judgments = judgments.annotate(
         gold_item=ExpressionWrapper(Q(item__gold__isnull=False), output_field=BooleanField()),
         retired_item=ExpressionWrapper(Q(item__retired_at__isnull=False), output_field=BooleanField()),
         shown_order_text=Cast("shown_order", TextField()),

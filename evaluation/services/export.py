@@ -49,38 +49,27 @@ from evaluation.export.card_facts import (
     SystemTally,
     card_json,
 )
-from evaluation.export.tables import (
-    ITEMS,
-    RATERS,
-    VOTES,
-    has_spans,
-    judgments_table,
-    scores_table,
-    spans_table,
-    value_type,
-)
-from evaluation.export.writers import FORMATS, TableWriter, WrittenFile
+from evaluation.export.tables import RATERS, VOTES, has_spans, judgments_table, scores_table, spans_table
+from evaluation.export.writers import FORMATS, TableSpec, WrittenFile
 from evaluation.models import Export, VoteImport
 from evaluation.selectors.export import (
     NO_SUBGROUP,
+    ExportScope,
+    ExportSizes,
     agreement_for_card,
     card_counts,
     criteria_for_card,
     export_scope,
     export_sizes,
-    item_batches,
-    judgment_batches,
     label_distributions,
     max_outputs_per_item,
     qc_for_card,
-    score_batches,
     snapshots_computed_at,
-    span_batches,
     system_summary,
 )
 from evaluation.selectors.soft_labels import soft_label_units
-from evaluation.selectors.votes import vote_batches
 
+from .export_tables import TableOptions, export_table_names, split_names, table_write
 from .rater_models import criterion_categories, is_categorical
 
 EXPORT_KIND = "export"
@@ -217,7 +206,7 @@ def parquet_available() -> bool:
 
 
 @dataclass
-class _Progress:
+class ExportProgress:
     """Maps the phases of an export onto one 0–1 scale for a Job's progress bar or tqdm."""
 
     report: Callable[[float, float, str], None] | None
@@ -238,34 +227,6 @@ class _Progress:
             self.report(round(share * 1000), 1000, message)
 
 
-def _split_names(subgroups: list[str]) -> dict[str, str]:
-    """Hugging Face split names (``\\w+``) for subgroups, unique, in subgroup order."""
-    names, used = {}, set()
-    for subgroup in sorted(subgroups):
-        base = re.sub(r"\W+", "_", subgroup).strip("_") or "no_subgroup"
-        name, k = base, 2
-        while name in used:
-            name, k = f"{base}_{k}", k + 1
-        used.add(name)
-        names[subgroup] = name
-    return names
-
-
-def _write_table(
-    writer: TableWriter,
-    batches,
-    split_names: dict[str, str],
-    progress: _Progress,
-    message: str,
-    counted: bool = True,
-) -> list[WrittenFile]:
-    for subgroup, rows in batches:
-        writer.write(split_names.get(subgroup, "train"), rows)
-        if counted:
-            progress.advance(len(rows), message)
-    return writer.close(empty_split="train")
-
-
 def export_write(
     *,
     project: Project,
@@ -279,68 +240,104 @@ def export_write(
     ``recompute_agreement`` asks for it, so the card's figures are the dashboard's. An export written
     for ``by`` (a command) is recorded in the audit log once the zip is complete; a job's export was
     recorded when it was started."""
-    from agreement.models import AgreementSnapshot
-    from agreement.services import snapshot_compute_for_project
-
     options = options.checked()
-    report = _Progress(progress)
-    recompute = options.recompute_agreement or not AgreementSnapshot.objects.filter(project=project).exists()
-    rows_start = 0.0
-    if recompute:
-        report.phase(0.0, 0.3, 1)
-        snapshot_compute_for_project(
-            project_id=project.id,
-            progress=lambda done, total: report.tell(0.3 * done / max(total, 1), "computing agreement"),
-        )
-        rows_start = 0.3
-    scope = export_scope(
-        project,
-        include_usernames=options.include_usernames,
-        include_excluded=options.include_excluded,
-        by_subgroup=options.split == "subgroup",
-    )
+    report = ExportProgress(progress)
+    recompute = export_agreement_ready(project=project, options=options, report=report)
+    rows_start = 0.3 if recompute else 0.0
+    scope = export_options_scope(project, options)
     # The card's aggregates are read on a second connection while the rows are written, when the
     # export runs outside a transaction (a job, the command): the database works on them while this
     # thread formats rows. Inside a transaction (tests, a request) a second connection would not see
     # uncommitted rows, so they are read here, after the rows.
     sizes = export_sizes(scope)
     card_readings = _in_background(lambda: _card_readings(project, scope, sizes))
-    split_names = _split_names(list(sizes.items_by_subgroup)) if scope.by_subgroup else {NO_SUBGROUP: "train"}
+    tables = export_table_options(scope, options=options, sizes=sizes)
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".export-", dir=destination.parent))
     try:
-        task_type = project.task_type
-        item_spec = replace(ITEMS, csv_outputs=max_outputs_per_item(scope))
         report.phase(rows_start, 0.95 - rows_start, sizes.n_judgments + sizes.n_items)
-
-        def writer(spec, split_files=scope.by_subgroup, label_type="string"):
-            return TableWriter(spec, work, options.formats, split_files, label_type=label_type,
-                               csv_raw_text=options.csv_raw_text)  # fmt: skip
-
-        files = _write_table(writer(item_spec), item_batches(scope), split_names, report, "writing items")
-        files += _write_table(
-            writer(judgments_table(task_type, adjudicated=scope.adjudication), label_type=value_type(task_type)),
-            judgment_batches(scope),
-            split_names,
-            report,
-            "writing judgments",
-        )
-        files += _write_table(
-            writer(scores_table(task_type)), score_batches(scope), split_names, report, "", counted=False
-        )
-        if has_spans(task_type):
-            spans = writer(spans_table(adjudicated=scope.adjudication))
-            files += _write_table(spans, span_batches(scope), split_names, report, "", counted=False)
-        raters = writer(RATERS, split_files=False)
-        raters.write("train", sizes.raters)
-        files += raters.close()
-        if VoteImport.objects.filter(project=project).exists():
-            votes = writer(VOTES, split_files=False)
-            files += _write_table(
-                votes, vote_batches(project, with_names=options.include_usernames), {}, report, "", counted=False
+        files = [
+            file
+            for name in tables.tables
+            for file in table_write(
+                name, scope=scope, options=tables, work=work, raters=lambda: sizes.raters, advance=report.advance
             )
+        ]
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return export_zip_write(
+        project=project,
+        options=options,
+        scope=scope,
+        card_readings=card_readings,
+        files=files,
+        item_spec=tables.item_spec,
+        work=work,
+        destination=destination,
+        recompute=recompute,
+        by=by,
+        report=report,
+    )
 
+
+def export_agreement_ready(*, project: Project, options: ExportOptions, report: ExportProgress) -> bool:
+    """Computes the project's agreement snapshots (the first 30% of the progress) when there are none or the
+    options ask for it, so the card's figures are the dashboard's; returns whether it did."""
+    from agreement.models import AgreementSnapshot
+    from agreement.services import snapshot_compute_for_project
+
+    recompute = options.recompute_agreement or not AgreementSnapshot.objects.filter(project=project).exists()
+    if recompute:
+        report.phase(0.0, 0.3, 1)
+        snapshot_compute_for_project(
+            project_id=project.id,
+            progress=lambda done, total: report.tell(0.3 * done / max(total, 1), "computing agreement"),
+        )
+    return recompute
+
+
+def export_options_scope(project: Project, options: ExportOptions) -> ExportScope:
+    """What an export of ``project`` with ``options`` covers, from now on (see ExportScope)."""
+    return export_scope(
+        project,
+        include_usernames=options.include_usernames,
+        include_excluded=options.include_excluded,
+        by_subgroup=options.split == "subgroup",
+    )
+
+
+def export_table_options(scope: ExportScope, *, options: ExportOptions, sizes: ExportSizes) -> TableOptions:
+    """How the tables of an export of ``scope`` are written, and which there are."""
+    project = scope.project
+    return TableOptions(
+        formats=options.formats,
+        csv_raw_text=options.csv_raw_text,
+        include_usernames=options.include_usernames,
+        split_names=split_names(list(sizes.items_by_subgroup)) if scope.by_subgroup else {NO_SUBGROUP: "train"},
+        csv_outputs=max_outputs_per_item(scope),
+        tables=export_table_names(project.task_type, with_votes=VoteImport.objects.filter(project=project).exists()),
+    )
+
+
+def export_zip_write(
+    *,
+    project: Project,
+    options: ExportOptions,
+    scope: ExportScope,
+    card_readings: Callable[[], "_CardReadings"],
+    files: list[WrittenFile],
+    item_spec: TableSpec,
+    work: Path,
+    destination: Path,
+    recompute: bool,
+    by=None,
+    report: ExportProgress,
+) -> dict:
+    """Writes the data card, the datasheet and the zip of the tables' ``files`` (in ``work``, which goes
+    whatever happens) to ``destination`` and returns what it holds (see export_write)."""
+    try:
         report.tell(0.95, "writing the data card")
         readings = card_readings()
         chart = _trend_chart(readings.agreement)
@@ -627,13 +624,16 @@ def export_path(export: Export) -> Path:
     return Path(settings.MEDIA_ROOT) / export.file
 
 
+def export_zip_path(export: Export) -> Path:
+    """Where an export's zip goes, under MEDIA_ROOT."""
+    return Path("exports") / f"project-{export.project_id}" / f"export-{export.id}.zip"
+
+
 def export_run(*, export_id: int, progress: Callable[[float, float, str], None] | None = None) -> dict:
     """Builds an export's zip under MEDIA_ROOT/exports/ (written beside, then renamed into place, so a
     half-written zip is never served) and returns the job result with its download link."""
     export = Export.objects.select_related("project").get(pk=export_id)
-    relative = Path("exports") / f"project-{export.project_id}" / f"export-{export.id}.zip"
-    final = Path(settings.MEDIA_ROOT) / relative
-    partial = final.with_suffix(".zip.part")
+    partial = (Path(settings.MEDIA_ROOT) / export_zip_path(export)).with_suffix(".zip.part")
     try:
         summary = export_write(
             project=export.project,
@@ -641,13 +641,20 @@ def export_run(*, export_id: int, progress: Callable[[float, float, str], None] 
             destination=partial,
             progress=progress,
         )
-        digest = hashlib.sha256()
-        with open(partial, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-        os.replace(partial, final)
+        return export_publish(export=export, partial=partial, summary=summary)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def export_publish(*, export: Export, partial: Path, summary: dict) -> dict:
+    """Renames the finished zip ``partial`` into place, records it on the export and returns the job result."""
+    relative = export_zip_path(export)
+    final = Path(settings.MEDIA_ROOT) / relative
+    digest = hashlib.sha256()
+    with open(partial, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    os.replace(partial, final)
     size = final.stat().st_size
     Export.objects.filter(pk=export.pk).update(
         file=str(relative),

@@ -8,17 +8,29 @@ The baseline, in the same run, is the naive export most code bases start with: D
 with select_related, each turned into a dict and json.dumps'ed to one JSONL file (one format only).
 
     .venv/bin/python tests/bench/bench_export.py [--judgments 1000000] [--small 100000]
+
+With ``--workers 1,2`` the large project is instead exported as the API exports it, on that many real ``celery
+worker`` processes (solo pool, on ``--broker``) with CONCORD_EXPORT_PARTS set to the number of workers, timed from
+the enqueue to the job's success (the zip renamed into place); every number of workers in each of ``--rounds``
+rounds (interleaved), with the sha256 of each zip's data files (equal: the same tables); ``--split subgroup``
+exports split by subgroup (the judgments then go in pieces):
+
+    .venv/bin/python tests/bench/bench_export.py --judgments 300000 --workers 1,2 --rounds 2
 """
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,16 +166,87 @@ def run_child(mode: str, project_id: int) -> dict:
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}  # fmt: skip
 
 
+def export_on_workers(project_id: int, n_workers: int, split: str) -> dict:
+    """Once ``n_workers`` Celery workers answer, starts an export as the API does and times it from the enqueue to
+    the job's success, polling the job row."""
+    import django
+
+    django.setup()
+    from annotation.models import Project
+    from config.celery_app import app
+    from core.models import Job
+    from evaluation.services import ExportOptions, export_start
+    from evaluation.services.export import export_path
+
+    queue = app.conf.task_default_queue
+    names = [f"{queue}-{k}@{os.uname().nodename}" for k in range(n_workers)]
+    deadline = time.time() + 120
+    while len(app.control.ping(destination=names, timeout=1.0)) < n_workers:
+        if time.time() > deadline:
+            raise RuntimeError(f"{n_workers} workers did not answer within 120 s")
+    project = Project.objects.get(pk=project_id)
+    t0 = time.perf_counter()
+    export = export_start(project=project, options=ExportOptions(split=split), created_by=project.created_by)
+    while (state := Job.objects.values_list("state", flat=True).get(pk=export.job_id)) not in ("success", "failure"):
+        time.sleep(0.02)
+    total = time.perf_counter() - t0
+    job = Job.objects.get(pk=export.job_id)
+    if state == "failure":
+        raise RuntimeError(f"the export failed: {job.error}")
+    export.refresh_from_db()
+    with zipfile.ZipFile(export_path(export)) as archive:
+        data = hashlib.sha256()
+        for name in archive.namelist():
+            if name.startswith("data/"):
+                data.update(name.encode() + archive.read(name))
+    return {"total_s": total, "n": job.result["n_judgments"], "bytes": job.result["size_bytes"],
+            "data_sha256": data.hexdigest()[:16]}  # fmt: skip
+
+
+def on_workers(args, env: dict, child, project_id: int) -> None:
+    """Every number of workers, round after round (interleaved), then the median times."""
+    from tests.bench.bench_agreement_recompute import start_workers, stop_workers, worker_log
+
+    counts = [int(n) for n in args.workers.split(",")]
+    times: dict[int, list[float]] = {n: [] for n in counts}
+    for k in range(args.rounds):
+        for n in counts:
+            queue = f"bench-export-{uuid.uuid4().hex[:8]}"
+            worker_env = {**env, "REDIS_URL": args.broker, "CELERY_TASK_DEFAULT_QUEUE": queue,
+                          "CELERY_UNACKED_KEY": f"unacked-{queue}", "CONCORD_EXPORT_PARTS": str(n)}  # fmt: skip
+            workers = start_workers(ROOT, worker_env, n, queue)
+            try:
+                r = child("--on-workers", str(project_id), str(n), "--split", args.split, extra_env=worker_env)
+            finally:
+                stop_workers(workers)
+            parts = re.findall(r"Task evaluation\.(\w+)\[[^]]+\] succeeded in ([\d.]+)s", worker_log(queue).read_text())
+            times[n].append(r["total_s"])
+            tasks = ", ".join(f"{task} {float(seconds):.1f} s" for task, seconds in parts)
+            print(f"round {k + 1}, {n} worker(s): {r['total_s']:.1f} s for {r['n']:,} judgments "
+                  f"({r['bytes'] / 2**20:.0f} MB zip, data sha256 {r['data_sha256']}; load average "
+                  f"{os.getloadavg()[0]:.1f}); tasks: {tasks}")  # fmt: skip
+    for n in counts:
+        print(f"{n} worker(s): median {statistics.median(times[n]):.1f} s over {len(times[n])} round(s)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--judgments", type=int, default=1_000_000)
     parser.add_argument("--small", type=int, default=100_000)
+    parser.add_argument("--workers", help="comma-separated numbers of Celery worker processes (e.g. 1,2), see above")
+    parser.add_argument("--rounds", type=int, default=1, help="exports per number of --workers, interleaved")
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/3", help="the Redis of --workers")
+    parser.add_argument("--split", choices=("all", "subgroup"), default="all", help="the export option of --workers")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PROJECT"), help=argparse.SUPPRESS)
+    parser.add_argument("--on-workers", nargs=2, type=int, metavar=("PROJECT", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--setup", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     if args.child:
         print(json.dumps(run_child(args.child[0], int(args.child[1]))))
+        return
+    if args.on_workers:
+        print(json.dumps(export_on_workers(*args.on_workers, args.split)))
         return
     if args.setup:
         print(json.dumps(setup_database(args.judgments, args.small)))
@@ -175,14 +258,19 @@ def main():
            "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + "/" + db, "CONCORD_MEDIA_ROOT": media}  # fmt: skip
     env.pop("REDIS_URL", None)
 
-    def child(*extra) -> dict:
-        out = subprocess.run([sys.executable, __file__, *extra], env=env, cwd=ROOT, capture_output=True, text=True)
+    def child(*extra, extra_env: dict | None = None) -> dict:
+        out = subprocess.run([sys.executable, __file__, *extra], env={**env, **(extra_env or {})}, cwd=ROOT,
+                             capture_output=True, text=True)  # fmt: skip
         if out.returncode:
             sys.exit(out.stderr[-3000:])
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     try:
         setup = child("--setup", "--judgments", str(args.judgments), "--small", str(args.small))
+        if args.workers:
+            print(f"populated: {setup['large']['judgments']:,} judgments in {setup['large']['populate_s']:.0f} s")
+            on_workers(args, env, child, setup["large"]["project"])
+            return
         results = {}
         for label in ("small", "large"):
             for mode in ("concord", "naive"):
