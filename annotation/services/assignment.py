@@ -318,7 +318,9 @@ def _by_mask(plan: str | None) -> bool:
 
 
 @functools.cache
-def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, drawn: int = 0) -> str:
+def _lease_sql(
+    queue: str, plan: str | None = None, shuffled: bool = True, drawn: int = 0, counted: bool = False
+) -> str:
     """The UPDATE taking a slot on the first item of ``queue`` open to a rater (params: when ``shuffled``, for
     the queue's window, the project, the plan's masks and the ``drawn`` systems, or, when the rater's own place
     is read by mask (_by_mask), shuffled or not, the masks of the place's items, the project, the ``drawn``
@@ -326,7 +328,8 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, drawn
     systems; and when ``shuffled`` the rater's order key (_order_key_sql_params)). Shuffled, the first item is
     the first in the rater's order among the window; unshuffled (the untouched queue's fallback) the first in id
     order. ``drawn``: the number of systems drawn (adaptive allocation: only items of that pair or tuple of
-    systems), 0 for none."""
+    systems), 0 for none. ``counted``: the statement also writes the rater's screen counter when it takes a slot
+    (_slot_take_sql; the counter's two parameters last)."""
     items, assignments, outputs = Item._meta.db_table, Assignment._meta.db_table, Output._meta.db_table
     lock = " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     # The rater's own items are read once into a hashed set (NOT IN, item_id is never null): with a
@@ -370,11 +373,45 @@ def _lease_sql(queue: str, plan: str | None = None, shuffled: bool = True, drawn
         among = f"i.id = ANY(ARRAY({window}))" if connection.vendor == "postgresql" else f"i.id IN ({window})"
         where = f"{among} AND {where}"
     order = _ORDER_KEY if shuffled else "(i.id + 0)"
-    return (
-        f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ("
-        f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}) "
+    return _slot_take_sql(f"SELECT i.id FROM {items} i WHERE {where} ORDER BY {order} LIMIT 1{lock}", counted)
+
+
+def _slot_take_sql(take: str, counted: bool) -> str:
+    """The UPDATE taking a slot on the item ``take`` selects, returning what a screen shows of it; with
+    ``counted``, writing the rater's screen counter in the same statement when it takes one (params: those of
+    ``take``, then the counter's value and the membership's id)."""
+    items, memberships = Item._meta.db_table, Membership._meta.db_table
+    leased = (
+        f"UPDATE {items} SET n_leased = n_leased + 1 WHERE id = ({take}) "
         f'RETURNING id, input, turns, "references", degraded_from_id'
     )
+    if not counted:
+        return leased
+    return (
+        f"WITH leased AS ({leased}), counted AS (UPDATE {memberships} SET screens_counted = %s "
+        f"WHERE id = %s AND EXISTS (SELECT 1 FROM leased)) SELECT * FROM leased"
+    )
+
+
+@dataclass(frozen=True)
+class ScreenCount:
+    """The rater's screen counter (Membership.screens_counted) as the lease writes it when it takes a slot."""
+
+    value: int | None
+    membership_id: int
+
+    @property
+    def folded(self) -> bool:
+        """Written by the lease's own statement (a data-modifying CTE, which PostgreSQL has and SQLite has not),
+        saving the loop a statement on every screen of a project with a quota; on SQLite one more statement."""
+        return connection.vendor == "postgresql"
+
+    def params(self) -> list:
+        return [self.value, self.membership_id] if self.folded else []
+
+    def write_unfolded(self) -> None:
+        if not self.folded:
+            Membership.objects.filter(pk=self.membership_id).update(screens_counted=self.value)
 
 
 @dataclass(frozen=True)
@@ -410,11 +447,17 @@ def _vacated_filter(project: Project, now: datetime) -> PlanFilter | None:
 
 
 def _lease_open_item(
-    project_id: int, rater_id: int, order: OrderKey, plan: PlanFilter | None = None, drawn: tuple[str, ...] = ()
+    project_id: int,
+    rater_id: int,
+    order: OrderKey,
+    plan: PlanFilter | None = None,
+    drawn: tuple[str, ...] = (),
+    count: ScreenCount | None = None,
 ) -> Item | None:
     """Takes a slot on the first item open to the rater in their order ``order`` (order_key_params), started
     items first; one statement per queue, and one more when the untouched queue's window has nothing left.
-    With ``drawn`` (adaptive allocation) only an item of that pair or tuple of systems.
+    With ``drawn`` (adaptive allocation) only an item of that pair or tuple of systems. ``count``: the rater's
+    screen counter, written when a slot is taken.
 
     The inner SELECT locks the row with SKIP LOCKED (rows other raters are taking are passed over,
     never waited for) and PostgreSQL re-checks the queue condition on the row's newest version before
@@ -432,10 +475,13 @@ def _lease_open_item(
             window = [[*plan.groups], project_id, *systems, -(-size // len(plan.groups)) if shuffled else None]
         elif shuffled:
             window = [project_id, *masks, *systems]
-        params = [*window, *base, *(_order_key_sql_params(order) if shuffled else ())]
-        sql = _lease_sql(queue, plan.plan if plan else None, shuffled, len(drawn))
+        counted = count.params() if count else []
+        params = [*window, *base, *(_order_key_sql_params(order) if shuffled else ()), *counted]
+        sql = _lease_sql(queue, plan.plan if plan else None, shuffled, len(drawn), bool(counted))
         leased = list(Item.objects.raw(sql, params))
         if leased:
+            if count:
+                count.write_unfolded()
             return leased[0]
     return None
 
@@ -498,23 +544,28 @@ def _lease(
     order: OrderKey,
     now: datetime,
     drawn: tuple[str, ...] = (),
+    count: ScreenCount | None = None,
 ) -> Item | None:
     """Takes a slot on an item of the kind ``kind`` open to the rater: work from the queues (of their own
     place ``own`` in a designed project, then of the vacated places; of the pair or tuple of systems ``drawn``
-    when one was drawn), a control picked at random. Either is one locking read and one write, so a control screen
-    costs the statements a work screen costs."""
+    when one was drawn), a control picked at random. Either is one locking read and one write, which also writes
+    the rater's screen counter ``count``, so a control screen costs the statements a work screen costs."""
     if kind == Assignment.ServedAs.WORK:
-        item = _lease_open_item(project.pk, rater.pk, order, own, drawn) if drawn else None
+        item = _lease_open_item(project.pk, rater.pk, order, own, drawn, count) if drawn else None
         if item is not None:
             item.drawn = True  # its sampling probability is the draw's
         else:  # nothing drawn, or its open items were taken since the draw looked: work as without one
-            item = _lease_open_item(project.pk, rater.pk, order, own)
+            item = _lease_open_item(project.pk, rater.pk, order, own, count=count)
         if item is None and own is not None and (vacated := _vacated_filter(project, now)) is not None:
-            item = _lease_open_item(project.pk, rater.pk, order, vacated)
+            item = _lease_open_item(project.pk, rater.pk, order, vacated, count=count)
         return item
     item = _PICKS[kind](project, rater)
     if item is not None:
-        Item.objects.filter(pk=item.pk).update(n_leased=F("n_leased") + 1)
+        counted = count.params() if count else []
+        with connection.cursor() as cursor:
+            cursor.execute(_slot_take_sql("%s", bool(counted)), [item.pk, *counted])
+        if count:
+            count.write_unfolded()
     return item
 
 
@@ -623,6 +674,8 @@ def assignment_lease_new(
     served = None if quota is None else _screens_for_quota(membership, quota)
     if served is not None and served >= quota:
         return None
+    counted = None if served is None else served + 1
+    count = None if counted == membership.screens_counted else ScreenCount(counted, membership.pk)
     own = _own_filter(project, membership)
     order = order_key_params(membership.order_seed)
     # Drawn before the screen's kind, for every screen, so that a control costs what work costs.
@@ -634,13 +687,14 @@ def assignment_lease_new(
         kinds = _screen_kinds(plan, project, (rng or _screen_rng(project.pk, rater.pk, plan.screens)).random())
     item = None
     for kind in kinds:
-        item = _lease(kind, project, rater, own, order, now, draw.systems if draw else ())
+        item = _lease(kind, project, rater, own, order, now, draw.systems if draw else (), count)
         if item is not None:
             break
     if item is None and not swept and assignment_expire(project_id=project.pk, now=now):
-        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own, order, now)
+        item = _lease(kind := Assignment.ServedAs.WORK, project, rater, own, order, now, count=count)
     if item is None:
         return None
+    membership.screens_counted = counted
     # The work queue holds degraded copies too (served from it when the plain work has run out).
     served_as = Assignment.ServedAs.DEGRADED if kind == Assignment.ServedAs.WORK and item.degraded_from_id else kind
 
@@ -653,13 +707,8 @@ def assignment_lease_new(
         order = list(reversed(original_order))  # a pairwise repeat swaps the sides the rater saw
     else:
         order = task_type.draw_order(systems, rng, membership.left_balance, randomise=project.randomise_output_order)
-    changed = {}
     if task_type.order_record(membership.left_balance, systems, order):
-        changed["left_balance"] = membership.left_balance
-    if (counted := None if served is None else served + 1) != membership.screens_counted:
-        changed["screens_counted"] = membership.screens_counted = counted
-    if changed:
-        Membership.objects.filter(pk=membership.pk).update(**changed)
+        Membership.objects.filter(pk=membership.pk).update(left_balance=membership.left_balance)
     assignment = Assignment.objects.create(
         project=project,
         item=item,

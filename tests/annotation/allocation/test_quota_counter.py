@@ -14,7 +14,7 @@ from annotation.models import Assignment, Judgment, Membership
 from annotation.services import LeaseGone, assignment_expire, assignment_next_for_rater, judgment_submit
 from annotation.services.allocation import allocation_rater_quota_set
 from tests.annotation.factories import UserFactory
-from tests.annotation.rating import add_raters, full_values, rating_project
+from tests.annotation.rating import ControlsFirst, add_raters, full_values, rating_project
 from tests.concurrency import run_threads
 
 
@@ -146,3 +146,24 @@ def test_racing_clients_with_leases_expiring_under_them_end_exactly_at_their_quo
         assert _served(project, rater) == QUOTA
         assert Judgment.objects.filter(project=project, rater=rater, is_current=True).count() == QUOTA
         assert _counted(project, rater) >= QUOTA
+
+
+@pytest.mark.django_db
+def test_control_screens_count_against_the_quota_as_work_screens_do():
+    # Given a project checking raters with gold items, and a rater with a quota of 5 screens
+    project = rating_project(n_items=10, n_gold=4, gold_rate=0.5)
+    (rater,) = add_raters(project)
+    allocation_rater_quota_set(project=project, rater=rater, by=UserFactory(), max_screens=5)
+    # When they ask for screens, each one served first a control whenever one may come (ControlsFirst)
+    kinds = []
+    for _ in range(6):
+        assignment = assignment_next_for_rater(project_id=project.pk, rater=rater, rng=ControlsFirst())
+        if assignment is None:
+            break
+        kinds.append(assignment.served_as)
+        judgment_submit(rater=rater, assignment_id=assignment.pk, values=full_values(assignment))
+        # Then the counter follows the exact count on every screen, controls and work alike
+        assert _counted(project, rater) == _served(project, rater)
+    # And they are served exactly their quota, controls among it
+    assert len(kinds) == 5 and _served(project, rater) == 5
+    assert Assignment.ServedAs.GOLD in kinds and Assignment.ServedAs.WORK in kinds
