@@ -32,7 +32,7 @@ def snapshot_generation_new(*, project_id: int) -> int:
 def snapshot_rows_write(*, generation: int, rows: Sequence[tuple]) -> None:
     """Writes ``rows`` (in ``SNAPSHOT_FIELDS`` order) under ``generation``; readers do not see them until it is
     made current."""
-    insert_rows(AgreementSnapshot, ["generation", *SNAPSHOT_FIELDS], [(generation, *r) for r in rows])
+    insert_rows(AgreementSnapshot, ["generation", *SNAPSHOT_FIELDS], [(generation, *r) for r in rows], binary=True)
 
 
 @transaction.atomic
