@@ -41,7 +41,17 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
+    in_flight: set = set()
+    page.on("request", lambda request: in_flight.add(request))
+    page.on("requestfinished", lambda request: in_flight.discard(request))
+    page.on("requestfailed", lambda request: in_flight.discard(request))
     yield page
+    # A request still in flight (the rater page's lease-ahead, say) holds a live-server transaction; the
+    # database flush after the test would deadlock against it, so the page is left to settle first (5 s at most).
+    for _ in range(200):
+        if not in_flight:
+            break
+        page.wait_for_timeout(25)
     context.close()
 
 
