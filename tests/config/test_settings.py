@@ -232,3 +232,41 @@ def test_tests_keep_mail_in_memory_unless_they_ask_for_a_server():
 def test_a_bad_email_url_is_refused_at_start():
     code, err = settings_with({"DJANGO_SECRET_KEY": "k" * 60, "EMAIL_URL": "carrier-pigeon://loft"})
     assert code != 0 and "Invalid email schema carrier-pigeon" in err
+
+
+def _check(extra: dict) -> subprocess.CompletedProcess:
+    env = {**CLEAN, **PRODUCTION, "DJANGO_SECRET_KEY": RANDOM_KEY, **extra}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_broker_without_a_result_backend_is_refused_while_jobs_are_split_into_parts():
+    result = _check({"CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//"})
+    assert result.returncode != 0
+    assert "concord.E001" in result.stderr
+    assert "CONCORD_RECOMPUTE_BATCHES=2 and CONCORD_EXPORT_PARTS=2" in result.stderr
+    assert "CELERY_RESULT_BACKEND" in result.stderr
+    only_exports = _check(
+        {"CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//", "CONCORD_RECOMPUTE_BATCHES": "1"}
+    )
+    assert only_exports.returncode != 0 and "CONCORD_EXPORT_PARTS=2 split" in only_exports.stderr
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {
+            "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//",
+            "CELERY_RESULT_BACKEND": "redis://127.0.0.1:6379/0",
+        },
+        {"REDIS_URL": "redis://127.0.0.1:6379/0"},
+        {"CELERY_BROKER_URL": "amqp://x@127.0.0.1//", "CONCORD_RECOMPUTE_BATCHES": "1", "CONCORD_EXPORT_PARTS": "1"},
+        {},  # no broker: jobs run eagerly in the process
+    ],
+    ids=["result-backend", "redis-url", "single-tasks", "eager"],
+)
+def test_the_result_backend_check_passes_where_chords_can_finish(extra):
+    result = _check(extra)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
