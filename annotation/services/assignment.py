@@ -307,6 +307,11 @@ _DRAWN_SYSTEM = "EXISTS (SELECT 1 FROM {outputs} o WHERE o.item_id = {t}.id AND 
 _DRAWN_SIZE = "(SELECT COUNT(*) FROM {outputs} o WHERE o.item_id = {t}.id) = {n}"
 
 
+def _window_size(queue: str) -> int:
+    """How many rows of ``queue`` a shuffled lease looks at."""
+    return STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
+
+
 def _drawn(n: int, outputs: str, t: str) -> str:
     """The condition that item ``t``'s outputs are the ``n`` systems drawn."""
     return " AND ".join([*[_DRAWN_SYSTEM] * n, _DRAWN_SIZE]).format(outputs=outputs, t=t, n=n)
@@ -363,7 +368,7 @@ def _lease_sql(
         # The window is read through the queue's partial index in id order and its rows are looked up by primary
         # key (= ANY of an array: a semi-join would let the planner scan all the project's items), so only they
         # are checked and sorted.
-        size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
+        size = _window_size(queue)
         planned_window = f" AND ({planned.format(t='s')})" if planned else ""
         window = (
             f"SELECT s.id FROM {items} s WHERE s.project_id = %s AND s.gold IS NULL "
@@ -471,7 +476,7 @@ def _lease_open_item(
     for queue, shuffled in tries:
         window: list = []
         if plan is not None and _by_mask(plan.plan):
-            size = STARTED_WINDOW if queue == _STARTED else ORDER_WINDOW
+            size = _window_size(queue)
             window = [[*plan.groups], project_id, *systems, -(-size // len(plan.groups)) if shuffled else None]
         elif shuffled:
             window = [project_id, *masks, *systems]

@@ -250,7 +250,7 @@ def export_write(
     # thread formats rows. Inside a transaction (tests, a request) a second connection would not see
     # uncommitted rows, so they are read here, after the rows.
     sizes = export_sizes(scope)
-    card_readings = _in_background(lambda: _card_readings(project, scope, sizes))
+    card_readings = _in_background(lambda: export_card_readings(project, scope, sizes))
     tables = export_table_options(scope, options=options, sizes=sizes)
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -326,7 +326,7 @@ def export_zip_write(
     project: Project,
     options: ExportOptions,
     scope: ExportScope,
-    card_readings: Callable[[], "_CardReadings"],
+    card_readings: Callable[[], "CardReadings"],
     files: list[WrittenFile],
     item_spec: TableSpec,
     work: Path,
@@ -439,7 +439,7 @@ def _profile_files(scope, options: ExportOptions) -> tuple[dict[str, str], Rater
 
 
 @dataclass(frozen=True)
-class _CardReadings:
+class CardReadings:
     """The facts the card reads from the database (on a second connection while the rows are written)."""
 
     counts: CardCounts
@@ -452,7 +452,7 @@ class _CardReadings:
     snapshots_computed_at: str | None
 
 
-def _in_background(read: Callable[[], _CardReadings]) -> Callable[[], _CardReadings]:
+def _in_background(read: Callable[[], CardReadings]) -> Callable[[], CardReadings]:
     """Starts ``read`` on its own thread and connection when no transaction is open; returns a function
     that waits for its result (or runs ``read`` then, inside a transaction)."""
     if connection.in_atomic_block or connection.vendor != "postgresql":
@@ -463,16 +463,18 @@ def _in_background(read: Callable[[], _CardReadings]) -> Callable[[], _CardReadi
     return future.result
 
 
-def _on_own_connection(read: Callable[[], _CardReadings]) -> _CardReadings:
+def _on_own_connection(read: Callable[[], CardReadings]) -> CardReadings:
     try:
         return read()
     finally:
         connections.close_all()  # this thread's connections only
 
 
-def _card_readings(project: Project, scope, sizes) -> _CardReadings:
+def export_card_readings(project: Project, scope, sizes) -> CardReadings:
+    """What the card states of ``scope`` (an ExportScope) that it reads from the database rather than from the
+    written files: counts, criteria, labels, systems, agreement and quality control."""
     agreement = agreement_for_card(project, rater_names=scope.rater_names)
-    return _CardReadings(
+    return CardReadings(
         counts=card_counts(scope, sizes),
         criteria=criteria_for_card(project),
         label_distributions=label_distributions(scope),
@@ -486,7 +488,7 @@ def _card_readings(project: Project, scope, sizes) -> _CardReadings:
 def _facts(
     project: Project,
     options: ExportOptions,
-    readings: _CardReadings,
+    readings: CardReadings,
     files: list[WrittenFile],
     item_spec,
     *,

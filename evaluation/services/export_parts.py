@@ -33,8 +33,8 @@ from evaluation.selectors.export import ExportScope, export_sizes, rater_rows
 from .export import (
     ExportOptions,
     ExportProgress,
-    _card_readings,
     export_agreement_ready,
+    export_card_readings,
     export_options_scope,
     export_publish,
     export_run,
@@ -206,7 +206,7 @@ def export_parts_finish(*, job_id: int, token: str, written: list[list[dict]]) -
             (w for part in written for w in part), key=lambda w: (TABLE_ORDER.index(w["file"]["table"]), w["order"])
         )
         files = [WrittenFile(**{**w["file"], "path": directory / w["file"]["path"]}) for w in done]
-        readings = _card_readings(export.project, scope, export_sizes(scope))
+        readings = export_card_readings(export.project, scope, export_sizes(scope))
         summary = export_zip_write(
             project=export.project,
             options=ExportOptions.from_dict(export.options).checked(),
