@@ -1,4 +1,4 @@
-"""System checks of the deployment's settings, run by ``manage.py check`` and before every management command."""
+"""System checks of the deployment's settings: `manage.py check`, and the commands that run the checks first (migrate, runserver)."""
 
 from django.conf import settings
 from django.core.checks import Error, register
