@@ -1,4 +1,5 @@
-"""System checks of the deployment's settings: `manage.py check`, and the commands that run the checks first (migrate, runserver)."""
+"""System checks of the deployment's settings, run by `manage.py check` and by the commands that check first
+(migrate, runserver)."""
 
 from django.conf import settings
 from django.core.checks import Error, register
